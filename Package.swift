@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+// The identity service: an HTTP gateway and workers that talk over RabbitMQ and share one
+// PostgreSQL store. Only the toolchain's modules and Debian's C libraries are used: each C
+// library sits in its own `C<Name>` system-library target (module map + pkg-config), with a
+// tiny `C<Name>Shim` target where the C API is variadic or made of macros.
+import PackageDescription
+
+let package = Package(
+    name: "identity",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "identity-gateway", targets: ["identity-gateway"]),
+        .executable(name: "identity-token-worker", targets: ["identity-token-worker"]),
+        .executable(name: "identityctl", targets: ["identityctl"]),
+    ],
+    targets: [
+        // C libraries (Debian -dev packages).
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq",
+                       providers: [.apt(["librabbitmq-dev"]), .brew(["rabbitmq-c"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2",
+                       providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
+        .target(name: "COpenSSLShim", dependencies: ["COpenSSL"]),
+        .target(name: "CRabbitMQShim", dependencies: ["CRabbitMQ"]),
+
+        // Shared by every process: configuration, errors, crypto, JWT, store, bus, messages.
+        .target(name: "IdentityKit",
+                dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim", "CArgon2"]),
+        // The HTTP gateway: routing, validation, reads, commands to workers.
+        .target(name: "IdentityGateway", dependencies: ["IdentityKit", "CMicroHTTPD", "CMicroHTTPDShim"]),
+        // The token worker: credentials and tokens.
+        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit"]),
+
+        .executableTarget(name: "identity-gateway", dependencies: ["IdentityGateway"]),
+        .executableTarget(name: "identity-token-worker", dependencies: ["IdentityTokenWorker"]),
+        .executableTarget(name: "identityctl", dependencies: ["IdentityKit"]),
+
+        .testTarget(name: "IdentityKitTests", dependencies: ["IdentityKit"]),
+        .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,9 @@
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/hmac.h>
+#include <openssl/core_names.h>
+#include <openssl/rsa.h>

@@ -1,0 +1,39 @@
+// What Swift cannot do comfortably with rabbitmq-c: amqp_login is variadic, and message
+// properties are C unions and tables. Functions return rabbitmq-c status codes (0 = ok).
+#ifndef CRABBITMQ_SHIM_H
+#define CRABBITMQ_SHIM_H
+
+#include <stddef.h>
+#include <amqp.h>
+#include <amqp_framing.h>
+
+/// Logs in with SASL PLAIN; returns 0 or a negative AMQP status / 1 for a server refusal.
+int crabbitmqshim_login(amqp_connection_state_t conn, const char *vhost, int heartbeat_seconds,
+                        const char *user, const char *password);
+
+/// The properties this service sets on a message (ARCHITECTURE.md, "Messages"). NULL or empty
+/// strings are left out. `app_id` and `request_id` travel as headers.
+typedef struct {
+    const char *type;
+    const char *correlation_id;
+    const char *reply_to;
+    const char *message_id;
+    const char *expiration;
+    const char *app_id;
+    const char *request_id;
+    int persistent;
+} crabbitmqshim_message;
+
+int crabbitmqshim_publish(amqp_connection_state_t conn, amqp_channel_t channel,
+                          const char *exchange, const char *routing_key,
+                          const crabbitmqshim_message *message, const void *body, size_t length);
+
+/// Copies a string header of `properties` into `buffer` (NUL-terminated); returns its length,
+/// or -1 when absent.
+int crabbitmqshim_header(const amqp_basic_properties_t *properties, const char *name,
+                         char *buffer, size_t size);
+
+/// 0 when the last synchronous call (declare, qos, consume) succeeded.
+int crabbitmqshim_last_rpc_ok(amqp_connection_state_t conn);
+
+#endif

@@ -1,0 +1,73 @@
+#include "CRabbitMQShim.h"
+#include <string.h>
+
+int crabbitmqshim_login(amqp_connection_state_t conn, const char *vhost, int heartbeat_seconds,
+                        const char *user, const char *password) {
+    amqp_rpc_reply_t reply = amqp_login(conn, vhost, 0, 131072, heartbeat_seconds,
+                                        AMQP_SASL_METHOD_PLAIN, user, password);
+    if (reply.reply_type == AMQP_RESPONSE_NORMAL) return 0;
+    if (reply.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION) return reply.library_error < 0 ? reply.library_error : -1;
+    return 1;
+}
+
+static int set_bytes(amqp_bytes_t *field, const char *value) {
+    if (value == NULL || value[0] == '\0') return 0;
+    *field = amqp_cstring_bytes(value);
+    return 1;
+}
+
+int crabbitmqshim_publish(amqp_connection_state_t conn, amqp_channel_t channel,
+                          const char *exchange, const char *routing_key,
+                          const crabbitmqshim_message *message, const void *body, size_t length) {
+    amqp_basic_properties_t props;
+    memset(&props, 0, sizeof(props));
+    props._flags = AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG;
+    props.content_type = amqp_cstring_bytes("application/json");
+    props.delivery_mode = message->persistent ? 2 : 1;
+    if (set_bytes(&props.type, message->type)) props._flags |= AMQP_BASIC_TYPE_FLAG;
+    if (set_bytes(&props.correlation_id, message->correlation_id)) props._flags |= AMQP_BASIC_CORRELATION_ID_FLAG;
+    if (set_bytes(&props.reply_to, message->reply_to)) props._flags |= AMQP_BASIC_REPLY_TO_FLAG;
+    if (set_bytes(&props.message_id, message->message_id)) props._flags |= AMQP_BASIC_MESSAGE_ID_FLAG;
+    if (set_bytes(&props.expiration, message->expiration)) props._flags |= AMQP_BASIC_EXPIRATION_FLAG;
+
+    amqp_table_entry_t entries[2];
+    int count = 0;
+    const char *names[2] = {"app_id", "request_id"};
+    const char *values[2] = {message->app_id, message->request_id};
+    for (int i = 0; i < 2; i++) {
+        if (values[i] == NULL || values[i][0] == '\0') continue;
+        entries[count].key = amqp_cstring_bytes(names[i]);
+        entries[count].value.kind = AMQP_FIELD_KIND_UTF8;
+        entries[count].value.value.bytes = amqp_cstring_bytes(values[i]);
+        count++;
+    }
+    if (count > 0) {
+        props.headers.num_entries = count;
+        props.headers.entries = entries;
+        props._flags |= AMQP_BASIC_HEADERS_FLAG;
+    }
+    amqp_bytes_t payload = {length, (void *)body};
+    return amqp_basic_publish(conn, channel, amqp_cstring_bytes(exchange), amqp_cstring_bytes(routing_key),
+                              0, 0, &props, payload);
+}
+
+int crabbitmqshim_header(const amqp_basic_properties_t *properties, const char *name,
+                         char *buffer, size_t size) {
+    if (!(properties->_flags & AMQP_BASIC_HEADERS_FLAG)) return -1;
+    size_t name_length = strlen(name);
+    for (int i = 0; i < properties->headers.num_entries; i++) {
+        const amqp_table_entry_t *entry = &properties->headers.entries[i];
+        if (entry->key.len != name_length || memcmp(entry->key.bytes, name, name_length) != 0) continue;
+        if (entry->value.kind != AMQP_FIELD_KIND_UTF8 && entry->value.kind != AMQP_FIELD_KIND_BYTES) return -1;
+        size_t length = entry->value.value.bytes.len;
+        if (length + 1 > size) length = size - 1;
+        memcpy(buffer, entry->value.value.bytes.bytes, length);
+        buffer[length] = '\0';
+        return (int)length;
+    }
+    return -1;
+}
+
+int crabbitmqshim_last_rpc_ok(amqp_connection_state_t conn) {
+    return amqp_get_rpc_reply(conn).reply_type == AMQP_RESPONSE_NORMAL ? 0 : -1;
+}

@@ -1,0 +1,91 @@
+import Foundation
+import IdentityKit
+
+/// The HTTP gateway: resolves the app, checks the request's shape, serves reads from the store
+/// and sends every change of state to a worker as a command.
+public final class Gateway: Sendable {
+    private let configuration: GatewayConfiguration
+    private let bus: BusClient
+    private let router: Router
+    private let apps: AppResolver
+    private let server: HTTPServer
+
+    public init(configuration: GatewayConfiguration) throws {
+        self.configuration = configuration
+        let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
+        let bus = try BusClient(url: configuration.common.amqpURL)
+        self.bus = bus
+        let appStore = AppStore(pool: pool)
+        let apps = AppResolver(store: appStore)
+        self.apps = apps
+        let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
+        router = Router(routes: Gateway.routes(
+            pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
+            verifier: TokenVerifier(store: appStore), users: UserStore(pool: pool)))
+        let box = DispatchBox()
+        server = HTTPServer { request in box.gateway?.dispatch(request) ?? .now(.problem(.unavailable, requestId: request.requestId)) }
+        box.gateway = self
+    }
+
+    /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
+    static func routes(pool: PGPool, bus: BusClient, apps: AppResolver, appStore: AppStore, commands: CommandSender,
+                       verifier: TokenVerifier, users: UserStore) -> [Route] {
+        OperationsRoutes(pool: pool, bus: bus).routes
+            + PasswordRoutes(commands: commands).routes
+            + MeRoutes(verifier: verifier, users: users, commands: commands).routes
+            + DiscoveryRoutes(apps: apps, store: appStore).routes
+    }
+
+    public func start() throws {
+        bus.start()
+        try server.start(host: configuration.httpHost, port: configuration.httpPort, threads: configuration.httpThreads)
+    }
+
+    /// Stops accepting requests, then leaves the broker.
+    public func stop() {
+        server.stop()
+        bus.stop()
+    }
+
+    func dispatch(_ incoming: HTTPRequest) -> RouteResult {
+        var request = incoming
+        let requestId = request.requestId
+        switch router.match(method: request.method, path: request.path) {
+        case .notFound:
+            return .now(.problem(.notFound, requestId: requestId))
+        case .methodNotAllowed(let allowed):
+            return .now(.problem(.methodNotAllowed, requestId: requestId,
+                                 headers: [("Allow", allowed.joined(separator: ", "))]))
+        case .found(let route, let parameters):
+            request.parameters = parameters
+            do {
+                if route.takesBody, !Self.isJSON(request.header("content-type")) {
+                    throw ServiceError.unsupportedMediaType
+                }
+                let app = route.needsApp ? try apps.app(forKey: request.header("x-app-key")) : nil
+                return try route.handler(RouteContext(request: request, app: app))
+            } catch let error as ServiceError {
+                return .now(.problem(error, requestId: requestId))
+            } catch StoreError.unavailable(let reason) {
+                Log.warning("store unavailable", ["request_id": requestId, "reason": reason])
+                return .now(.problem(.unavailable, requestId: requestId))
+            } catch {
+                Log.error("request failed", ["request_id": requestId, "path": route.pattern,
+                                             "error": String(describing: error)])
+                return .now(.problem(.internal, requestId: requestId))
+            }
+        }
+    }
+
+    /// `application/json`, with or without parameters, or any `+json` type.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+}
+
+/// Lets the server's dispatch closure reach the gateway built after it (set once in init).
+private final class DispatchBox: @unchecked Sendable {
+    weak var gateway: Gateway?
+}

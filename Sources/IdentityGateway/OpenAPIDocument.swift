@@ -1,0 +1,189 @@
+/// The OpenAPI 3.1 document served at `GET /api/docs/openapi.json`. It lists exactly the
+/// routes of `Gateway.routes` (IdentityGatewayTests checks both ways), so add an endpoint here
+/// in the same change that adds its route.
+enum OpenAPIDocument {
+    static let json = #"""
+    {
+      "openapi": "3.1.0",
+      "info": {
+        "title": "Identity service",
+        "version": "1.0.0",
+        "description": "Multi-tenant sign-in for mobile and web apps. Errors are RFC 9457 problem+json with a stable `code`."
+      },
+      "paths": {
+        "/healthz": {
+          "get": {"summary": "Liveness", "operationId": "healthz", "security": [],
+                  "responses": {"200": {"description": "Alive"}}}
+        },
+        "/readyz": {
+          "get": {"summary": "Readiness: store and broker reachable", "operationId": "readyz", "security": [],
+                  "responses": {"200": {"description": "Ready"}, "503": {"description": "Store or broker unreachable"}}}
+        },
+        "/api/docs/openapi.json": {
+          "get": {"summary": "This document", "operationId": "openapi", "security": [],
+                  "responses": {"200": {"description": "OpenAPI 3.1 document"}}}
+        },
+        "/v1/auth/sign-up": {
+          "post": {
+            "summary": "Create an account with email and password",
+            "operationId": "signUp",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SignUpRequest"}}}},
+            "responses": {
+              "201": {"description": "Signed up and signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
+              "409": {"$ref": "#/components/responses/Problem"},
+              "422": {"$ref": "#/components/responses/Problem"},
+              "default": {"$ref": "#/components/responses/Problem"}
+            }
+          }
+        },
+        "/v1/auth/sign-in": {
+          "post": {
+            "summary": "Sign in with email or username and password",
+            "operationId": "signIn",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SignInRequest"}}}},
+            "responses": {
+              "200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
+              "401": {"$ref": "#/components/responses/Problem"},
+              "default": {"$ref": "#/components/responses/Problem"}
+            }
+          }
+        },
+        "/v1/me": {
+          "get": {
+            "summary": "The signed-in user",
+            "operationId": "getMe",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {
+              "200": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}},
+              "401": {"$ref": "#/components/responses/Problem"}
+            }
+          },
+          "patch": {
+            "summary": "Change the profile; a field sent as null is cleared",
+            "operationId": "updateMe",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UpdateMeRequest"}}}},
+            "responses": {
+              "200": {"description": "The updated user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}},
+              "409": {"$ref": "#/components/responses/Problem"},
+              "422": {"$ref": "#/components/responses/Problem"},
+              "default": {"$ref": "#/components/responses/Problem"}
+            }
+          }
+        },
+        "/v1/apps/{app_id}/jwks.json": {
+          "get": {
+            "summary": "The app's public signing keys",
+            "operationId": "jwks",
+            "security": [],
+            "parameters": [{"$ref": "#/components/parameters/AppId"}],
+            "responses": {"200": {"description": "JWK set"}, "404": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
+        "/v1/apps/{app_id}/.well-known/openid-configuration": {
+          "get": {
+            "summary": "The app's OpenID configuration",
+            "operationId": "openidConfiguration",
+            "security": [],
+            "parameters": [{"$ref": "#/components/parameters/AppId"}],
+            "responses": {"200": {"description": "Discovery document"}, "404": {"$ref": "#/components/responses/Problem"}}
+          }
+        }
+      },
+      "components": {
+        "securitySchemes": {
+          "appKey": {"type": "apiKey", "in": "header", "name": "X-App-Key"},
+          "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
+        },
+        "parameters": {
+          "AppId": {"name": "app_id", "in": "path", "required": true, "schema": {"type": "string"}}
+        },
+        "responses": {
+          "Problem": {"description": "An error", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+        },
+        "schemas": {
+          "SignUpRequest": {
+            "type": "object", "required": ["email", "password"],
+            "properties": {
+              "email": {"type": "string", "format": "email"},
+              "password": {"type": "string", "minLength": 8, "maxLength": 256},
+              "first_name": {"type": ["string", "null"], "maxLength": 100},
+              "last_name": {"type": ["string", "null"], "maxLength": 100},
+              "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"}
+            }
+          },
+          "SignInRequest": {
+            "type": "object", "required": ["password"],
+            "properties": {
+              "email": {"type": "string"},
+              "identifier": {"type": "string", "description": "An email or a username"},
+              "password": {"type": "string"}
+            }
+          },
+          "UpdateMeRequest": {
+            "type": "object",
+            "properties": {
+              "first_name": {"type": ["string", "null"], "maxLength": 100},
+              "last_name": {"type": ["string", "null"], "maxLength": 100},
+              "photo_url": {"type": ["string", "null"], "format": "uri"},
+              "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"}
+            }
+          },
+          "User": {
+            "type": "object",
+            "required": ["uid", "email", "email_verified", "phone", "username", "first_name", "last_name", "photo_url",
+                         "is_guest", "has_password", "providers", "roles", "mfa_enabled", "created_at"],
+            "properties": {
+              "uid": {"type": "string"},
+              "email": {"type": ["string", "null"]},
+              "email_verified": {"type": "boolean"},
+              "phone": {"type": ["string", "null"]},
+              "username": {"type": ["string", "null"]},
+              "first_name": {"type": ["string", "null"]},
+              "last_name": {"type": ["string", "null"]},
+              "photo_url": {"type": ["string", "null"]},
+              "is_guest": {"type": "boolean"},
+              "has_password": {"type": "boolean"},
+              "providers": {"type": "array", "items": {"type": "string"}},
+              "roles": {"type": "array", "items": {"type": "string"}},
+              "mfa_enabled": {"type": "boolean"},
+              "created_at": {"type": "string", "format": "date-time"}
+            }
+          },
+          "UserEnvelope": {"type": "object", "properties": {"data": {"$ref": "#/components/schemas/User"}}},
+          "TokenEnvelope": {
+            "type": "object",
+            "properties": {"data": {
+              "type": "object",
+              "properties": {
+                "access_token": {"type": "string"},
+                "token_type": {"const": "Bearer"},
+                "expires_in": {"type": "integer"},
+                "refresh_token": {"type": "string"},
+                "session_id": {"type": "string"},
+                "is_new_user": {"type": "boolean"},
+                "user": {"$ref": "#/components/schemas/User"}
+              }
+            }}
+          },
+          "Problem": {
+            "type": "object",
+            "required": ["type", "title", "status", "code", "request_id"],
+            "properties": {
+              "type": {"type": "string"},
+              "title": {"type": "string"},
+              "status": {"type": "integer"},
+              "code": {"type": "string", "examples": ["auth/invalid-credential"]},
+              "detail": {"type": "string"},
+              "request_id": {"type": "string"},
+              "errors": {"type": "array", "items": {"type": "object", "properties": {
+                "location": {"type": "string"}, "message": {"type": "string"}}}}
+            }
+          }
+        }
+      }
+    }
+    """#
+}

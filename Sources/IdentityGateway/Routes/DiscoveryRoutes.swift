@@ -1,0 +1,52 @@
+import IdentityKit
+
+/// What app backends need to verify tokens offline: the JWKS and the OpenID configuration.
+/// Public: no app key needed, the app id is in the path.
+struct DiscoveryRoutes: Sendable {
+    let apps: AppResolver
+    let store: AppStore
+
+    var routes: [Route] {
+        [Route(method: "GET", pattern: "/v1/apps/{app_id}/jwks.json", needsApp: false, takesBody: false, handler: jwks),
+         Route(method: "GET", pattern: "/v1/apps/{app_id}/.well-known/openid-configuration", needsApp: false,
+               takesBody: false, handler: openIDConfiguration)]
+    }
+
+    func jwks(_ context: RouteContext) throws -> RouteResult {
+        let app = try app(context)
+        let keys = try store.publicKeys(appId: app.id).map { key -> JSONValue in
+            let (modulus, exponent) = try RSAKey.fromPEM(key.publicPEM).publicComponents()
+            return .object(["kty": "RSA", "use": "sig", "alg": .string(key.alg), "kid": .string(key.kid),
+                            "n": .string(Base64URL.encode(modulus)), "e": .string(Base64URL.encode(exponent))])
+        }
+        // Five minutes: a rotated-in key is published well before it signs anything.
+        return .now(.json(.object(["keys": .array(keys)]), headers: [("Cache-Control", "public, max-age=300")]))
+    }
+
+    func openIDConfiguration(_ context: RouteContext) throws -> RouteResult {
+        let app = try app(context)
+        let document: JSONValue = .object([
+            "issuer": .string(app.issuer),
+            "jwks_uri": .string(app.issuer + "/jwks.json"),
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "token_endpoint_auth_methods_supported": ["none"],
+            "subject_types_supported": ["public"],
+            "response_types_supported": ["token"],
+            "claims_supported": ["iss", "aud", "sub", "sid", "iat", "exp", "jti", "amr", "is_guest", "email",
+                                 "email_verified", "roles"],
+        ])
+        return .now(.json(document, headers: [("Cache-Control", "public, max-age=300")]))
+    }
+
+    private func app(_ context: RouteContext) throws -> AppRecord {
+        guard let id = context.request.parameters["app_id"], let app = try apps.app(id: id) else {
+            throw ServiceError.notFound
+        }
+        return app
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByArrayLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+}

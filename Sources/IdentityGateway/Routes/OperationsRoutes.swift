@@ -1,0 +1,28 @@
+import Foundation
+import IdentityKit
+
+/// Liveness, readiness and the API document.
+struct OperationsRoutes: Sendable {
+    let pool: PGPool
+    let bus: BusClient
+
+    var routes: [Route] {
+        [Route(method: "GET", pattern: "/healthz", needsApp: false, takesBody: false) { _ in
+            .now(.json(.object(["status": "ok"])))
+         },
+         Route(method: "GET", pattern: "/readyz", needsApp: false, takesBody: false, handler: ready),
+         Route(method: "GET", pattern: "/api/docs/openapi.json", needsApp: false, takesBody: false) { _ in
+            .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
+                              body: Data(OpenAPIDocument.json.utf8)))
+         }]
+    }
+
+    /// Ready when the store answers and the broker connection is up.
+    func ready(_ context: RouteContext) throws -> RouteResult {
+        let store = (try? pool.withConnection { try $0.query("SELECT 1") }) != nil
+        let broker = bus.isConnected
+        let body: JSONValue = .object(["store": .string(store ? "ok" : "unreachable"),
+                                       "broker": .string(broker ? "ok" : "unreachable")])
+        return .now(.json(body, status: store && broker ? 200 : 503))
+    }
+}

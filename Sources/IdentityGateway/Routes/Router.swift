@@ -1,0 +1,64 @@
+import IdentityKit
+
+/// One endpoint: its method and path pattern (`{name}` segments are parameters), what it needs
+/// before its handler runs, and the handler.
+struct Route: Sendable {
+    let method: String
+    let pattern: String
+    /// Needs `X-App-Key` (every /v1/auth/* and /v1/me* call).
+    let needsApp: Bool
+    /// Takes a JSON body (checked for its media type before the handler runs).
+    let takesBody: Bool
+    let handler: @Sendable (RouteContext) throws -> RouteResult
+
+    var segments: [Substring] { pattern.split(separator: "/", omittingEmptySubsequences: false) }
+}
+
+/// What a handler gets: the request with its path parameters, and the app when the route needs one.
+struct RouteContext: Sendable {
+    let request: HTTPRequest
+    let app: AppRecord?
+
+    /// The app of a route declared with `needsApp` (resolved before the handler runs).
+    func requireApp() throws -> AppRecord {
+        guard let app else { throw ServiceError.invalidAppKey }
+        return app
+    }
+}
+
+/// Matches a method and path against the route table: a path known under other methods is a
+/// 405 with `Allow`, an unknown path a 404.
+struct Router: Sendable {
+    enum Match {
+        case found(Route, parameters: [String: String])
+        case methodNotAllowed(allowed: [String])
+        case notFound
+    }
+
+    let routes: [Route]
+
+    func match(method: String, path: String) -> Match {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        var allowed: [String] = []
+        for route in routes {
+            guard let parameters = Self.parameters(route.segments, parts) else { continue }
+            if route.method == method { return .found(route, parameters: parameters) }
+            allowed.append(route.method)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+
+    private static func parameters(_ pattern: [Substring], _ parts: [Substring]) -> [String: String]? {
+        guard pattern.count == parts.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (expected, actual) in zip(pattern, parts) {
+            if expected.hasPrefix("{") && expected.hasSuffix("}") {
+                guard !actual.isEmpty else { return nil }
+                parameters[String(expected.dropFirst().dropLast())] = String(actual)
+            } else if expected != actual {
+                return nil
+            }
+        }
+        return parameters
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import IdentityKit
+
+/// Reads a JSON object body field by field, collecting every problem with its location
+/// (`body.email`) so one 422 names them all. Unknown fields are ignored.
+struct BodyReader {
+    private let object: [String: JSONValue]
+    private(set) var problems: [ServiceError.FieldProblem] = []
+
+    /// Parses the body: not JSON → 400, JSON but not an object → 422.
+    init(_ body: Data) throws {
+        guard let value = JSONValue.parse(body) else { throw ServiceError.invalidJSON }
+        guard case .object(let object) = value else {
+            throw ServiceError.validationFailed([.init(location: "body", message: "must be a JSON object")])
+        }
+        self.object = object
+    }
+
+    mutating func requiredString(_ key: String) -> String? {
+        switch object[key] {
+        case .string(let value): return value
+        case nil, .null?:
+            problems.append(.init(location: "body.\(key)", message: "is required"))
+        default:
+            problems.append(.init(location: "body.\(key)", message: "must be a string"))
+        }
+        return nil
+    }
+
+    /// A field that may be absent (`.absent`), null (`.null`) or a string (`.value`).
+    enum Optional: Equatable {
+        case absent, null, value(String)
+
+        var string: String? {
+            if case .value(let value) = self { return value }
+            return nil
+        }
+    }
+
+    mutating func optionalString(_ key: String, maxLength: Int = 256,
+                                 validate: ((String) -> String?)? = nil) -> Optional {
+        switch object[key] {
+        case nil: return .absent
+        case .null?: return .null
+        case .string(let value)?:
+            if value.count > maxLength {
+                problems.append(.init(location: "body.\(key)", message: "must be at most \(maxLength) characters"))
+            } else if let problem = validate?(value) {
+                problems.append(.init(location: "body.\(key)", message: problem))
+            }
+            return .value(value)
+        default:
+            problems.append(.init(location: "body.\(key)", message: "must be a string"))
+            return .absent
+        }
+    }
+
+    /// Records a problem found by the caller's own rule (a field that depends on another).
+    mutating func add(_ problem: ServiceError.FieldProblem) { problems.append(problem) }
+
+    /// Throws a 422 naming every problem found so far.
+    func finish() throws {
+        if !problems.isEmpty { throw ServiceError.validationFailed(problems) }
+    }
+}
+
+/// Field rules shared by sign-up and PATCH /v1/me.
+enum FieldRules {
+    /// 3–32 of `[A-Za-z0-9_.]`.
+    static func username(_ value: String) -> String? {
+        let ok = (3...32).contains(value.utf8.count) && value.utf8.allSatisfy {
+            ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 95 || $0 == 46
+        }
+        return ok ? nil : "must be 3 to 32 letters, digits, '_' or '.'"
+    }
+
+    static func httpURL(_ value: String) -> String? {
+        guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", url.host?.isEmpty == false else {
+            return "must be an http(s) URL"
+        }
+        return nil
+    }
+}

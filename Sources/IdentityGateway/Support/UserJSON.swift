@@ -1,0 +1,35 @@
+import IdentityKit
+
+/// The user object of PRODUCT.md: every key present, `null` where there is no value.
+enum UserJSON {
+    static func make(_ user: CommonV1.User) -> JSONValue {
+        .object([
+            "uid": .string(user.uid),
+            "email": JSONValue(user.email),
+            "email_verified": .bool(user.emailVerified),
+            "phone": JSONValue(user.phone),
+            "username": JSONValue(user.username),
+            "first_name": JSONValue(user.firstName),
+            "last_name": JSONValue(user.lastName),
+            "photo_url": JSONValue(user.photoUrl),
+            "is_guest": .bool(user.isGuest),
+            "has_password": .bool(user.hasPassword),
+            "providers": JSONValue(user.providers),
+            "roles": JSONValue(user.roles),
+            "mfa_enabled": .bool(user.mfaEnabled),
+            "created_at": .string(user.createdAt),
+        ])
+    }
+
+    static func tokens(_ result: TokenV1.AuthResult) -> JSONValue {
+        .object([
+            "access_token": .string(result.accessToken),
+            "token_type": .string(result.tokenType),
+            "expires_in": JSONValue(Int(result.expiresIn)),
+            "refresh_token": .string(result.refreshToken),
+            "session_id": .string(result.sessionId),
+            "is_new_user": .bool(result.isNewUser),
+            "user": result.user.map(make) ?? .null,
+        ])
+    }
+}

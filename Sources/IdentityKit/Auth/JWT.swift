@@ -1,0 +1,50 @@
+import Foundation
+
+/// Compact JWS with RS256, the only algorithm this service signs or accepts for its own
+/// tokens. The header's `alg` is checked before anything else, so `none` and HS256-with-the-
+/// public-key tokens are refused whatever their claims say.
+public enum JWT {
+    struct Header: Codable {
+        var alg: String
+        var typ: String?
+        var kid: String?
+    }
+
+    public static func sign<Claims: Encodable>(_ claims: Claims, kid: String, key: RSAKey) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let header = try encoder.encode(Header(alg: "RS256", typ: "JWT", kid: kid))
+        let payload = try encoder.encode(claims)
+        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
+        let signature = try key.signRS256(Array(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+
+    public enum VerificationFailure: Error, Equatable {
+        case malformed, unsupportedAlgorithm, unknownKey, badSignature, expired, wrongIssuer, wrongAudience
+    }
+
+    /// Checks the signature with the key `keyFor(kid)` returns, then `iss`, `aud` and `exp`
+    /// (with `leeway` seconds for clock skew between machines).
+    public static func verify(_ token: String, issuer: String, audience: String, now: Int64,
+                              leeway: Int64 = 30, keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> AccessTokenClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+              let headerBytes = Base64URL.decode(parts[0]),
+              let payloadBytes = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]),
+              let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes))
+        else { throw .malformed }
+        guard header.alg == "RS256" else { throw .unsupportedAlgorithm }
+        guard let kid = header.kid, let key = keyFor(kid) else { throw .unknownKey }
+        let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        guard key.verifyRS256(signingInput, signature: signature) else { throw .badSignature }
+        guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(payloadBytes)) else {
+            throw .malformed
+        }
+        guard claims.iss == issuer else { throw .wrongIssuer }
+        guard claims.aud == audience else { throw .wrongAudience }
+        guard claims.exp + leeway > now else { throw .expired }
+        return claims
+    }
+}

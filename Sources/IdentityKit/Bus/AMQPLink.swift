@@ -1,0 +1,277 @@
+import CRabbitMQ
+import CRabbitMQShim
+import Foundation
+import Synchronization
+
+/// One AMQP connection and channel, owned by one I/O thread, because rabbitmq-c handles must
+/// not be shared across threads. Other threads hand it work (publish, ack) through a queue and
+/// an eventfd wake-up; deliveries are handed back through `onDelivery`. Publishing and
+/// consuming share channel 1, as RabbitMQ's direct reply-to requires.
+///
+/// When the broker goes away the thread reconnects with growing delays and runs `setup` again
+/// (declare queues, consume), so a broker restart needs no restart of ours. Acks of messages
+/// received on an earlier connection are dropped: the broker redelivers those messages.
+public final class AMQPLink: Sendable {
+    public enum Operation: Sendable {
+        case publish(OutgoingMessage)
+        case ack(deliveryTag: UInt64, linkGeneration: Int)
+    }
+
+    /// What `setup` may do on a fresh channel.
+    public struct Channel {
+        fileprivate let connection: amqp_connection_state_t
+
+        public func declareQueue(_ name: String, durable: Bool) throws {
+            _ = amqp_queue_declare(connection, 1, amqp_cstring_bytes(name), 0, durable ? 1 : 0, 0, 0, amqp_empty_table)
+            try check("queue.declare \(name)")
+        }
+
+        public func prefetch(_ count: UInt16) throws {
+            _ = amqp_basic_qos(connection, 1, 0, count, 0)
+            try check("basic.qos")
+        }
+
+        public func consume(_ queue: String, autoAck: Bool) throws {
+            _ = amqp_basic_consume(connection, 1, amqp_cstring_bytes(queue), amqp_empty_bytes, 0,
+                                   autoAck ? 1 : 0, 0, amqp_empty_table)
+            try check("basic.consume \(queue)")
+        }
+
+        private func check(_ what: String) throws {
+            guard crabbitmqshim_last_rpc_ok(connection) == 0 else { throw BusError("\(what) refused by the broker") }
+        }
+    }
+
+    private struct State {
+        var outbox: [Operation] = []
+        var connected = false
+        var generation = 0
+        var running = true
+    }
+
+    private let url: AMQPURL
+    private let name: String
+    private let state = Mutex(State())
+    /// A pipe whose read end the I/O thread polls beside the socket, so a queued operation
+    /// wakes it at once instead of after the poll's timeout.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let setup: @Sendable (Channel) throws -> Void
+    private let onDelivery: @Sendable (BusMessage) -> Void
+
+    public init(url: String, name: String, setup: @escaping @Sendable (Channel) throws -> Void,
+                onDelivery: @escaping @Sendable (BusMessage) -> Void) throws {
+        self.url = try AMQPURL(url)
+        self.name = name
+        self.setup = setup
+        self.onDelivery = onDelivery
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw BusError("pipe() failed: \(errno)") }
+        for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
+    }
+
+    public var isConnected: Bool { state.withLock { $0.connected } }
+
+    public func start() {
+        let thread = Thread { [self] in self.runLoop() }
+        thread.name = "amqp-\(name)"
+        thread.start()
+    }
+
+    public func stop() {
+        state.withLock { $0.running = false }
+        wake()
+    }
+
+    /// Queues an operation for the I/O thread. Returns false when the broker is not connected,
+    /// so callers can fail fast (503) instead of waiting for a deadline.
+    @discardableResult
+    public func send(_ operation: Operation) -> Bool {
+        let accepted = state.withLock { state -> Bool in
+            guard state.connected else { return false }
+            state.outbox.append(operation)
+            return true
+        }
+        if accepted { wake() }
+        return accepted
+    }
+
+    private func wake() {
+        var one: UInt8 = 1
+        _ = write(wakeWrite, &one, 1)
+    }
+
+    // MARK: - The I/O thread
+
+    private func runLoop() {
+        var delay = 0.1
+        while state.withLock({ $0.running }) {
+            guard let connection = connect() else {
+                Thread.sleep(forTimeInterval: delay)
+                delay = min(delay * 2, 5)
+                continue
+            }
+            delay = 0.1
+            let generation = state.withLock { state -> Int in
+                state.generation += 1
+                state.connected = true
+                state.outbox.removeAll()
+                return state.generation
+            }
+            Log.info("bus connected", ["link": name, "host": url.host, "port": String(url.port)])
+            serve(connection, generation: generation)
+            state.withLock {
+                $0.connected = false
+                $0.outbox.removeAll()
+            }
+            amqp_connection_close(connection, AMQP_REPLY_SUCCESS)
+            amqp_destroy_connection(connection)
+            if state.withLock({ $0.running }) {
+                Log.warning("bus connection lost; reconnecting", ["link": name])
+            }
+        }
+    }
+
+    private func connect() -> amqp_connection_state_t? {
+        guard let connection = amqp_new_connection() else { return nil }
+        guard let socket = amqp_tcp_socket_new(connection) else {
+            amqp_destroy_connection(connection)
+            return nil
+        }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        guard amqp_socket_open_noblock(socket, url.host, url.port, &timeout) == 0,
+              crabbitmqshim_login(connection, url.vhost, 30, url.user, url.password) == 0
+        else {
+            amqp_destroy_connection(connection)
+            return nil
+        }
+        _ = amqp_channel_open(connection, 1)
+        do {
+            guard crabbitmqshim_last_rpc_ok(connection) == 0 else { throw BusError("channel.open refused") }
+            try setup(Channel(connection: connection))
+        } catch {
+            Log.error("bus setup failed", ["link": name, "error": String(describing: error)])
+            amqp_connection_close(connection, AMQP_REPLY_SUCCESS)
+            amqp_destroy_connection(connection)
+            return nil
+        }
+        return connection
+    }
+
+    /// Publishes what others queued, then waits for the socket or a wake-up, until the
+    /// connection fails or the link is stopped.
+    private func serve(_ connection: amqp_connection_state_t, generation: Int) {
+        let socketFD = amqp_get_sockfd(connection)
+        while state.withLock({ $0.running }) {
+            let work = state.withLock { state -> [Operation] in
+                defer { state.outbox.removeAll(keepingCapacity: true) }
+                return state.outbox
+            }
+            for operation in work {
+                guard perform(operation, on: connection, generation: generation) else { return }
+            }
+            if amqp_frames_enqueued(connection) == 0 && amqp_data_in_buffer(connection) == 0 {
+                var fds = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                let ready = poll(&fds, 2, 1000)
+                if ready < 0 && errno != EINTR { return }
+                if fds[1].revents != 0 {
+                    var drained = [UInt8](repeating: 0, count: 64)
+                    while read(wakeRead, &drained, 64) > 0 {}
+                }
+                // Even with nothing readable, a zero-timeout consume lets rabbitmq-c send its
+                // heartbeats; after a poll timeout that is its only chance to.
+                if fds[0].revents == 0 && ready != 0 { continue }
+            }
+            guard receive(connection, generation: generation) else { return }
+        }
+    }
+
+    private func perform(_ operation: Operation, on connection: amqp_connection_state_t, generation: Int) -> Bool {
+        switch operation {
+        case .ack(let tag, let ackGeneration):
+            guard ackGeneration == generation else { return true }
+            return amqp_basic_ack(connection, 1, tag, 0) == 0
+        case .publish(let message):
+            let expiration = message.expirationMilliseconds.map { String(max($0, 1)) } ?? ""
+            return message.type.withCString { type in
+                message.correlationId.withCString { correlation in
+                    message.replyTo.withCString { replyTo in
+                        message.messageId.withCString { messageId in
+                            expiration.withCString { expirationC in
+                                message.appId.withCString { appId in
+                                    message.requestId.withCString { requestId in
+                                        var properties = crabbitmqshim_message(
+                                            type: type, correlation_id: correlation, reply_to: replyTo,
+                                            message_id: messageId, expiration: expirationC, app_id: appId,
+                                            request_id: requestId, persistent: message.persistent ? 1 : 0)
+                                        return message.body.withUnsafeBytes { body in
+                                            crabbitmqshim_publish(connection, 1, message.exchange, message.routingKey,
+                                                                  &properties, body.baseAddress, body.count) == 0
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads what the socket has without blocking; false when the connection is gone.
+    private func receive(_ connection: amqp_connection_state_t, generation: Int) -> Bool {
+        amqp_maybe_release_buffers(connection)
+        var envelope = amqp_envelope_t()
+        var zero = timeval(tv_sec: 0, tv_usec: 0)
+        let reply = amqp_consume_message(connection, &envelope, &zero, 0)
+        switch reply.reply_type {
+        case AMQP_RESPONSE_NORMAL:
+            defer { amqp_destroy_envelope(&envelope) }
+            onDelivery(Self.message(from: envelope, generation: generation))
+            return true
+        case AMQP_RESPONSE_LIBRARY_EXCEPTION where reply.library_error == AMQP_STATUS_TIMEOUT.rawValue:
+            return true
+        case AMQP_RESPONSE_LIBRARY_EXCEPTION where reply.library_error == AMQP_STATUS_UNEXPECTED_STATE.rawValue:
+            // A frame other than a delivery (a channel or connection close, a basic.return):
+            // read it; closes end this connection.
+            var frame = amqp_frame_t()
+            guard amqp_simple_wait_frame_noblock(connection, &frame, &zero) == 0 else { return false }
+            if frame.frame_type == UInt8(AMQP_FRAME_METHOD) {
+                let id = frame.payload.method.id
+                if id == AMQP_CHANNEL_CLOSE_METHOD || id == AMQP_CONNECTION_CLOSE_METHOD { return false }
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func message(from envelope: amqp_envelope_t, generation: Int) -> BusMessage {
+        var properties = envelope.message.properties
+        func text(_ bytes: amqp_bytes_t, _ flag: Int32) -> String {
+            guard properties._flags & amqp_flags_t(flag) != 0, let pointer = bytes.bytes, bytes.len > 0 else { return "" }
+            return String(decoding: UnsafeRawBufferPointer(start: pointer, count: bytes.len), as: UTF8.self)
+        }
+        func header(_ name: String) -> String {
+            var buffer = [CChar](repeating: 0, count: 256)
+            let length = crabbitmqshim_header(&properties, name, &buffer, buffer.count)
+            guard length >= 0 else { return "" }
+            return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        let body = envelope.message.body
+        return BusMessage(
+            type: text(properties.type, AMQP_BASIC_TYPE_FLAG),
+            body: body.bytes.map { Data(bytes: $0, count: body.len) } ?? Data(),
+            correlationId: text(properties.correlation_id, AMQP_BASIC_CORRELATION_ID_FLAG),
+            replyTo: text(properties.reply_to, AMQP_BASIC_REPLY_TO_FLAG),
+            messageId: text(properties.message_id, AMQP_BASIC_MESSAGE_ID_FLAG),
+            appId: header("app_id"),
+            requestId: header("request_id"),
+            deliveryTag: envelope.delivery_tag,
+            linkGeneration: generation,
+            redelivered: envelope.redelivered != 0)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A message received from the broker, with the properties ARCHITECTURE.md puts on every
+/// message. `deliveryTag` and `linkGeneration` identify it for the ack.
+public struct BusMessage: Sendable {
+    public var type: String
+    public var body: Data
+    public var correlationId: String
+    public var replyTo: String
+    public var messageId: String
+    public var appId: String
+    public var requestId: String
+    public var deliveryTag: UInt64
+    public var linkGeneration: Int
+    public var redelivered: Bool
+}
+
+/// A message to publish.
+public struct OutgoingMessage: Sendable {
+    public var exchange: String
+    public var routingKey: String
+    public var type: String
+    public var body: Data
+    public var correlationId: String = ""
+    public var replyTo: String = ""
+    public var messageId: String = ""
+    /// Milliseconds after which the broker drops the message unconsumed (the caller's deadline).
+    public var expirationMilliseconds: Int?
+    public var appId: String = ""
+    public var requestId: String = ""
+    public var persistent: Bool = false
+
+    public init(exchange: String, routingKey: String, type: String, body: Data) {
+        self.exchange = exchange
+        self.routingKey = routingKey
+        self.type = type
+        self.body = body
+    }
+}
+
+/// Names of the broker's queues and exchanges, in one place.
+public enum BusTopology {
+    /// The durable queue the token workers compete on.
+    public static let tokenCommands = "identity.token.commands"
+    /// RabbitMQ's direct reply-to pseudo-queue.
+    public static let directReplyTo = "amq.rabbitmq.reply-to"
+}
+
+public struct BusError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// A worker's side: consumes a durable command queue with at most `concurrency` commands in
+/// flight, runs each on a thread of its own pool, publishes the reply to the caller's
+/// `reply_to`, and only then acks. A worker that dies mid-command leaves the message unacked,
+/// so the broker hands it to another worker.
+public final class CommandConsumer: Sendable {
+    /// The reply to a command: the AMQP type and the proto3 JSON body.
+    public struct Reply: Sendable {
+        public let type: String
+        public let body: Data
+        public init<M: ProtoMessage>(_ message: M) throws {
+            type = M.protoName
+            body = try ProtoJSON.encode(message)
+        }
+
+        private init(type: String, body: Data) {
+            self.type = type
+            self.body = body
+        }
+
+        /// An internal error with a hand-written body, for when encoding itself failed.
+        public static let empty = Reply(type: "identity.common.v1.Error",
+                                        body: Data(#"{"code":"auth/internal","status":500}"#.utf8))
+    }
+
+    public typealias Handler = @Sendable (BusMessage) -> Reply
+
+    private let link: AMQPLink
+    private let workQueue: DispatchQueue
+
+    public init(url: String, queue: String, name: String, concurrency: Int, handler: @escaping Handler) throws {
+        let workQueue = DispatchQueue(label: "\(name)-commands", attributes: .concurrent)
+        self.workQueue = workQueue
+        let linkBox = LinkBox()
+        let link = try AMQPLink(url: url, name: name, setup: { channel in
+            try channel.declareQueue(queue, durable: true)
+            try channel.prefetch(UInt16(concurrency))
+            try channel.consume(queue, autoAck: false)
+        }, onDelivery: { message in
+            // prefetch bounds how many run at once; the I/O thread never runs a command.
+            workQueue.async {
+                let reply = handler(message)
+                guard let link = linkBox.link else { return }
+                if !message.replyTo.isEmpty {
+                    var outgoing = OutgoingMessage(exchange: "", routingKey: message.replyTo, type: reply.type, body: reply.body)
+                    outgoing.correlationId = message.correlationId
+                    outgoing.messageId = Identifiers.nowULID()
+                    outgoing.appId = message.appId
+                    outgoing.requestId = message.requestId
+                    link.send(.publish(outgoing))
+                }
+                link.send(.ack(deliveryTag: message.deliveryTag, linkGeneration: message.linkGeneration))
+            }
+        })
+        linkBox.link = link
+        self.link = link
+    }
+
+    public func start() { link.start() }
+    public func stop() { link.stop() }
+    public var isConnected: Bool { link.isConnected }
+}
+
+/// Lets the delivery closure reach the link it is given to (set once, before start).
+private final class LinkBox: @unchecked Sendable {
+    var link: AMQPLink?
+}

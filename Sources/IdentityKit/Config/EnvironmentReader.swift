@@ -1,0 +1,77 @@
+import Foundation
+
+/// Reads `IDENTITY_*` variables for an executable's typed configuration, collecting every
+/// problem so start-up can fail once with a message that names them all.
+public struct EnvironmentReader {
+    public private(set) var problems: [String] = []
+    private let values: [String: String]
+
+    public init(_ values: [String: String] = ProcessInfo.processInfo.environment) {
+        self.values = values
+    }
+
+    /// Records a problem found by a caller's own check.
+    public mutating func fail(_ problem: String) { problems.append(problem) }
+
+    public func raw(_ name: String) -> String? {
+        guard let value = values[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    public func string(_ name: String, default fallback: String) -> String {
+        raw(name) ?? fallback
+    }
+
+    public mutating func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) -> Int {
+        guard let text = raw(name) else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            problems.append("\(name)=\(text) must be an integer in \(range.lowerBound)...\(range.upperBound)")
+            return fallback
+        }
+        return value
+    }
+
+    /// A 32-byte key given as 64 hex characters (the master key).
+    public mutating func key32(_ name: String, required: Bool) -> [UInt8]? {
+        guard let text = raw(name) else {
+            if required { problems.append("\(name) is required (64 hex characters: openssl rand -hex 32)") }
+            return nil
+        }
+        guard let bytes = Hex.decode(text), bytes.count == 32 else {
+            problems.append("\(name) must be 64 hex characters (32 bytes)")
+            return nil
+        }
+        return bytes
+    }
+
+    /// Ends the process with every problem listed, when there is any.
+    public func validateOrExit(program: String) {
+        guard !problems.isEmpty else { return }
+        FileHandle.standardError.write(Data(("\(program): invalid configuration:\n" +
+            problems.map { "  - \($0)\n" }.joined()).utf8))
+        exit(2)
+    }
+}
+
+/// Settings every process shares: where the store and the broker are.
+public struct CommonConfiguration: Sendable {
+    public var databaseURL: String
+    public var databasePoolSize: Int
+    public var amqpURL: String
+    public var logLevel: LogLevel
+
+    public init(reading env: inout EnvironmentReader, defaultPoolSize: Int) {
+        databaseURL = env.string("IDENTITY_DATABASE_URL",
+                                 default: "postgresql://identity@127.0.0.1:55432/identity")
+        databasePoolSize = env.int("IDENTITY_DB_POOL_SIZE", default: defaultPoolSize, range: 1...200)
+        amqpURL = env.string("IDENTITY_AMQP_URL", default: "amqp://guest:guest@127.0.0.1:55672/%2F")
+        let level = env.string("IDENTITY_LOG_LEVEL", default: "info")
+        if let parsed = LogLevel(rawValue: level) {
+            logLevel = parsed
+        } else {
+            env.fail("IDENTITY_LOG_LEVEL=\(level) must be debug, info, warning or error")
+            logLevel = .info
+        }
+    }
+}
+

@@ -1,0 +1,69 @@
+/// An error a client may see: a stable `code` from PRODUCT.md's catalogue, the HTTP status and
+/// a `detail` for logs. Internal causes (SQL, C return codes) never go into `detail`; they are
+/// logged where they happen and the client gets `auth/internal`.
+public struct ServiceError: Error, Sendable, Equatable {
+    public struct FieldProblem: Sendable, Equatable {
+        public let location: String
+        public let message: String
+        public init(location: String, message: String) {
+            self.location = location
+            self.message = message
+        }
+    }
+
+    public let code: String
+    public let status: Int
+    public let detail: String
+    public let errors: [FieldProblem]
+
+    public init(code: String, status: Int, detail: String, errors: [FieldProblem] = []) {
+        self.code = code
+        self.status = status
+        self.detail = detail
+        self.errors = errors
+    }
+}
+
+/// The catalogue of codes (PRODUCT.md). Clients match on `code`; it never changes.
+extension ServiceError {
+    public static func validationFailed(_ errors: [FieldProblem]) -> ServiceError {
+        ServiceError(code: "auth/validation-failed", status: 422,
+                     detail: "The request body has invalid fields.", errors: errors)
+    }
+    public static let invalidJSON = ServiceError(code: "auth/invalid-json", status: 400,
+                                                 detail: "The request body is not valid JSON.")
+    public static let payloadTooLarge = ServiceError(code: "auth/payload-too-large", status: 413,
+                                                     detail: "Request bodies are limited to 64 KiB.")
+    public static let unsupportedMediaType = ServiceError(code: "auth/unsupported-media-type", status: 415,
+                                                          detail: "Send the body as application/json.")
+    public static let notFound = ServiceError(code: "auth/not-found", status: 404,
+                                              detail: "No such resource.")
+    public static let methodNotAllowed = ServiceError(code: "auth/method-not-allowed", status: 405,
+                                                      detail: "This method is not allowed on this resource.")
+    public static let `internal` = ServiceError(code: "auth/internal", status: 500,
+                                                detail: "An internal error occurred.")
+    public static let unavailable = ServiceError(code: "auth/unavailable", status: 503,
+                                                 detail: "The service did not answer in time; retry.")
+    public static let invalidAppKey = ServiceError(code: "auth/invalid-app-key", status: 401,
+                                                   detail: "Missing or unknown X-App-Key.")
+    public static let invalidToken = ServiceError(code: "auth/invalid-token", status: 401,
+                                                  detail: "The access token is missing or invalid.")
+    public static let tokenExpired = ServiceError(code: "auth/token-expired", status: 401,
+                                                  detail: "The access token has expired.")
+    public static let invalidCredential = ServiceError(code: "auth/invalid-credential", status: 401,
+                                                       detail: "The email, username or password is wrong.")
+    public static let emailAlreadyInUse = ServiceError(code: "auth/email-already-in-use", status: 409,
+                                                       detail: "An account with this email already exists.")
+    public static let usernameTaken = ServiceError(code: "auth/username-taken", status: 409,
+                                                   detail: "This username is taken.")
+    public static let userDisabled = ServiceError(code: "auth/user-disabled", status: 403,
+                                                  detail: "This account is disabled.")
+    public static func weakPassword(_ why: String) -> ServiceError {
+        ServiceError(code: "auth/weak-password", status: 422, detail: "The password is too weak.",
+                     errors: [FieldProblem(location: "body.password", message: why)])
+    }
+    public static func invalidEmail(at location: String = "body.email") -> ServiceError {
+        ServiceError(code: "auth/invalid-email", status: 422, detail: "The email address is malformed.",
+                     errors: [FieldProblem(location: location, message: "must be a valid email address")])
+    }
+}

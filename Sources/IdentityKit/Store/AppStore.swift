@@ -1,0 +1,94 @@
+/// Apps and their signing keys. Creating an app makes its first RS256 key, whose private half
+/// is stored sealed with the master key; reading public keys needs no master key.
+public struct AppStore: Sendable {
+    let pool: PGPool
+
+    public init(pool: PGPool) { self.pool = pool }
+
+    public struct CreatedApp: Sendable {
+        public let app: AppRecord
+        public let secretKey: String
+    }
+
+    public func create(name: String, accessTokenTTL: Int, publicBaseURL: String, masterKey: [UInt8]) throws -> CreatedApp {
+        let appId = Identifiers.prefixed("app")
+        let appKey = Identifiers.secret("ak")
+        let secretKey = Identifiers.secret("sk")
+        let issuer = publicBaseURL.trimmingSuffix("/") + "/v1/apps/" + appId
+        let key = try RSAKey.generate()
+        let kid = Identifiers.prefixed("key")
+        let sealed = try AESGCM.seal(Array(try key.privateKeyPEM().utf8), key: masterKey,
+                                     associatedData: SigningKeyAAD.make(appId: appId, kid: kid))
+        try pool.transaction { connection in
+            try connection.query("""
+                INSERT INTO apps (id, name, app_key, secret_key_hash, issuer, access_token_ttl)
+                VALUES ($1, $2, $3, $4, $5, $6)
+                """, [appId, name, appKey, PGParam.bytea(Digest.sha256(secretKey)), issuer, String(accessTokenTTL)])
+            try connection.query("""
+                INSERT INTO signing_keys (app_id, kid, alg, public_pem, private_key_enc, status)
+                VALUES ($1, $2, 'RS256', $3, $4, 'current')
+                """, [appId, kid, try key.publicKeyPEM(), PGParam.bytea(sealed)])
+        }
+        let app = AppRecord(id: appId, name: name, appKey: appKey, issuer: issuer, accessTokenTTL: accessTokenTTL)
+        return CreatedApp(app: app, secretKey: secretKey)
+    }
+
+    public func find(appKey: String) throws -> AppRecord? {
+        try pool.withConnection { connection in
+            try connection.query("SELECT id, name, app_key, issuer, access_token_ttl FROM apps WHERE app_key = $1",
+                                 [appKey]).first.map(Self.app)
+        }
+    }
+
+    public func find(id: String) throws -> AppRecord? {
+        try pool.withConnection { connection in
+            try connection.query("SELECT id, name, app_key, issuer, access_token_ttl FROM apps WHERE id = $1",
+                                 [id]).first.map(Self.app)
+        }
+    }
+
+    /// Keys that verify tokens: the current one and those rotated out but not yet retired.
+    public func publicKeys(appId: String) throws -> [PublicSigningKey] {
+        try pool.withConnection { connection in
+            try connection.query("""
+                SELECT kid, alg, public_pem, status FROM signing_keys
+                WHERE app_id = $1 AND status IN ('current', 'previous') ORDER BY created_at DESC
+                """, [appId]).map {
+                PublicSigningKey(kid: $0.string("kid"), alg: $0.string("alg"),
+                                 publicPEM: $0.string("public_pem"), status: $0.string("status"))
+            }
+        }
+    }
+
+    /// The current private key, unsealed with the master key (token worker only).
+    public func currentSigningKey(appId: String, masterKey: [UInt8]) throws -> (kid: String, key: RSAKey)? {
+        let row = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT kid, private_key_enc FROM signing_keys WHERE app_id = $1 AND status = 'current'
+                """, [appId]).first
+        }
+        guard let row else { return nil }
+        let kid = row.string("kid")
+        let pem = try AESGCM.open(row.bytes("private_key_enc"), key: masterKey,
+                                  associatedData: SigningKeyAAD.make(appId: appId, kid: kid))
+        return (kid, try RSAKey.fromPEM(String(decoding: pem, as: UTF8.self)))
+    }
+
+    private static func app(_ row: PGRow) -> AppRecord {
+        AppRecord(id: row.string("id"), name: row.string("name"), appKey: row.string("app_key"),
+                  issuer: row.string("issuer"), accessTokenTTL: row.int("access_token_ttl"))
+    }
+}
+
+/// Binds a sealed private key to its row, so a sealed value moved to another row fails to open.
+enum SigningKeyAAD {
+    static func make(appId: String, kid: String) -> [UInt8] { Array("signing_key:\(appId):\(kid)".utf8) }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        var result = self
+        while result.hasSuffix(suffix) { result.removeLast(suffix.count) }
+        return result
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Synchronization
+
+/// A fixed-size pool of connections shared by a process's threads. Connections are opened
+/// lazily and reopened after a database restart; a caller that cannot get one within
+/// `acquireTimeout` gets `StoreError.unavailable` (503), never an endless wait.
+public final class PGPool: Sendable {
+    private let url: String
+    private let idle = Mutex<[SendableConnection]>([])
+    private let slots: DispatchSemaphore
+    private let acquireTimeout: Double
+
+    public init(url: String, size: Int, acquireTimeout: Double = 5) {
+        self.url = url
+        self.slots = DispatchSemaphore(value: size)
+        self.acquireTimeout = acquireTimeout
+    }
+
+    /// Lends a connection to `body`. A connection left in a failed state is dropped, not reused.
+    public func withConnection<R>(_ body: (PGConnection) throws -> R) throws -> R {
+        guard slots.wait(timeout: .now() + acquireTimeout) == .success else {
+            throw StoreError.unavailable("no database connection free within \(acquireTimeout) s")
+        }
+        defer { slots.signal() }
+        let connection = try idle.withLock { $0.popLast() }?.connection ?? PGConnection(url: url)
+        do {
+            try connection.ensureConnected()
+            let result = try body(connection)
+            release(connection)
+            return result
+        } catch {
+            release(connection)
+            throw error
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<R>(_ body: (PGConnection) throws -> R) throws -> R {
+        try withConnection { connection in
+            try connection.execute("BEGIN")
+            do {
+                let result = try body(connection)
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private func release(_ connection: PGConnection) {
+        guard connection.isHealthy else { return }
+        idle.withLock { $0.append(SendableConnection(connection: connection)) }
+    }
+}
+
+/// A connection moves between threads only through the pool's lock, one owner at a time.
+private struct SendableConnection: @unchecked Sendable {
+    let connection: PGConnection
+}

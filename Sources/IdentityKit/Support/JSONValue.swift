@@ -1,0 +1,101 @@
+import Foundation
+
+/// A JSON document as a value: request bodies are parsed into it so every field's type can be
+/// checked and reported with its location, and responses are written from it (with explicit
+/// nulls, which PRODUCT.md's user object needs).
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public static func parse(_ data: Data) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    public subscript(_ key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    /// Compact JSON text, keys in a stable order.
+    public var serialized: String {
+        var out = ""
+        write(into: &out)
+        return out
+    }
+
+    private func write(into out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .number(let value):
+            if value == value.rounded(), abs(value) < 1e15 { out += String(Int64(value)) } else { out += String(value) }
+        case .string(let value): Self.writeString(value, into: &out)
+        case .array(let values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.write(into: &out)
+            }
+            out += "]"
+        case .object(let object):
+            out += "{"
+            for (index, key) in object.keys.sorted().enumerated() {
+                if index > 0 { out += "," }
+                Self.writeString(key, into: &out)
+                out += ":"
+                object[key]?.write(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func writeString(_ value: String, into out: inout String) {
+        out += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "<": out += "\\u003c"  // safe to embed in HTML
+            default:
+                if scalar.value < 0x20 {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}
+
+extension JSONValue: Decodable {
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+}
+
+extension JSONValue {
+    public init(_ value: String?) { self = value.map { .string($0) } ?? .null }
+    public init(_ value: Int) { self = .number(Double(value)) }
+    public init(_ values: [String]) { self = .array(values.map { .string($0) }) }
+}

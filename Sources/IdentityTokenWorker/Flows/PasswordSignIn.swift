@@ -1,0 +1,28 @@
+import IdentityKit
+
+/// `identity.token.v1.SignIn`: email or username with a password. An unknown account, an
+/// account without a password and a wrong password all cost one Argon2id check and all answer
+/// `auth/invalid-credential`, so neither the answer nor its timing tells which it was.
+struct PasswordSignIn: Sendable {
+    let pool: PGPool
+    let users: UserStore
+    let hasher: PasswordHasher
+    let issuer: SessionIssuer
+
+    func handle(_ command: TokenV1.SignIn) throws -> TokenV1.AuthResult {
+        guard command.password.count <= PasswordPolicy.maximumLength else { throw ServiceError.invalidCredential }
+        let found = try users.find(appId: command.appId, identifier: command.identifier)
+        guard let user = found, let hash = user.passwordHash else {
+            hasher.verifyDecoy(command.password)
+            throw ServiceError.invalidCredential
+        }
+        guard hasher.verify(command.password, against: hash) else { throw ServiceError.invalidCredential }
+        // Told only to someone who knows the password, so it reveals nothing to a guesser.
+        guard !user.disabled else { throw ServiceError.userDisabled }
+        let amr = ["pwd"]
+        let started = try pool.transaction { connection in
+            try issuer.start(for: user, amr: amr, client: command.client, on: connection)
+        }
+        return try issuer.result(for: user, started: started, amr: amr, isNewUser: false)
+    }
+}

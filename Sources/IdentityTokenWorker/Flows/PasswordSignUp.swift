@@ -1,0 +1,32 @@
+import IdentityKit
+
+/// `identity.token.v1.SignUp`: a new account with email and password, signed in at once.
+struct PasswordSignUp: Sendable {
+    let pool: PGPool
+    let users: UserStore
+    let hasher: PasswordHasher
+    let issuer: SessionIssuer
+
+    func handle(_ command: TokenV1.SignUp) throws -> TokenV1.AuthResult {
+        // The gateway already checked the shape; these checks keep the worker safe on its own.
+        if let problem = PasswordPolicy.problem(with: command.password) { throw ServiceError.weakPassword(problem) }
+        guard EmailAddress.isValid(command.email) else { throw ServiceError.invalidEmail() }
+        let hash = try hasher.hash(command.password)
+        let amr = ["pwd"]
+        let (user, started) = try pool.transaction { connection in
+            let user: UserRecord
+            do {
+                user = try users.insert(UserStore.NewUser(email: command.email, username: command.username,
+                                                          firstName: command.firstName, lastName: command.lastName,
+                                                          passwordHash: hash),
+                                        appId: command.appId, on: connection)
+            } catch UserStore.Conflict.email {
+                throw ServiceError.emailAlreadyInUse
+            } catch UserStore.Conflict.username {
+                throw ServiceError.usernameTaken
+            }
+            return (user, try issuer.start(for: user, amr: amr, client: command.client, on: connection))
+        }
+        return try issuer.result(for: user, started: started, amr: amr, isNewUser: true)
+    }
+}

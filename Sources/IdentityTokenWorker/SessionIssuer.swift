@@ -1,0 +1,41 @@
+import IdentityKit
+
+/// Starts a session for a signed-in user and mints its token pair: the session row and the
+/// first refresh token's hash are written in the caller's transaction; the access token is
+/// signed after, with the app's current key.
+struct SessionIssuer: Sendable {
+    let sessions: SessionStore
+    let keys: SigningKeyCache
+    let refreshTokenLifetimeSeconds: Int
+
+    struct Started {
+        let sessionId: String
+        let refreshToken: String
+    }
+
+    func start(for user: UserRecord, amr: [String], client: CommonV1.ClientInfo?, on connection: PGConnection) throws -> Started {
+        let sessionId = Identifiers.prefixed("ses")
+        let refreshToken = Identifiers.secret("rt")
+        try sessions.create(appId: user.appId, uid: user.uid, sessionId: sessionId, amr: amr,
+                            ip: client?.ip ?? "", userAgent: client?.userAgent ?? "",
+                            refreshTokenHash: Digest.sha256(refreshToken),
+                            refreshLifetimeSeconds: refreshTokenLifetimeSeconds, on: connection)
+        return Started(sessionId: sessionId, refreshToken: refreshToken)
+    }
+
+    func result(for user: UserRecord, started: Started, amr: [String], isNewUser: Bool) throws -> TokenV1.AuthResult {
+        guard let entry = try keys.entry(appId: user.appId) else {
+            throw ServiceError(code: "auth/internal", status: 500, detail: "The app has no signing key.")
+        }
+        let now = Timestamp.nowSeconds()
+        let claims = AccessTokenClaims(
+            iss: entry.app.issuer, aud: entry.app.id, sub: user.uid, sid: started.sessionId,
+            iat: now, exp: now + Int64(entry.app.accessTokenTTL), jti: Identifiers.nowULID(),
+            amr: amr, isGuest: user.isGuest, email: user.email, emailVerified: user.emailVerified,
+            roles: user.roles)
+        let accessToken = try JWT.sign(claims, kid: entry.kid, key: entry.key)
+        return TokenV1.AuthResult(accessToken: accessToken, tokenType: "Bearer",
+                                  expiresIn: Int32(entry.app.accessTokenTTL), refreshToken: started.refreshToken,
+                                  sessionId: started.sessionId, isNewUser: isNewUser, user: user.message)
+    }
+}

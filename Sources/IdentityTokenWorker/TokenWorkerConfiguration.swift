@@ -1,0 +1,31 @@
+import Foundation
+import IdentityKit
+
+/// Settings of `identity-token-worker`, from `IDENTITY_*` variables, validated at start-up.
+public struct TokenWorkerConfiguration: Sendable {
+    public var common: CommonConfiguration
+    /// Unseals the apps' private signing keys; only workers that sign are given it.
+    public var masterKey: [UInt8]
+    public var passwordCost: PasswordHasher.Cost
+    /// Commands handled at once (also the broker prefetch).
+    public var concurrency: Int
+    public var refreshTokenLifetimeSeconds: Int
+
+    public static func fromEnvironment() -> TokenWorkerConfiguration {
+        var env = EnvironmentReader()
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let concurrency = env.int("IDENTITY_WORKER_CONCURRENCY", default: max(2, cores * 2), range: 1...256)
+        let config = TokenWorkerConfiguration(
+            common: CommonConfiguration(reading: &env, defaultPoolSize: concurrency),
+            masterKey: env.key32("IDENTITY_MASTER_KEY", required: true) ?? [],
+            passwordCost: PasswordHasher.Cost(
+                memoryKiB: UInt32(env.int("IDENTITY_ARGON2_MEMORY_KIB", default: 19_456, range: 8...4_194_304)),
+                iterations: UInt32(env.int("IDENTITY_ARGON2_ITERATIONS", default: 2, range: 1...100)),
+                parallelism: UInt32(env.int("IDENTITY_ARGON2_PARALLELISM", default: 1, range: 1...64))),
+            concurrency: concurrency,
+            refreshTokenLifetimeSeconds: env.int("IDENTITY_REFRESH_TOKEN_TTL_SECONDS", default: 90 * 86_400,
+                                                 range: 60...(400 * 86_400)))
+        env.validateOrExit(program: "identity-token-worker")
+        return config
+    }
+}

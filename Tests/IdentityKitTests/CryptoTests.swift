@@ -1,0 +1,46 @@
+import XCTest
+@testable import IdentityKit
+
+final class CryptoTests: XCTestCase {
+    func testAESGCMRoundTripAndAssociatedDataBinding() throws {
+        let key = SecureRandom.bytes(32)
+        let sealed = try AESGCM.seal(Array("secret pem".utf8), key: key, associatedData: Array("row-1".utf8))
+        XCTAssertEqual(sealed.count, 12 + 10 + 16)
+        XCTAssertEqual(try AESGCM.open(sealed, key: key, associatedData: Array("row-1".utf8)), Array("secret pem".utf8))
+        XCTAssertThrowsError(try AESGCM.open(sealed, key: key, associatedData: Array("row-2".utf8)))
+        XCTAssertThrowsError(try AESGCM.open(sealed, key: SecureRandom.bytes(32), associatedData: Array("row-1".utf8)))
+    }
+
+    func testSHA256AndHMACKnownAnswers() {
+        XCTAssertEqual(Hex.encode(Digest.sha256("abc")),
+                       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        // RFC 4231 test case 2.
+        XCTAssertEqual(Hex.encode(Digest.hmacSHA256(key: Array("Jefe".utf8), Array("what do ya want for nothing?".utf8))),
+                       "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+
+    func testConstantTimeEqual() {
+        XCTAssertTrue(Digest.constantTimeEqual([1, 2, 3], [1, 2, 3]))
+        XCTAssertFalse(Digest.constantTimeEqual([1, 2, 3], [1, 2, 4]))
+        XCTAssertFalse(Digest.constantTimeEqual([1, 2, 3], [1, 2]))
+    }
+
+    func testArgon2idHashesArePHCStringsAndVerify() throws {
+        let hasher = try PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 1, parallelism: 1))
+        let hash = try hasher.hash("correct horse")
+        XCTAssertTrue(hash.hasPrefix("$argon2id$v=19$m=1024,t=1,p=1$"))
+        XCTAssertTrue(hasher.verify("correct horse", against: hash))
+        XCTAssertFalse(hasher.verify("correct horsE", against: hash))
+        XCTAssertNotEqual(try hasher.hash("correct horse"), hash, "salts are random")
+    }
+
+    func testBase64URLRoundTripWithoutPadding() {
+        for length in 0..<40 {
+            let bytes = SecureRandom.bytes(length)
+            let text = Base64URL.encode(bytes)
+            XCTAssertFalse(text.contains("=") || text.contains("+") || text.contains("/"))
+            XCTAssertEqual(Base64URL.decode(text), bytes)
+        }
+        XCTAssertNil(Base64URL.decode("ab+c"))
+    }
+}

@@ -1,0 +1,69 @@
+import XCTest
+@testable import IdentityKit
+
+final class JWTTests: XCTestCase {
+    private static let key = try? RSAKey.generate()
+    private let issuer = "https://id.example/v1/apps/app_1"
+
+    private func claims(exp: Int64 = Timestamp.nowSeconds() + 600) -> AccessTokenClaims {
+        AccessTokenClaims(iss: issuer, aud: "app_1", sub: "uid1", sid: "ses_1", iat: exp - 600, exp: exp, jti: "j1",
+                          amr: ["pwd"], isGuest: false, email: "a@b.co", emailVerified: false, roles: [])
+    }
+
+    private func signingKey() throws -> RSAKey { try XCTUnwrap(Self.key) }
+
+    func testSignedTokenVerifiesWithItsPublicKey() throws {
+        let key = try signingKey()
+        let token = try JWT.sign(claims(), kid: "k1", key: key)
+        let publicKey = try RSAKey.fromPEM(key.publicKeyPEM())
+        XCTAssertFalse(publicKey.isPrivate)
+        let verified = try JWT.verify(token, issuer: issuer, audience: "app_1", now: Timestamp.nowSeconds()) {
+            $0 == "k1" ? publicKey : nil
+        }
+        XCTAssertEqual(verified, claims(exp: verified.exp))
+    }
+
+    func testTamperedPayloadIsRejected() throws {
+        let token = try JWT.sign(claims(), kid: "k1", key: signingKey())
+        var parts = token.split(separator: ".").map(String.init)
+        var payload = try XCTUnwrap(Base64URL.decode(parts[1]))
+        payload[payload.count - 2] ^= 1
+        parts[1] = Base64URL.encode(payload)
+        XCTAssertThrowsError(try verify(parts.joined(separator: "."))) { XCTAssertEqual($0 as? JWT.VerificationFailure, .badSignature) }
+    }
+
+    func testAlgNoneAndHS256AreRejectedBeforeAnyKeyIsUsed() throws {
+        let token = try JWT.sign(claims(), kid: "k1", key: signingKey())
+        let parts = token.split(separator: ".").map(String.init)
+        for alg in ["none", "HS256"] {
+            let header = Base64URL.encode(Array(#"{"alg":"\#(alg)","kid":"k1"}"#.utf8))
+            let forged = header + "." + parts[1] + "." + (alg == "none" ? "" : parts[2])
+            XCTAssertThrowsError(try verify(forged)) { XCTAssertEqual($0 as? JWT.VerificationFailure, .unsupportedAlgorithm) }
+        }
+    }
+
+    func testExpiredWrongAudienceUnknownKeyAndGarbage() throws {
+        let key = try signingKey()
+        let expired = try JWT.sign(claims(exp: Timestamp.nowSeconds() - 120), kid: "k1", key: key)
+        XCTAssertThrowsError(try verify(expired)) { XCTAssertEqual($0 as? JWT.VerificationFailure, .expired) }
+        let token = try JWT.sign(claims(), kid: "k1", key: key)
+        XCTAssertThrowsError(try JWT.verify(token, issuer: issuer, audience: "app_2", now: Timestamp.nowSeconds()) { _ in key }) {
+            XCTAssertEqual($0 as? JWT.VerificationFailure, .wrongAudience)
+        }
+        XCTAssertThrowsError(try JWT.verify(token, issuer: issuer, audience: "app_1", now: Timestamp.nowSeconds()) { _ in nil }) {
+            XCTAssertEqual($0 as? JWT.VerificationFailure, .unknownKey)
+        }
+        XCTAssertThrowsError(try verify("not.a.jwt")) { XCTAssertEqual($0 as? JWT.VerificationFailure, .malformed) }
+    }
+
+    func testJWKComponentsAreThoseOfTheKey() throws {
+        let (modulus, exponent) = try signingKey().publicComponents()
+        XCTAssertEqual(modulus.count, 256)
+        XCTAssertEqual(exponent, [0x01, 0x00, 0x01])
+    }
+
+    private func verify(_ token: String) throws -> AccessTokenClaims {
+        let key = try signingKey()
+        return try JWT.verify(token, issuer: issuer, audience: "app_1", now: Timestamp.nowSeconds()) { _ in key }
+    }
+}

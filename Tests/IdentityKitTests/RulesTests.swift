@@ -1,0 +1,54 @@
+import XCTest
+@testable import IdentityKit
+
+final class RulesTests: XCTestCase {
+    func testULIDsAreLowerCaseCrockfordAndSortByTime() {
+        let early = Identifiers.ulid(milliseconds: 1_700_000_000_000, random: [UInt8](repeating: 0xff, count: 10))
+        let late = Identifiers.ulid(milliseconds: 1_700_000_000_001, random: [UInt8](repeating: 0, count: 10))
+        XCTAssertEqual(early.count, 26)
+        XCTAssertLessThan(early, late)
+        XCTAssertTrue(Identifiers.nowULID().allSatisfy { "0123456789abcdefghjkmnpqrstvwxyz".contains($0) })
+        XCTAssertTrue(Identifiers.prefixed("ses").hasPrefix("ses_"))
+        XCTAssertEqual(Identifiers.secret("rt").count, 3 + 43)
+    }
+
+    func testPasswordPolicy() {
+        XCTAssertNotNil(PasswordPolicy.problem(with: "short"))
+        XCTAssertNotNil(PasswordPolicy.problem(with: String(repeating: "a", count: 257)))
+        XCTAssertNotNil(PasswordPolicy.problem(with: "Password123"))
+        XCTAssertNil(PasswordPolicy.problem(with: "tolerable-secret"))
+        XCTAssertNil(PasswordPolicy.problem(with: String(repeating: "x", count: 256)))
+    }
+
+    func testEmailAddress() {
+        for good in ["jane@example.com", "a.b+c@sub.example.co"] { XCTAssertTrue(EmailAddress.isValid(good), good) }
+        for bad in ["not-an-email", "a@b", "a b@c.com", "@example.com", "a@@b.com", "a@.com", "a@b.c"] {
+            XCTAssertFalse(EmailAddress.isValid(bad), bad)
+        }
+    }
+
+    func testTimestampsHaveMicroseconds() {
+        XCTAssertEqual(Timestamp.rfc3339(microsecondsSinceEpoch: 1_790_000_100_123_456), "2026-09-21T14:15:00.123456Z")
+    }
+
+    func testJSONValueWritesNullsAndEscapes() {
+        let value: JSONValue = .object(["b": .null, "a": .string("x\"<\n"), "n": .number(3), "t": .bool(true)])
+        XCTAssertEqual(value.serialized, #"{"a":"x\"\u003c\n","b":null,"n":3,"t":true}"#)
+        XCTAssertEqual(JSONValue.parse(Data(#"{"a":[1,true,null,"s"]}"#.utf8)),
+                       .object(["a": .array([.number(1), .bool(true), .null, .string("s")])]))
+        XCTAssertNil(JSONValue.parse(Data("{nope".utf8)))
+    }
+
+    func testProtoMessagesUseFieldNamesAndAcceptCamelCase() throws {
+        let command = TokenV1.SignUp(appId: "app_1", email: "a@b.co", password: "pw", firstName: "Jane",
+                                     client: CommonV1.ClientInfo(ip: "127.0.0.1", userAgent: "ua"))
+        let json = String(decoding: try ProtoJSON.encode(command), as: UTF8.self)
+        XCTAssertTrue(json.contains(#""app_id":"app_1""#))
+        XCTAssertTrue(json.contains(#""user_agent":"ua""#))
+        XCTAssertFalse(json.contains("last_name"), "unset optional fields are left out")
+        XCTAssertEqual(try ProtoJSON.decode(TokenV1.SignUp.self, from: Data(json.utf8)), command)
+        let camel = try ProtoJSON.decode(TokenV1.SignUp.self, from: Data(#"{"appId":"app_2","firstName":"J"}"#.utf8))
+        XCTAssertEqual(camel.appId, "app_2")
+        XCTAssertEqual(camel.firstName, "J")
+    }
+}
