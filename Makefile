@@ -1,0 +1,49 @@
+# Dev and CI entry points. Services (PostgreSQL, RabbitMQ) are private to this checkout: see
+# scripts/services.sh. `make test` is what CI runs (.ci/run).
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+
+ifeq ($(shell command -v swift 2>/dev/null),)
+export PATH := /opt/swift/usr/bin:$(PATH)
+endif
+
+RUN_DIR ?= $(CURDIR)/.run
+export RUN_DIR
+
+.PHONY: deps services build proto proto-check migrate run test stop bench clean
+
+deps:
+	scripts/deps.sh
+
+services: deps
+	scripts/services.sh start
+
+build:
+	swift build -c release
+
+proto:
+	python3 tools/protogen.py
+
+proto-check:
+	python3 tools/protogen.py --check
+
+migrate: services build
+	source "$(RUN_DIR)/env" && "$$(swift build -c release --show-bin-path)/identityctl" migrate
+
+run: services build
+	scripts/run.sh
+
+test: services proto-check
+	scripts/test.sh
+
+stop:
+	scripts/services.sh stop
+
+bench:
+	@echo "make bench: not built yet (issue 7)"; exit 1
+
+clean:
+	rm -rf .build
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	rm -rf .pytest_cache

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing need, and only what is missing (idempotent).
+set -euo pipefail
+
+PACKAGES=(
+    postgresql rabbitmq-server
+    libpq-dev librabbitmq-dev libssl-dev libargon2-dev libmicrohttpd-dev libcurl4-openssl-dev
+    pkg-config wrk argon2 openssl curl
+)
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "deps: error: not root and no sudo" >&2; exit 1; }
+    SUDO=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+
+installed() { [[ $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) == installed ]]; }
+
+updated=0
+apt_install() {
+    if (( ! updated )); then
+        "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+        updated=1
+    fi
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
+}
+
+missing=()
+for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
+if (( ${#missing[@]} )); then
+    echo "deps: installing ${missing[*]}" >&2
+    apt_install "${missing[@]}"
+fi
+
+if ! python3 -c 'import pytest, cryptography' 2>/dev/null; then
+    echo "deps: installing pytest cryptography (pip)" >&2
+    if ! python3 -m pip install -q pytest cryptography; then
+        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography" >&2
+        apt_install python3-pytest python3-cryptography
+    fi
+    python3 -c 'import pytest, cryptography'
+fi

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# `make run`: migrate, make sure a dev app exists, then run the gateway and the token worker in
+# the foreground with prefixed logs. Ctrl-C (or SIGTERM) stops both; if one dies, the other is
+# stopped and this exits non-zero. Expects services up and a release build (make run does both).
+set -euo pipefail
+
+REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+RUN_DIR=${RUN_DIR:-${IDENTITY_RUN_DIR:-$REPO_DIR/.run}}
+command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+cd "$REPO_DIR"
+say() { printf 'run: %s\n' "$*" >&2; }
+
+[[ -f $RUN_DIR/env ]] || { say "$RUN_DIR/env missing: run scripts/services.sh start"; exit 1; }
+# shellcheck disable=SC1091
+source "$RUN_DIR/env"
+BIN=${RUN_BIN_DIR:-$(swift build -c release --show-bin-path)}   # RUN_BIN_DIR: other binaries
+
+"$BIN/identityctl" migrate
+
+DEV_APP=$RUN_DIR/dev-app.json
+if [[ ! -s $DEV_APP ]]; then
+    "$BIN/identityctl" apps create --name dev >"$DEV_APP.tmp"
+    mv "$DEV_APP.tmp" "$DEV_APP"
+    say "created the dev app"
+fi
+say "dev app ($DEV_APP):"
+cat "$DEV_APP"
+echo
+
+PROCS=(identity-gateway identity-token-worker)
+declare -A NAME_OF=()
+PIDS=()
+width=0
+for name in "${PROCS[@]}"; do (( ${#name} > width )) && width=${#name}; done
+
+interrupted=0
+trap 'interrupted=$((interrupted + 1))' INT TERM
+# Should this script itself fail, leave nothing behind.
+trap 'for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done' EXIT
+
+for name in "${PROCS[@]}"; do
+    prefix=$(printf "%-${width}s | " "$name")
+    # The log filter ignores Ctrl-C so it still prints what the process says while stopping.
+    "$BIN/$name" > >(trap '' INT TERM; exec sed -u "s/^/${prefix//\//\\/}/") 2>&1 &
+    PIDS+=("$!")
+    NAME_OF[$!]=$name
+    say "started $name (pid $!)"
+done
+
+failed=0
+while :; do
+    died=
+    rc=0
+    wait -n -p died "${PIDS[@]}" || rc=$?
+    died=${died:-}
+    if [[ -n $died ]]; then
+        say "${NAME_OF[$died]} exited with status $rc; stopping the others"
+        failed=$(( rc == 0 ? 1 : rc ))
+        break
+    fi
+    (( interrupted )) && break
+    if (( rc == 127 )); then failed=1; break; fi   # nothing left to wait for
+done
+
+# Stop whatever still runs: SIGTERM, then wait (SIGKILL after 30 s or on a second Ctrl-C).
+alive() {
+    local p
+    for p in "${PIDS[@]}"; do
+        [[ $p != "$died" ]] && kill -0 "$p" 2>/dev/null && echo "$p"
+    done
+    return 0
+}
+mapfile -t rest < <(alive)
+if (( ${#rest[@]} )); then
+    say "stopping ${rest[*]/#/pid }"
+    kill -TERM "${rest[@]}" 2>/dev/null || true
+    start_interrupts=$interrupted
+    for ((i = 0; i < 300; i++)); do
+        mapfile -t rest < <(alive)
+        (( ${#rest[@]} )) || break
+        (( interrupted > start_interrupts )) && break
+        sleep 0.1
+    done
+    mapfile -t rest < <(alive)
+    if (( ${#rest[@]} )); then
+        say "killing ${rest[*]/#/pid }"
+        kill -KILL "${rest[@]}" 2>/dev/null || true
+    fi
+fi
+for p in "${PIDS[@]}"; do
+    [[ $p == "$died" ]] && continue
+    rc=0
+    wait "$p" 2>/dev/null || rc=$?
+    say "${NAME_OF[$p]} stopped (status $rc)"
+    # 143/130: ended by the signal we (or the terminal) sent.
+    if (( rc != 0 && rc != 143 && rc != 130 && failed == 0 )); then failed=$rc; fi
+done
+wait 2>/dev/null || true   # log filters
+exit "$failed"

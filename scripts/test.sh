@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Unit tests, then end-to-end tests against a fresh database and a fresh vhost.
+# Expects the services to be up (`make test` runs deps, services and proto-check first).
+set -euo pipefail
+
+REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+RUN_DIR=${RUN_DIR:-${IDENTITY_RUN_DIR:-$REPO_DIR/.run}}
+export RUN_DIR
+command -v swift >/dev/null || export PATH=/opt/swift/usr/bin:$PATH
+cd "$REPO_DIR"
+SERVICES=$REPO_DIR/scripts/services.sh
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+[[ -f $RUN_DIR/env ]] || { echo "test: $RUN_DIR/env missing: run scripts/services.sh start" >&2; exit 1; }
+# shellcheck disable=SC1091
+source "$RUN_DIR/env"
+
+step "swift build --build-tests"
+swift build --build-tests
+
+step "swift test --skip-build"
+swift test --skip-build
+
+TEST_DB=identity_test
+TEST_VHOST=identity_test
+
+step "fresh database $TEST_DB"
+"$SERVICES" psql -d postgres \
+    -c "DROP DATABASE IF EXISTS $TEST_DB WITH (FORCE)" \
+    -c "CREATE DATABASE $TEST_DB OWNER identity"
+
+step "fresh vhost $TEST_VHOST"
+"$SERVICES" reset-vhost "$TEST_VHOST"
+
+export IDENTITY_DATABASE_URL=${IDENTITY_DATABASE_URL%/*}/$TEST_DB
+export IDENTITY_AMQP_URL=${IDENTITY_AMQP_URL%/*}/$TEST_VHOST
+IDENTITY_BIN_DIR=$(swift build --show-bin-path)
+export IDENTITY_BIN_DIR
+export IDENTITY_SERVICES_SCRIPT=$SERVICES
+export IDENTITY_RUN_DIR=$RUN_DIR
+
+step "python3 -m pytest -q Tests/e2e  (db $IDENTITY_DATABASE_URL, amqp $IDENTITY_AMQP_URL)"
+python3 -m pytest -q Tests/e2e
