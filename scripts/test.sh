@@ -39,5 +39,8 @@ export IDENTITY_BIN_DIR
 export IDENTITY_SERVICES_SCRIPT=$SERVICES
 export IDENTITY_RUN_DIR=$RUN_DIR
 
+# Keep only this run's service logs (conftest writes them under $RUN_DIR/identity-e2e-*).
+rm -rf "$RUN_DIR"/identity-e2e-*
+
 step "python3 -m pytest -q Tests/e2e  (db $IDENTITY_DATABASE_URL, amqp $IDENTITY_AMQP_URL)"
 python3 -m pytest -q Tests/e2e

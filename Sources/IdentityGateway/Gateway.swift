@@ -21,7 +21,8 @@ public final class Gateway: Sendable {
         let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
-            verifier: TokenVerifier(store: appStore), users: UserStore(pool: pool)))
+            verifier: TokenVerifier(store: appStore), users: UserStore(pool: pool),
+            sessions: SessionStore(pool: pool)))
         let box = DispatchBox()
         server = HTTPServer { request in box.gateway?.dispatch(request) ?? .now(.problem(.unavailable, requestId: request.requestId)) }
         box.gateway = self
@@ -29,10 +30,10 @@ public final class Gateway: Sendable {
 
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
     static func routes(pool: PGPool, bus: BusClient, apps: AppResolver, appStore: AppStore, commands: CommandSender,
-                       verifier: TokenVerifier, users: UserStore) -> [Route] {
+                       verifier: TokenVerifier, users: UserStore, sessions: SessionStore) -> [Route] {
         OperationsRoutes(pool: pool, bus: bus).routes
             + PasswordRoutes(commands: commands).routes
-            + MeRoutes(verifier: verifier, users: users, commands: commands).routes
+            + MeRoutes(verifier: verifier, users: users, sessions: sessions, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
     }
 

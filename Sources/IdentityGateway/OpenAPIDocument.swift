@@ -19,6 +19,10 @@ enum OpenAPIDocument {
           "get": {"summary": "Readiness: store and broker reachable", "operationId": "readyz", "security": [],
                   "responses": {"200": {"description": "Ready"}, "503": {"description": "Store or broker unreachable"}}}
         },
+        "/api/docs": {
+          "get": {"summary": "This document as a page where every endpoint can be tried", "operationId": "docsPage",
+                  "security": [], "responses": {"200": {"description": "HTML page"}}}
+        },
         "/api/docs/openapi.json": {
           "get": {"summary": "This document", "operationId": "openapi", "security": [],
                   "responses": {"200": {"description": "OpenAPI 3.1 document"}}}

@@ -4,6 +4,7 @@ import IdentityKit
 struct MeRoutes: Sendable {
     let verifier: TokenVerifier
     let users: UserStore
+    let sessions: SessionStore
     let commands: CommandSender
 
     var routes: [Route] {
@@ -14,14 +15,19 @@ struct MeRoutes: Sendable {
     func me(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         let claims = try verifier.verify(authorization: context.request.header("authorization"), app: app)
-        // A token whose user is gone is no longer valid, whatever its `exp` says.
-        guard let user = try users.find(appId: app.id, uid: claims.sub) else { throw ServiceError.invalidToken }
+        // A token whose session ended or whose user is gone is no longer valid, whatever its `exp` says.
+        guard let user = try users.find(appId: app.id, uid: claims.sub, liveSessionId: claims.sid) else {
+            throw ServiceError.invalidToken
+        }
         return .now(.data(UserJSON.make(user.message)))
     }
 
     func update(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         let claims = try verifier.verify(authorization: context.request.header("authorization"), app: app)
+        guard try sessions.isLive(appId: app.id, sessionId: claims.sid, uid: claims.sub) else {
+            throw ServiceError.invalidToken
+        }
         var body = try BodyReader(context.request.body)
         let fields: [(ProfileField, BodyReader.Optional)] = [
             (.firstName, body.optionalString("first_name", maxLength: 100)),

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityKit
 
-/// Liveness, readiness and the API document.
+/// Liveness, readiness, the API document and its page.
 struct OperationsRoutes: Sendable {
     let pool: PGPool
     let bus: BusClient
@@ -11,6 +11,10 @@ struct OperationsRoutes: Sendable {
             .now(.json(.object(["status": "ok"])))
          },
          Route(method: "GET", pattern: "/readyz", needsApp: false, takesBody: false, handler: ready),
+         Route(method: "GET", pattern: "/api/docs", needsApp: false, takesBody: false) { _ in
+            .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")],
+                              body: Data(DocsPage.html.utf8)))
+         },
          Route(method: "GET", pattern: "/api/docs/openapi.json", needsApp: false, takesBody: false) { _ in
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
                               body: Data(OpenAPIDocument.json.utf8)))

@@ -4,6 +4,16 @@ public struct SessionStore: Sendable {
 
     public init(pool: PGPool) { self.pool = pool }
 
+    /// True while the session exists for this user and has not ended: access tokens of an
+    /// ended session are refused from that moment, not only at `exp`.
+    public func isLive(appId: String, sessionId: String, uid: String) throws -> Bool {
+        try pool.withConnection { connection in
+            try !connection.query("""
+                SELECT 1 FROM sessions WHERE app_id = $1 AND id = $2 AND uid = $3 AND ended_at IS NULL
+                """, [appId, sessionId, uid]).isEmpty
+        }
+    }
+
     /// Creates a session with its first refresh token inside the caller's transaction.
     public func create(appId: String, uid: String, sessionId: String, amr: [String], ip: String, userAgent: String,
                        refreshTokenHash: [UInt8], refreshLifetimeSeconds: Int, on connection: PGConnection) throws {

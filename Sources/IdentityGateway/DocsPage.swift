@@ -1,0 +1,50 @@
+/// `GET /api/docs`: a self-contained page (no outside scripts, so it works air-gapped) that
+/// renders `/api/docs/openapi.json` and lets a reader send any request with their app key and
+/// token.
+enum DocsPage {
+    static let html = #"""
+    <!doctype html>
+    <html lang="en"><head><meta charset="utf-8"><title>Identity service API</title>
+    <style>
+      body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#222}
+      details{border:1px solid #ddd;border-radius:6px;margin:.5rem 0;padding:.5rem .8rem}
+      summary{cursor:pointer;font-family:ui-monospace,monospace}
+      .m{display:inline-block;width:4.5rem;font-weight:700}
+      textarea,input{width:100%;font-family:ui-monospace,monospace;box-sizing:border-box}
+      pre{background:#f6f6f6;padding:.6rem;overflow:auto;white-space:pre-wrap}
+    </style></head>
+    <body>
+    <h1>Identity service API</h1>
+    <p>From <a href="/api/docs/openapi.json">openapi.json</a>. Errors are problem+json with a stable <code>code</code>.</p>
+    <label>X-App-Key <input id="appKey" placeholder="ak_…"></label>
+    <label>Bearer token <input id="bearer" placeholder="eyJ…"></label>
+    <div id="ops">Loading…</div>
+    <script>
+    const esc = s => String(s).replace(/[&<>"]/g, c => ({"&":"&amp;","<":"&lt;",">":"&gt;","\"":"&quot;"}[c]));
+    fetch("/api/docs/openapi.json").then(r => r.json()).then(doc => {
+      const ops = document.getElementById("ops"); ops.innerHTML = "";
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(item)) {
+          const d = document.createElement("details");
+          const hasBody = !!op.requestBody;
+          d.innerHTML = `<summary><span class="m">${esc(method.toUpperCase())}</span>${esc(path)} — ${esc(op.summary || "")}</summary>
+            <label>Path <input class="path" value="${esc(path)}"></label>
+            ${hasBody ? '<label>Body <textarea class="body" rows="5">{}</textarea></label>' : ""}
+            <button>Send</button><pre class="out"></pre>`;
+          d.querySelector("button").onclick = async () => {
+            const headers = {"X-App-Key": document.getElementById("appKey").value};
+            const token = document.getElementById("bearer").value;
+            if (token) headers["Authorization"] = "Bearer " + token;
+            const init = {method: method.toUpperCase(), headers};
+            if (hasBody) { headers["Content-Type"] = "application/json"; init.body = d.querySelector(".body").value; }
+            const r = await fetch(d.querySelector(".path").value, init);
+            d.querySelector(".out").textContent = r.status + " " + r.statusText + "\n" + await r.text();
+          };
+          ops.appendChild(d);
+        }
+      }
+    });
+    </script>
+    </body></html>
+    """#
+}

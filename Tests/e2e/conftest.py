@@ -1,0 +1,273 @@
+"""Starts the real service once per session (migrate, token worker, gateway) and hands tests a
+client, fresh apps, and handles to stop/start the worker and the broker.
+
+The harness (scripts/test.sh) provides everything through the environment: IDENTITY_BIN_DIR
+(identity-gateway, identity-token-worker, identityctl), IDENTITY_DATABASE_URL (a fresh database),
+IDENTITY_AMQP_URL (a fresh vhost), IDENTITY_MASTER_KEY, IDENTITY_MIGRATIONS_DIR,
+IDENTITY_SERVICES_SCRIPT (stop-broker / start-broker) and IDENTITY_RUN_DIR (logs go under it).
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+
+import pytest
+
+from identity_client import Client
+
+REQUIRED_ENV = ("IDENTITY_BIN_DIR", "IDENTITY_DATABASE_URL", "IDENTITY_AMQP_URL",
+                "IDENTITY_MASTER_KEY", "IDENTITY_MIGRATIONS_DIR")
+READY_TIMEOUT = 30.0
+STOP_GRACE = 10.0
+STACK_KEY = pytest.StashKey()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "disruptive: stops shared processes (worker, broker); always runs last")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    # Disruptive tests stop the worker and the broker that every other test shares: run them
+    # after everything else, whatever the file names or -k selection.
+    items.sort(key=lambda item: item.get_closest_marker("disruptive") is not None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    stack = item.config.stash.get(STACK_KEY, None)
+    if report.failed and stack is not None:
+        report.sections.append(("identity service logs (tail)", stack.log_tails()))
+
+
+def _free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ServiceProcess:
+    """One long-running executable, its output appended to a log file (kept across restarts so
+    the tail tells the whole story)."""
+
+    def __init__(self, name, argv, env, log_path):
+        self.name, self.argv, self.env, self.log_path = name, argv, env, log_path
+        self.proc = None
+        self.stopped_on_purpose = False
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self):
+        with open(self.log_path, "ab") as log:
+            log.write(f"\n=== start {self.argv} at {time.strftime('%H:%M:%S')} ===\n".encode())
+            log.flush()
+            self.proc = subprocess.Popen(self.argv, env=self.env, stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=subprocess.STDOUT)
+        self.stopped_on_purpose = False
+
+    def stop(self):
+        """SIGTERM, then SIGKILL after STOP_GRACE seconds; returns the exit code."""
+        self.stopped_on_purpose = True
+        if not self.alive():
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait(timeout=5)
+
+    def died(self):
+        return self.proc is not None and not self.stopped_on_purpose and not self.alive()
+
+    def state(self):
+        if self.proc is None:
+            return "not started"
+        if self.alive():
+            return f"pid {self.proc.pid} running"
+        return f"pid {self.proc.pid} exited {self.proc.returncode}"
+
+    def tail(self, lines=60):
+        try:
+            with open(self.log_path, "rb") as log:
+                text = log.read().decode("utf-8", "replace")
+        except OSError:
+            return "(no log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+
+class Stack:
+    def __init__(self):
+        missing = [name for name in REQUIRED_ENV if not os.environ.get(name)]
+        if missing:
+            pytest.fail(f"e2e tests need {', '.join(missing)} (make test sets them)", pytrace=False)
+        self.bin_dir = os.environ["IDENTITY_BIN_DIR"]
+        run_dir = os.environ.get("IDENTITY_RUN_DIR") or None
+        if run_dir:
+            os.makedirs(run_dir, exist_ok=True)
+        self.log_dir = tempfile.mkdtemp(prefix="identity-e2e-", dir=run_dir)
+        self.port = _free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.request_timeout_ms = 2000
+        self.env = dict(os.environ)
+        self.env.update({
+            "IDENTITY_HTTP_PORT": str(self.port),
+            "IDENTITY_HTTP_HOST": "127.0.0.1",
+            "IDENTITY_PUBLIC_BASE_URL": self.base_url,
+            # Cheap hashes: the tests exercise the flows, not Argon2's cost.
+            "IDENTITY_ARGON2_MEMORY_KIB": "1024",
+            "IDENTITY_ARGON2_ITERATIONS": "1",
+            "IDENTITY_REQUEST_TIMEOUT_MS": str(self.request_timeout_ms),
+        })
+        # The worker gets its own HTTP port in case it serves /healthz or /metrics on
+        # IDENTITY_HTTP_PORT: it must not take the gateway's port.
+        worker_env = dict(self.env, IDENTITY_HTTP_PORT=str(_free_port()))
+        self.worker = ServiceProcess("identity-token-worker", [self.binary("identity-token-worker")],
+                                     worker_env, os.path.join(self.log_dir, "token-worker.log"))
+        self.gateway = ServiceProcess("identity-gateway", [self.binary("identity-gateway")],
+                                      self.env, os.path.join(self.log_dir, "gateway.log"))
+        self.client = Client(self.base_url)
+
+    def binary(self, name):
+        path = os.path.join(self.bin_dir, name)
+        if not os.access(path, os.X_OK):
+            pytest.fail(f"{path} is missing or not executable", pytrace=False)
+        return path
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def start(self):
+        migrate = self.ctl("migrate")
+        assert migrate.returncode == 0, f"identityctl migrate failed:\n{migrate.stdout}\n{migrate.stderr}"
+        self.worker.start()
+        self.gateway.start()
+        self.wait_ready()
+        self.warm_up()
+
+    def wait_ready(self):
+        deadline = time.monotonic() + READY_TIMEOUT
+        last = None
+        while time.monotonic() < deadline:
+            for proc in (self.worker, self.gateway):
+                if not proc.alive():
+                    raise RuntimeError(f"{proc.name} exited ({proc.proc.returncode}) during "
+                                       f"start-up\n{self.log_tails()}")
+            try:
+                last = self.client.get("/readyz", timeout=2)
+                if last.status == 200:
+                    return
+            except OSError as exc:
+                last = exc
+            time.sleep(0.2)
+        raise RuntimeError(f"GET /readyz not 200 within {READY_TIMEOUT}s (last: {last!r})\n"
+                           f"{self.log_tails()}")
+
+    def warm_up(self):
+        """Waits (without failing) until the worker answers commands: /readyz covers the store and
+        the broker, not whether the worker has its queue yet. Broken sign-up is left for the
+        tests to report."""
+        app = self.create_app(name="warm-up")
+        self.client.wait_for(
+            lambda: self.client.sign_up(app, email=f"warm-{uuid.uuid4().hex}@example.com").status != 503,
+            timeout=20)
+
+    def stop(self):
+        for proc in (self.gateway, self.worker):
+            proc.stop()
+
+    def log_tails(self, lines=60):
+        return "\n".join(f"--- {p.name} [{p.state()}] {p.log_path} ---\n{p.tail(lines)}"
+                         for p in (self.gateway, self.worker))
+
+    # --- handles for tests ---------------------------------------------------------------------
+
+    def stop_worker(self):
+        return self.worker.stop()
+
+    def start_worker(self):
+        self.worker.start()
+
+    def services_script(self, command):
+        script = os.environ.get("IDENTITY_SERVICES_SCRIPT")
+        assert script, "IDENTITY_SERVICES_SCRIPT is not set"
+        argv = [script, command] if os.access(script, os.X_OK) else ["bash", script, command]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, f"{argv} failed:\n{done.stdout}\n{done.stderr}"
+
+    def stop_broker(self):
+        self.services_script("stop-broker")
+
+    def start_broker(self):
+        self.services_script("start-broker")
+
+    def ctl(self, *args):
+        return subprocess.run([self.binary("identityctl"), *args], env=self.env,
+                              capture_output=True, text=True, timeout=120)
+
+    def create_app(self, name=None, access_token_ttl=None):
+        args = ["apps", "create", "--name", name or f"e2e-{uuid.uuid4().hex[:8]}"]
+        if access_token_ttl is not None:
+            args += ["--access-token-ttl", str(access_token_ttl)]
+        done = self.ctl(*args)
+        assert done.returncode == 0, f"identityctl {args} failed:\n{done.stdout}\n{done.stderr}"
+        try:
+            return json.loads(done.stdout)
+        except ValueError:
+            raise AssertionError(f"identityctl apps create printed no JSON object:\n{done.stdout}")
+
+
+@pytest.fixture(scope="session")
+def stack(request):
+    stack = Stack()
+    request.config.stash[STACK_KEY] = stack
+    try:
+        stack.start()
+    except BaseException:
+        stack.stop()
+        raise
+    yield stack
+    died = [p.name for p in (stack.gateway, stack.worker) if p.died()]
+    stack.stop()
+    if died:
+        # A teardown failure: pytest_runtest_makereport above attaches the log tails to it.
+        pytest.fail(f"{', '.join(died)} died during the run", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def client(stack):
+    return stack.client
+
+
+@pytest.fixture(scope="session")
+def base_url(stack):
+    return stack.base_url
+
+
+@pytest.fixture
+def app_factory(stack):
+    """Creates a fresh app: app_factory(access_token_ttl=600) → the identityctl JSON."""
+    def make(name=None, access_token_ttl=None):
+        return stack.create_app(name=name, access_token_ttl=access_token_ttl)
+    return make
+
+
+@pytest.fixture
+def app(app_factory):
+    return app_factory()
+
+
+@pytest.fixture
+def other_app(app_factory):
+    return app_factory()

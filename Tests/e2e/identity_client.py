@@ -1,0 +1,210 @@
+"""A tiny HTTP client for the identity service, plus the assertions every test shares.
+
+http.client rather than urllib: urllib raises on 4xx/5xx, and most of these tests are about
+exactly those answers.
+"""
+
+import http.client
+import json
+import re
+import socket
+import time
+import uuid
+from urllib.parse import urlsplit
+
+# Strong enough to pass any "common password" list, and cheap to type in a failure message.
+PASSWORD = "Tangerine-Walrus-42!"
+
+REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+ULID_RE = re.compile(r"^[0-7][0-9a-hjkmnp-tv-z]{25}$")  # lower-case Crockford, no i l o u
+TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+
+USER_KEYS = (
+    "uid", "email", "email_verified", "phone", "username", "first_name", "last_name",
+    "photo_url", "is_guest", "has_password", "providers", "roles", "mfa_enabled", "created_at",
+)
+TOKEN_RESPONSE_KEYS = (
+    "access_token", "token_type", "expires_in", "refresh_token", "session_id", "is_new_user", "user",
+)
+
+_NO_BODY = object()  # distinguishes "no body" from a JSON null body
+
+
+def unique_email(tag="user"):
+    # Every test makes its own users so tests never collide, even within one app.
+    return f"{tag}-{uuid.uuid4().hex[:12]}@example.com"
+
+
+def unique_username(tag="u"):
+    return f"{tag}_{uuid.uuid4().hex[:12]}"
+
+
+class Response:
+    def __init__(self, status, headers, body, elapsed):
+        self.status = status
+        self.headers = headers  # http.client.HTTPMessage: case-insensitive .get()
+        self.body = body
+        self.elapsed = elapsed
+        self._json = _NO_BODY
+
+    def header(self, name):
+        return self.headers.get(name)
+
+    @property
+    def json(self):
+        if self._json is _NO_BODY:
+            try:
+                self._json = json.loads(self.body.decode("utf-8"))
+            except ValueError as exc:
+                raise AssertionError(f"body is not JSON ({exc}): {self.body[:500]!r}") from None
+        return self._json
+
+    @property
+    def data(self):
+        body = self.json
+        assert isinstance(body, dict) and "data" in body, f"no 'data' envelope: {body!r}"
+        return body["data"]
+
+    def __repr__(self):
+        return f"<Response {self.status} {self.body[:800]!r}>"
+
+
+class Client:
+    """One connection per request: simple, and a server that closes a connection early (413)
+    cannot poison the next request."""
+
+    def __init__(self, base_url, timeout=15.0):
+        parts = urlsplit(base_url)
+        self.base_url = base_url.rstrip("/")
+        self.host = parts.hostname
+        self.port = parts.port
+        self.timeout = timeout
+
+    def request(self, method, path, json_body=_NO_BODY, *, data=None, headers=None,
+                app_key=None, token=None, content_type=None, request_id=None, timeout=None):
+        hdrs = {}
+        if json_body is not _NO_BODY:
+            data = json.dumps(json_body).encode("utf-8")
+            hdrs["Content-Type"] = "application/json"
+        elif data is not None and isinstance(data, str):
+            data = data.encode("utf-8")
+        if content_type is not None:
+            hdrs["Content-Type"] = content_type
+        if app_key is not None:
+            hdrs["X-App-Key"] = app_key
+        if token is not None:
+            hdrs["Authorization"] = f"Bearer {token}"
+        if request_id is not None:
+            hdrs["X-Request-Id"] = request_id
+        hdrs.update(headers or {})
+        if data is not None:
+            hdrs["Content-Length"] = str(len(data))
+
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout or self.timeout)
+        started = time.monotonic()
+        try:
+            try:
+                conn.request(method, path, body=data, headers=hdrs)
+            except (BrokenPipeError, ConnectionResetError):
+                # A server may answer 413 and close before reading a large body; the answer
+                # is still waiting in our receive buffer.
+                pass
+            resp = conn.getresponse()
+            body = resp.read()
+            return Response(resp.status, resp.headers, body, time.monotonic() - started)
+        finally:
+            conn.close()
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, json_body=_NO_BODY, **kw):
+        return self.request("POST", path, json_body, **kw)
+
+    def patch(self, path, json_body=_NO_BODY, **kw):
+        return self.request("PATCH", path, json_body, **kw)
+
+    # --- flows ---------------------------------------------------------------------------
+
+    # Keyword arguments other than timeout become JSON fields of the body.
+    def sign_up(self, app, email=None, password=PASSWORD, timeout=None, **fields):
+        body = {"email": email or unique_email(), "password": password, **fields}
+        return self.post("/v1/auth/sign-up", body, app_key=app["app_key"], timeout=timeout)
+
+    def sign_in(self, app, password=PASSWORD, timeout=None, **fields):
+        return self.post("/v1/auth/sign-in", {**fields, "password": password},
+                         app_key=app["app_key"], timeout=timeout)
+
+    def me(self, app, token, **kw):
+        return self.get("/v1/me", app_key=app["app_key"], token=token, **kw)
+
+    def patch_me(self, app, token, body, **kw):
+        return self.patch("/v1/me", body, app_key=app["app_key"], token=token, **kw)
+
+    def new_user(self, app, **fields):
+        """Signs up a fresh user and returns the token response's data (asserting 201)."""
+        resp = self.sign_up(app, **fields)
+        assert resp.status == 201, resp
+        return resp.data
+
+    def wait_for(self, predicate, timeout, interval=0.5):
+        """Retries predicate() until it returns a truthy value; returns the last value."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                value = predicate()
+            except (OSError, socket.timeout, http.client.HTTPException):
+                value = None
+            if value or time.monotonic() >= deadline:
+                return value
+            time.sleep(interval)
+
+
+def assert_problem(resp, status, code, locations=()):
+    """An RFC 9457 problem with the stable `code`, whose request_id matches the header."""
+    assert resp.status == status, f"expected {status} {code}, got {resp!r}"
+    ctype = resp.header("Content-Type") or ""
+    assert ctype.split(";")[0].strip().lower() == "application/problem+json", ctype
+    body = resp.json
+    assert isinstance(body, dict), body
+    for key in ("type", "title", "status", "code", "detail", "request_id"):
+        assert key in body, f"problem lacks {key!r}: {body!r}"
+    assert body["code"] == code, body
+    assert body["status"] == status, body
+    assert isinstance(body["type"], str) and isinstance(body["title"], str), body
+    assert body["request_id"] == resp.header("X-Request-Id"), (body, resp.header("X-Request-Id"))
+    if code == "auth/validation-failed" or locations:
+        errors = body.get("errors")
+        assert isinstance(errors, list) and errors, f"no errors[]: {body!r}"
+        for err in errors:
+            assert isinstance(err, dict) and isinstance(err.get("location"), str), body
+            assert isinstance(err.get("message"), str), body
+        found = {err["location"] for err in errors}
+        missing = set(locations) - found
+        assert not missing, f"errors[] lacks {sorted(missing)}: {body!r}"
+    return body
+
+
+def assert_user_shape(user):
+    missing = [k for k in USER_KEYS if k not in user]
+    assert not missing, f"user lacks {missing}: {user!r}"
+    assert ULID_RE.match(user["uid"]), user["uid"]
+    assert TIMESTAMP_RE.match(user["created_at"]), user["created_at"]
+
+
+def public_user(user):
+    """The documented user fields only, so comparisons survive extra fields added later."""
+    return {key: user.get(key) for key in USER_KEYS}
+
+
+def assert_token_response(data, *, is_new_user, expires_in):
+    missing = [k for k in TOKEN_RESPONSE_KEYS if k not in data]
+    assert not missing, f"token response lacks {missing}: {data!r}"
+    assert data["token_type"] == "Bearer"
+    assert data["expires_in"] == expires_in
+    assert data["is_new_user"] is is_new_user
+    assert isinstance(data["access_token"], str) and data["access_token"].count(".") == 2
+    # rt_ + 256 random bits: at least 43 base64url characters after the prefix.
+    assert data["refresh_token"].startswith("rt_") and len(data["refresh_token"]) >= 46
+    assert data["session_id"].startswith("ses_") and len(data["session_id"]) > 4
+    assert_user_shape(data["user"])
