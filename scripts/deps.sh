@@ -33,11 +33,12 @@ if (( ${#missing[@]} )); then
     apt_install "${missing[@]}"
 fi
 
-if ! python3 -c 'import pytest, cryptography' 2>/dev/null; then
-    echo "deps: installing pytest cryptography (pip)" >&2
-    if ! python3 -m pip install -q pytest cryptography; then
-        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography" >&2
-        apt_install python3-pytest python3-cryptography
+# pika: the e2e tests read the event stream as an outside consumer would.
+if ! python3 -c 'import pytest, cryptography, pika' 2>/dev/null; then
+    echo "deps: installing pytest cryptography pika (pip)" >&2
+    if ! python3 -m pip install -q pytest cryptography pika; then
+        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika" >&2
+        apt_install python3-pytest python3-cryptography python3-pika
     fi
-    python3 -c 'import pytest, cryptography'
+    python3 -c 'import pytest, cryptography, pika'
 fi

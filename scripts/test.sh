@@ -21,6 +21,11 @@ swift build --build-tests
 step "swift test --skip-build"
 swift test --skip-build
 
+# The end-to-end tests run the release binaries, as make run and production do: a bug that
+# only the optimizer exposes (a C pointer outliving its buffer) must fail here.
+step "swift build -c release"
+swift build -c release
+
 TEST_DB=identity_test
 TEST_VHOST=identity_test
 
@@ -34,7 +39,7 @@ step "fresh vhost $TEST_VHOST"
 
 export IDENTITY_DATABASE_URL=${IDENTITY_DATABASE_URL%/*}/$TEST_DB
 export IDENTITY_AMQP_URL=${IDENTITY_AMQP_URL%/*}/$TEST_VHOST
-IDENTITY_BIN_DIR=$(swift build --show-bin-path)
+IDENTITY_BIN_DIR=$(swift build -c release --show-bin-path)
 export IDENTITY_BIN_DIR
 export IDENTITY_SERVICES_SCRIPT=$SERVICES
 export IDENTITY_RUN_DIR=$RUN_DIR

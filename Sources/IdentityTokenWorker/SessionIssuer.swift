@@ -23,10 +23,17 @@ struct SessionIssuer: Sendable {
         return Started(sessionId: sessionId, refreshToken: refreshToken)
     }
 
-    func result(for user: UserRecord, started: Started, amr: [String], isNewUser: Bool) throws -> TokenV1.AuthResult {
-        guard let entry = try keys.entry(appId: user.appId) else {
+    /// The app's signing key, fetched before a flow writes anything, so a key that cannot be
+    /// read fails the command before a user or session is created rather than after.
+    func signingKey(appId: String) throws -> SigningKeyCache.Entry {
+        guard let entry = try keys.entry(appId: appId) else {
             throw ServiceError(code: "auth/internal", status: 500, detail: "The app has no signing key.")
         }
+        return entry
+    }
+
+    func result(for user: UserRecord, started: Started, amr: [String], isNewUser: Bool,
+                signingKey entry: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
         let now = Timestamp.nowSeconds()
         let claims = AccessTokenClaims(
             iss: entry.app.issuer, aud: entry.app.id, sub: user.uid, sid: started.sessionId,

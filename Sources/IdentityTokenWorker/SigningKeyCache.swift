@@ -1,6 +1,5 @@
 import Foundation
 import IdentityKit
-import Synchronization
 
 /// Apps' settings and unsealed current signing keys, kept for a minute so a sign-in does not
 /// read and decrypt the key each time; a rotated key is picked up within that minute.
@@ -14,7 +13,7 @@ final class SigningKeyCache: Sendable {
 
     private let apps: AppStore
     private let masterKey: [UInt8]
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Locked<[String: Entry]>([:])
     private let lifetime: TimeInterval = 60
 
     init(apps: AppStore, masterKey: [UInt8]) {

@@ -1,8 +1,10 @@
-"""Starts the real service once per session (migrate, token worker, gateway) and hands tests a
-client, fresh apps, and handles to stop/start the worker and the broker.
+"""Starts the real service once per session (migrate, token worker, revocation worker, gateway)
+and hands tests a client, fresh apps, an event-stream reader, and handles to stop/start the
+workers and the broker.
 
 The harness (scripts/test.sh) provides everything through the environment: IDENTITY_BIN_DIR
-(identity-gateway, identity-token-worker, identityctl), IDENTITY_DATABASE_URL (a fresh database),
+(identity-gateway, identity-token-worker, identity-revocation-worker, identityctl),
+IDENTITY_DATABASE_URL (a fresh database),
 IDENTITY_AMQP_URL (a fresh vhost), IDENTITY_MASTER_KEY, IDENTITY_MIGRATIONS_DIR,
 IDENTITY_SERVICES_SCRIPT (stop-broker / start-broker) and IDENTITY_RUN_DIR (logs go under it).
 """
@@ -18,6 +20,7 @@ import uuid
 
 import pytest
 
+from event_tools import EventStream
 from identity_client import Client
 
 REQUIRED_ENV = ("IDENTITY_BIN_DIR", "IDENTITY_DATABASE_URL", "IDENTITY_AMQP_URL",
@@ -25,6 +28,8 @@ REQUIRED_ENV = ("IDENTITY_BIN_DIR", "IDENTITY_DATABASE_URL", "IDENTITY_AMQP_URL"
 READY_TIMEOUT = 30.0
 STOP_GRACE = 10.0
 STACK_KEY = pytest.StashKey()
+# The spent-refresh-token grace period (30 s in production), short so tests can outwait it.
+REFRESH_GRACE_SECONDS = 3
 
 
 def pytest_configure(config):
@@ -130,15 +135,26 @@ class Stack:
             "IDENTITY_ARGON2_MEMORY_KIB": "1024",
             "IDENTITY_ARGON2_ITERATIONS": "1",
             "IDENTITY_REQUEST_TIMEOUT_MS": str(self.request_timeout_ms),
+            "IDENTITY_REFRESH_GRACE_SECONDS": str(REFRESH_GRACE_SECONDS),
         })
-        # The worker gets its own HTTP port in case it serves /healthz or /metrics on
-        # IDENTITY_HTTP_PORT: it must not take the gateway's port.
-        worker_env = dict(self.env, IDENTITY_HTTP_PORT=str(_free_port()))
+        self.refresh_grace_seconds = REFRESH_GRACE_SECONDS
+        # Each worker gets its own HTTP port in case it serves /healthz or /metrics on
+        # IDENTITY_HTTP_PORT: it must not take the gateway's port (nor the other worker's).
         self.worker = ServiceProcess("identity-token-worker", [self.binary("identity-token-worker")],
-                                     worker_env, os.path.join(self.log_dir, "token-worker.log"))
+                                     dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
+                                     os.path.join(self.log_dir, "token-worker.log"))
+        # Ends sessions and relays the outbox to the broker.
+        self.revocation = ServiceProcess(
+            "identity-revocation-worker", [self.binary("identity-revocation-worker")],
+            dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
+            os.path.join(self.log_dir, "revocation-worker.log"))
         self.gateway = ServiceProcess("identity-gateway", [self.binary("identity-gateway")],
                                       self.env, os.path.join(self.log_dir, "gateway.log"))
         self.client = Client(self.base_url)
+
+    @property
+    def processes(self):
+        return (self.gateway, self.worker, self.revocation)
 
     def binary(self, name):
         path = os.path.join(self.bin_dir, name)
@@ -152,6 +168,7 @@ class Stack:
         migrate = self.ctl("migrate")
         assert migrate.returncode == 0, f"identityctl migrate failed:\n{migrate.stdout}\n{migrate.stderr}"
         self.worker.start()
+        self.revocation.start()
         self.gateway.start()
         self.wait_ready()
         self.warm_up()
@@ -160,7 +177,7 @@ class Stack:
         deadline = time.monotonic() + READY_TIMEOUT
         last = None
         while time.monotonic() < deadline:
-            for proc in (self.worker, self.gateway):
+            for proc in self.processes:
                 if not proc.alive():
                     raise RuntimeError(f"{proc.name} exited ({proc.proc.returncode}) during "
                                        f"start-up\n{self.log_tails()}")
@@ -184,12 +201,12 @@ class Stack:
             timeout=20)
 
     def stop(self):
-        for proc in (self.gateway, self.worker):
+        for proc in self.processes:
             proc.stop()
 
     def log_tails(self, lines=60):
         return "\n".join(f"--- {p.name} [{p.state()}] {p.log_path} ---\n{p.tail(lines)}"
-                         for p in (self.gateway, self.worker))
+                         for p in self.processes)
 
     # --- handles for tests ---------------------------------------------------------------------
 
@@ -198,6 +215,12 @@ class Stack:
 
     def start_worker(self):
         self.worker.start()
+
+    def stop_revocation_worker(self):
+        return self.revocation.stop()
+
+    def start_revocation_worker(self):
+        self.revocation.start()
 
     def services_script(self, command):
         script = os.environ.get("IDENTITY_SERVICES_SCRIPT")
@@ -238,7 +261,7 @@ def stack(request):
         stack.stop()
         raise
     yield stack
-    died = [p.name for p in (stack.gateway, stack.worker) if p.died()]
+    died = [p.name for p in stack.processes if p.died()]
     stack.stop()
     if died:
         # A teardown failure: pytest_runtest_makereport above attaches the log tails to it.
@@ -271,3 +294,14 @@ def app(app_factory):
 @pytest.fixture
 def other_app(app_factory):
     return app_factory()
+
+
+@pytest.fixture
+def events(stack):
+    """Every event published while the test runs: events.wait_for(routing_key, predicate=None,
+    timeout=10) → the first Event whose JSON body satisfies predicate(body) (fails the test
+    otherwise); events.collect(seconds) → all events received so far, after listening that long.
+    An Event has routing_key, type, message_id, body (parsed JSON) and properties."""
+    stream = EventStream(os.environ["IDENTITY_AMQP_URL"])
+    yield stream
+    stream.close()

@@ -124,16 +124,38 @@ class Client:
     def patch(self, path, json_body=_NO_BODY, **kw):
         return self.request("PATCH", path, json_body, **kw)
 
+    def delete(self, path, **kw):
+        return self.request("DELETE", path, **kw)
+
     # --- flows ---------------------------------------------------------------------------
 
-    # Keyword arguments other than timeout become JSON fields of the body.
-    def sign_up(self, app, email=None, password=PASSWORD, timeout=None, **fields):
+    # Keyword arguments other than timeout and headers become JSON fields of the body.
+    def sign_up(self, app, email=None, password=PASSWORD, timeout=None, headers=None, **fields):
         body = {"email": email or unique_email(), "password": password, **fields}
-        return self.post("/v1/auth/sign-up", body, app_key=app["app_key"], timeout=timeout)
+        return self.post("/v1/auth/sign-up", body, app_key=app["app_key"], timeout=timeout,
+                         headers=headers)
 
-    def sign_in(self, app, password=PASSWORD, timeout=None, **fields):
+    def sign_in(self, app, password=PASSWORD, timeout=None, headers=None, **fields):
         return self.post("/v1/auth/sign-in", {**fields, "password": password},
-                         app_key=app["app_key"], timeout=timeout)
+                         app_key=app["app_key"], timeout=timeout, headers=headers)
+
+    def refresh(self, app, refresh_token, **kw):
+        return self.post("/v1/auth/token/refresh", {"refresh_token": refresh_token},
+                         app_key=app["app_key"], **kw)
+
+    def sign_out(self, app, token, **kw):
+        # No body at all: the Bearer token says which session ends.
+        return self.post("/v1/auth/sign-out", app_key=app["app_key"], token=token, **kw)
+
+    def sign_out_all(self, app, token, **kw):
+        return self.post("/v1/auth/sign-out-all", app_key=app["app_key"], token=token, **kw)
+
+    def sessions(self, app, token, **kw):
+        return self.get("/v1/me/sessions", app_key=app["app_key"], token=token, **kw)
+
+    def end_session(self, app, token, session_id, **kw):
+        return self.delete(f"/v1/me/sessions/{session_id}", app_key=app["app_key"], token=token,
+                           **kw)
 
     def me(self, app, token, **kw):
         return self.get("/v1/me", app_key=app["app_key"], token=token, **kw)
@@ -208,3 +230,27 @@ def assert_token_response(data, *, is_new_user, expires_in):
     assert data["refresh_token"].startswith("rt_") and len(data["refresh_token"]) >= 46
     assert data["session_id"].startswith("ses_") and len(data["session_id"]) > 4
     assert_user_shape(data["user"])
+
+
+def assert_no_content(resp):
+    assert resp.status == 204, f"expected 204, got {resp!r}"
+    assert resp.body == b"", f"a 204 with a body: {resp.body[:300]!r}"
+
+
+def assert_session_works(client, app, tokens):
+    """The session behind a token response (or refresh answer) still lives: its access token is
+    accepted and its refresh token rotates. Returns the refresh answer's data: the session's
+    tokens from now on (the old refresh token is spent)."""
+    me = client.me(app, tokens["access_token"])
+    assert me.status == 200, f"access token of live session {tokens['session_id']} refused: {me!r}"
+    resp = client.refresh(app, tokens["refresh_token"])
+    assert resp.status == 200, f"refresh of live session {tokens['session_id']} refused: {resp!r}"
+    assert resp.data["session_id"] == tokens["session_id"], resp.data
+    return resp.data
+
+
+def assert_session_ended(client, app, tokens):
+    """The session behind a token response has ended: its access token is refused at once (not
+    only at exp) and its refresh token is revoked."""
+    assert_problem(client.me(app, tokens["access_token"]), 401, "auth/invalid-token")
+    assert_problem(client.refresh(app, tokens["refresh_token"]), 401, "auth/refresh-token-revoked")

@@ -8,13 +8,14 @@ import hmac
 import json
 import os
 import re
-import subprocess
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicNumbers
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+import db_tools
 
 
 def b64url_decode(text):
@@ -86,14 +87,10 @@ def load_signing_key(app_id):
     private_key_enc = nonce(12) || AES-256-GCM ciphertext || tag(16),
     AAD = "signing_key:<app_id>:<kid>", plaintext = PKCS#8 PEM."""
     assert re.fullmatch(r"[A-Za-z0-9_]+", app_id), app_id  # it goes into SQL text below
-    out = subprocess.run(
-        ["psql", "-X", os.environ["IDENTITY_DATABASE_URL"], "-At", "-v", "ON_ERROR_STOP=1", "-c",
-         "select kid, encode(private_key_enc,'hex') from signing_keys "
-         f"where app_id='{app_id}' and status='current'"],
-        capture_output=True, text=True, timeout=30, check=True,
-    ).stdout.strip().splitlines()
+    out = db_tools.rows("select kid, encode(private_key_enc,'hex') from signing_keys "
+                        f"where app_id='{app_id}' and status='current'")
     assert len(out) == 1, f"expected one current signing key for {app_id}, got {out!r}"
-    kid, blob_hex = out[0].split("|", 1)
+    kid, blob_hex = out[0]
     blob = bytes.fromhex(blob_hex)
     aes = AESGCM(bytes.fromhex(os.environ["IDENTITY_MASTER_KEY"]))
     pem = aes.decrypt(blob[:12], blob[12:], f"signing_key:{app_id}:{kid}".encode())

@@ -2,7 +2,6 @@ import CMicroHTTPD
 import CMicroHTTPDShim
 import Foundation
 import IdentityKit
-import Synchronization
 
 /// libmicrohttpd with an epoll thread pool. A request's body is collected across MHD's calls;
 /// then `dispatch` answers it at once or, for commands, suspends the connection and resumes it
@@ -130,7 +129,7 @@ private final class ExchangeState: @unchecked Sendable {
     var body = Data()
     var tooLarge = false
     var dispatched = false
-    private let response = Mutex<HTTPResponse?>(nil)
+    private let response = Locked<HTTPResponse?>(nil)
 
     init(requestId: String) { self.requestId = requestId }
 

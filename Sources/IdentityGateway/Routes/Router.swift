@@ -10,8 +10,18 @@ struct Route: Sendable {
     /// Takes a JSON body (checked for its media type before the handler runs).
     let takesBody: Bool
     let handler: @Sendable (RouteContext) throws -> RouteResult
+    /// The pattern split once, not on every request.
+    let segments: [Substring]
 
-    var segments: [Substring] { pattern.split(separator: "/", omittingEmptySubsequences: false) }
+    init(method: String, pattern: String, needsApp: Bool, takesBody: Bool,
+         handler: @escaping @Sendable (RouteContext) throws -> RouteResult) {
+        self.method = method
+        self.pattern = pattern
+        self.needsApp = needsApp
+        self.takesBody = takesBody
+        self.handler = handler
+        segments = pattern.split(separator: "/", omittingEmptySubsequences: false)
+    }
 }
 
 /// What a handler gets: the request with its path parameters, and the app when the route needs one.

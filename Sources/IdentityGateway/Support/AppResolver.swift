@@ -1,6 +1,5 @@
 import Foundation
 import IdentityKit
-import Synchronization
 
 /// Resolves `X-App-Key` to its app, cached for a minute (unknown keys for a few seconds, so a
 /// flood of bad keys cannot turn into a flood of queries). The cache belongs to this gateway
@@ -12,7 +11,7 @@ final class AppResolver: Sendable {
     }
 
     private let store: AppStore
-    private let cache = Mutex<[String: Entry]>([:])
+    private let cache = Locked<[String: Entry]>([:])
 
     init(store: AppStore) { self.store = store }
 

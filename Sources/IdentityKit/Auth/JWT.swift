@@ -20,6 +20,9 @@ public enum JWT {
         return signingInput + "." + Base64URL.encode(signature)
     }
 
+    /// Seconds of clock skew tolerated between machines when checking `exp`.
+    public static let leeway: Int64 = 30
+
     public enum VerificationFailure: Error, Equatable {
         case malformed, unsupportedAlgorithm, unknownKey, badSignature, expired, wrongIssuer, wrongAudience
     }
@@ -27,7 +30,7 @@ public enum JWT {
     /// Checks the signature with the key `keyFor(kid)` returns, then `iss`, `aud` and `exp`
     /// (with `leeway` seconds for clock skew between machines).
     public static func verify(_ token: String, issuer: String, audience: String, now: Int64,
-                              leeway: Int64 = 30, keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> AccessTokenClaims {
+                              leeway: Int64 = JWT.leeway, keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> AccessTokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
               let headerBytes = Base64URL.decode(parts[0]),

@@ -1,7 +1,6 @@
 import CRabbitMQ
 import CRabbitMQShim
 import Foundation
-import Synchronization
 
 /// One AMQP connection and channel, owned by one I/O thread, because rabbitmq-c handles must
 /// not be shared across threads. Other threads hand it work (publish, ack) through a queue and
@@ -21,8 +20,12 @@ public final class AMQPLink: Sendable {
     public struct Channel {
         fileprivate let connection: amqp_connection_state_t
 
+        // amqp_cstring_bytes keeps the pointer it is given, so each name stays inside
+        // withCString for the whole call that uses it.
         public func declareQueue(_ name: String, durable: Bool) throws {
-            _ = amqp_queue_declare(connection, 1, amqp_cstring_bytes(name), 0, durable ? 1 : 0, 0, 0, amqp_empty_table)
+            name.withCString { pointer in
+                _ = amqp_queue_declare(connection, 1, amqp_cstring_bytes(pointer), 0, durable ? 1 : 0, 0, 0, amqp_empty_table)
+            }
             try check("queue.declare \(name)")
         }
 
@@ -32,8 +35,10 @@ public final class AMQPLink: Sendable {
         }
 
         public func consume(_ queue: String, autoAck: Bool) throws {
-            _ = amqp_basic_consume(connection, 1, amqp_cstring_bytes(queue), amqp_empty_bytes, 0,
-                                   autoAck ? 1 : 0, 0, amqp_empty_table)
+            queue.withCString { pointer in
+                _ = amqp_basic_consume(connection, 1, amqp_cstring_bytes(pointer), amqp_empty_bytes, 0,
+                                       autoAck ? 1 : 0, 0, amqp_empty_table)
+            }
             try check("basic.consume \(queue)")
         }
 
@@ -51,7 +56,7 @@ public final class AMQPLink: Sendable {
 
     private let url: AMQPURL
     private let name: String
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// A pipe whose read end the I/O thread polls beside the socket, so a queued operation
     /// wakes it at once instead of after the poll's timeout.
     private let wakeRead: Int32

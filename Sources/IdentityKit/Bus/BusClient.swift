@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The gateway's side of request/reply over AMQP: publishes a command to a worker queue with
 /// a correlation id and `reply_to` = direct reply-to, and completes the caller when the reply
@@ -12,8 +11,8 @@ public final class BusClient: Sendable {
 
     public typealias Completion = @Sendable (Result<BusMessage, Failure>) -> Void
 
-    private let pending = Mutex<[String: Completion]>([:])
-    private let link: Mutex<AMQPLink?> = Mutex(nil)
+    private let pending = Locked<[String: Completion]>([:])
+    private let link: Locked<AMQPLink?> = Locked(nil)
     private let timeouts = DispatchQueue(label: "bus-client-deadlines")
 
     public init(url: String) throws {

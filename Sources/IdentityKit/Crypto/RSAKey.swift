@@ -29,14 +29,22 @@ public final class RSAKey: @unchecked Sendable {
     /// Reads a PKCS#8 private key or an SPKI public key in PEM.
     public static func fromPEM(_ pem: String) throws -> RSAKey {
         let bytes = Array(pem.utf8)
-        guard let bio = BIO_new_mem_buf(bytes, Int32(bytes.count)) else { throw CryptoError.openSSL("BIO_new_mem_buf") }
-        defer { BIO_free(bio) }
-        if pem.contains("PRIVATE KEY") {
-            guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else { throw CryptoError.openSSL("PEM_read_bio_PrivateKey") }
-            return RSAKey(key: key, isPrivate: true)
+        // BIO_new_mem_buf does not copy: the buffer must outlive the BIO, so both live inside
+        // one withUnsafeBufferPointer (an implicit array-to-pointer argument would not).
+        return try bytes.withUnsafeBufferPointer { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else {
+                throw CryptoError.openSSL("BIO_new_mem_buf")
+            }
+            defer { BIO_free(bio) }
+            if pem.contains("PRIVATE KEY") {
+                guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
+                    throw CryptoError.openSSL("PEM_read_bio_PrivateKey")
+                }
+                return RSAKey(key: key, isPrivate: true)
+            }
+            guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else { throw CryptoError.openSSL("PEM_read_bio_PUBKEY") }
+            return RSAKey(key: key, isPrivate: false)
         }
-        guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else { throw CryptoError.openSSL("PEM_read_bio_PUBKEY") }
-        return RSAKey(key: key, isPrivate: false)
     }
 
     public func privateKeyPEM() throws -> String {

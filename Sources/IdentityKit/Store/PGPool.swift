@@ -1,12 +1,11 @@
 import Foundation
-import Synchronization
 
 /// A fixed-size pool of connections shared by a process's threads. Connections are opened
 /// lazily and reopened after a database restart; a caller that cannot get one within
 /// `acquireTimeout` gets `StoreError.unavailable` (503), never an endless wait.
 public final class PGPool: Sendable {
     private let url: String
-    private let idle = Mutex<[SendableConnection]>([])
+    private let idle = Locked<[SendableConnection]>([])
     private let slots: DispatchSemaphore
     private let acquireTimeout: Double
 

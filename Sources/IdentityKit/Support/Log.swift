@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 public enum LogLevel: String, Sendable, Comparable {
     case debug, info, warning, error
@@ -19,7 +18,7 @@ public enum LogLevel: String, Sendable, Comparable {
 /// One line of logfmt per event on stderr. Callers pass only non-secret values: never a
 /// password, token, code, key or hash.
 public enum Log {
-    private static let minimum = Mutex<LogLevel>(.info)
+    private static let minimum = Locked<LogLevel>(.info)
 
     public static func setLevel(_ level: LogLevel) { minimum.withLock { $0 = level } }
 

@@ -19,10 +19,11 @@ struct PasswordSignIn: Sendable {
         guard hasher.verify(command.password, against: hash) else { throw ServiceError.invalidCredential }
         // Told only to someone who knows the password, so it reveals nothing to a guesser.
         guard !user.disabled else { throw ServiceError.userDisabled }
+        let signingKey = try issuer.signingKey(appId: command.appId)
         let amr = ["pwd"]
         let started = try pool.transaction { connection in
             try issuer.start(for: user, amr: amr, client: command.client, on: connection)
         }
-        return try issuer.result(for: user, started: started, amr: amr, isNewUser: false)
+        return try issuer.result(for: user, started: started, amr: amr, isNewUser: false, signingKey: signingKey)
     }
 }

@@ -11,6 +11,7 @@ struct PasswordSignUp: Sendable {
         // The gateway already checked the shape; these checks keep the worker safe on its own.
         if let problem = PasswordPolicy.problem(with: command.password) { throw ServiceError.weakPassword(problem) }
         guard EmailAddress.isValid(command.email) else { throw ServiceError.invalidEmail() }
+        let signingKey = try issuer.signingKey(appId: command.appId)
         let hash = try hasher.hash(command.password)
         let amr = ["pwd"]
         let (user, started) = try pool.transaction { connection in
@@ -27,6 +28,6 @@ struct PasswordSignUp: Sendable {
             }
             return (user, try issuer.start(for: user, amr: amr, client: command.client, on: connection))
         }
-        return try issuer.result(for: user, started: started, amr: amr, isNewUser: true)
+        return try issuer.result(for: user, started: started, amr: amr, isNewUser: true, signingKey: signingKey)
     }
 }
