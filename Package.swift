@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "identity-gateway", targets: ["identity-gateway"]),
         .executable(name: "identity-token-worker", targets: ["identity-token-worker"]),
+        .executable(name: "identity-revocation-worker", targets: ["identity-revocation-worker"]),
         .executable(name: "identityctl", targets: ["identityctl"]),
     ],
     targets: [
@@ -36,9 +37,12 @@ let package = Package(
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.
         .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit"]),
+        // The revocation worker: ends sessions, relays the event outbox.
+        .target(name: "IdentityRevocationWorker", dependencies: ["IdentityKit"]),
 
         .executableTarget(name: "identity-gateway", dependencies: ["IdentityGateway"]),
         .executableTarget(name: "identity-token-worker", dependencies: ["IdentityTokenWorker"]),
+        .executableTarget(name: "identity-revocation-worker", dependencies: ["IdentityRevocationWorker"]),
         .executableTarget(name: "identityctl", dependencies: ["IdentityKit"]),
 
         .testTarget(name: "IdentityKitTests", dependencies: ["IdentityKit"]),

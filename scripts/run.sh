@@ -27,7 +27,7 @@ say "dev app ($DEV_APP):"
 cat "$DEV_APP"
 echo
 
-PROCS=(identity-gateway identity-token-worker)
+PROCS=(identity-gateway identity-token-worker identity-revocation-worker)
 declare -A NAME_OF=()
 PIDS=()
 width=0

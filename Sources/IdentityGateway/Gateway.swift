@@ -33,7 +33,9 @@ public final class Gateway: Sendable {
                        verifier: TokenVerifier, users: UserStore, sessions: SessionStore) -> [Route] {
         OperationsRoutes(pool: pool, bus: bus).routes
             + PasswordRoutes(commands: commands).routes
-            + MeRoutes(verifier: verifier, users: users, sessions: sessions, commands: commands).routes
+            + SessionRoutes(auth: Authenticator(verifier: verifier, sessions: sessions), sessions: sessions,
+                            commands: commands).routes
+            + MeRoutes(auth: Authenticator(verifier: verifier, sessions: sessions), users: users, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
     }
 

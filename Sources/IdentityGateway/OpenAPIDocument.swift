@@ -54,6 +54,55 @@ enum OpenAPIDocument {
             }
           }
         },
+        "/v1/auth/token/refresh": {
+          "post": {
+            "summary": "Spend a refresh token for a new pair; a spent token within 30 s gets the same successor, later it ends the session",
+            "operationId": "refreshToken",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RefreshRequest"}}}},
+            "responses": {
+              "200": {"description": "A new token pair", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
+              "401": {"$ref": "#/components/responses/Problem"},
+              "default": {"$ref": "#/components/responses/Problem"}
+            }
+          }
+        },
+        "/v1/auth/sign-out": {
+          "post": {
+            "summary": "End this session",
+            "operationId": "signOut",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"204": {"description": "Signed out"}, "401": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
+        "/v1/auth/sign-out-all": {
+          "post": {
+            "summary": "End every session of the user in this app",
+            "operationId": "signOutAll",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"204": {"description": "Signed out everywhere"}, "401": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
+        "/v1/me/sessions": {
+          "get": {
+            "summary": "The user's live sessions, newest first",
+            "operationId": "listSessions",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {
+              "200": {"description": "Sessions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SessionList"}}}},
+              "401": {"$ref": "#/components/responses/Problem"}
+            }
+          }
+        },
+        "/v1/me/sessions/{id}": {
+          "delete": {
+            "summary": "End one of the user's sessions",
+            "operationId": "endSession",
+            "security": [{"appKey": [], "bearer": []}],
+            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+            "responses": {"204": {"description": "Ended"}, "404": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
         "/v1/me": {
           "get": {
             "summary": "The signed-in user",
@@ -126,6 +175,25 @@ enum OpenAPIDocument {
               "password": {"type": "string"}
             }
           },
+          "RefreshRequest": {
+            "type": "object", "required": ["refresh_token"],
+            "properties": {"refresh_token": {"type": "string"}}
+          },
+          "Session": {
+            "type": "object",
+            "properties": {
+              "id": {"type": "string"},
+              "current": {"type": "boolean"},
+              "created_at": {"type": "string", "format": "date-time"},
+              "last_seen_at": {"type": "string", "format": "date-time"},
+              "expires_at": {"type": "string", "format": "date-time"},
+              "ip": {"type": ["string", "null"]},
+              "user_agent": {"type": ["string", "null"]},
+              "amr": {"type": "array", "items": {"type": "string"}},
+              "mfa_verified": {"type": "boolean"}
+            }
+          },
+          "SessionList": {"type": "object", "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}},
           "UpdateMeRequest": {
             "type": "object",
             "properties": {

@@ -20,6 +20,7 @@ struct SessionIssuer: Sendable {
                             ip: client?.ip ?? "", userAgent: client?.userAgent ?? "",
                             refreshTokenHash: Digest.sha256(refreshToken),
                             refreshLifetimeSeconds: refreshTokenLifetimeSeconds, on: connection)
+        try Events.sessionCreated(appId: user.appId, uid: user.uid, sessionId: sessionId, amr: amr, on: connection)
         return Started(sessionId: sessionId, refreshToken: refreshToken)
     }
 
@@ -34,15 +35,22 @@ struct SessionIssuer: Sendable {
 
     func result(for user: UserRecord, started: Started, amr: [String], isNewUser: Bool,
                 signingKey entry: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
+        try result(for: user, sessionId: started.sessionId, refreshToken: started.refreshToken, amr: amr,
+                   isNewUser: isNewUser, signingKey: entry)
+    }
+
+    /// The token response for a session: a new access token beside `refreshToken`.
+    func result(for user: UserRecord, sessionId: String, refreshToken: String, amr: [String], isNewUser: Bool,
+                signingKey entry: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
         let now = Timestamp.nowSeconds()
         let claims = AccessTokenClaims(
-            iss: entry.app.issuer, aud: entry.app.id, sub: user.uid, sid: started.sessionId,
+            iss: entry.app.issuer, aud: entry.app.id, sub: user.uid, sid: sessionId,
             iat: now, exp: now + Int64(entry.app.accessTokenTTL), jti: Identifiers.nowULID(),
             amr: amr, isGuest: user.isGuest, email: user.email, emailVerified: user.emailVerified,
             roles: user.roles)
         let accessToken = try JWT.sign(claims, kid: entry.kid, key: entry.key)
         return TokenV1.AuthResult(accessToken: accessToken, tokenType: "Bearer",
-                                  expiresIn: Int32(entry.app.accessTokenTTL), refreshToken: started.refreshToken,
-                                  sessionId: started.sessionId, isNewUser: isNewUser, user: user.message)
+                                  expiresIn: Int32(entry.app.accessTokenTTL), refreshToken: refreshToken,
+                                  sessionId: sessionId, isNewUser: isNewUser, user: user.message)
     }
 }

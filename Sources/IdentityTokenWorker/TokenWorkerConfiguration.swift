@@ -10,6 +10,8 @@ public struct TokenWorkerConfiguration: Sendable {
     /// Commands handled at once (also the broker prefetch).
     public var concurrency: Int
     public var refreshTokenLifetimeSeconds: Int
+    /// How long a spent refresh token is still answered with its successor (PRODUCT.md: 30 s).
+    public var refreshGraceSeconds: Int
 
     public static func fromEnvironment() -> TokenWorkerConfiguration {
         var env = EnvironmentReader()
@@ -24,7 +26,8 @@ public struct TokenWorkerConfiguration: Sendable {
                 parallelism: UInt32(env.int("IDENTITY_ARGON2_PARALLELISM", default: 1, range: 1...64))),
             concurrency: concurrency,
             refreshTokenLifetimeSeconds: env.int("IDENTITY_REFRESH_TOKEN_TTL_SECONDS", default: 90 * 86_400,
-                                                 range: 60...(400 * 86_400)))
+                                                 range: 60...(400 * 86_400)),
+            refreshGraceSeconds: env.int("IDENTITY_REFRESH_GRACE_SECONDS", default: 30, range: 1...600))
         env.validateOrExit(program: "identity-token-worker")
         return config
     }

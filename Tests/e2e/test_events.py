@@ -170,7 +170,7 @@ def _wait_for_outbox_message(url, uid, timeout):
 
 def _outbox_rows(uid):
     return db_tools.rows("select event_id from outbox where routing_key='user.created' "
-                         f"and payload like {db_tools.literal('%' + uid + '%')}")
+                         f"and payload::text like {db_tools.literal('%' + uid + '%')}")
 
 
 @pytest.mark.disruptive

@@ -131,8 +131,7 @@ public final class AMQPLink: Sendable {
                 $0.connected = false
                 $0.outbox.removeAll()
             }
-            amqp_connection_close(connection, AMQP_REPLY_SUCCESS)
-            amqp_destroy_connection(connection)
+            AMQPConnector.close(connection)
             if state.withLock({ $0.running }) {
                 Log.warning("bus connection lost; reconnecting", ["link": name])
             }
@@ -140,26 +139,12 @@ public final class AMQPLink: Sendable {
     }
 
     private func connect() -> amqp_connection_state_t? {
-        guard let connection = amqp_new_connection() else { return nil }
-        guard let socket = amqp_tcp_socket_new(connection) else {
-            amqp_destroy_connection(connection)
-            return nil
-        }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
-        guard amqp_socket_open_noblock(socket, url.host, url.port, &timeout) == 0,
-              crabbitmqshim_login(connection, url.vhost, 30, url.user, url.password) == 0
-        else {
-            amqp_destroy_connection(connection)
-            return nil
-        }
-        _ = amqp_channel_open(connection, 1)
+        guard let connection = AMQPConnector.open(url) else { return nil }
         do {
-            guard crabbitmqshim_last_rpc_ok(connection) == 0 else { throw BusError("channel.open refused") }
             try setup(Channel(connection: connection))
         } catch {
             Log.error("bus setup failed", ["link": name, "error": String(describing: error)])
-            amqp_connection_close(connection, AMQP_REPLY_SUCCESS)
-            amqp_destroy_connection(connection)
+            AMQPConnector.close(connection)
             return nil
         }
         return connection

@@ -18,7 +18,7 @@ public final class BusClient: Sendable {
     public init(url: String) throws {
         let created = try AMQPLink(url: url, name: "gateway", setup: { channel in
             // Declared here too, so commands sent before any worker started wait in the queue.
-            try channel.declareQueue(BusTopology.tokenCommands, durable: true)
+            for queue in BusTopology.commandQueues { try channel.declareQueue(queue, durable: true) }
             try channel.consume(BusTopology.directReplyTo, autoAck: true)
         }, onDelivery: { [weak self] message in
             self?.complete(message)

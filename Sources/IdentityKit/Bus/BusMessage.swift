@@ -42,6 +42,11 @@ public struct OutgoingMessage: Sendable {
 public enum BusTopology {
     /// The durable queue the token workers compete on.
     public static let tokenCommands = "identity.token.commands"
+    /// The durable queue the revocation workers compete on.
+    public static let revocationCommands = "identity.revocation.commands"
+    /// Every command queue; the gateway declares them all so no command is dropped for want
+    /// of a queue when a worker kind has not started yet.
+    public static let commandQueues = [tokenCommands, revocationCommands]
     /// RabbitMQ's direct reply-to pseudo-queue.
     public static let directReplyTo = "amq.rabbitmq.reply-to"
 }

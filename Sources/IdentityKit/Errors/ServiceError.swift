@@ -58,6 +58,10 @@ extension ServiceError {
                                                    detail: "This username is taken.")
     public static let userDisabled = ServiceError(code: "auth/user-disabled", status: 403,
                                                   detail: "This account is disabled.")
+    public static let refreshTokenRevoked = ServiceError(code: "auth/refresh-token-revoked", status: 401,
+                                                         detail: "The refresh token is not valid; sign in again.")
+    public static let refreshTokenExpired = ServiceError(code: "auth/refresh-token-expired", status: 401,
+                                                         detail: "The refresh token has expired; sign in again.")
     public static func weakPassword(_ why: String) -> ServiceError {
         ServiceError(code: "auth/weak-password", status: 422, detail: "The password is too weak.",
                      errors: [FieldProblem(location: "body.password", message: why)])

@@ -27,4 +27,100 @@ public struct SessionStore: Sendable {
             VALUES ($1, $2, $3, now() + make_interval(secs => $4))
             """, [appId, PGParam.bytea(refreshTokenHash), sessionId, String(refreshLifetimeSeconds)])
     }
+
+    /// A refresh token as rotation sees it, read under a row lock.
+    public struct RefreshTokenState: Sendable {
+        public let sessionId: String
+        public let uid: String
+        public let amr: [String]
+        public let spent: Bool
+        /// Spent at most `grace` seconds ago.
+        public let withinGrace: Bool
+        public let expired: Bool
+        public let sessionEnded: Bool
+        public let successorHash: [UInt8]
+    }
+
+    /// Locks the token's row until the transaction ends (`FOR UPDATE`): parallel refreshes of
+    /// one token queue here, so the database, not a read-then-write in code, decides which one
+    /// rotates and the others see it spent.
+    public func lockRefreshToken(appId: String, hash: [UInt8], graceSeconds: Int,
+                                 on connection: PGConnection) throws -> RefreshTokenState? {
+        try connection.query("""
+            SELECT rt.session_id, s.uid, s.amr, rt.spent_at IS NOT NULL AS spent,
+                   rt.spent_at IS NOT NULL AND rt.spent_at >= now() - make_interval(secs => $3) AS within_grace,
+                   rt.expires_at <= now() AS expired, s.ended_at IS NOT NULL AS ended, rt.successor_hash
+            FROM refresh_tokens rt JOIN sessions s ON s.app_id = rt.app_id AND s.id = rt.session_id
+            WHERE rt.app_id = $1 AND rt.token_hash = $2
+            FOR UPDATE OF rt
+            """, [appId, PGParam.bytea(hash), String(graceSeconds)]).first.map { row in
+            RefreshTokenState(sessionId: row.string("session_id"), uid: row.string("uid"), amr: row.stringArray("amr"),
+                              spent: row.bool("spent"), withinGrace: row.bool("within_grace"),
+                              expired: row.bool("expired"), sessionEnded: row.bool("ended"),
+                              successorHash: row.bytes("successor_hash"))
+        }
+    }
+
+    /// Spends a token and stores its successor, extending the session's life.
+    public func rotate(appId: String, sessionId: String, spentHash: [UInt8], successorHash: [UInt8],
+                       lifetimeSeconds: Int, ip: String, userAgent: String, on connection: PGConnection) throws {
+        try connection.query("""
+            UPDATE refresh_tokens SET spent_at = now(), successor_hash = $3 WHERE app_id = $1 AND token_hash = $2
+            """, [appId, PGParam.bytea(spentHash), PGParam.bytea(successorHash)])
+        try connection.query("""
+            INSERT INTO refresh_tokens (app_id, token_hash, session_id, expires_at)
+            VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+            """, [appId, PGParam.bytea(successorHash), sessionId, String(lifetimeSeconds)])
+        try connection.query("""
+            UPDATE sessions SET last_seen_at = now(), expires_at = now() + make_interval(secs => $3),
+                   ip = COALESCE($4, ip), user_agent = COALESCE($5, user_agent)
+            WHERE app_id = $1 AND id = $2
+            """, [appId, sessionId, String(lifetimeSeconds), ip.isEmpty ? nil : ip,
+                  userAgent.isEmpty ? nil : String(userAgent.prefix(512))])
+    }
+
+    /// Ends live sessions of a user inside the caller's transaction, with a `session.revoked`
+    /// event for each: one session (`sessionId`), or all but `except`. Returns the ended ids.
+    public func end(appId: String, uid: String, sessionId: String?, except: String? = nil, reason: String,
+                    on connection: PGConnection) throws -> [String] {
+        let ended = try connection.query("""
+            UPDATE sessions SET ended_at = now(), end_reason = $5
+            WHERE app_id = $1 AND uid = $2 AND ended_at IS NULL
+              AND ($3::text IS NULL OR id = $3) AND ($4::text IS NULL OR id <> $4)
+            RETURNING id
+            """, [appId, uid, sessionId, except, reason]).map { $0.string("id") }
+        for id in ended {
+            try Events.sessionRevoked(appId: appId, uid: uid, sessionId: id, reason: reason, on: connection)
+        }
+        return ended
+    }
+
+    /// A live session as `GET /v1/me/sessions` shows it.
+    public struct SessionSummary: Sendable {
+        public let id: String
+        public let createdAtMicros: Int64
+        public let lastSeenAtMicros: Int64
+        public let expiresAtMicros: Int64
+        public let ip: String?
+        public let userAgent: String?
+        public let amr: [String]
+    }
+
+    /// The user's live sessions, newest first.
+    public func live(appId: String, uid: String) throws -> [SessionSummary] {
+        try pool.withConnection { connection in
+            try connection.query("""
+                SELECT id, ip, user_agent, amr,
+                       (extract(epoch FROM created_at) * 1000000)::bigint AS created_us,
+                       (extract(epoch FROM last_seen_at) * 1000000)::bigint AS seen_us,
+                       (extract(epoch FROM expires_at) * 1000000)::bigint AS expires_us
+                FROM sessions WHERE app_id = $1 AND uid = $2 AND ended_at IS NULL
+                ORDER BY created_at DESC, id DESC
+                """, [appId, uid]).map { row in
+                SessionSummary(id: row.string("id"), createdAtMicros: row.int64("created_us"),
+                               lastSeenAtMicros: row.int64("seen_us"), expiresAtMicros: row.int64("expires_us"),
+                               ip: row["ip"], userAgent: row["user_agent"], amr: row.stringArray("amr"))
+            }
+        }
+    }
 }

@@ -26,6 +26,7 @@ struct PasswordSignUp: Sendable {
             } catch UserStore.Conflict.username {
                 throw ServiceError.usernameTaken
             }
+            try Events.userCreated(appId: user.appId, uid: user.uid, email: user.email, on: connection)
             return (user, try issuer.start(for: user, amr: amr, client: command.client, on: connection))
         }
         return try issuer.result(for: user, started: started, amr: amr, isNewUser: true, signingKey: signingKey)

@@ -155,6 +155,40 @@ extension TokenV1 {
         }
     }
 
+    /// POST /v1/auth/token/refresh → AuthResult. Spends the refresh token and returns its
+    /// successor; within the grace period a spent token is answered with the same successor.
+    public struct Refresh: ProtoMessage {
+        public static let protoName = "identity.token.v1.Refresh"
+
+        public var appId: String
+        public var refreshToken: String
+        public var client: CommonV1.ClientInfo?
+
+        public init(
+            appId: String = "",
+            refreshToken: String = "",
+            client: CommonV1.ClientInfo? = nil
+        ) {
+            self.appId = appId
+            self.refreshToken = refreshToken
+            self.client = client
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.refreshToken = try container.decodeProto(String.self, "refresh_token", "refreshToken") ?? ""
+            self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.refreshToken.isEmpty { try container.encode(self.refreshToken, forKey: ProtoJSONKey("refresh_token")) }
+            if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+        }
+    }
+
     /// A command that does nothing: measures the gateway → worker round trip.
     public struct Ping: ProtoMessage {
         public static let protoName = "identity.token.v1.Ping"

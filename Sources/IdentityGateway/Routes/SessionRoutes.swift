@@ -1,0 +1,77 @@
+import Foundation
+import IdentityKit
+
+/// Tokens and sessions: refresh (token worker), sign-out and session ending (revocation
+/// worker, committed before the answer), and the session list (a read).
+struct SessionRoutes: Sendable {
+    let auth: Authenticator
+    let sessions: SessionStore
+    let commands: CommandSender
+
+    var routes: [Route] {
+        [Route(method: "POST", pattern: "/v1/auth/token/refresh", needsApp: true, takesBody: true, handler: refresh),
+         Route(method: "POST", pattern: "/v1/auth/sign-out", needsApp: true, takesBody: false, handler: signOut),
+         Route(method: "POST", pattern: "/v1/auth/sign-out-all", needsApp: true, takesBody: false, handler: signOutAll),
+         Route(method: "GET", pattern: "/v1/me/sessions", needsApp: true, takesBody: false, handler: list),
+         Route(method: "DELETE", pattern: "/v1/me/sessions/{id}", needsApp: true, takesBody: false, handler: end)]
+    }
+
+    func refresh(_ context: RouteContext) throws -> RouteResult {
+        let app = try context.requireApp()
+        var body = try BodyReader(context.request.body)
+        let token = body.requiredString("refresh_token")
+        try body.finish()
+        guard let token else { throw ServiceError.validationFailed([]) }
+        let command = TokenV1.Refresh(appId: app.id, refreshToken: token, client: context.clientInfo)
+        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
+            HTTPResponse.data(UserJSON.tokens($0))
+        }
+    }
+
+    func signOut(_ context: RouteContext) throws -> RouteResult {
+        let claims = try auth.liveSession(context)
+        let command = RevocationV1.EndSession(appId: claims.aud, uid: claims.sub, sessionId: claims.sid, reason: "sign_out")
+        return commands.send(command, expecting: RevocationV1.SessionsEnded.self, queue: BusTopology.revocationCommands,
+                             appId: claims.aud, request: context.request) { _ in .noContent }
+    }
+
+    func signOutAll(_ context: RouteContext) throws -> RouteResult {
+        let claims = try auth.liveSession(context)
+        let command = RevocationV1.EndAllSessions(appId: claims.aud, uid: claims.sub, reason: "sign_out_all")
+        return commands.send(command, expecting: RevocationV1.SessionsEnded.self, queue: BusTopology.revocationCommands,
+                             appId: claims.aud, request: context.request) { _ in .noContent }
+    }
+
+    func list(_ context: RouteContext) throws -> RouteResult {
+        let claims = try auth.claims(context)
+        let live = try sessions.live(appId: claims.aud, uid: claims.sub)
+        // The caller's own session must be among the live ones: one query checks both.
+        guard live.contains(where: { $0.id == claims.sid }) else { throw ServiceError.invalidToken }
+        let items: [JSONValue] = live.map { session in
+            .object([
+                "id": .string(session.id),
+                "current": .bool(session.id == claims.sid),
+                "created_at": .string(Timestamp.rfc3339(microsecondsSinceEpoch: session.createdAtMicros)),
+                "last_seen_at": .string(Timestamp.rfc3339(microsecondsSinceEpoch: session.lastSeenAtMicros)),
+                "expires_at": .string(Timestamp.rfc3339(microsecondsSinceEpoch: session.expiresAtMicros)),
+                "ip": JSONValue(session.ip),
+                "user_agent": JSONValue(session.userAgent),
+                "amr": JSONValue(session.amr),
+                "mfa_verified": .bool(session.amr.contains("mfa")),
+            ])
+        }
+        return .now(.data(.array(items)))
+    }
+
+    func end(_ context: RouteContext) throws -> RouteResult {
+        let claims = try auth.liveSession(context)
+        guard let id = context.request.parameters["id"], id.utf8.count <= 64 else { throw ServiceError.notFound }
+        // Scoped by the caller's uid: another user's session id ends nothing and answers 404.
+        let command = RevocationV1.EndSession(appId: claims.aud, uid: claims.sub, sessionId: id, reason: "revoked_by_user")
+        let requestId = context.request.requestId
+        return commands.send(command, expecting: RevocationV1.SessionsEnded.self, queue: BusTopology.revocationCommands,
+                             appId: claims.aud, request: context.request) { ended in
+            ended.count > 0 ? .noContent : .problem(.notFound, requestId: requestId)
+        }
+    }
+}

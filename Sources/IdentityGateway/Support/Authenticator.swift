@@ -1,0 +1,24 @@
+import IdentityKit
+
+/// Who is calling: a valid access token of this app whose session still lives. The session is
+/// checked in the store on each request, so a signed-out token is refused by every gateway
+/// replica from the moment the sign-out committed, not only at `exp`.
+struct Authenticator: Sendable {
+    let verifier: TokenVerifier
+    let sessions: SessionStore
+
+    /// The claims of the caller's token, after the signature, `exp` and audience checks only.
+    /// Callers that read the session anyway (GET /v1/me, the session list) check it there.
+    func claims(_ context: RouteContext) throws -> AccessTokenClaims {
+        try verifier.verify(authorization: context.request.header("authorization"), app: try context.requireApp())
+    }
+
+    /// The claims, once the store confirms the session is live.
+    func liveSession(_ context: RouteContext) throws -> AccessTokenClaims {
+        let claims = try claims(context)
+        guard try sessions.isLive(appId: claims.aud, sessionId: claims.sid, uid: claims.sub) else {
+            throw ServiceError.invalidToken
+        }
+        return claims
+    }
+}

@@ -1,0 +1,31 @@
+/// The one place a worker turns a command's outcome into its reply: the flow's answer, or
+/// `identity.common.v1.Error` with a catalogue code. Internal causes are logged here and reach
+/// the caller only as `auth/internal`; a store that cannot be reached is `auth/unavailable`.
+public enum CommandReplies {
+    /// Runs `route`, which returns nil for a command type it does not know.
+    public static func answer(_ message: BusMessage,
+                              _ route: (BusMessage) throws -> CommandConsumer.Reply?) -> CommandConsumer.Reply {
+        let fields = ["type": message.type, "request_id": message.requestId]
+        do {
+            if let reply = try route(message) { return reply }
+            Log.warning("unknown command type", fields)
+            return error(.internal)
+        } catch let failure as ServiceError {
+            return error(failure)
+        } catch StoreError.unavailable(let reason) {
+            Log.warning("store unavailable", fields.merging(["reason": reason]) { $1 })
+            return error(.unavailable)
+        } catch {
+            Log.error("command failed", fields.merging(["error": String(describing: error)]) { $1 })
+            return self.error(.internal)
+        }
+    }
+
+    public static func error(_ error: ServiceError) -> CommandConsumer.Reply {
+        let message = CommonV1.Error(code: error.code, status: Int32(error.status), detail: error.detail,
+                                     errors: error.errors.map { CommonV1.FieldError(location: $0.location, message: $0.message) })
+        // Encoding a generated message of plain strings cannot fail; the fallback keeps the
+        // reply path free of `try!` all the same.
+        return (try? CommandConsumer.Reply(message)) ?? CommandConsumer.Reply.empty
+    }
+}

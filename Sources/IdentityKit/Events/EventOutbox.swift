@@ -1,0 +1,54 @@
+import Foundation
+
+/// Writes events into the outbox table inside the caller's transaction (see
+/// migrations/0002_outbox.sql): the event exists exactly when the change it reports does.
+public enum EventOutbox {
+    /// The topic exchange events are published on.
+    public static let exchange = "identity.events"
+
+    /// A fresh event id and time for an event message.
+    public static func stamp() -> (eventId: String, time: String) {
+        ("evt_" + Identifiers.nowULID(), Timestamp.rfc3339(Date()))
+    }
+
+    public static func append<Event: ProtoMessage>(_ event: Event, routingKey: String, appId: String, eventId: String,
+                                                   on connection: PGConnection) throws {
+        let payload = String(decoding: try ProtoJSON.encode(event), as: UTF8.self)
+        try connection.query("""
+            INSERT INTO outbox (app_id, event_id, routing_key, message_type, payload) VALUES ($1, $2, $3, $4, $5)
+            """, [appId, eventId, routingKey, Event.protoName, payload])
+    }
+}
+
+/// The events every flow publishes, built in one place so each carries the common fields.
+public enum Events {
+    public static func userCreated(appId: String, uid: String, email: String?, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.UserCreated(eventId: id, appId: appId, uid: uid, time: time, email: email),
+                               routingKey: "user.created", appId: appId, eventId: id, on: connection)
+    }
+
+    public static func sessionCreated(appId: String, uid: String, sessionId: String, amr: [String],
+                                      on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.SessionCreated(eventId: id, appId: appId, uid: uid, time: time,
+                                                       sessionId: sessionId, amr: amr),
+                               routingKey: "session.created", appId: appId, eventId: id, on: connection)
+    }
+
+    public static func sessionRevoked(appId: String, uid: String, sessionId: String, reason: String,
+                                      on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.SessionRevoked(eventId: id, appId: appId, uid: uid, time: time,
+                                                       sessionId: sessionId, reason: reason),
+                               routingKey: "session.revoked", appId: appId, eventId: id, on: connection)
+    }
+
+    public static func refreshTokenReuseDetected(appId: String, uid: String, sessionId: String,
+                                                 on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.RefreshTokenReuseDetected(eventId: id, appId: appId, uid: uid, time: time,
+                                                                  sessionId: sessionId),
+                               routingKey: "refresh_token.reuse_detected", appId: appId, eventId: id, on: connection)
+    }
+}

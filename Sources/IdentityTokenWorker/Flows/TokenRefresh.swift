@@ -1,0 +1,68 @@
+import IdentityKit
+
+/// `identity.token.v1.Refresh`: refresh-token rotation with a grace period and theft detection
+/// (PRODUCT.md, "Tokens and sessions").
+///
+/// The successor of a token is derived from it: `rt_` + base64url(HMAC(key, token)), with a
+/// key only token workers hold. So the database keeps hashes only, yet a retry of a spent token
+/// within the grace period (a lost answer, parallel refreshes, a worker killed after its
+/// commit) is answered with the very same successor.
+struct TokenRefresh: Sendable {
+    let pool: PGPool
+    let users: UserStore
+    let sessions: SessionStore
+    let issuer: SessionIssuer
+    let successorKey: [UInt8]
+    let graceSeconds: Int
+    let lifetimeSeconds: Int
+
+    private enum Outcome {
+        case issue(uid: String, sessionId: String, amr: [String])
+        case refuse(ServiceError)
+    }
+
+    func handle(_ command: TokenV1.Refresh) throws -> TokenV1.AuthResult {
+        let presented = command.refreshToken
+        guard presented.hasPrefix("rt_"), presented.utf8.count <= 128 else { throw ServiceError.refreshTokenRevoked }
+        let signingKey = try issuer.signingKey(appId: command.appId)
+        let presentedHash = Digest.sha256(presented)
+        let successor = "rt_" + Base64URL.encode(Digest.hmacSHA256(key: successorKey, Array(presented.utf8)))
+        let successorHash = Digest.sha256(successor)
+        // The transaction commits in every case, theft included: ending the session must stick
+        // even though this call answers with an error.
+        let outcome: Outcome = try pool.transaction { connection in
+            guard let token = try sessions.lockRefreshToken(appId: command.appId, hash: presentedHash,
+                                                            graceSeconds: graceSeconds, on: connection),
+                  !token.sessionEnded
+            else { return .refuse(.refreshTokenRevoked) }
+            if !token.spent {
+                guard !token.expired else { return .refuse(.refreshTokenExpired) }
+                try sessions.rotate(appId: command.appId, sessionId: token.sessionId, spentHash: presentedHash,
+                                    successorHash: successorHash, lifetimeSeconds: lifetimeSeconds,
+                                    ip: command.client?.ip ?? "", userAgent: command.client?.userAgent ?? "",
+                                    on: connection)
+                return .issue(uid: token.uid, sessionId: token.sessionId, amr: token.amr)
+            }
+            if token.withinGrace && Digest.constantTimeEqual(token.successorHash, successorHash) {
+                return .issue(uid: token.uid, sessionId: token.sessionId, amr: token.amr)
+            }
+            // A spent token after the grace period: someone else holds a copy. End the session.
+            _ = try sessions.end(appId: command.appId, uid: token.uid, sessionId: token.sessionId,
+                                 reason: "refresh_token_reuse", on: connection)
+            try Events.refreshTokenReuseDetected(appId: command.appId, uid: token.uid, sessionId: token.sessionId,
+                                                 on: connection)
+            Log.warning("refresh token reuse: session ended",
+                        ["app_id": command.appId, "session_id": token.sessionId])
+            return .refuse(.refreshTokenRevoked)
+        }
+        switch outcome {
+        case .refuse(let error):
+            throw error
+        case .issue(let uid, let sessionId, let amr):
+            guard let user = try users.find(appId: command.appId, uid: uid) else { throw ServiceError.refreshTokenRevoked }
+            guard !user.disabled else { throw ServiceError.userDisabled }
+            return try issuer.result(for: user, sessionId: sessionId, refreshToken: successor, amr: amr,
+                                     isNewUser: false, signingKey: signingKey)
+        }
+    }
+}
