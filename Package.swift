@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "identity-gateway", targets: ["identity-gateway"]),
         .executable(name: "identity-token-worker", targets: ["identity-token-worker"]),
+        .executable(name: "identity-provider-worker", targets: ["identity-provider-worker"]),
         .executable(name: "identity-revocation-worker", targets: ["identity-revocation-worker"]),
         .executable(name: "identityctl", targets: ["identityctl"]),
     ],
@@ -29,6 +30,9 @@ let package = Package(
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
         .target(name: "COpenSSLShim", dependencies: ["COpenSSL"]),
         .target(name: "CRabbitMQShim", dependencies: ["CRabbitMQ"]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
 
         // Shared by every process: configuration, errors, crypto, JWT, store, bus, messages.
         .target(name: "IdentityKit",
@@ -37,11 +41,16 @@ let package = Package(
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.
         .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit"]),
+        // Calls to the outside world (Apple, Google, Firebase) over libcurl.
+        .target(name: "IdentityOutbound", dependencies: ["IdentityKit", "CCurl", "CCurlShim"]),
+        // The provider worker: nonces, id-token verification, Apple code exchange.
+        .target(name: "IdentityProviderWorker", dependencies: ["IdentityKit", "IdentityOutbound"]),
         // The revocation worker: ends sessions, relays the event outbox.
         .target(name: "IdentityRevocationWorker", dependencies: ["IdentityKit"]),
 
         .executableTarget(name: "identity-gateway", dependencies: ["IdentityGateway"]),
         .executableTarget(name: "identity-token-worker", dependencies: ["IdentityTokenWorker"]),
+        .executableTarget(name: "identity-provider-worker", dependencies: ["IdentityProviderWorker"]),
         .executableTarget(name: "identity-revocation-worker", dependencies: ["IdentityRevocationWorker"]),
         .executableTarget(name: "identityctl", dependencies: ["IdentityKit"]),
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make run`: migrate, make sure a dev app exists, then run the gateway and the token worker in
+# `make run`: migrate, make sure a dev app exists, then run the gateway and every worker in
 # the foreground with prefixed logs. Ctrl-C (or SIGTERM) stops both; if one dies, the other is
 # stopped and this exits non-zero. Expects services up and a release build (make run does both).
 set -euo pipefail
@@ -27,7 +27,7 @@ say "dev app ($DEV_APP):"
 cat "$DEV_APP"
 echo
 
-PROCS=(identity-gateway identity-token-worker identity-revocation-worker)
+PROCS=(identity-gateway identity-token-worker identity-provider-worker identity-revocation-worker)
 declare -A NAME_OF=()
 PIDS=()
 width=0

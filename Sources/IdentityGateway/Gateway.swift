@@ -36,6 +36,7 @@ public final class Gateway: Sendable {
             + SessionRoutes(auth: Authenticator(verifier: verifier, sessions: sessions), sessions: sessions,
                             commands: commands).routes
             + MeRoutes(auth: Authenticator(verifier: verifier, sessions: sessions), users: users, commands: commands).routes
+            + ProviderRoutes(auth: Authenticator(verifier: verifier, sessions: sessions), commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
     }
 

@@ -103,6 +103,74 @@ enum OpenAPIDocument {
             "responses": {"204": {"description": "Ended"}, "404": {"$ref": "#/components/responses/Problem"}}
           }
         },
+        "/v1/auth/nonce": {
+          "get": {
+            "summary": "A single-use nonce for Sign in with Apple (valid 5 minutes): give Apple its SHA-256, send it raw",
+            "operationId": "nonce",
+            "security": [{"appKey": []}],
+            "responses": {"200": {"description": "{nonce, expires_at}"}, "401": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
+        "/v1/auth/apple": {
+          "post": {
+            "summary": "Sign in with Apple",
+            "operationId": "signInWithApple",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AppleSignInRequest"}}}},
+            "responses": {
+              "200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
+              "401": {"$ref": "#/components/responses/Problem"}, "409": {"$ref": "#/components/responses/Problem"},
+              "422": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
+            }
+          }
+        },
+        "/v1/auth/google": {
+          "post": {
+            "summary": "Sign in with a Google id token",
+            "operationId": "signInWithGoogle",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GoogleSignInRequest"}}}},
+            "responses": {
+              "200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
+              "401": {"$ref": "#/components/responses/Problem"}, "409": {"$ref": "#/components/responses/Problem"},
+              "422": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
+            }
+          }
+        },
+        "/v1/auth/id-token": {
+          "post": {
+            "summary": "Sign in with a Firebase id token",
+            "operationId": "signInWithIdToken",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/IdTokenSignInRequest"}}}},
+            "responses": {
+              "200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
+              "401": {"$ref": "#/components/responses/Problem"}, "409": {"$ref": "#/components/responses/Problem"},
+              "422": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
+            }
+          }
+        },
+        "/v1/me/identities/{provider}": {
+          "post": {
+            "summary": "Link a Google or Apple identity to the signed-in user (body as the provider's sign-in)",
+            "operationId": "linkIdentity",
+            "security": [{"appKey": [], "bearer": []}],
+            "parameters": [{"name": "provider", "in": "path", "required": true, "schema": {"enum": ["google", "apple"]}}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object"}}}},
+            "responses": {
+              "200": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}},
+              "409": {"$ref": "#/components/responses/Problem"}, "401": {"$ref": "#/components/responses/Problem"}
+            }
+          },
+          "delete": {
+            "summary": "Unlink a provider (never the last way to sign in)",
+            "operationId": "unlinkIdentity",
+            "security": [{"appKey": [], "bearer": []}],
+            "parameters": [{"name": "provider", "in": "path", "required": true, "schema": {"enum": ["google", "apple", "firebase"]}}],
+            "responses": {"204": {"description": "Unlinked"}, "404": {"$ref": "#/components/responses/Problem"},
+                          "409": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
         "/v1/me": {
           "get": {
             "summary": "The signed-in user",
@@ -174,6 +242,21 @@ enum OpenAPIDocument {
               "identifier": {"type": "string", "description": "An email or a username"},
               "password": {"type": "string"}
             }
+          },
+          "AppleSignInRequest": {
+            "type": "object", "required": ["identity_token", "nonce"],
+            "properties": {
+              "identity_token": {"type": "string"}, "nonce": {"type": "string", "description": "The raw nonce from GET /v1/auth/nonce"},
+              "authorization_code": {"type": "string"}, "first_name": {"type": "string"}, "last_name": {"type": "string"}
+            }
+          },
+          "GoogleSignInRequest": {
+            "type": "object", "required": ["id_token"],
+            "properties": {"id_token": {"type": "string"}, "nonce": {"type": "string"}}
+          },
+          "IdTokenSignInRequest": {
+            "type": "object", "required": ["provider", "id_token"],
+            "properties": {"provider": {"const": "firebase"}, "id_token": {"type": "string"}}
           },
           "RefreshRequest": {
             "type": "object", "required": ["refresh_token"],

@@ -13,6 +13,8 @@ public final class TokenWorker: Sendable {
         let users = UserStore(pool: pool)
         let hasher = try PasswordHasher(cost: configuration.passwordCost)
         let sessions = SessionStore(pool: pool)
+        let identities = IdentityStore(pool: pool)
+        let nonces = NonceStore(pool: pool)
         let issuer = SessionIssuer(sessions: sessions,
                                    keys: SigningKeyCache(apps: AppStore(pool: pool), masterKey: configuration.masterKey),
                                    refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds)
@@ -20,6 +22,10 @@ public final class TokenWorker: Sendable {
             signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, issuer: issuer),
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, issuer: issuer),
             profile: ProfileUpdate(users: users),
+            providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
+                                           issuer: issuer, masterKey: configuration.masterKey),
+            linking: IdentityLinking(pool: pool, users: users, identities: identities, nonces: nonces,
+                                     masterKey: configuration.masterKey),
             refresh: TokenRefresh(pool: pool, users: users, sessions: sessions, issuer: issuer,
                                   // Bound to its purpose, so the master key itself never keys an HMAC.
                                   successorKey: Digest.hmacSHA256(key: configuration.masterKey,
@@ -41,6 +47,8 @@ struct CommandRouter: Sendable {
     let signUp: PasswordSignUp
     let signIn: PasswordSignIn
     let profile: ProfileUpdate
+    let providerSignIn: ProviderSignIn
+    let linking: IdentityLinking
     let refresh: TokenRefresh
     let workerName: String
 
@@ -51,6 +59,12 @@ struct CommandRouter: Sendable {
                 return try .init(signUp.handle(ProtoJSON.decode(TokenV1.SignUp.self, from: message.body)))
             case TokenV1.SignIn.protoName:
                 return try .init(signIn.handle(ProtoJSON.decode(TokenV1.SignIn.self, from: message.body)))
+            case TokenV1.ProviderSignIn.protoName:
+                return try .init(providerSignIn.handle(ProtoJSON.decode(TokenV1.ProviderSignIn.self, from: message.body)))
+            case TokenV1.LinkIdentity.protoName:
+                return try .init(linking.link(ProtoJSON.decode(TokenV1.LinkIdentity.self, from: message.body)))
+            case TokenV1.UnlinkIdentity.protoName:
+                return try .init(linking.unlink(ProtoJSON.decode(TokenV1.UnlinkIdentity.self, from: message.body)))
             case TokenV1.Refresh.protoName:
                 return try .init(refresh.handle(ProtoJSON.decode(TokenV1.Refresh.self, from: message.body)))
             case TokenV1.UpdateProfile.protoName:

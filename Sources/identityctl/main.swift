@@ -8,9 +8,13 @@ let usage = """
     usage:
       identityctl migrate
       identityctl apps create --name NAME [--access-token-ttl SECONDS]
+      identityctl apps settings APP_ID [--google-client-ids ID,ID] [--apple-bundle-ids ID,ID]
+          [--apple-services-ids ID,ID] [--apple-team-id ID] [--apple-key-id ID]
+          [--apple-private-key-file KEY.p8] [--firebase-project-id ID]
 
     environment: IDENTITY_DATABASE_URL, IDENTITY_MIGRATIONS_DIR (migrate),
-                 IDENTITY_MASTER_KEY and IDENTITY_PUBLIC_BASE_URL (apps create)
+                 IDENTITY_MASTER_KEY (apps create, and apps settings with a .p8 key),
+                 IDENTITY_PUBLIC_BASE_URL (apps create)
     """
 
 func fail(_ message: String) -> Never {
@@ -64,6 +68,40 @@ case ("apps", "create"):
                    "access_token_ttl": created.app.accessTokenTTL])
     } catch {
         fail("apps create failed: \(error)")
+    }
+
+case ("apps", "settings"):
+    let rest = Array(arguments.dropFirst(2))
+    guard let appId = rest.first, !appId.hasPrefix("--") else { fail("apps settings needs APP_ID\n\(usage)") }
+    let keyFile = option("--apple-private-key-file", in: rest)
+    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: keyFile != nil)
+    env.validateOrExit(program: "identityctl")
+    let pool = PGPool(url: common.databaseURL, size: 1)
+    do {
+        guard try AppStore(pool: pool).find(id: appId) != nil else { fail("no app \(appId)") }
+        let store = ProviderSettingsStore(pool: pool)
+        var settings = try store.settings(appId: appId)
+        let list = { (name: String) in option(name, in: rest).map { $0.split(separator: ",").map(String.init) } }
+        if let ids = list("--google-client-ids") { settings.googleClientIds = ids }
+        if let ids = list("--apple-bundle-ids") { settings.appleBundleIds = ids }
+        if let ids = list("--apple-services-ids") { settings.appleServicesIds = ids }
+        if let team = option("--apple-team-id", in: rest) { settings.appleTeamId = team }
+        if let key = option("--apple-key-id", in: rest) { settings.appleKeyId = key }
+        if let project = option("--firebase-project-id", in: rest) { settings.firebaseProjectId = project }
+        if let keyFile {
+            let pem = try String(contentsOfFile: keyFile, encoding: .utf8)
+            _ = try ECSigningKey.fromPEM(pem)  // refuse a file that is not an EC private key
+            settings.applePrivateKeySealed = try AESGCM.seal(Array(pem.utf8), key: masterKey ?? [],
+                                                             associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
+        }
+        try store.save(appId: appId, settings)
+        printJSON(["app_id": appId, "google_client_ids": settings.googleClientIds,
+                   "apple_bundle_ids": settings.appleBundleIds, "apple_services_ids": settings.appleServicesIds,
+                   "apple_team_id": settings.appleTeamId ?? NSNull(), "apple_key_id": settings.appleKeyId ?? NSNull(),
+                   "apple_private_key_set": settings.applePrivateKeySealed != nil,
+                   "firebase_project_id": settings.firebaseProjectId ?? NSNull()])
+    } catch {
+        fail("apps settings failed: \(error)")
     }
 
 default:

@@ -44,3 +44,14 @@ final class CryptoTests: XCTestCase {
         XCTAssertNil(Base64URL.decode("ab+c"))
     }
 }
+
+final class ProviderKeyTests: XCTestCase {
+    func testRSAPublicKeyRebuiltFromJWKComponentsVerifiesTheSigner() throws {
+        let key = try RSAKey.generate()
+        let (n, e) = try key.publicComponents()
+        let rebuilt = try RSAKey.fromComponents(modulus: n, exponent: e)
+        let signature = try key.signRS256(Array("hello".utf8))
+        XCTAssertTrue(rebuilt.verifyRS256(Array("hello".utf8), signature: signature))
+        XCTAssertFalse(rebuilt.verifyRS256(Array("hellO".utf8), signature: signature))
+    }
+}

@@ -1,9 +1,11 @@
-"""Starts the real service once per session (migrate, token worker, revocation worker, gateway)
-and hands tests a client, fresh apps, an event-stream reader, and handles to stop/start the
-workers and the broker.
+"""Starts the real service once per session (migrate, token worker, revocation worker, provider
+worker, gateway) in front of a stand-in for Apple, Google and Firebase (provider_standin.py), and
+hands tests a client, fresh apps (plain, or with the providers configured), the stand-in, an
+event-stream reader, and handles to stop/start the workers, the stand-in and the broker.
 
 The harness (scripts/test.sh) provides everything through the environment: IDENTITY_BIN_DIR
-(identity-gateway, identity-token-worker, identity-revocation-worker, identityctl),
+(identity-gateway, identity-token-worker, identity-revocation-worker, identity-provider-worker,
+identityctl),
 IDENTITY_DATABASE_URL (a fresh database),
 IDENTITY_AMQP_URL (a fresh vhost), IDENTITY_MASTER_KEY, IDENTITY_MIGRATIONS_DIR,
 IDENTITY_SERVICES_SCRIPT (stop-broker / start-broker) and IDENTITY_RUN_DIR (logs go under it).
@@ -20,8 +22,10 @@ import uuid
 
 import pytest
 
+import provider_standin
 from event_tools import EventStream
 from identity_client import Client
+from provider_standin import ProviderStandin
 
 REQUIRED_ENV = ("IDENTITY_BIN_DIR", "IDENTITY_DATABASE_URL", "IDENTITY_AMQP_URL",
                 "IDENTITY_MASTER_KEY", "IDENTITY_MIGRATIONS_DIR")
@@ -30,6 +34,19 @@ STOP_GRACE = 10.0
 STACK_KEY = pytest.StashKey()
 # The spent-refresh-token grace period (30 s in production), short so tests can outwait it.
 REFRESH_GRACE_SECONDS = 3
+# An unknown `kid` refetches a provider's JWKS at most once per this many seconds (60 in
+# production), short so a key-rotation test can outwait it.
+JWKS_REFETCH_INTERVAL_SECONDS = 1
+# What `provider_app` is configured with: every provider, pointing at the stand-in's world.
+PROVIDER_SETTINGS = {
+    "google": {"google_client_ids": provider_standin.GOOGLE_CLIENT_IDS},
+    "apple": {"apple_bundle_ids": (provider_standin.APPLE_BUNDLE_ID,),
+              "apple_services_ids": (provider_standin.APPLE_SERVICES_ID,),
+              "apple_team_id": provider_standin.APPLE_TEAM_ID,
+              "apple_key_id": provider_standin.APPLE_KEY_ID,
+              "apple_private_key_file": None},  # the stand-in's .p8, filled in by the stack
+    "firebase": {"firebase_project_id": provider_standin.FIREBASE_PROJECT_ID},
+}
 
 
 def pytest_configure(config):
@@ -126,6 +143,11 @@ class Stack:
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.request_timeout_ms = 2000
+        # Apple, Google and Firebase: listening before any service process starts, so no
+        # process ever sees them missing unless a test stops them on purpose.
+        self.providers = ProviderStandin(self.log_dir)
+        self.providers.start()
+        self.jwks_refetch_interval = JWKS_REFETCH_INTERVAL_SECONDS
         self.env = dict(os.environ)
         self.env.update({
             "IDENTITY_HTTP_PORT": str(self.port),
@@ -136,6 +158,8 @@ class Stack:
             "IDENTITY_ARGON2_ITERATIONS": "1",
             "IDENTITY_REQUEST_TIMEOUT_MS": str(self.request_timeout_ms),
             "IDENTITY_REFRESH_GRACE_SECONDS": str(REFRESH_GRACE_SECONDS),
+            "IDENTITY_JWKS_REFETCH_INTERVAL_SECONDS": str(JWKS_REFETCH_INTERVAL_SECONDS),
+            **self.providers.env(),
         })
         self.refresh_grace_seconds = REFRESH_GRACE_SECONDS
         # Each worker gets its own HTTP port in case it serves /healthz or /metrics on
@@ -148,13 +172,19 @@ class Stack:
             "identity-revocation-worker", [self.binary("identity-revocation-worker")],
             dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
             os.path.join(self.log_dir, "revocation-worker.log"))
+        # Verifies Google, Apple and Firebase tokens, issues and spends nonces, exchanges Apple
+        # authorization codes.
+        self.provider_worker = ServiceProcess(
+            "identity-provider-worker", [self.binary("identity-provider-worker")],
+            dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
+            os.path.join(self.log_dir, "provider-worker.log"))
         self.gateway = ServiceProcess("identity-gateway", [self.binary("identity-gateway")],
                                       self.env, os.path.join(self.log_dir, "gateway.log"))
         self.client = Client(self.base_url)
 
     @property
     def processes(self):
-        return (self.gateway, self.worker, self.revocation)
+        return (self.gateway, self.worker, self.revocation, self.provider_worker)
 
     def binary(self, name):
         path = os.path.join(self.bin_dir, name)
@@ -169,6 +199,7 @@ class Stack:
         assert migrate.returncode == 0, f"identityctl migrate failed:\n{migrate.stdout}\n{migrate.stderr}"
         self.worker.start()
         self.revocation.start()
+        self.provider_worker.start()
         self.gateway.start()
         self.wait_ready()
         self.warm_up()
@@ -199,14 +230,19 @@ class Stack:
         self.client.wait_for(
             lambda: self.client.sign_up(app, email=f"warm-{uuid.uuid4().hex}@example.com").status != 503,
             timeout=20)
+        # The provider worker likewise (nonces are its business).
+        self.client.wait_for(lambda: self.client.auth_nonce(app).status != 503, timeout=20)
 
     def stop(self):
         for proc in self.processes:
             proc.stop()
+        self.providers.stop()
 
     def log_tails(self, lines=60):
-        return "\n".join(f"--- {p.name} [{p.state()}] {p.log_path} ---\n{p.tail(lines)}"
-                         for p in self.processes)
+        tails = [f"--- {p.name} [{p.state()}] {p.log_path} ---\n{p.tail(lines)}"
+                 for p in self.processes]
+        tails.append(f"--- provider stand-in ---\n{self.providers.summary()}")
+        return "\n".join(tails)
 
     # --- handles for tests ---------------------------------------------------------------------
 
@@ -221,6 +257,18 @@ class Stack:
 
     def start_revocation_worker(self):
         self.revocation.start()
+
+    def stop_provider_worker(self):
+        return self.provider_worker.stop()
+
+    def start_provider_worker(self):
+        self.provider_worker.start()
+
+    def restart_provider_worker(self):
+        """A fresh provider worker: nothing cached (no JWKS fetched yet). Returns at once; the new
+        process needs a moment before it takes commands."""
+        self.provider_worker.stop()
+        self.provider_worker.start()
 
     def services_script(self, command):
         script = os.environ.get("IDENTITY_SERVICES_SCRIPT")
@@ -249,6 +297,37 @@ class Stack:
             return json.loads(done.stdout)
         except ValueError:
             raise AssertionError(f"identityctl apps create printed no JSON object:\n{done.stdout}")
+
+    def settings_args(self, app_id, **settings):
+        """identityctl arguments for `apps settings`: google_client_ids=[...] becomes
+        --google-client-ids a,b; None leaves a flag out."""
+        args = ["apps", "settings", app_id]
+        for key, value in settings.items():
+            if value is None:
+                continue
+            if isinstance(value, (list, tuple)):
+                value = ",".join(value)
+            args += ["--" + key.replace("_", "-"), str(value)]
+        return args
+
+    def configure_app(self, app_id, **settings):
+        """Runs identityctl apps settings; returns the settings JSON it printed."""
+        args = self.settings_args(app_id, **settings)
+        done = self.ctl(*args)
+        assert done.returncode == 0, f"identityctl {args} failed:\n{done.stdout}\n{done.stderr}"
+        try:
+            return json.loads(done.stdout)
+        except ValueError:
+            raise AssertionError(f"identityctl apps settings printed no JSON object:\n{done.stdout}")
+
+    def provider_settings(self, providers=("apple", "google", "firebase")):
+        """The settings that configure these providers against the stand-in."""
+        settings = {}
+        for provider in providers:
+            settings.update(PROVIDER_SETTINGS[provider])
+        if "apple" in providers:
+            settings["apple_private_key_file"] = self.providers.apple_p8_path
+        return settings
 
 
 @pytest.fixture(scope="session")
@@ -294,6 +373,39 @@ def app(app_factory):
 @pytest.fixture
 def other_app(app_factory):
     return app_factory()
+
+
+@pytest.fixture(scope="session")
+def providers(stack):
+    """The Apple/Google/Firebase stand-in (provider_standin.ProviderStandin) the service talks to."""
+    return stack.providers
+
+
+@pytest.fixture
+def provider_app_factory(stack):
+    """A fresh app with providers configured against the stand-in:
+    provider_app_factory(providers=("google",), access_token_ttl=None, **settings) → the
+    identityctl apps create JSON plus "settings" (what apps settings printed). Keyword settings
+    (google_client_ids=[...], apple_team_id=..., None to leave a flag out) override the defaults."""
+    def make(providers=("apple", "google", "firebase"), name=None, access_token_ttl=None,
+             **overrides):
+        app = stack.create_app(name=name, access_token_ttl=access_token_ttl)
+        settings = dict(stack.provider_settings(providers), **overrides)
+        app["settings"] = stack.configure_app(app["app_id"], **settings)
+        return app
+    return make
+
+
+@pytest.fixture
+def provider_app(provider_app_factory):
+    """An app with Apple, Google and Firebase configured (see PROVIDER_SETTINGS)."""
+    return provider_app_factory()
+
+
+@pytest.fixture
+def other_provider_app(provider_app_factory):
+    """A second app configured exactly like provider_app (same client ids, bundle id, project)."""
+    return provider_app_factory()
 
 
 @pytest.fixture

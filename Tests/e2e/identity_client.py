@@ -163,6 +163,38 @@ class Client:
     def patch_me(self, app, token, body, **kw):
         return self.patch("/v1/me", body, app_key=app["app_key"], token=token, **kw)
 
+    # --- providers (Apple, Google, Firebase) -----------------------------------------------
+    # `token` (a Bearer access token) is for calls made signed in (guest upgrade).
+
+    def auth_nonce(self, app, **kw):
+        return self.get("/v1/auth/nonce", app_key=app["app_key"], **kw)
+
+    def new_nonce(self, app):
+        """A fresh raw nonce from GET /v1/auth/nonce (asserting 200)."""
+        resp = self.auth_nonce(app)
+        assert resp.status == 200, resp
+        return resp.data["nonce"]
+
+    def apple_sign_in(self, app, timeout=None, headers=None, token=None, **fields):
+        return self.post("/v1/auth/apple", fields, app_key=app["app_key"], token=token,
+                         timeout=timeout, headers=headers)
+
+    def google_sign_in(self, app, timeout=None, headers=None, token=None, **fields):
+        return self.post("/v1/auth/google", fields, app_key=app["app_key"], token=token,
+                         timeout=timeout, headers=headers)
+
+    def id_token_sign_in(self, app, timeout=None, headers=None, token=None, **fields):
+        return self.post("/v1/auth/id-token", fields, app_key=app["app_key"], token=token,
+                         timeout=timeout, headers=headers)
+
+    def link_identity(self, app, token, provider, body, **kw):
+        return self.post(f"/v1/me/identities/{provider}", body, app_key=app["app_key"],
+                         token=token, **kw)
+
+    def unlink_identity(self, app, token, provider, **kw):
+        return self.delete(f"/v1/me/identities/{provider}", app_key=app["app_key"], token=token,
+                           **kw)
+
     def new_user(self, app, **fields):
         """Signs up a fresh user and returns the token response's data (asserting 201)."""
         resp = self.sign_up(app, **fields)

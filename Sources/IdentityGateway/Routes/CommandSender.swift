@@ -20,6 +20,34 @@ struct CommandSender: Sendable {
         }
     }
 
+    /// Two commands in a row: `first`'s reply becomes the second command (built by `next`), whose
+    /// reply is rendered. A failure of either answers as `send` would. Used when one worker
+    /// verifies and another acts (a provider's id token, then the sign-in).
+    func send<First: ProtoMessage, Middle: ProtoMessage, Second: ProtoMessage, Reply: ProtoMessage>(
+        _ first: First, expecting middle: Middle.Type, queue firstQueue: String,
+        then next: @escaping @Sendable (Middle) -> Second, expecting reply: Reply.Type,
+        queue secondQueue: String = BusTopology.tokenCommands,
+        appId: String, request: HTTPRequest, render: @escaping @Sendable (Reply) -> HTTPResponse
+    ) -> RouteResult {
+        let requestId = request.requestId
+        let bus = self.bus
+        let timeout = self.timeout
+        return .later { respond in
+            bus.request(first, queue: firstQueue, appId: appId, requestId: requestId, timeout: timeout) { result in
+                var intermediate: Middle?
+                let failure = Self.response(to: result, expecting: Middle.self, requestId: requestId) { value in
+                    intermediate = value
+                    return .noContent
+                }
+                guard let intermediate else { return respond(failure) }
+                bus.request(next(intermediate), queue: secondQueue, appId: appId, requestId: requestId,
+                            timeout: timeout) { result in
+                    respond(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render))
+                }
+            }
+        }
+    }
+
     private static func response<Reply: ProtoMessage>(
         to result: Result<BusMessage, BusClient.Failure>, expecting: Reply.Type, requestId: String,
         render: (Reply) -> HTTPResponse

@@ -31,6 +31,19 @@ public enum JWT {
     /// (with `leeway` seconds for clock skew between machines).
     public static func verify(_ token: String, issuer: String, audience: String, now: Int64,
                               leeway: Int64 = JWT.leeway, keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> AccessTokenClaims {
+        let payload = try verifiedPayload(token, keyFor: keyFor)
+        guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(payload)) else {
+            throw .malformed
+        }
+        guard claims.iss == issuer else { throw .wrongIssuer }
+        guard claims.aud == audience else { throw .wrongAudience }
+        guard claims.exp + leeway > now else { throw .expired }
+        return claims
+    }
+
+    /// The payload bytes of an RS256 token whose signature checks out with `keyFor(kid)`;
+    /// the claims are the caller's to check.
+    public static func verifiedPayload(_ token: String, keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> [UInt8] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
               let headerBytes = Base64URL.decode(parts[0]),
@@ -42,12 +55,13 @@ public enum JWT {
         guard let kid = header.kid, let key = keyFor(kid) else { throw .unknownKey }
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard key.verifyRS256(signingInput, signature: signature) else { throw .badSignature }
-        guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(payloadBytes)) else {
-            throw .malformed
-        }
-        guard claims.iss == issuer else { throw .wrongIssuer }
-        guard claims.aud == audience else { throw .wrongAudience }
-        guard claims.exp + leeway > now else { throw .expired }
-        return claims
+        return payloadBytes
+    }
+
+    /// A compact JWS signed with ES256 (an EC P-256 key), as Apple's client secrets are.
+    public static func signES256(_ claims: JSONValue, kid: String, key: ECSigningKey) throws -> String {
+        let header: JSONValue = .object(["alg": .string("ES256"), "kid": .string(kid)])
+        let signingInput = Base64URL.encode(Array(header.serialized.utf8)) + "." + Base64URL.encode(Array(claims.serialized.utf8))
+        return signingInput + "." + Base64URL.encode(try key.signES256(Array(signingInput.utf8)))
     }
 }

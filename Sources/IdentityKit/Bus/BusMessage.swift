@@ -46,7 +46,9 @@ public enum BusTopology {
     public static let revocationCommands = "identity.revocation.commands"
     /// Every command queue; the gateway declares them all so no command is dropped for want
     /// of a queue when a worker kind has not started yet.
-    public static let commandQueues = [tokenCommands, revocationCommands]
+    public static let commandQueues = [tokenCommands, revocationCommands, providerCommands]
+    /// The durable queue the provider workers compete on.
+    public static let providerCommands = "identity.provider.commands"
     /// RabbitMQ's direct reply-to pseudo-queue.
     public static let directReplyTo = "amq.rabbitmq.reply-to"
 }

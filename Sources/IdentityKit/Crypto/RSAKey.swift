@@ -47,6 +47,14 @@ public final class RSAKey: @unchecked Sendable {
         }
     }
 
+    /// A public key from a JWK's `n` and `e` (big-endian bytes), as providers publish them.
+    public static func fromComponents(modulus: [UInt8], exponent: [UInt8]) throws -> RSAKey {
+        guard let key = copensslshim_rsa_public_key(modulus, modulus.count, exponent, exponent.count) else {
+            throw CryptoError.openSSL("RSA key from JWK")
+        }
+        return RSAKey(key: key, isPrivate: false)
+    }
+
     public func privateKeyPEM() throws -> String {
         try writePEM { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) }
     }

@@ -62,6 +62,17 @@ extension ServiceError {
                                                          detail: "The refresh token is not valid; sign in again.")
     public static let refreshTokenExpired = ServiceError(code: "auth/refresh-token-expired", status: 401,
                                                          detail: "The refresh token has expired; sign in again.")
+    public static let accountExistsWithDifferentCredential = ServiceError(
+        code: "auth/account-exists-with-different-credential", status: 409,
+        detail: "An account with this email exists; sign in to it the usual way, then link this provider.")
+    public static let accountExists = ServiceError(code: "auth/account-exists", status: 409,
+                                                   detail: "This sign-in already belongs to another account.")
+    public static let lastSignInMethod = ServiceError(code: "auth/last-sign-in-method", status: 409,
+                                                      detail: "This is the account's last way to sign in.")
+    public static let providerNotConfigured = ServiceError(code: "auth/provider-not-configured", status: 422,
+                                                           detail: "This sign-in provider is not configured for the app.")
+    public static let providerUnavailable = ServiceError(code: "auth/provider-unavailable", status: 503,
+                                                         detail: "The provider's keys could not be fetched; retry.")
     public static func weakPassword(_ why: String) -> ServiceError {
         ServiceError(code: "auth/weak-password", status: 422, detail: "The password is too weak.",
                      errors: [FieldProblem(location: "body.password", message: why)])

@@ -12,11 +12,21 @@ public enum EventOutbox {
     }
 
     public static func append<Event: ProtoMessage>(_ event: Event, routingKey: String, appId: String, eventId: String,
+                                                   exchange: String = EventOutbox.exchange,
                                                    on connection: PGConnection) throws {
         let payload = String(decoding: try ProtoJSON.encode(event), as: UTF8.self)
         try connection.query("""
-            INSERT INTO outbox (app_id, event_id, routing_key, message_type, payload) VALUES ($1, $2, $3, $4, $5)
-            """, [appId, eventId, routingKey, Event.protoName, payload])
+            INSERT INTO outbox (app_id, event_id, exchange, routing_key, message_type, payload)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """, [appId, eventId, exchange, routingKey, Event.protoName, payload])
+    }
+
+    /// A command for a worker queue that must go out exactly when this transaction commits
+    /// (published on the default exchange, routed by queue name).
+    public static func appendCommand<Command: ProtoMessage>(_ command: Command, queue: String, appId: String,
+                                                            on connection: PGConnection) throws {
+        try append(command, routingKey: queue, appId: appId, eventId: "cmd_" + Identifiers.nowULID(), exchange: "",
+                   on: connection)
     }
 }
 

@@ -2,7 +2,7 @@ import CRabbitMQ
 import CRabbitMQShim
 import Foundation
 
-/// Publishes the outbox to the events exchange with publisher confirms, oldest first: a batch
+/// Publishes the outbox (events, and commands that must follow a commit) with publisher confirms, oldest first: a batch
 /// is locked (`FOR UPDATE SKIP LOCKED`, so several relays can run), published, and deleted in
 /// the same transaction only once the broker has confirmed every message. A broker outage or a
 /// crash leaves the rows for the next try, so an event may go out twice (consumers drop
@@ -77,12 +77,12 @@ public final class OutboxRelay: Sendable {
     private func relayBatch(_ publisher: inout ConfirmingPublisher) throws -> Int {
         try pool.transaction { connection in
             let rows = try connection.query("""
-                SELECT id, app_id, event_id, routing_key, message_type, payload FROM outbox
+                SELECT id, app_id, event_id, exchange, routing_key, message_type, payload FROM outbox
                 ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
                 """, [String(batchSize)])
             guard !rows.isEmpty else { return 0 }
             for row in rows {
-                var message = OutgoingMessage(exchange: EventOutbox.exchange, routingKey: row.string("routing_key"),
+                var message = OutgoingMessage(exchange: row.string("exchange"), routingKey: row.string("routing_key"),
                                               type: row.string("message_type"), body: Data(row.string("payload").utf8))
                 message.messageId = row.string("event_id")
                 message.appId = row.string("app_id")

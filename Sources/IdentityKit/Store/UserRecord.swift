@@ -15,13 +15,15 @@ public struct UserRecord: Sendable {
     public var roles: [String]
     /// Microseconds since the epoch.
     public var createdAtMicros: Int64
+    /// The linked sign-in providers (apple, google, firebase), sorted.
+    public var identityProviders: [String]
 
     /// The user as clients see it.
     public var message: CommonV1.User {
         CommonV1.User(uid: uid, email: email, emailVerified: emailVerified, phone: phone, username: username,
                       firstName: firstName, lastName: lastName, photoUrl: photoURL, isGuest: isGuest,
                       hasPassword: passwordHash != nil,
-                      providers: passwordHash != nil ? ["password"] : [],
+                      providers: (passwordHash != nil ? ["password"] : []) + identityProviders,
                       roles: roles, mfaEnabled: false,
                       createdAt: Timestamp.rfc3339(microsecondsSinceEpoch: createdAtMicros))
     }
@@ -30,7 +32,9 @@ public struct UserRecord: Sendable {
     static let columns = """
         app_id, uid, email, email_verified, phone, username, first_name, last_name, photo_url, \
         password_hash, is_guest, disabled, roles, \
-        (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
+        (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, \
+        ARRAY(SELECT i.provider FROM user_identities i WHERE i.app_id = users.app_id AND i.uid = users.uid \
+              ORDER BY i.provider) AS identity_providers
         """
 
     init(row: PGRow) {
@@ -48,5 +52,6 @@ public struct UserRecord: Sendable {
         disabled = row.bool("disabled")
         roles = row.stringArray("roles")
         createdAtMicros = row.int64("created_us")
+        identityProviders = row.stringArray("identity_providers")
     }
 }

@@ -11,6 +11,9 @@ public struct UserStore: Sendable {
         public var firstName: String?
         public var lastName: String?
         public var passwordHash: String?
+        public var emailVerified = false
+        public var phone: String?
+        public var photoURL: String?
         public init(email: String?, username: String?, firstName: String?, lastName: String?, passwordHash: String?) {
             self.email = email
             self.username = username
@@ -26,16 +29,50 @@ public struct UserStore: Sendable {
     public func insert(_ user: NewUser, appId: String, on connection: PGConnection) throws -> UserRecord {
         do {
             let rows = try connection.query("""
-                INSERT INTO users (app_id, uid, email, username, first_name, last_name, password_hash)
-                VALUES ($1, $2, $3, $4, $5, $6, $7)
+                INSERT INTO users (app_id, uid, email, username, first_name, last_name, password_hash,
+                                   email_verified, phone, photo_url)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                 RETURNING \(UserRecord.columns)
                 """, [appId, Identifiers.nowULID(), user.email, user.username, user.firstName, user.lastName,
-                      user.passwordHash])
+                      user.passwordHash, PGParam.bool(user.emailVerified), user.phone, user.photoURL])
             guard let row = rows.first else { throw StoreError.failed(sqlState: "", message: "no row returned") }
             return UserRecord(row: row)
         } catch StoreError.uniqueViolation(let constraint) {
             throw constraint == "users_username_per_app" ? Conflict.username : Conflict.email
         }
+    }
+
+    /// The user with this email (case-insensitive) inside the caller's transaction, locked so
+    /// a concurrent link or sign-up waits for this one.
+    public func find(appId: String, email: String, on connection: PGConnection) throws -> UserRecord? {
+        try connection.query("""
+            SELECT \(UserRecord.columns) FROM users WHERE app_id = $1 AND lower(email) = lower($2) FOR UPDATE
+            """, [appId, email]).first.map(UserRecord.init(row:))
+    }
+
+    public func find(appId: String, uid: String, on connection: PGConnection) throws -> UserRecord? {
+        try connection.query("SELECT \(UserRecord.columns) FROM users WHERE app_id = $1 AND uid = $2",
+                             [appId, uid]).first.map(UserRecord.init(row:))
+    }
+
+    /// Locks the user's row until the transaction ends; false when there is no such user.
+    public func lock(appId: String, uid: String, on connection: PGConnection) throws -> Bool {
+        try !connection.query("SELECT 1 FROM users WHERE app_id = $1 AND uid = $2 FOR UPDATE", [appId, uid]).isEmpty
+    }
+
+    /// Fills profile fields that are empty with values a provider gave, and never replaces a
+    /// value with an empty one (Apple sends the name only once; a user's own edits win).
+    public func fillMissing(appId: String, uid: String, firstName: String?, lastName: String?, photoURL: String?,
+                            phone: String?, on connection: PGConnection) throws -> UserRecord? {
+        let given = { (value: String?) in value.flatMap { $0.isEmpty ? nil : $0 } }
+        return try connection.query("""
+            UPDATE users SET first_name = COALESCE(NULLIF(first_name, ''), $3),
+                             last_name = COALESCE(NULLIF(last_name, ''), $4),
+                             photo_url = COALESCE(NULLIF(photo_url, ''), $5),
+                             phone = COALESCE(NULLIF(phone, ''), $6), updated_at = now()
+            WHERE app_id = $1 AND uid = $2 RETURNING \(UserRecord.columns)
+            """, [appId, uid, given(firstName), given(lastName), given(photoURL), given(phone)]).first
+            .map(UserRecord.init(row:))
     }
 
     public func find(appId: String, uid: String) throws -> UserRecord? {

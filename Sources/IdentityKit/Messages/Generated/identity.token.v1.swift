@@ -189,6 +189,128 @@ extension TokenV1 {
         }
     }
 
+    /// POST /v1/auth/apple, /google, /id-token after the provider worker verified the token →
+    /// AuthResult. Finds the user by the provider's subject, else links to an account with the
+    /// same verified email, else creates one; spends the identity's nonce in the same transaction.
+    public struct ProviderSignIn: ProtoMessage {
+        public static let protoName = "identity.token.v1.ProviderSignIn"
+
+        public var appId: String
+        public var identity: ProviderV1.VerifiedIdentity?
+        /// Apple gives the name once, on the first sign-in: stored when given, never cleared.
+        public var firstName: String?
+        public var lastName: String?
+        public var authorizationCode: String?
+        public var client: CommonV1.ClientInfo?
+
+        public init(
+            appId: String = "",
+            identity: ProviderV1.VerifiedIdentity? = nil,
+            firstName: String? = nil,
+            lastName: String? = nil,
+            authorizationCode: String? = nil,
+            client: CommonV1.ClientInfo? = nil
+        ) {
+            self.appId = appId
+            self.identity = identity
+            self.firstName = firstName
+            self.lastName = lastName
+            self.authorizationCode = authorizationCode
+            self.client = client
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.identity = try container.decodeProto(ProviderV1.VerifiedIdentity.self, "identity")
+            self.firstName = try container.decodeProto(String.self, "first_name", "firstName")
+            self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
+            self.authorizationCode = try container.decodeProto(String.self, "authorization_code", "authorizationCode")
+            self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if let value = self.identity { try container.encode(value, forKey: ProtoJSONKey("identity")) }
+            if let value = self.firstName { try container.encode(value, forKey: ProtoJSONKey("first_name")) }
+            if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
+            if let value = self.authorizationCode { try container.encode(value, forKey: ProtoJSONKey("authorization_code")) }
+            if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+        }
+    }
+
+    /// POST /v1/me/identities/{provider} → UserResult.
+    public struct LinkIdentity: ProtoMessage {
+        public static let protoName = "identity.token.v1.LinkIdentity"
+
+        public var appId: String
+        public var uid: String
+        public var identity: ProviderV1.VerifiedIdentity?
+        public var authorizationCode: String?
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            identity: ProviderV1.VerifiedIdentity? = nil,
+            authorizationCode: String? = nil
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.identity = identity
+            self.authorizationCode = authorizationCode
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.identity = try container.decodeProto(ProviderV1.VerifiedIdentity.self, "identity")
+            self.authorizationCode = try container.decodeProto(String.self, "authorization_code", "authorizationCode")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if let value = self.identity { try container.encode(value, forKey: ProtoJSONKey("identity")) }
+            if let value = self.authorizationCode { try container.encode(value, forKey: ProtoJSONKey("authorization_code")) }
+        }
+    }
+
+    /// DELETE /v1/me/identities/{provider} → UserResult.
+    public struct UnlinkIdentity: ProtoMessage {
+        public static let protoName = "identity.token.v1.UnlinkIdentity"
+
+        public var appId: String
+        public var uid: String
+        public var provider: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            provider: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.provider = provider
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.provider = try container.decodeProto(String.self, "provider") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.provider.isEmpty { try container.encode(self.provider, forKey: ProtoJSONKey("provider")) }
+        }
+    }
+
     /// A command that does nothing: measures the gateway → worker round trip.
     public struct Ping: ProtoMessage {
         public static let protoName = "identity.token.v1.Ping"

@@ -1,0 +1,33 @@
+// libcurl's curl_easy_setopt and curl_easy_getinfo are variadic: one small request function
+// does the whole exchange in C.
+#ifndef CCURL_SHIM_H
+#define CCURL_SHIM_H
+
+#include <stddef.h>
+
+/// The answer of one HTTP exchange. `body` and `cache_control` are malloc'd; free them with
+/// ccurlshim_free_response.
+typedef struct {
+    long status;
+    char *body;
+    size_t body_length;
+    char *cache_control;
+    char error[256];
+} ccurlshim_response;
+
+/// curl_global_init, once, before any thread sends a request.
+int ccurlshim_global_init(void);
+
+/// Sends one request (GET when `post_body` is NULL, else POST with `content_type`), following
+/// no redirects, within `timeout_ms`. Returns 0 when an HTTP answer came back (any status),
+/// else a CURLcode with `error` filled.
+int ccurlshim_request(const char *url, const char *post_body, size_t post_length, const char *content_type,
+                      long timeout_ms, ccurlshim_response *response);
+
+void ccurlshim_free_response(ccurlshim_response *response);
+
+/// Percent-encodes a string for a form body; free with ccurlshim_free.
+char *ccurlshim_escape(const char *value);
+void ccurlshim_free(char *value);
+
+#endif

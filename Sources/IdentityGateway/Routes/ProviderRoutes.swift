@@ -1,0 +1,96 @@
+import IdentityKit
+
+/// Sign in with Apple, Google and Firebase, and signed-in linking. Each call is two commands:
+/// the provider worker verifies the id token, then the token worker signs the user in (or
+/// links), so the nonce is spent and the account written in one transaction.
+struct ProviderRoutes: Sendable {
+    let auth: Authenticator
+    let commands: CommandSender
+
+    var routes: [Route] {
+        [Route(method: "GET", pattern: "/v1/auth/nonce", needsApp: true, takesBody: false, handler: nonce),
+         Route(method: "POST", pattern: "/v1/auth/apple", needsApp: true, takesBody: true) { try signIn($0, provider: "apple") },
+         Route(method: "POST", pattern: "/v1/auth/google", needsApp: true, takesBody: true) { try signIn($0, provider: "google") },
+         Route(method: "POST", pattern: "/v1/auth/id-token", needsApp: true, takesBody: true) { try signIn($0, provider: nil) },
+         Route(method: "POST", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: true, handler: link),
+         Route(method: "DELETE", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: false, handler: unlink)]
+    }
+
+    func nonce(_ context: RouteContext) throws -> RouteResult {
+        let app = try context.requireApp()
+        return commands.send(ProviderV1.IssueNonce(appId: app.id), expecting: ProviderV1.NonceIssued.self,
+                             queue: BusTopology.providerCommands, appId: app.id, request: context.request) {
+            HTTPResponse.data(.object(["nonce": .string($0.nonce), "expires_at": .string($0.expiresAt)]))
+        }
+    }
+
+    /// The body of a provider sign-in, checked field by field.
+    private struct ProviderBody {
+        var verify: ProviderV1.VerifyIdToken
+        var firstName: String?
+        var lastName: String?
+        var authorizationCode: String?
+    }
+
+    /// `provider` nil: `/v1/auth/id-token`, whose body names it (only "firebase" for now).
+    private func readBody(_ context: RouteContext, provider fixed: String?, appId: String) throws -> ProviderBody {
+        var body = try BodyReader(context.request.body)
+        let provider: String?
+        if let fixed {
+            provider = fixed
+        } else {
+            provider = body.requiredString("provider")
+            if let provider, provider != "firebase" {
+                body.add(.init(location: "body.provider", message: "must be \"firebase\""))
+            }
+        }
+        let tokenField = provider == "apple" ? "identity_token" : "id_token"
+        let token = body.requiredString(tokenField)
+        let nonce: String? = provider == "apple" ? body.requiredString("nonce") : body.optionalString("nonce").string
+        let firstName = body.optionalString("first_name", maxLength: 100).string
+        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let code = provider == "apple" ? body.optionalString("authorization_code", maxLength: 2048).string : nil
+        try body.finish()
+        guard let provider, let token else { throw ServiceError.validationFailed([]) }
+        return ProviderBody(verify: ProviderV1.VerifyIdToken(appId: appId, provider: provider, idToken: token, nonce: nonce),
+                            firstName: firstName, lastName: lastName, authorizationCode: code)
+    }
+
+    func signIn(_ context: RouteContext, provider: String?) throws -> RouteResult {
+        let app = try context.requireApp()
+        let body = try readBody(context, provider: provider, appId: app.id)
+        let client = context.clientInfo
+        return commands.send(body.verify, expecting: ProviderV1.VerifiedIdentity.self, queue: BusTopology.providerCommands,
+                             then: { identity in
+                                 TokenV1.ProviderSignIn(appId: app.id, identity: identity, firstName: body.firstName,
+                                                        lastName: body.lastName, authorizationCode: body.authorizationCode,
+                                                        client: client)
+                             }, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
+            HTTPResponse.data(UserJSON.tokens($0))
+        }
+    }
+
+    func link(_ context: RouteContext) throws -> RouteResult {
+        let claims = try auth.liveSession(context)
+        let provider = context.request.parameters["provider"] ?? ""
+        guard provider == "apple" || provider == "google" else { throw ServiceError.notFound }
+        let body = try readBody(context, provider: provider, appId: claims.aud)
+        return commands.send(body.verify, expecting: ProviderV1.VerifiedIdentity.self, queue: BusTopology.providerCommands,
+                             then: { identity in
+                                 TokenV1.LinkIdentity(appId: claims.aud, uid: claims.sub, identity: identity,
+                                                      authorizationCode: body.authorizationCode)
+                             }, expecting: TokenV1.UserResult.self, appId: claims.aud, request: context.request) {
+            HTTPResponse.data($0.user.map(UserJSON.make) ?? .null)
+        }
+    }
+
+    func unlink(_ context: RouteContext) throws -> RouteResult {
+        let claims = try auth.liveSession(context)
+        let provider = context.request.parameters["provider"] ?? ""
+        guard ["apple", "google", "firebase"].contains(provider) else { throw ServiceError.notFound }
+        let command = TokenV1.UnlinkIdentity(appId: claims.aud, uid: claims.sub, provider: provider)
+        return commands.send(command, expecting: TokenV1.UserResult.self, appId: claims.aud, request: context.request) { _ in
+            .noContent
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// Provider identities linked to users (`user_identities`), scoped by app.
+public struct IdentityStore: Sendable {
+    let pool: PGPool
+
+    public init(pool: PGPool) { self.pool = pool }
+
+    public enum Conflict: Error, Sendable {
+        /// The identity belongs to another user, or this user already has one of this provider.
+        case taken
+    }
+
+    /// The user holding this provider identity, if any.
+    public func owner(appId: String, provider: String, subject: String, on connection: PGConnection) throws -> String? {
+        try connection.query("""
+            SELECT uid FROM user_identities WHERE app_id = $1 AND provider = $2 AND subject = $3
+            """, [appId, provider, subject]).first?.string("uid")
+    }
+
+    public func link(appId: String, uid: String, provider: String, subject: String, email: String?,
+                     on connection: PGConnection) throws {
+        do {
+            try connection.query("""
+                INSERT INTO user_identities (app_id, provider, subject, uid, email) VALUES ($1, $2, $3, $4, $5)
+                """, [appId, provider, subject, uid, email])
+        } catch StoreError.uniqueViolation {
+            throw Conflict.taken
+        }
+    }
+
+    /// Removes the user's identity of `provider`; false when there was none.
+    public func unlink(appId: String, uid: String, provider: String, on connection: PGConnection) throws -> Bool {
+        try !connection.query("""
+            DELETE FROM user_identities WHERE app_id = $1 AND uid = $2 AND provider = $3 RETURNING 1
+            """, [appId, uid, provider]).isEmpty
+    }
+
+    /// Keeps Apple's refresh token (sealed) on the user's Apple identity.
+    public func storeAppleRefreshToken(appId: String, subject: String, sealed: [UInt8]) throws {
+        try pool.withConnection { connection in
+            try connection.query("""
+                UPDATE user_identities SET apple_refresh_token_enc = $3
+                WHERE app_id = $1 AND provider = 'apple' AND subject = $2
+                """, [appId, subject, PGParam.bytea(sealed)])
+        }
+    }
+}

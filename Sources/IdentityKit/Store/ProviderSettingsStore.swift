@@ -1,0 +1,68 @@
+/// An app's sign-in provider settings. The Apple `.p8` key is kept sealed; only the provider
+/// worker (which has the master key) opens it.
+public struct ProviderSettings: Sendable, Equatable {
+    public var googleClientIds: [String] = []
+    public var appleBundleIds: [String] = []
+    public var appleServicesIds: [String] = []
+    public var appleTeamId: String?
+    public var appleKeyId: String?
+    public var applePrivateKeySealed: [UInt8]?
+    public var firebaseProjectId: String?
+
+    public init() {}
+
+    /// Apple's accepted audiences: bundle ids (native) and services ids (web).
+    public var appleClientIds: [String] { appleBundleIds + appleServicesIds }
+}
+
+public struct ProviderSettingsStore: Sendable {
+    let pool: PGPool
+
+    public init(pool: PGPool) { self.pool = pool }
+
+    public func settings(appId: String) throws -> ProviderSettings {
+        let row = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT google_client_ids, apple_bundle_ids, apple_services_ids, apple_team_id, apple_key_id,
+                       apple_private_key_enc, firebase_project_id
+                FROM app_provider_settings WHERE app_id = $1
+                """, [appId]).first
+        }
+        var settings = ProviderSettings()
+        guard let row else { return settings }
+        settings.googleClientIds = row.stringArray("google_client_ids")
+        settings.appleBundleIds = row.stringArray("apple_bundle_ids")
+        settings.appleServicesIds = row.stringArray("apple_services_ids")
+        settings.appleTeamId = row["apple_team_id"]
+        settings.appleKeyId = row["apple_key_id"]
+        settings.applePrivateKeySealed = row["apple_private_key_enc"] == nil ? nil : row.bytes("apple_private_key_enc")
+        settings.firebaseProjectId = row["firebase_project_id"]
+        return settings
+    }
+
+    public func save(appId: String, _ settings: ProviderSettings) throws {
+        try pool.withConnection { connection in
+            try connection.query("""
+                INSERT INTO app_provider_settings (app_id, google_client_ids, apple_bundle_ids, apple_services_ids,
+                    apple_team_id, apple_key_id, apple_private_key_enc, firebase_project_id, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+                ON CONFLICT (app_id) DO UPDATE SET google_client_ids = EXCLUDED.google_client_ids,
+                    apple_bundle_ids = EXCLUDED.apple_bundle_ids, apple_services_ids = EXCLUDED.apple_services_ids,
+                    apple_team_id = EXCLUDED.apple_team_id, apple_key_id = EXCLUDED.apple_key_id,
+                    apple_private_key_enc = EXCLUDED.apple_private_key_enc,
+                    firebase_project_id = EXCLUDED.firebase_project_id, updated_at = now()
+                """, [appId, PGParam.textArray(settings.googleClientIds), PGParam.textArray(settings.appleBundleIds),
+                      PGParam.textArray(settings.appleServicesIds), settings.appleTeamId, settings.appleKeyId,
+                      settings.applePrivateKeySealed.map(PGParam.bytea), settings.firebaseProjectId])
+        }
+    }
+}
+
+/// Associated data binding sealed provider secrets to their owner.
+public enum ProviderSecretAAD {
+    public static func applePrivateKey(appId: String) -> [UInt8] { Array("apple_p8:\(appId)".utf8) }
+    public static func appleCode(appId: String, subject: String) -> [UInt8] { Array("apple_code:\(appId):\(subject)".utf8) }
+    public static func appleRefreshToken(appId: String, subject: String) -> [UInt8] {
+        Array("apple_refresh:\(appId):\(subject)".utf8)
+    }
+}

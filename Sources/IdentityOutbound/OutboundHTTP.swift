@@ -1,0 +1,63 @@
+import CCurl
+import CCurlShim
+import Foundation
+
+/// Outbound HTTPS through libcurl: one blocking request per call, on the calling worker
+/// thread, with a hard timeout. Used for providers' JWKS and Apple's token endpoints.
+public struct OutboundHTTP: Sendable {
+    public struct Response: Sendable {
+        public let status: Int
+        public let body: Data
+        public let cacheControl: String?
+    }
+
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    public let timeoutMilliseconds: Int
+
+    public init(timeoutMilliseconds: Int = 5000) {
+        self.timeoutMilliseconds = timeoutMilliseconds
+    }
+
+    /// Initializes libcurl once per process, before any thread uses it.
+    public static func initialize() { _ = ccurlshim_global_init() }
+
+    public func get(_ url: String) throws -> Response {
+        try send(url, body: nil, contentType: nil)
+    }
+
+    /// POSTs `fields` as application/x-www-form-urlencoded.
+    public func postForm(_ url: String, fields: [(String, String)]) throws -> Response {
+        let body = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
+        return try send(url, body: body, contentType: "application/x-www-form-urlencoded")
+    }
+
+    private func send(_ url: String, body: String?, contentType: String?) throws -> Response {
+        var response = ccurlshim_response()
+        let code: Int32
+        if let body {
+            code = body.withCString { pointer in
+                ccurlshim_request(url, pointer, body.utf8.count, contentType, timeoutMilliseconds, &response)
+            }
+        } else {
+            code = ccurlshim_request(url, nil, 0, nil, timeoutMilliseconds, &response)
+        }
+        defer { ccurlshim_free_response(&response) }
+        guard code == 0 else {
+            let message = withUnsafeBytes(of: response.error) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            throw Failure(description: "\(url): \(message)")
+        }
+        let data = response.body.map { Data(bytes: $0, count: response.body_length) } ?? Data()
+        return Response(status: response.status, body: data, cacheControl: response.cache_control.map { String(cString: $0) })
+    }
+
+    private static func escape(_ value: String) -> String {
+        guard let escaped = ccurlshim_escape(value) else { return "" }
+        defer { ccurlshim_free(escaped) }
+        return String(cString: escaped)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import IdentityKit
+
+/// The rules of each provider (PRODUCT.md, "Sign-in methods"): issuer, audience among the
+/// app's configured ids, times, and nonces. Returns who the token says the user is.
+struct IdTokenVerifier: Sendable {
+    let settings: ProviderSettingsStore
+    let nonces: NonceStore
+    let apple: JWKSCache
+    let google: JWKSCache
+    let firebase: JWKSCache
+
+    func verify(_ command: ProviderV1.VerifyIdToken) throws -> ProviderV1.VerifiedIdentity {
+        let app = try settings.settings(appId: command.appId)
+        let now = Timestamp.nowSeconds()
+        switch command.provider {
+        case "apple": return try verifyApple(command, app: app, now: now)
+        case "google": return try verifyGoogle(command, app: app, now: now)
+        case "firebase": return try verifyFirebase(command, app: app, now: now)
+        default: throw ServiceError.providerNotConfigured
+        }
+    }
+
+    /// Apple: the `nonce` claim must be the hex SHA-256 of a raw nonce this service issued to
+    /// this app, unspent and unexpired (spent later, in the sign-in's transaction).
+    private func verifyApple(_ command: ProviderV1.VerifyIdToken, app: ProviderSettings, now: Int64) throws
+        -> ProviderV1.VerifiedIdentity {
+        guard !app.appleClientIds.isEmpty else { throw ServiceError.providerNotConfigured }
+        let invalid = ProviderErrors.invalidToken("apple")
+        let token = try ProviderToken(command.idToken, keys: apple, provider: "apple")
+        guard token.string("iss") == "https://appleid.apple.com", let audience = token.audience(in: app.appleClientIds),
+              token.hasValidTimes(now: now), let subject = token.string("sub"),
+              let raw = command.nonce, let claimed = token.string("nonce")
+        else { throw invalid }
+        let hash = Digest.sha256(raw)
+        guard Digest.constantTimeEqual(Array(Hex.encode(hash).utf8), Array(claimed.lowercased().utf8)),
+              try nonces.isUsable(appId: command.appId, hash: hash)
+        else { throw invalid }
+        return ProviderV1.VerifiedIdentity(provider: "apple", subject: subject, email: token.string("email"),
+                                           emailVerified: token.flag("email_verified"), audience: audience,
+                                           nonceHash: Hex.encode(hash))
+    }
+
+    /// Google: at most 5 minutes old; `nonce` compared with the token's when sent.
+    private func verifyGoogle(_ command: ProviderV1.VerifyIdToken, app: ProviderSettings, now: Int64) throws
+        -> ProviderV1.VerifiedIdentity {
+        guard !app.googleClientIds.isEmpty else { throw ServiceError.providerNotConfigured }
+        let invalid = ProviderErrors.invalidToken("google")
+        let token = try ProviderToken(command.idToken, keys: google, provider: "google")
+        guard let issuer = token.string("iss"), issuer == "accounts.google.com" || issuer == "https://accounts.google.com",
+              let audience = token.audience(in: app.googleClientIds),
+              token.hasValidTimes(now: now, maximumAge: 300), let subject = token.string("sub")
+        else { throw invalid }
+        if let sent = command.nonce {
+            guard let claimed = token.string("nonce"),
+                  Digest.constantTimeEqual(Array(sent.utf8), Array(claimed.utf8)) else { throw invalid }
+        }
+        return ProviderV1.VerifiedIdentity(provider: "google", subject: subject, email: token.string("email"),
+                                           emailVerified: token.flag("email_verified"),
+                                           firstName: token.string("given_name"), lastName: token.string("family_name"),
+                                           photoUrl: token.string("picture"), audience: audience)
+    }
+
+    /// Firebase: issuer and audience name the app's project; the token is valid while `exp`
+    /// says so (Firebase SDKs refresh it hourly), never issued in the future.
+    private func verifyFirebase(_ command: ProviderV1.VerifyIdToken, app: ProviderSettings, now: Int64) throws
+        -> ProviderV1.VerifiedIdentity {
+        guard let project = app.firebaseProjectId, !project.isEmpty else { throw ServiceError.providerNotConfigured }
+        let invalid = ProviderErrors.invalidToken("firebase")
+        let token = try ProviderToken(command.idToken, keys: firebase, provider: "firebase")
+        guard token.string("iss") == "https://securetoken.google.com/" + project, token.audience(in: [project]) != nil,
+              token.hasValidTimes(now: now), let subject = token.string("sub")
+        else { throw invalid }
+        let name = token.string("name")?.split(separator: " ", maxSplits: 1).map(String.init) ?? []
+        return ProviderV1.VerifiedIdentity(provider: "firebase", subject: subject, email: token.string("email"),
+                                           emailVerified: token.flag("email_verified"), phone: token.string("phone_number"),
+                                           firstName: name.first, lastName: name.count > 1 ? name[1] : nil,
+                                           photoUrl: token.string("picture"), audience: project)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import IdentityKit
+import IdentityOutbound
+
+/// The provider worker: consumes `identity.provider.commands` (nonces, id-token
+/// verification, Apple code exchange). It never creates accounts or signs tokens.
+public final class ProviderWorker: Sendable {
+    private let consumer: CommandConsumer
+
+    public init(configuration: ProviderWorkerConfiguration) throws {
+        OutboundHTTP.initialize()
+        let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
+        let http = OutboundHTTP(timeoutMilliseconds: configuration.outboundTimeoutMilliseconds)
+        let cache = { (url: String) in JWKSCache(url: url, http: http, refetchInterval: configuration.jwksRefetchInterval) }
+        let settings = ProviderSettingsStore(pool: pool)
+        let nonces = NonceStore(pool: pool)
+        let verifier = IdTokenVerifier(settings: settings, nonces: nonces, apple: cache(configuration.appleJWKSURL),
+                                       google: cache(configuration.googleJWKSURL),
+                                       firebase: cache(configuration.firebaseJWKSURL))
+        let exchange = AppleCodeExchange(settings: settings, identities: IdentityStore(pool: pool),
+                                         apple: AppleClient(tokenURL: configuration.appleTokenURL,
+                                                            revokeURL: configuration.appleRevokeURL, http: http),
+                                         masterKey: configuration.masterKey)
+        let nonceLifetime = configuration.nonceLifetimeSeconds
+        consumer = try CommandConsumer(url: configuration.common.amqpURL, queue: BusTopology.providerCommands,
+                                       name: "provider-worker", concurrency: configuration.concurrency) { message in
+            CommandReplies.answer(message) { message in
+                switch message.type {
+                case ProviderV1.IssueNonce.protoName:
+                    let command = try ProtoJSON.decode(ProviderV1.IssueNonce.self, from: message.body)
+                    let issued = try nonces.issue(appId: command.appId, lifetimeSeconds: nonceLifetime)
+                    return try .init(ProviderV1.NonceIssued(
+                        nonce: issued.nonce, expiresAt: Timestamp.rfc3339(microsecondsSinceEpoch: issued.expiresAtMicros)))
+                case ProviderV1.VerifyIdToken.protoName:
+                    return try .init(verifier.verify(ProtoJSON.decode(ProviderV1.VerifyIdToken.self, from: message.body)))
+                case ProviderV1.ExchangeAppleCode.protoName:
+                    exchange.handle(try ProtoJSON.decode(ProviderV1.ExchangeAppleCode.self, from: message.body))
+                    return try .init(ProviderV1.NonceIssued())  // no one waits for this reply
+                default:
+                    return nil
+                }
+            }
+        }
+    }
+
+    public func start() { consumer.start() }
+    public func stop() { consumer.stop() }
+}

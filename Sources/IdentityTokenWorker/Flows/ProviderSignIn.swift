@@ -1,0 +1,103 @@
+import Foundation
+import IdentityKit
+
+/// `identity.token.v1.ProviderSignIn`: an identity the provider worker verified becomes a
+/// signed-in user (PRODUCT.md, "Linking and guests"): found by the provider's subject, else
+/// linked to the account with the same verified email, else a new account. Everything, the
+/// nonce spend included, is one transaction: a refused sign-in spends nothing.
+struct ProviderSignIn: Sendable {
+    let pool: PGPool
+    let users: UserStore
+    let identities: IdentityStore
+    let nonces: NonceStore
+    let issuer: SessionIssuer
+    let masterKey: [UInt8]
+
+    func handle(_ command: TokenV1.ProviderSignIn) throws -> TokenV1.AuthResult {
+        guard let identity = command.identity else { throw ServiceError.validationFailed([]) }
+        let signingKey = try issuer.signingKey(appId: command.appId)
+        let amr = [identity.provider]
+        let (user, started, created) = try pool.transaction { connection -> (UserRecord, SessionIssuer.Started, Bool) in
+            try ProviderAccounts.spendNonce(identity, appId: command.appId, nonces: nonces, on: connection)
+            let (found, created) = try account(for: identity, command: command, on: connection)
+            guard !found.disabled else { throw ServiceError.userDisabled }
+            let user = try users.fillMissing(appId: command.appId, uid: found.uid,
+                                             firstName: command.firstName ?? identity.firstName,
+                                             lastName: command.lastName ?? identity.lastName,
+                                             photoURL: identity.photoUrl, phone: identity.phone, on: connection) ?? found
+            if let code = command.authorizationCode, !code.isEmpty, identity.provider == "apple" {
+                try ProviderAccounts.queueAppleCodeExchange(code: code, identity: identity, appId: command.appId,
+                                                            uid: user.uid, masterKey: masterKey, on: connection)
+            }
+            return (user, try issuer.start(for: user, amr: amr, client: command.client, on: connection), created)
+        }
+        return try issuer.result(for: user, started: started, amr: amr, isNewUser: created, signingKey: signingKey)
+    }
+
+    /// The account this identity signs in to, and whether it was created now.
+    private func account(for identity: ProviderV1.VerifiedIdentity, command: TokenV1.ProviderSignIn,
+                         on connection: PGConnection) throws -> (UserRecord, Bool) {
+        let appId = command.appId
+        if let uid = try identities.owner(appId: appId, provider: identity.provider, subject: identity.subject, on: connection),
+           let user = try users.find(appId: appId, uid: uid, on: connection) {
+            return (user, false)
+        }
+        if let email = identity.email, !email.isEmpty, let existing = try users.find(appId: appId, email: email, on: connection) {
+            // Linking by email is safe only when both sides proved they own it.
+            guard existing.emailVerified && identity.emailVerified else {
+                throw ServiceError.accountExistsWithDifferentCredential
+            }
+            try link(identity, to: existing.uid, appId: appId, on: connection)
+            return (try users.find(appId: appId, uid: existing.uid, on: connection) ?? existing, false)
+        }
+        var new = UserStore.NewUser(email: identity.email, username: nil, firstName: command.firstName ?? identity.firstName,
+                                    lastName: command.lastName ?? identity.lastName, passwordHash: nil)
+        new.emailVerified = identity.email != nil && identity.emailVerified
+        new.phone = identity.phone
+        new.photoURL = identity.photoUrl
+        let user: UserRecord
+        do {
+            user = try users.insert(new, appId: appId, on: connection)
+        } catch UserStore.Conflict.email {
+            throw ServiceError.accountExistsWithDifferentCredential
+        }
+        try link(identity, to: user.uid, appId: appId, on: connection)
+        try Events.userCreated(appId: appId, uid: user.uid, email: user.email, on: connection)
+        return (try users.find(appId: appId, uid: user.uid, on: connection) ?? user, true)
+    }
+
+    private func link(_ identity: ProviderV1.VerifiedIdentity, to uid: String, appId: String,
+                      on connection: PGConnection) throws {
+        do {
+            try identities.link(appId: appId, uid: uid, provider: identity.provider, subject: identity.subject,
+                                email: identity.email, on: connection)
+        } catch IdentityStore.Conflict.taken {
+            // The account already has another identity of this provider.
+            throw ServiceError.accountExistsWithDifferentCredential
+        }
+    }
+}
+
+/// Steps shared by provider sign-in and signed-in linking.
+enum ProviderAccounts {
+    /// Spends the identity's nonce (Apple) inside the transaction; a nonce spent meanwhile
+    /// makes the token invalid, as a reused nonce would.
+    static func spendNonce(_ identity: ProviderV1.VerifiedIdentity, appId: String, nonces: NonceStore,
+                           on connection: PGConnection) throws {
+        guard let hex = identity.nonceHash else { return }
+        guard let hash = Hex.decode(hex), try nonces.spend(appId: appId, hash: hash, on: connection) else {
+            throw ProviderErrors.invalidToken(identity.provider)
+        }
+    }
+
+    /// Queues the Apple authorization-code exchange to run once this transaction commits
+    /// (through the outbox), with the code sealed so it never rests in plaintext.
+    static func queueAppleCodeExchange(code: String, identity: ProviderV1.VerifiedIdentity, appId: String, uid: String,
+                                       masterKey: [UInt8], on connection: PGConnection) throws {
+        let sealed = try AESGCM.seal(Array(code.utf8), key: masterKey,
+                                     associatedData: ProviderSecretAAD.appleCode(appId: appId, subject: identity.subject))
+        let command = ProviderV1.ExchangeAppleCode(appId: appId, uid: uid, subject: identity.subject,
+                                                   clientId: identity.audience, sealedCode: Data(sealed))
+        try EventOutbox.appendCommand(command, queue: BusTopology.providerCommands, appId: appId, on: connection)
+    }
+}
