@@ -101,7 +101,12 @@ def test_broker_restart_is_503_then_recovers_with_the_same_processes(stack, clie
         stack.start_broker()
     assert client.wait_for(lambda: _sign_in_succeeds(client, app, email), timeout=30), \
         "sign-in did not recover within 30 s of the broker's return"
+    # The provider worker (nonces are its business) is back on its queue too.
+    assert client.wait_for(lambda: client.auth_nonce(app).status == 200, timeout=30), \
+        "GET /v1/auth/nonce did not recover within 30 s of the broker's return"
     assert client.get("/readyz").status == 200
+    # Every process, the provider worker included, lived through it: same pids, all alive.
+    assert stack.provider_worker in stack.processes
     assert tuple(p.pid for p in stack.processes) == pids
     died = [p.name for p in stack.processes if not p.alive()]
     assert not died, f"{', '.join(died)} died over the broker restart"
