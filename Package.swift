@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "identity-gateway", targets: ["identity-gateway"]),
         .executable(name: "identity-token-worker", targets: ["identity-token-worker"]),
         .executable(name: "identity-provider-worker", targets: ["identity-provider-worker"]),
+        .executable(name: "identity-mailer-worker", targets: ["identity-mailer-worker"]),
         .executable(name: "identity-revocation-worker", targets: ["identity-revocation-worker"]),
         .executable(name: "identityctl", targets: ["identityctl"]),
     ],
@@ -45,17 +46,21 @@ let package = Package(
         .target(name: "IdentityOutbound", dependencies: ["IdentityKit", "CCurl", "CCurlShim"]),
         // The provider worker: nonces, id-token verification, Apple code exchange.
         .target(name: "IdentityProviderWorker", dependencies: ["IdentityKit", "IdentityOutbound"]),
+        // The mailer worker: renders and delivers mail (SMTP or .eml files), with retries.
+        .target(name: "IdentityMailerWorker", dependencies: ["IdentityKit", "IdentityOutbound"]),
         // The revocation worker: ends sessions, relays the event outbox.
         .target(name: "IdentityRevocationWorker", dependencies: ["IdentityKit"]),
 
         .executableTarget(name: "identity-gateway", dependencies: ["IdentityGateway"]),
         .executableTarget(name: "identity-token-worker", dependencies: ["IdentityTokenWorker"]),
         .executableTarget(name: "identity-provider-worker", dependencies: ["IdentityProviderWorker"]),
+        .executableTarget(name: "identity-mailer-worker", dependencies: ["IdentityMailerWorker"]),
         .executableTarget(name: "identity-revocation-worker", dependencies: ["IdentityRevocationWorker"]),
         .executableTarget(name: "identityctl", dependencies: ["IdentityKit"]),
 
         .testTarget(name: "IdentityKitTests", dependencies: ["IdentityKit"]),
         .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway"]),
+        .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker"]),
     ],
     swiftLanguageModes: [.v6]
 )

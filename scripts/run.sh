@@ -13,6 +13,8 @@ say() { printf 'run: %s\n' "$*" >&2; }
 [[ -f $RUN_DIR/env ]] || { say "$RUN_DIR/env missing: run scripts/services.sh start"; exit 1; }
 # shellcheck disable=SC1091
 source "$RUN_DIR/env"
+# Without an SMTP relay the mailer writes each message as an .eml file here.
+export IDENTITY_MAIL_DIR=${IDENTITY_MAIL_DIR:-$RUN_DIR/mail}
 BIN=${RUN_BIN_DIR:-$(swift build -c release --show-bin-path)}   # RUN_BIN_DIR: other binaries
 
 "$BIN/identityctl" migrate
@@ -27,7 +29,7 @@ say "dev app ($DEV_APP):"
 cat "$DEV_APP"
 echo
 
-PROCS=(identity-gateway identity-token-worker identity-provider-worker identity-revocation-worker)
+PROCS=(identity-gateway identity-token-worker identity-provider-worker identity-mailer-worker identity-revocation-worker)
 declare -A NAME_OF=()
 PIDS=()
 width=0

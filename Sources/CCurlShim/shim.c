@@ -90,3 +90,57 @@ char *ccurlshim_escape(const char *value) {
 }
 
 void ccurlshim_free(char *value) { curl_free(value); }
+
+typedef struct {
+    const char *data;
+    size_t length;
+    size_t offset;
+} upload_cursor;
+
+static size_t on_upload(char *buffer, size_t size, size_t count, void *context) {
+    upload_cursor *cursor = context;
+    size_t room = size * count;
+    size_t left = cursor->length - cursor->offset;
+    size_t chunk = left < room ? left : room;
+    memcpy(buffer, cursor->data + cursor->offset, chunk);
+    cursor->offset += chunk;
+    return chunk;
+}
+
+int ccurlshim_smtp_send(const char *url, const char *username, const char *password, int require_starttls,
+                        const char *from, const char *recipient, const char *payload, size_t payload_length,
+                        long timeout_ms, long *smtp_code, char *error, size_t error_size) {
+    char curl_error[CURL_ERROR_SIZE] = {0};
+    *smtp_code = 0;
+    CURL *curl = curl_easy_init();
+    if (curl == NULL) {
+        snprintf(error, error_size, "curl_easy_init failed");
+        return CURLE_FAILED_INIT;
+    }
+    upload_cursor cursor = {payload, payload_length, 0};
+    struct curl_slist *recipients = curl_slist_append(NULL, recipient);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+    if (username != NULL && username[0] != '\0') {
+        curl_easy_setopt(curl, CURLOPT_USERNAME, username);
+        curl_easy_setopt(curl, CURLOPT_PASSWORD, password != NULL ? password : "");
+    }
+    if (require_starttls) curl_easy_setopt(curl, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+    curl_easy_setopt(curl, CURLOPT_MAIL_FROM, from);
+    curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, recipients);
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, on_upload);
+    curl_easy_setopt(curl, CURLOPT_READDATA, &cursor);
+    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_error);
+    CURLcode code = curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, smtp_code);
+    if (code != CURLE_OK) {
+        snprintf(error, error_size, "%s", curl_error[0] ? curl_error : curl_easy_strerror(code));
+    }
+    curl_slist_free_all(recipients);
+    curl_easy_cleanup(curl);
+    return (int)code;
+}

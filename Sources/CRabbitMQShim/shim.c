@@ -71,3 +71,17 @@ int crabbitmqshim_header(const amqp_basic_properties_t *properties, const char *
 int crabbitmqshim_last_rpc_ok(amqp_connection_state_t conn) {
     return amqp_get_rpc_reply(conn).reply_type == AMQP_RESPONSE_NORMAL ? 0 : -1;
 }
+
+int crabbitmqshim_declare_delay_queue(amqp_connection_state_t conn, amqp_channel_t channel,
+                                      const char *name, const char *target) {
+    amqp_table_entry_t entries[2];
+    entries[0].key = amqp_cstring_bytes("x-dead-letter-exchange");
+    entries[0].value.kind = AMQP_FIELD_KIND_UTF8;
+    entries[0].value.value.bytes = amqp_cstring_bytes("");
+    entries[1].key = amqp_cstring_bytes("x-dead-letter-routing-key");
+    entries[1].value.kind = AMQP_FIELD_KIND_UTF8;
+    entries[1].value.value.bytes = amqp_cstring_bytes(target);
+    amqp_table_t arguments = {2, entries};
+    amqp_queue_declare(conn, channel, amqp_cstring_bytes(name), 0, 1, 0, 0, arguments);
+    return crabbitmqshim_last_rpc_ok(conn);
+}

@@ -31,12 +31,13 @@ public final class Gateway: Sendable {
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
     static func routes(pool: PGPool, bus: BusClient, apps: AppResolver, appStore: AppStore, commands: CommandSender,
                        verifier: TokenVerifier, users: UserStore, sessions: SessionStore) -> [Route] {
-        OperationsRoutes(pool: pool, bus: bus).routes
+        let auth = Authenticator(verifier: verifier, sessions: sessions)
+        return OperationsRoutes(pool: pool, bus: bus).routes
             + PasswordRoutes(commands: commands).routes
-            + SessionRoutes(auth: Authenticator(verifier: verifier, sessions: sessions), sessions: sessions,
-                            commands: commands).routes
-            + MeRoutes(auth: Authenticator(verifier: verifier, sessions: sessions), users: users, commands: commands).routes
-            + ProviderRoutes(auth: Authenticator(verifier: verifier, sessions: sessions), commands: commands).routes
+            + SessionRoutes(auth: auth, sessions: sessions, commands: commands).routes
+            + MeRoutes(auth: auth, users: users, commands: commands).routes
+            + ProviderRoutes(auth: auth, commands: commands).routes
+            + EmailRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
     }
 

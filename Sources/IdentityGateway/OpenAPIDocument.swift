@@ -171,6 +171,77 @@ enum OpenAPIDocument {
                           "409": {"$ref": "#/components/responses/Problem"}}
           }
         },
+        "/v1/auth/email-code/send": {
+          "post": {
+            "summary": "Mail a 6-digit sign-in code (same answer whether or not the account exists)",
+            "operationId": "sendEmailCode",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailRequest"}}}},
+            "responses": {"202": {"description": "Queued: {expires_in}"}, "422": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
+        "/v1/auth/email-code/verify": {
+          "post": {
+            "summary": "Sign in (or up) with a mailed code",
+            "operationId": "verifyEmailCode",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailCodeVerifyRequest"}}}},
+            "responses": {"200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}}, "401": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
+        "/v1/auth/password/forgot": {
+          "post": {
+            "summary": "Mail a password reset code (always 202)",
+            "operationId": "forgotPassword",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailRequest"}}}},
+            "responses": {"202": {"description": "Queued: {expires_in}"}}
+          }
+        },
+        "/v1/auth/password/verify-code": {
+          "post": {
+            "summary": "Check a reset code without spending it",
+            "operationId": "checkPasswordCode",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailAndCodeRequest"}}}},
+            "responses": {"200": {"description": "{valid}"}}
+          }
+        },
+        "/v1/auth/password/reset": {
+          "post": {
+            "summary": "Set a new password with a reset code; ends every session",
+            "operationId": "resetPassword",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasswordResetRequest"}}}},
+            "responses": {"204": {"description": "Reset"}, "401": {"$ref": "#/components/responses/Problem"}, "422": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
+        "/v1/me/password": {
+          "post": {
+            "summary": "Change the password; ends the other sessions",
+            "operationId": "changePassword",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasswordChangeRequest"}}}},
+            "responses": {"204": {"description": "Changed"}, "401": {"$ref": "#/components/responses/Problem"}, "422": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
+        "/v1/me/email/verification": {
+          "post": {
+            "summary": "Mail an email-verification code (at most once a minute)",
+            "operationId": "sendEmailVerification",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"202": {"description": "Queued: {expires_in}"}, "429": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
+        "/v1/auth/email/verify": {
+          "post": {
+            "summary": "Verify the email with its code",
+            "operationId": "verifyEmail",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailAndCodeRequest"}}}},
+            "responses": {"200": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}}, "401": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
         "/v1/me": {
           "get": {
             "summary": "The signed-in user",
@@ -257,6 +328,23 @@ enum OpenAPIDocument {
           "IdTokenSignInRequest": {
             "type": "object", "required": ["provider", "id_token"],
             "properties": {"provider": {"const": "firebase"}, "id_token": {"type": "string"}}
+          },
+          "EmailRequest": {"type": "object", "required": ["email"], "properties": {"email": {"type": "string", "format": "email"}}},
+          "EmailAndCodeRequest": {
+            "type": "object", "required": ["email", "code"],
+            "properties": {"email": {"type": "string", "format": "email"}, "code": {"type": "string", "pattern": "^[0-9]{6}$"}}
+          },
+          "EmailCodeVerifyRequest": {
+            "type": "object", "required": ["email", "code"],
+            "properties": {"email": {"type": "string"}, "code": {"type": "string"}, "first_name": {"type": "string"}, "last_name": {"type": "string"}}
+          },
+          "PasswordResetRequest": {
+            "type": "object", "required": ["email", "code", "password"],
+            "properties": {"email": {"type": "string"}, "code": {"type": "string"}, "password": {"type": "string", "minLength": 8, "maxLength": 256}}
+          },
+          "PasswordChangeRequest": {
+            "type": "object", "required": ["current_password", "new_password"],
+            "properties": {"current_password": {"type": "string"}, "new_password": {"type": "string", "minLength": 8, "maxLength": 256}}
           },
           "RefreshRequest": {
             "type": "object", "required": ["refresh_token"],

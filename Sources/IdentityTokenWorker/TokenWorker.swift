@@ -18,10 +18,19 @@ public final class TokenWorker: Sendable {
         let issuer = SessionIssuer(sessions: sessions,
                                    keys: SigningKeyCache(apps: AppStore(pool: pool), masterKey: configuration.masterKey),
                                    refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds)
+        let codeSettings = CodeSettings(
+            // Bound to its purpose, like every key derived from the master key.
+            codes: VerificationCodeStore(key: Digest.hmacSHA256(key: configuration.masterKey,
+                                                                Array("verification-code-v1".utf8))),
+            lifetimeSeconds: configuration.codeLifetimeSeconds,
+            verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds)
         let router = CommandRouter(
             signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, issuer: issuer),
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, issuer: issuer),
             profile: ProfileUpdate(users: users),
+            emailCode: EmailCodeSignIn(pool: pool, users: users, issuer: issuer, settings: codeSettings),
+            recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings),
+            verification: EmailVerification(pool: pool, users: users, settings: codeSettings),
             providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
                                            issuer: issuer, masterKey: configuration.masterKey),
             linking: IdentityLinking(pool: pool, users: users, identities: identities, nonces: nonces,
@@ -47,6 +56,9 @@ struct CommandRouter: Sendable {
     let signUp: PasswordSignUp
     let signIn: PasswordSignIn
     let profile: ProfileUpdate
+    let emailCode: EmailCodeSignIn
+    let recovery: PasswordRecovery
+    let verification: EmailVerification
     let providerSignIn: ProviderSignIn
     let linking: IdentityLinking
     let refresh: TokenRefresh
@@ -59,6 +71,22 @@ struct CommandRouter: Sendable {
                 return try .init(signUp.handle(ProtoJSON.decode(TokenV1.SignUp.self, from: message.body)))
             case TokenV1.SignIn.protoName:
                 return try .init(signIn.handle(ProtoJSON.decode(TokenV1.SignIn.self, from: message.body)))
+            case TokenV1.SendEmailCode.protoName:
+                return try emailCode.send(decode(message), requestId: message.requestId)
+            case TokenV1.VerifyEmailCode.protoName:
+                return try .init(emailCode.verify(decode(message)))
+            case TokenV1.ForgotPassword.protoName:
+                return try recovery.forgot(decode(message), requestId: message.requestId)
+            case TokenV1.CheckPasswordCode.protoName:
+                return try .init(recovery.check(decode(message)))
+            case TokenV1.ResetPassword.protoName:
+                return try .init(recovery.reset(decode(message)))
+            case TokenV1.ChangePassword.protoName:
+                return try .init(recovery.change(decode(message)))
+            case TokenV1.SendEmailVerification.protoName:
+                return try verification.send(decode(message), requestId: message.requestId)
+            case TokenV1.VerifyEmail.protoName:
+                return try .init(verification.verify(decode(message)))
             case TokenV1.ProviderSignIn.protoName:
                 return try .init(providerSignIn.handle(ProtoJSON.decode(TokenV1.ProviderSignIn.self, from: message.body)))
             case TokenV1.LinkIdentity.protoName:
@@ -75,5 +103,10 @@ struct CommandRouter: Sendable {
                 return nil
             }
         }
+    }
+
+    /// The command in `message`, of the type the call site expects.
+    private func decode<Command: ProtoMessage>(_ message: BusMessage) throws -> Command {
+        try ProtoJSON.decode(Command.self, from: message.body)
     }
 }

@@ -12,6 +12,10 @@ public struct TokenWorkerConfiguration: Sendable {
     public var refreshTokenLifetimeSeconds: Int
     /// How long a spent refresh token is still answered with its successor (PRODUCT.md: 30 s).
     public var refreshGraceSeconds: Int
+    /// Lifetime of mailed codes (PRODUCT.md: 10 minutes).
+    public var codeLifetimeSeconds: Int
+    /// At most one email-verification mail per user in this many seconds.
+    public var emailVerificationCooldownSeconds: Int
 
     public static func fromEnvironment() -> TokenWorkerConfiguration {
         var env = EnvironmentReader()
@@ -27,7 +31,10 @@ public struct TokenWorkerConfiguration: Sendable {
             concurrency: concurrency,
             refreshTokenLifetimeSeconds: env.int("IDENTITY_REFRESH_TOKEN_TTL_SECONDS", default: 90 * 86_400,
                                                  range: 60...(400 * 86_400)),
-            refreshGraceSeconds: env.int("IDENTITY_REFRESH_GRACE_SECONDS", default: 30, range: 1...600))
+            refreshGraceSeconds: env.int("IDENTITY_REFRESH_GRACE_SECONDS", default: 30, range: 1...600),
+            codeLifetimeSeconds: env.int("IDENTITY_CODE_TTL_SECONDS", default: 600, range: 10...86_400),
+            emailVerificationCooldownSeconds: env.int("IDENTITY_EMAIL_VERIFICATION_COOLDOWN_SECONDS", default: 60,
+                                                      range: 0...3600))
         env.validateOrExit(program: "identity-token-worker")
         return config
     }

@@ -11,10 +11,14 @@ let usage = """
       identityctl apps settings APP_ID [--google-client-ids ID,ID] [--apple-bundle-ids ID,ID]
           [--apple-services-ids ID,ID] [--apple-team-id ID] [--apple-key-id ID]
           [--apple-private-key-file KEY.p8] [--firebase-project-id ID]
+          [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
+          [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
+          email_verification; PART: subject, text, html)
+      identityctl mail replay-dead    moves dead-lettered mail back to the mailer queue
 
     environment: IDENTITY_DATABASE_URL, IDENTITY_MIGRATIONS_DIR (migrate),
                  IDENTITY_MASTER_KEY (apps create, and apps settings with a .p8 key),
-                 IDENTITY_PUBLIC_BASE_URL (apps create)
+                 IDENTITY_PUBLIC_BASE_URL (apps create), IDENTITY_AMQP_URL (mail replay-dead)
     """
 
 func fail(_ message: String) -> Never {
@@ -26,6 +30,11 @@ func fail(_ message: String) -> Never {
 func option(_ name: String, in arguments: [String]) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
+}
+
+/// Every value given for a repeatable option.
+func options(_ name: String, in arguments: [String]) -> [String] {
+    arguments.indices.filter { arguments[$0] == name && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
 }
 
 func printJSON(_ object: [String: Any]) {
@@ -95,13 +104,41 @@ case ("apps", "settings"):
                                                              associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
         }
         try store.save(appId: appId, settings)
-        printJSON(["app_id": appId, "google_client_ids": settings.googleClientIds,
+        let mailStore = MailSettingsStore(pool: pool)
+        var mail = try mailStore.settings(appId: appId)
+        if let url = option("--deep-link-url", in: rest) { mail.deepLinkURL = url.isEmpty ? nil : url }
+        if let name = option("--mail-from-name", in: rest) { mail.fromName = name.isEmpty ? nil : name }
+        if let address = option("--mail-from-address", in: rest) { mail.fromAddress = address.isEmpty ? nil : address }
+        for template in options("--mail-template", in: rest) {
+            guard let equals = template.firstIndex(of: "="), case let target = template[..<equals].split(separator: "."),
+                  target.count == 2, ["email_code", "password_reset", "email_verification"].contains(String(target[0])),
+                  ["subject", "text", "html"].contains(String(target[1]))
+            else { fail("--mail-template wants KIND.PART=VALUE, got \(template)") }
+            mail.templates[String(target[0]), default: [:]][String(target[1])] = String(template[template.index(after: equals)...])
+        }
+        try mailStore.save(appId: appId, mail)
+        printJSON(["app_id": appId, "deep_link_url": mail.deepLinkURL ?? NSNull(),
+                   "mail_from_name": mail.fromName ?? NSNull(), "mail_from_address": mail.fromAddress ?? NSNull(), "google_client_ids": settings.googleClientIds,
                    "apple_bundle_ids": settings.appleBundleIds, "apple_services_ids": settings.appleServicesIds,
                    "apple_team_id": settings.appleTeamId ?? NSNull(), "apple_key_id": settings.appleKeyId ?? NSNull(),
                    "apple_private_key_set": settings.applePrivateKeySealed != nil,
                    "firebase_project_id": settings.firebaseProjectId ?? NSNull()])
     } catch {
         fail("apps settings failed: \(error)")
+    }
+
+case ("mail", "replay-dead"):
+    env.validateOrExit(program: "identityctl")
+    do {
+        // A replayed message starts its retries afresh.
+        let moved = try QueueReplay.move(url: common.amqpURL, from: BusTopology.mailerDead, to: BusTopology.mailerCommands) {
+            guard var command = try? ProtoJSON.decode(MailerV1.SendEmail.self, from: $0.body) else { return $0.body }
+            command.attempt = 0
+            return (try? ProtoJSON.encode(command)) ?? $0.body
+        }
+        printJSON(["replayed": moved])
+    } catch {
+        fail("mail replay-dead failed: \(error)")
     }
 
 default:

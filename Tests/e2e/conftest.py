@@ -1,11 +1,12 @@
 """Starts the real service once per session (migrate, token worker, revocation worker, provider
-worker, gateway) in front of a stand-in for Apple, Google and Firebase (provider_standin.py), and
-hands tests a client, fresh apps (plain, or with the providers configured), the stand-in, an
-event-stream reader, and handles to stop/start the workers, the stand-in and the broker.
+worker, mailer worker, gateway) in front of a stand-in for Apple, Google and Firebase
+(provider_standin.py) and an SMTP sink (smtp_sink.py), and hands tests a client, fresh apps
+(plain, with the providers configured, or with any settings), the stand-in, the sink, an
+event-stream reader, and handles to stop/start the workers, the stand-in, the sink and the broker.
 
 The harness (scripts/test.sh) provides everything through the environment: IDENTITY_BIN_DIR
 (identity-gateway, identity-token-worker, identity-revocation-worker, identity-provider-worker,
-identityctl),
+identity-mailer-worker, identityctl),
 IDENTITY_DATABASE_URL (a fresh database),
 IDENTITY_AMQP_URL (a fresh vhost), IDENTITY_MASTER_KEY, IDENTITY_MIGRATIONS_DIR,
 IDENTITY_SERVICES_SCRIPT (stop-broker / start-broker) and IDENTITY_RUN_DIR (logs go under it).
@@ -25,7 +26,11 @@ import pytest
 import provider_standin
 from event_tools import EventStream
 from identity_client import Client
+from mail_flows import EMAIL_VERIFICATION_COOLDOWN_SECONDS, MAIL_FROM, MAIL_RETRY_DELAYS_MS
 from provider_standin import ProviderStandin
+# code_from(message): the 6-digit code in a mail's text part. Defined next to the sink; tests
+# import it from smtp_sink (conftest is not meant to be imported).
+from smtp_sink import SMTPSink, code_from  # noqa: F401
 
 REQUIRED_ENV = ("IDENTITY_BIN_DIR", "IDENTITY_DATABASE_URL", "IDENTITY_AMQP_URL",
                 "IDENTITY_MASTER_KEY", "IDENTITY_MIGRATIONS_DIR")
@@ -147,6 +152,9 @@ class Stack:
         # process ever sees them missing unless a test stops them on purpose.
         self.providers = ProviderStandin(self.log_dir)
         self.providers.start()
+        # The SMTP server the mailer worker delivers to: likewise listening before anything starts.
+        self.mail = SMTPSink()
+        self.mail.start()
         self.jwks_refetch_interval = JWKS_REFETCH_INTERVAL_SECONDS
         self.env = dict(os.environ)
         self.env.update({
@@ -160,6 +168,12 @@ class Stack:
             "IDENTITY_REFRESH_GRACE_SECONDS": str(REFRESH_GRACE_SECONDS),
             "IDENTITY_JWKS_REFETCH_INTERVAL_SECONDS": str(JWKS_REFETCH_INTERVAL_SECONDS),
             **self.providers.env(),
+            # IDENTITY_SMTP_HOST, IDENTITY_SMTP_PORT, IDENTITY_SMTP_TLS=none
+            **self.mail.env(),
+            "IDENTITY_MAIL_FROM": MAIL_FROM,
+            # A failed delivery is retried after 0.3 s, 0.6 s and 1.2 s, then dead-lettered.
+            "IDENTITY_MAIL_RETRY_DELAYS_MS": ",".join(str(ms) for ms in MAIL_RETRY_DELAYS_MS),
+            "IDENTITY_EMAIL_VERIFICATION_COOLDOWN_SECONDS": str(EMAIL_VERIFICATION_COOLDOWN_SECONDS),
         })
         self.refresh_grace_seconds = REFRESH_GRACE_SECONDS
         # Each worker gets its own HTTP port in case it serves /healthz or /metrics on
@@ -178,13 +192,19 @@ class Stack:
             "identity-provider-worker", [self.binary("identity-provider-worker")],
             dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
             os.path.join(self.log_dir, "provider-worker.log"))
+        # Delivers the mails (codes, password resets, email verification) to the SMTP sink.
+        self.mailer_worker = ServiceProcess(
+            "identity-mailer-worker", [self.binary("identity-mailer-worker")],
+            dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
+            os.path.join(self.log_dir, "mailer-worker.log"))
         self.gateway = ServiceProcess("identity-gateway", [self.binary("identity-gateway")],
                                       self.env, os.path.join(self.log_dir, "gateway.log"))
         self.client = Client(self.base_url)
 
     @property
     def processes(self):
-        return (self.gateway, self.worker, self.revocation, self.provider_worker)
+        return (self.gateway, self.worker, self.revocation, self.provider_worker,
+                self.mailer_worker)
 
     def binary(self, name):
         path = os.path.join(self.bin_dir, name)
@@ -200,6 +220,7 @@ class Stack:
         self.worker.start()
         self.revocation.start()
         self.provider_worker.start()
+        self.mailer_worker.start()
         self.gateway.start()
         self.wait_ready()
         self.warm_up()
@@ -232,16 +253,23 @@ class Stack:
             timeout=20)
         # The provider worker likewise (nonces are its business).
         self.client.wait_for(lambda: self.client.auth_nonce(app).status != 503, timeout=20)
+        # And the mailer worker: a first mail through to the sink.
+        email = f"warm-{uuid.uuid4().hex}@example.com"
+        self.client.wait_for(lambda: self.client.email_code_send(app, email).status != 503,
+                             timeout=20)
+        self.mail.first(email, timeout=20)
 
     def stop(self):
         for proc in self.processes:
             proc.stop()
         self.providers.stop()
+        self.mail.stop()
 
     def log_tails(self, lines=60):
         tails = [f"--- {p.name} [{p.state()}] {p.log_path} ---\n{p.tail(lines)}"
                  for p in self.processes]
         tails.append(f"--- provider stand-in ---\n{self.providers.summary()}")
+        tails.append(f"--- SMTP sink ---\n{self.mail.summary()}")
         return "\n".join(tails)
 
     # --- handles for tests ---------------------------------------------------------------------
@@ -263,6 +291,12 @@ class Stack:
 
     def start_provider_worker(self):
         self.provider_worker.start()
+
+    def stop_mailer_worker(self):
+        return self.mailer_worker.stop()
+
+    def start_mailer_worker(self):
+        self.mailer_worker.start()
 
     def restart_provider_worker(self):
         """A fresh provider worker: nothing cached (no JWKS fetched yet). Returns at once; the new
@@ -300,10 +334,17 @@ class Stack:
 
     def settings_args(self, app_id, **settings):
         """identityctl arguments for `apps settings`: google_client_ids=[...] becomes
-        --google-client-ids a,b; None leaves a flag out."""
+        --google-client-ids a,b; deep_link_url="https://..." becomes --deep-link-url https://...
+        (likewise mail_from_name, mail_from_address); mail_templates={"email_code.subject":
+        "Code for {{app_name}}", ...} becomes one --mail-template KIND.PART=VALUE per entry; None
+        leaves a flag out."""
         args = ["apps", "settings", app_id]
         for key, value in settings.items():
             if value is None:
+                continue
+            if key == "mail_templates":
+                for name, template in value.items():
+                    args += ["--mail-template", f"{name}={template}"]
                 continue
             if isinstance(value, (list, tuple)):
                 value = ",".join(value)
@@ -373,6 +414,30 @@ def app(app_factory):
 @pytest.fixture
 def other_app(app_factory):
     return app_factory()
+
+
+@pytest.fixture
+def configured_app_factory(stack):
+    """A fresh app with settings: configured_app_factory(name=None, access_token_ttl=None,
+    **settings) → the identityctl apps create JSON plus "settings" (what apps settings printed).
+    Settings as Stack.settings_args takes them: deep_link_url=..., mail_from_name=...,
+    mail_from_address=..., mail_templates={"email_code.subject": ...}."""
+    def make(name=None, access_token_ttl=None, **settings):
+        app = stack.create_app(name=name, access_token_ttl=access_token_ttl)
+        app["settings"] = stack.configure_app(app["app_id"], **settings)
+        return app
+    return make
+
+
+@pytest.fixture
+def smtp_sink(stack):
+    """The SMTP server the mailer worker delivers to (smtp_sink.SMTPSink): wait_for(to,
+    predicate=None, timeout=10, after=0), messages_to(address), mark(), reject(*addresses) /
+    accept(*addresses), stop() / start(). Whatever a test made it refuse is accepted again, and a
+    stopped sink started again, when the test ends."""
+    yield stack.mail
+    stack.mail.accept()
+    stack.mail.start()
 
 
 @pytest.fixture(scope="session")

@@ -195,6 +195,43 @@ class Client:
         return self.delete(f"/v1/me/identities/{provider}", app_key=app["app_key"], token=token,
                            **kw)
 
+    # --- email codes, passwords, email verification -----------------------------------------
+
+    def email_code_send(self, app, email, **kw):
+        return self.post("/v1/auth/email-code/send", {"email": email}, app_key=app["app_key"],
+                         **kw)
+
+    def email_code_verify(self, app, timeout=None, headers=None, token=None, **fields):
+        """fields: email, code, first_name?, last_name?"""
+        return self.post("/v1/auth/email-code/verify", fields, app_key=app["app_key"],
+                         token=token, timeout=timeout, headers=headers)
+
+    def password_forgot(self, app, email, **kw):
+        return self.post("/v1/auth/password/forgot", {"email": email}, app_key=app["app_key"],
+                         **kw)
+
+    def password_verify_code(self, app, email, code, **kw):
+        return self.post("/v1/auth/password/verify-code", {"email": email, "code": code},
+                         app_key=app["app_key"], **kw)
+
+    def password_reset(self, app, email, code, password, **kw):
+        return self.post("/v1/auth/password/reset",
+                         {"email": email, "code": code, "password": password},
+                         app_key=app["app_key"], **kw)
+
+    def change_password(self, app, token, current_password, new_password, **kw):
+        return self.post("/v1/me/password", {"current_password": current_password,
+                                             "new_password": new_password},
+                         app_key=app["app_key"], token=token, **kw)
+
+    def request_email_verification(self, app, token, **kw):
+        # No body: the Bearer token says whose email.
+        return self.post("/v1/me/email/verification", app_key=app["app_key"], token=token, **kw)
+
+    def verify_email(self, app, email, code, **kw):
+        return self.post("/v1/auth/email/verify", {"email": email, "code": code},
+                         app_key=app["app_key"], **kw)
+
     def new_user(self, app, **fields):
         """Signs up a fresh user and returns the token response's data (asserting 201)."""
         resp = self.sign_up(app, **fields)

@@ -26,6 +26,14 @@ int ccurlshim_request(const char *url, const char *post_body, size_t post_length
 
 void ccurlshim_free_response(ccurlshim_response *response);
 
+/// Sends one message over SMTP (`smtp://host:port`, or `smtps://` for implicit TLS;
+/// `require_starttls` 1 upgrades a plain connection and fails without it). Returns 0 when the
+/// server accepted the message, else a CURLcode with `error` filled and `smtp_code` the last
+/// reply code (550 and the like: a permanent refusal).
+int ccurlshim_smtp_send(const char *url, const char *username, const char *password, int require_starttls,
+                        const char *from, const char *recipient, const char *payload, size_t payload_length,
+                        long timeout_ms, long *smtp_code, char *error, size_t error_size);
+
 /// Percent-encodes a string for a form body; free with ccurlshim_free.
 char *ccurlshim_escape(const char *value);
 void ccurlshim_free(char *value);

@@ -33,6 +33,11 @@ int crabbitmqshim_publish(amqp_connection_state_t conn, amqp_channel_t channel,
 int crabbitmqshim_header(const amqp_basic_properties_t *properties, const char *name,
                          char *buffer, size_t size);
 
+/// Declares a durable queue with x-dead-letter-exchange "" and x-dead-letter-routing-key
+/// `target`; returns 0 on success.
+int crabbitmqshim_declare_delay_queue(amqp_connection_state_t conn, amqp_channel_t channel,
+                                      const char *name, const char *target);
+
 /// 0 when the last synchronous call (declare, qos, consume) succeeded.
 int crabbitmqshim_last_rpc_ok(amqp_connection_state_t conn);
 

@@ -41,7 +41,11 @@ struct HTTPResponse: Sendable {
             })
         }
         var extra = headers
-        if error.status == 503 { extra.append(("Retry-After", "1")) }
+        if let seconds = error.retryAfter {
+            extra.append(("Retry-After", String(seconds)))
+        } else if error.status == 503 {
+            extra.append(("Retry-After", "1"))
+        }
         return HTTPResponse(status: error.status, headers: [("Content-Type", "application/problem+json")] + extra,
                             body: Data(JSONValue.object(object).serialized.utf8))
     }

@@ -29,6 +29,14 @@ public final class AMQPLink: Sendable {
             try check("queue.declare \(name)")
         }
 
+        /// A queue whose messages, when their per-message expiration passes, dead-letter into
+        /// `target` (on the default exchange): a delay line for retries through the broker.
+        public func declareDelayQueue(_ name: String, deadLetterTo target: String) throws {
+            guard crabbitmqshim_declare_delay_queue(connection, 1, name, target) == 0 else {
+                throw BusError("queue.declare \(name) refused by the broker")
+            }
+        }
+
         public func prefetch(_ count: UInt16) throws {
             _ = amqp_basic_qos(connection, 1, 0, count, 0)
             try check("basic.qos")
@@ -240,7 +248,14 @@ public final class AMQPLink: Sendable {
     }
 
     private static func message(from envelope: amqp_envelope_t, generation: Int) -> BusMessage {
-        var properties = envelope.message.properties
+        busMessage(properties: envelope.message.properties, body: envelope.message.body,
+                   deliveryTag: envelope.delivery_tag, redelivered: envelope.redelivered != 0, generation: generation)
+    }
+
+    /// A received message's properties and body as a `BusMessage` (copied out of rabbitmq-c's buffers).
+    static func busMessage(properties: amqp_basic_properties_t, body: amqp_bytes_t, deliveryTag: UInt64,
+                           redelivered: Bool, generation: Int) -> BusMessage {
+        var properties = properties
         func text(_ bytes: amqp_bytes_t, _ flag: Int32) -> String {
             guard properties._flags & amqp_flags_t(flag) != 0, let pointer = bytes.bytes, bytes.len > 0 else { return "" }
             return String(decoding: UnsafeRawBufferPointer(start: pointer, count: bytes.len), as: UTF8.self)
@@ -251,7 +266,6 @@ public final class AMQPLink: Sendable {
             guard length >= 0 else { return "" }
             return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
-        let body = envelope.message.body
         return BusMessage(
             type: text(properties.type, AMQP_BASIC_TYPE_FLAG),
             body: body.bytes.map { Data(bytes: $0, count: body.len) } ?? Data(),
@@ -260,8 +274,8 @@ public final class AMQPLink: Sendable {
             messageId: text(properties.message_id, AMQP_BASIC_MESSAGE_ID_FLAG),
             appId: header("app_id"),
             requestId: header("request_id"),
-            deliveryTag: envelope.delivery_tag,
+            deliveryTag: deliveryTag,
             linkGeneration: generation,
-            redelivered: envelope.redelivered != 0)
+            redelivered: redelivered)
     }
 }

@@ -46,7 +46,11 @@ public enum BusTopology {
     public static let revocationCommands = "identity.revocation.commands"
     /// Every command queue; the gateway declares them all so no command is dropped for want
     /// of a queue when a worker kind has not started yet.
-    public static let commandQueues = [tokenCommands, revocationCommands, providerCommands]
+    public static let commandQueues = [tokenCommands, revocationCommands, providerCommands, mailerCommands]
+    /// The durable queue the mailer workers compete on, its delay queues and its dead letters.
+    public static let mailerCommands = "identity.mailer.commands"
+    public static let mailerDead = "identity.mailer.dead"
+    public static func mailerRetry(_ level: Int) -> String { "identity.mailer.retry.\(level)" }
     /// The durable queue the provider workers compete on.
     public static let providerCommands = "identity.provider.commands"
     /// RabbitMQ's direct reply-to pseudo-queue.

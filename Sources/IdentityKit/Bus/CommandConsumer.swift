@@ -9,6 +9,11 @@ public final class CommandConsumer: Sendable {
     public struct Reply: Sendable {
         public let type: String
         public let body: Data
+        /// Messages published just before the reply (mail to send, a retry): they go out on the
+        /// same channel, so they are lost only together with the reply, and the caller's 503
+        /// then tells it to try again.
+        public var followUps: [OutgoingMessage] = []
+
         public init<M: ProtoMessage>(_ message: M) throws {
             type = M.protoName
             body = try ProtoJSON.encode(message)
@@ -17,6 +22,19 @@ public final class CommandConsumer: Sendable {
         private init(type: String, body: Data) {
             self.type = type
             self.body = body
+        }
+
+        /// For commands no one waits on: only the follow-ups are published.
+        public static func none(followUps: [OutgoingMessage] = []) -> Reply {
+            var reply = Reply(type: "", body: Data())
+            reply.followUps = followUps
+            return reply
+        }
+
+        public func with(_ followUp: OutgoingMessage?) -> Reply {
+            var copy = self
+            if let followUp { copy.followUps.append(followUp) }
+            return copy
         }
 
         /// An internal error with a hand-written body, for when encoding itself failed.
@@ -29,20 +47,24 @@ public final class CommandConsumer: Sendable {
     private let link: AMQPLink
     private let workQueue: DispatchQueue
 
-    public init(url: String, queue: String, name: String, concurrency: Int, handler: @escaping Handler) throws {
+    public init(url: String, queue: String, name: String, concurrency: Int,
+                setup extraSetup: @escaping @Sendable (AMQPLink.Channel) throws -> Void = { _ in },
+                handler: @escaping Handler) throws {
         let workQueue = DispatchQueue(label: "\(name)-commands", attributes: .concurrent)
         self.workQueue = workQueue
         let linkBox = LinkBox()
         let link = try AMQPLink(url: url, name: name, setup: { channel in
             try channel.declareQueue(queue, durable: true)
             try channel.prefetch(UInt16(concurrency))
+            try extraSetup(channel)
             try channel.consume(queue, autoAck: false)
         }, onDelivery: { message in
             // prefetch bounds how many run at once; the I/O thread never runs a command.
             workQueue.async {
                 let reply = handler(message)
                 guard let link = linkBox.link else { return }
-                if !message.replyTo.isEmpty {
+                for followUp in reply.followUps { link.send(.publish(followUp)) }
+                if !message.replyTo.isEmpty && !reply.type.isEmpty {
                     var outgoing = OutgoingMessage(exchange: "", routingKey: message.replyTo, type: reply.type, body: reply.body)
                     outgoing.correlationId = message.correlationId
                     outgoing.messageId = Identifiers.nowULID()

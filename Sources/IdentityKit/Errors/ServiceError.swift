@@ -15,12 +15,15 @@ public struct ServiceError: Error, Sendable, Equatable {
     public let status: Int
     public let detail: String
     public let errors: [FieldProblem]
+    /// Seconds before a retry makes sense (429): sent as `Retry-After`.
+    public let retryAfter: Int?
 
-    public init(code: String, status: Int, detail: String, errors: [FieldProblem] = []) {
+    public init(code: String, status: Int, detail: String, errors: [FieldProblem] = [], retryAfter: Int? = nil) {
         self.code = code
         self.status = status
         self.detail = detail
         self.errors = errors
+        self.retryAfter = retryAfter
     }
 }
 
@@ -73,6 +76,14 @@ extension ServiceError {
                                                            detail: "This sign-in provider is not configured for the app.")
     public static let providerUnavailable = ServiceError(code: "auth/provider-unavailable", status: 503,
                                                          detail: "The provider's keys could not be fetched; retry.")
+    public static let invalidCode = ServiceError(code: "auth/invalid-code", status: 401,
+                                                 detail: "The code is wrong, used, or replaced by a newer one.")
+    public static let codeExpired = ServiceError(code: "auth/code-expired", status: 401,
+                                                 detail: "The code has expired; ask for a new one.")
+    public static func rateLimited(retryAfter seconds: Int) -> ServiceError {
+        ServiceError(code: "auth/rate-limited", status: 429, detail: "Too many requests; retry later.",
+                     retryAfter: max(1, seconds))
+    }
     public static func weakPassword(_ why: String) -> ServiceError {
         ServiceError(code: "auth/weak-password", status: 422, detail: "The password is too weak.",
                      errors: [FieldProblem(location: "body.password", message: why)])

@@ -55,6 +55,18 @@ public struct UserStore: Sendable {
                              [appId, uid]).first.map(UserRecord.init(row:))
     }
 
+    public func markEmailVerified(appId: String, uid: String, on connection: PGConnection) throws {
+        try connection.query("""
+            UPDATE users SET email_verified = true, updated_at = now() WHERE app_id = $1 AND uid = $2
+            """, [appId, uid])
+    }
+
+    public func setPassword(appId: String, uid: String, hash: String, on connection: PGConnection) throws {
+        try connection.query("""
+            UPDATE users SET password_hash = $3, updated_at = now() WHERE app_id = $1 AND uid = $2
+            """, [appId, uid, hash])
+    }
+
     /// Locks the user's row until the transaction ends; false when there is no such user.
     public func lock(appId: String, uid: String, on connection: PGConnection) throws -> Bool {
         try !connection.query("SELECT 1 FROM users WHERE app_id = $1 AND uid = $2 FOR UPDATE", [appId, uid]).isEmpty

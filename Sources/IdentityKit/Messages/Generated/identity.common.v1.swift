@@ -19,17 +19,21 @@ extension CommonV1 {
         public var status: Int32
         public var detail: String
         public var errors: [FieldError]
+        /// Seconds to wait before retrying (429 auth/rate-limited): the HTTP Retry-After header.
+        public var retryAfter: Int32
 
         public init(
             code: String = "",
             status: Int32 = 0,
             detail: String = "",
-            errors: [FieldError] = []
+            errors: [FieldError] = [],
+            retryAfter: Int32 = 0
         ) {
             self.code = code
             self.status = status
             self.detail = detail
             self.errors = errors
+            self.retryAfter = retryAfter
         }
 
         public init(from decoder: Decoder) throws {
@@ -38,6 +42,7 @@ extension CommonV1 {
             self.status = try container.decodeProto(ProtoJSONInteger<Int32>.self, "status")?.value ?? 0
             self.detail = try container.decodeProto(String.self, "detail") ?? ""
             self.errors = try container.decodeProto([FieldError].self, "errors") ?? []
+            self.retryAfter = try container.decodeProto(ProtoJSONInteger<Int32>.self, "retry_after", "retryAfter")?.value ?? 0
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -46,6 +51,7 @@ extension CommonV1 {
             if self.status != 0 { try container.encode(self.status, forKey: ProtoJSONKey("status")) }
             if !self.detail.isEmpty { try container.encode(self.detail, forKey: ProtoJSONKey("detail")) }
             if !self.errors.isEmpty { try container.encode(self.errors, forKey: ProtoJSONKey("errors")) }
+            if self.retryAfter != 0 { try container.encode(self.retryAfter, forKey: ProtoJSONKey("retry_after")) }
         }
     }
 

@@ -311,6 +311,344 @@ extension TokenV1 {
         }
     }
 
+    /// POST /v1/auth/email-code/send → Accepted. The same answer whether or not the email has an
+    /// account; the code is mailed through the mailer worker.
+    public struct SendEmailCode: ProtoMessage {
+        public static let protoName = "identity.token.v1.SendEmailCode"
+
+        public var appId: String
+        public var email: String
+
+        public init(
+            appId: String = "",
+            email: String = ""
+        ) {
+            self.appId = appId
+            self.email = email
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.email = try container.decodeProto(String.self, "email") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.email.isEmpty { try container.encode(self.email, forKey: ProtoJSONKey("email")) }
+        }
+    }
+
+    /// POST /v1/auth/email-code/verify → AuthResult (creates the account when needed).
+    public struct VerifyEmailCode: ProtoMessage {
+        public static let protoName = "identity.token.v1.VerifyEmailCode"
+
+        public var appId: String
+        public var email: String
+        public var code: String
+        public var firstName: String?
+        public var lastName: String?
+        public var client: CommonV1.ClientInfo?
+
+        public init(
+            appId: String = "",
+            email: String = "",
+            code: String = "",
+            firstName: String? = nil,
+            lastName: String? = nil,
+            client: CommonV1.ClientInfo? = nil
+        ) {
+            self.appId = appId
+            self.email = email
+            self.code = code
+            self.firstName = firstName
+            self.lastName = lastName
+            self.client = client
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.email = try container.decodeProto(String.self, "email") ?? ""
+            self.code = try container.decodeProto(String.self, "code") ?? ""
+            self.firstName = try container.decodeProto(String.self, "first_name", "firstName")
+            self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
+            self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.email.isEmpty { try container.encode(self.email, forKey: ProtoJSONKey("email")) }
+            if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
+            if let value = self.firstName { try container.encode(value, forKey: ProtoJSONKey("first_name")) }
+            if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
+            if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+        }
+    }
+
+    /// POST /v1/auth/password/forgot → Accepted (always).
+    public struct ForgotPassword: ProtoMessage {
+        public static let protoName = "identity.token.v1.ForgotPassword"
+
+        public var appId: String
+        public var email: String
+
+        public init(
+            appId: String = "",
+            email: String = ""
+        ) {
+            self.appId = appId
+            self.email = email
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.email = try container.decodeProto(String.self, "email") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.email.isEmpty { try container.encode(self.email, forKey: ProtoJSONKey("email")) }
+        }
+    }
+
+    /// POST /v1/auth/password/verify-code → CodeCheck, without spending the code.
+    public struct CheckPasswordCode: ProtoMessage {
+        public static let protoName = "identity.token.v1.CheckPasswordCode"
+
+        public var appId: String
+        public var email: String
+        public var code: String
+
+        public init(
+            appId: String = "",
+            email: String = "",
+            code: String = ""
+        ) {
+            self.appId = appId
+            self.email = email
+            self.code = code
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.email = try container.decodeProto(String.self, "email") ?? ""
+            self.code = try container.decodeProto(String.self, "code") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.email.isEmpty { try container.encode(self.email, forKey: ProtoJSONKey("email")) }
+            if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
+        }
+    }
+
+    public struct CodeCheck: ProtoMessage {
+        public static let protoName = "identity.token.v1.CodeCheck"
+
+        public var valid: Bool
+
+        public init(
+            valid: Bool = false
+        ) {
+            self.valid = valid
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.valid = try container.decodeProto(Bool.self, "valid") ?? false
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if self.valid { try container.encode(self.valid, forKey: ProtoJSONKey("valid")) }
+        }
+    }
+
+    /// POST /v1/auth/password/reset → Done. Ends every session of the user.
+    public struct ResetPassword: ProtoMessage {
+        public static let protoName = "identity.token.v1.ResetPassword"
+
+        public var appId: String
+        public var email: String
+        public var code: String
+        public var password: String
+
+        public init(
+            appId: String = "",
+            email: String = "",
+            code: String = "",
+            password: String = ""
+        ) {
+            self.appId = appId
+            self.email = email
+            self.code = code
+            self.password = password
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.email = try container.decodeProto(String.self, "email") ?? ""
+            self.code = try container.decodeProto(String.self, "code") ?? ""
+            self.password = try container.decodeProto(String.self, "password") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.email.isEmpty { try container.encode(self.email, forKey: ProtoJSONKey("email")) }
+            if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
+            if !self.password.isEmpty { try container.encode(self.password, forKey: ProtoJSONKey("password")) }
+        }
+    }
+
+    /// POST /v1/me/password → Done. Ends the user's other sessions.
+    public struct ChangePassword: ProtoMessage {
+        public static let protoName = "identity.token.v1.ChangePassword"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        public var currentPassword: String
+        public var newPassword: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            currentPassword: String = "",
+            newPassword: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.currentPassword = currentPassword
+            self.newPassword = newPassword
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.currentPassword = try container.decodeProto(String.self, "current_password", "currentPassword") ?? ""
+            self.newPassword = try container.decodeProto(String.self, "new_password", "newPassword") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.currentPassword.isEmpty { try container.encode(self.currentPassword, forKey: ProtoJSONKey("current_password")) }
+            if !self.newPassword.isEmpty { try container.encode(self.newPassword, forKey: ProtoJSONKey("new_password")) }
+        }
+    }
+
+    /// POST /v1/me/email/verification → Accepted (429 within the cooldown).
+    public struct SendEmailVerification: ProtoMessage {
+        public static let protoName = "identity.token.v1.SendEmailVerification"
+
+        public var appId: String
+        public var uid: String
+
+        public init(
+            appId: String = "",
+            uid: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+        }
+    }
+
+    /// POST /v1/auth/email/verify → UserResult.
+    public struct VerifyEmail: ProtoMessage {
+        public static let protoName = "identity.token.v1.VerifyEmail"
+
+        public var appId: String
+        public var email: String
+        public var code: String
+
+        public init(
+            appId: String = "",
+            email: String = "",
+            code: String = ""
+        ) {
+            self.appId = appId
+            self.email = email
+            self.code = code
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.email = try container.decodeProto(String.self, "email") ?? ""
+            self.code = try container.decodeProto(String.self, "code") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.email.isEmpty { try container.encode(self.email, forKey: ProtoJSONKey("email")) }
+            if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
+        }
+    }
+
+    public struct Accepted: ProtoMessage {
+        public static let protoName = "identity.token.v1.Accepted"
+
+        public var expiresIn: Int32
+
+        public init(
+            expiresIn: Int32 = 0
+        ) {
+            self.expiresIn = expiresIn
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.expiresIn = try container.decodeProto(ProtoJSONInteger<Int32>.self, "expires_in", "expiresIn")?.value ?? 0
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if self.expiresIn != 0 { try container.encode(self.expiresIn, forKey: ProtoJSONKey("expires_in")) }
+        }
+    }
+
+    public struct Done: ProtoMessage {
+        public static let protoName = "identity.token.v1.Done"
+
+        public init() {}
+
+        public init(from decoder: Decoder) throws {
+            _ = try decoder.container(keyedBy: ProtoJSONKey.self)
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            _ = encoder.container(keyedBy: ProtoJSONKey.self)
+        }
+    }
+
     /// A command that does nothing: measures the gateway → worker round trip.
     public struct Ping: ProtoMessage {
         public static let protoName = "identity.token.v1.Ping"

@@ -1,0 +1,127 @@
+import IdentityKit
+
+/// Email codes, password recovery and change, email verification (PRODUCT.md, "Email code"
+/// and "Account"). Answers never wait for SMTP: the mail is queued for the mailer worker.
+struct EmailRoutes: Sendable {
+    let auth: Authenticator
+    let commands: CommandSender
+
+    var routes: [Route] {
+        [Route(method: "POST", pattern: "/v1/auth/email-code/send", needsApp: true, takesBody: true, handler: sendCode),
+         Route(method: "POST", pattern: "/v1/auth/email-code/verify", needsApp: true, takesBody: true, handler: verifyCode),
+         Route(method: "POST", pattern: "/v1/auth/password/forgot", needsApp: true, takesBody: true, handler: forgot),
+         Route(method: "POST", pattern: "/v1/auth/password/verify-code", needsApp: true, takesBody: true,
+               handler: checkResetCode),
+         Route(method: "POST", pattern: "/v1/auth/password/reset", needsApp: true, takesBody: true, handler: reset),
+         Route(method: "POST", pattern: "/v1/me/password", needsApp: true, takesBody: true, handler: change),
+         Route(method: "POST", pattern: "/v1/me/email/verification", needsApp: true, takesBody: false,
+               handler: sendVerification),
+         Route(method: "POST", pattern: "/v1/auth/email/verify", needsApp: true, takesBody: true, handler: verifyEmail)]
+    }
+
+    private static func accepted(_ reply: TokenV1.Accepted) -> HTTPResponse {
+        .data(.object(["expires_in": JSONValue(Int(reply.expiresIn))]), status: 202)
+    }
+
+    /// `{email}` bodies: a well-formed address, or 422 `auth/invalid-email`.
+    private func email(_ body: inout BodyReader) throws -> String {
+        let email = body.requiredString("email")
+        try body.finish()
+        guard let email else { throw ServiceError.validationFailed([]) }
+        guard EmailAddress.isValid(email) else { throw ServiceError.invalidEmail() }
+        return email
+    }
+
+    /// `{email, code}` bodies. A code is any string; a wrong one is a wrong guess.
+    private func emailAndCode(_ body: inout BodyReader) throws -> (String, String) {
+        let code = body.requiredString("code")
+        let address = try email(&body)
+        guard let code else { throw ServiceError.validationFailed([]) }
+        return (address, String(code.prefix(32)))
+    }
+
+    func sendCode(_ context: RouteContext) throws -> RouteResult {
+        let app = try context.requireApp()
+        var body = try BodyReader(context.request.body)
+        let command = TokenV1.SendEmailCode(appId: app.id, email: try email(&body))
+        return commands.send(command, expecting: TokenV1.Accepted.self, appId: app.id, request: context.request,
+                             render: Self.accepted)
+    }
+
+    func verifyCode(_ context: RouteContext) throws -> RouteResult {
+        let app = try context.requireApp()
+        var body = try BodyReader(context.request.body)
+        let firstName = body.optionalString("first_name", maxLength: 100).string
+        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let (address, code) = try emailAndCode(&body)
+        let command = TokenV1.VerifyEmailCode(appId: app.id, email: address, code: code, firstName: firstName,
+                                              lastName: lastName, client: context.clientInfo)
+        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
+            HTTPResponse.data(UserJSON.tokens($0))
+        }
+    }
+
+    func forgot(_ context: RouteContext) throws -> RouteResult {
+        let app = try context.requireApp()
+        var body = try BodyReader(context.request.body)
+        let command = TokenV1.ForgotPassword(appId: app.id, email: try email(&body))
+        return commands.send(command, expecting: TokenV1.Accepted.self, appId: app.id, request: context.request,
+                             render: Self.accepted)
+    }
+
+    func checkResetCode(_ context: RouteContext) throws -> RouteResult {
+        let app = try context.requireApp()
+        var body = try BodyReader(context.request.body)
+        let (address, code) = try emailAndCode(&body)
+        let command = TokenV1.CheckPasswordCode(appId: app.id, email: address, code: code)
+        return commands.send(command, expecting: TokenV1.CodeCheck.self, appId: app.id, request: context.request) {
+            HTTPResponse.data(.object(["valid": .bool($0.valid)]))
+        }
+    }
+
+    func reset(_ context: RouteContext) throws -> RouteResult {
+        let app = try context.requireApp()
+        var body = try BodyReader(context.request.body)
+        let password = body.requiredString("password")
+        let (address, code) = try emailAndCode(&body)
+        guard let password else { throw ServiceError.validationFailed([]) }
+        if let problem = PasswordPolicy.problem(with: password) { throw ServiceError.weakPassword(problem) }
+        let command = TokenV1.ResetPassword(appId: app.id, email: address, code: code, password: password)
+        return commands.send(command, expecting: TokenV1.Done.self, appId: app.id, request: context.request) { _ in .noContent }
+    }
+
+    func change(_ context: RouteContext) throws -> RouteResult {
+        let claims = try auth.liveSession(context)
+        var body = try BodyReader(context.request.body)
+        let current = body.requiredString("current_password")
+        let new = body.requiredString("new_password")
+        try body.finish()
+        guard let current, let new else { throw ServiceError.validationFailed([]) }
+        if let problem = PasswordPolicy.problem(with: new) {
+            throw ServiceError(code: "auth/weak-password", status: 422, detail: "The password is too weak.",
+                               errors: [.init(location: "body.new_password", message: problem)])
+        }
+        let command = TokenV1.ChangePassword(appId: claims.aud, uid: claims.sub, sessionId: claims.sid,
+                                             currentPassword: current, newPassword: new)
+        return commands.send(command, expecting: TokenV1.Done.self, appId: claims.aud, request: context.request) { _ in
+            .noContent
+        }
+    }
+
+    func sendVerification(_ context: RouteContext) throws -> RouteResult {
+        let claims = try auth.liveSession(context)
+        let command = TokenV1.SendEmailVerification(appId: claims.aud, uid: claims.sub)
+        return commands.send(command, expecting: TokenV1.Accepted.self, appId: claims.aud, request: context.request,
+                             render: Self.accepted)
+    }
+
+    func verifyEmail(_ context: RouteContext) throws -> RouteResult {
+        let app = try context.requireApp()
+        var body = try BodyReader(context.request.body)
+        let (address, code) = try emailAndCode(&body)
+        let command = TokenV1.VerifyEmail(appId: app.id, email: address, code: code)
+        return commands.send(command, expecting: TokenV1.UserResult.self, appId: app.id, request: context.request) {
+            HTTPResponse.data($0.user.map(UserJSON.make) ?? .null)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// An app's mail settings: the deep link for magic links, the sender, and per-kind templates
+/// (`subject`, `text`, `html` with `{{app_name}}`, `{{code}}`, `{{link}}`, `{{email}}`).
+public struct MailSettings: Sendable, Equatable {
+    public var deepLinkURL: String?
+    public var fromName: String?
+    public var fromAddress: String?
+    /// kind → part → template.
+    public var templates: [String: [String: String]] = [:]
+
+    public init() {}
+}
+
+public struct MailSettingsStore: Sendable {
+    let pool: PGPool
+
+    public init(pool: PGPool) { self.pool = pool }
+
+    public func settings(appId: String) throws -> MailSettings {
+        let row = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT deep_link_url, from_name, from_address, templates::text AS templates
+                FROM app_mail_settings WHERE app_id = $1
+                """, [appId]).first
+        }
+        var settings = MailSettings()
+        guard let row else { return settings }
+        settings.deepLinkURL = row["deep_link_url"]
+        settings.fromName = row["from_name"]
+        settings.fromAddress = row["from_address"]
+        if case .object(let kinds)? = JSONValue.parse(Data(row.string("templates").utf8)) {
+            for (kind, parts) in kinds {
+                guard case .object(let parts) = parts else { continue }
+                var texts: [String: String] = [:]
+                for (part, value) in parts { if case .string(let text) = value { texts[part] = text } }
+                settings.templates[kind] = texts
+            }
+        }
+        return settings
+    }
+
+    public func save(appId: String, _ settings: MailSettings) throws {
+        let templates = JSONValue.object(settings.templates.mapValues { parts in .object(parts.mapValues { .string($0) }) })
+        try pool.withConnection { connection in
+            try connection.query("""
+                INSERT INTO app_mail_settings (app_id, deep_link_url, from_name, from_address, templates, updated_at)
+                VALUES ($1, $2, $3, $4, $5::jsonb, now())
+                ON CONFLICT (app_id) DO UPDATE SET deep_link_url = EXCLUDED.deep_link_url,
+                    from_name = EXCLUDED.from_name, from_address = EXCLUDED.from_address,
+                    templates = EXCLUDED.templates, updated_at = now()
+                """, [appId, settings.deepLinkURL, settings.fromName, settings.fromAddress, templates.serialized])
+        }
+    }
+}

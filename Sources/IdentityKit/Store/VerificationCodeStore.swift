@@ -1,0 +1,87 @@
+/// One-time 6-digit codes mailed for sign-in, password reset and email verification. Only an
+/// HMAC of each code is stored (keyed with a server secret, so a leaked table cannot be
+/// brute-forced offline over the million codes), compared in constant time. A code lives
+/// `lifetime` seconds, dies after 5 wrong guesses, and is replaced by a newer send.
+public struct VerificationCodeStore: Sendable {
+    public enum Purpose: String, Sendable {
+        case emailCode = "email_code"
+        case passwordReset = "password_reset"
+        case emailVerification = "email_verification"
+    }
+
+    public enum Check: Sendable, Equatable {
+        case valid, invalid, expired
+    }
+
+    public static let maximumAttempts = 5
+
+    let key: [UInt8]
+
+    public init(key: [UInt8]) { self.key = key }
+
+    /// A fresh random code of 6 digits (uniform: rejection sampling, no modulo bias).
+    public static func newCode() -> String {
+        while true {
+            let bytes = SecureRandom.bytes(4)
+            let value = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            if value < 4_294_000_000 {  // a multiple of 1 000 000
+                let number = Int(value % 1_000_000)
+                return String(repeating: "0", count: 6 - String(number).count) + String(number)
+            }
+        }
+    }
+
+    private func mac(_ code: String) -> [UInt8] { Digest.hmacSHA256(key: key, Array(code.utf8)) }
+
+    /// Stores `code` for (purpose, email), replacing an older one.
+    public func store(_ code: String, purpose: Purpose, appId: String, email: String, lifetimeSeconds: Int,
+                      on connection: PGConnection) throws {
+        try connection.query("""
+            INSERT INTO verification_codes (app_id, purpose, email_lower, code_hmac, expires_at)
+            VALUES ($1, $2, lower($3), $4, now() + make_interval(secs => $5))
+            ON CONFLICT (app_id, purpose, email_lower) DO UPDATE
+            SET code_hmac = EXCLUDED.code_hmac, attempts = 0, created_at = now(), expires_at = EXCLUDED.expires_at
+            """, [appId, purpose.rawValue, email, PGParam.bytea(mac(code)), String(lifetimeSeconds)])
+    }
+
+    /// Seconds since the last code for (purpose, email) was stored, if one exists.
+    public func secondsSinceLastSend(purpose: Purpose, appId: String, email: String,
+                                     on connection: PGConnection) throws -> Int? {
+        try connection.query("""
+            SELECT floor(extract(epoch FROM now() - created_at))::int AS age FROM verification_codes
+            WHERE app_id = $1 AND purpose = $2 AND email_lower = lower($3)
+            """, [appId, purpose.rawValue, email]).first.map { $0.int("age") }
+    }
+
+    /// Checks a guess in the caller's transaction. A wrong guess is counted (and the fifth
+    /// deletes the code), so callers commit even when the answer is `.invalid`. `spend`
+    /// deletes a valid code.
+    public func check(_ code: String, purpose: Purpose, appId: String, email: String, spend: Bool,
+                      on connection: PGConnection) throws -> Check {
+        guard let row = try connection.query("""
+            SELECT code_hmac, expires_at <= now() AS expired, attempts FROM verification_codes
+            WHERE app_id = $1 AND purpose = $2 AND email_lower = lower($3) FOR UPDATE
+            """, [appId, purpose.rawValue, email]).first else { return .invalid }
+        let scope: [String?] = [appId, purpose.rawValue, email]
+        if row.bool("expired") { return .expired }
+        if Digest.constantTimeEqual(row.bytes("code_hmac"), mac(code)) {
+            if spend {
+                try connection.query("""
+                    DELETE FROM verification_codes WHERE app_id = $1 AND purpose = $2 AND email_lower = lower($3)
+                    """, scope)
+            }
+            return .valid
+        }
+        if row.int("attempts") + 1 >= Self.maximumAttempts {
+            try connection.query("""
+                DELETE FROM verification_codes WHERE app_id = $1 AND purpose = $2 AND email_lower = lower($3)
+                """, scope)
+        } else {
+            try connection.query("""
+                UPDATE verification_codes SET attempts = attempts + 1
+                WHERE app_id = $1 AND purpose = $2 AND email_lower = lower($3)
+                """, scope)
+        }
+        return .invalid
+    }
+}

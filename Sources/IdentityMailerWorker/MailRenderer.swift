@@ -1,0 +1,135 @@
+import Foundation
+import IdentityKit
+
+/// Renders a mail from the app's templates (or the defaults) into a MIME message with a plain
+/// text and an HTML part. Placeholders are `{{app_name}}`, `{{code}}`, `{{link}}`, `{{email}}`;
+/// in the HTML part every value is escaped, so no user-provided text becomes markup.
+struct MailRenderer: Sendable {
+    struct Rendered: Sendable {
+        let subject: String
+        let text: String
+        let html: String
+    }
+
+    static let defaults: [String: [String: String]] = [
+        "email_code": [
+            "subject": "Your sign-in code for {{app_name}}",
+            "text": "Your sign-in code for {{app_name}} is {{code}}.\n\nIt expires in 10 minutes and works once.\n{{link}}\n\nIf you did not ask for it, ignore this email.",
+            "html": "<p>Your sign-in code for {{app_name}} is <strong>{{code}}</strong>.</p><p>It expires in 10 minutes and works once.</p><p>{{link}}</p><p>If you did not ask for it, ignore this email.</p>",
+        ],
+        "password_reset": [
+            "subject": "Reset your {{app_name}} password",
+            "text": "Your password reset code for {{app_name}} is {{code}}.\n\nIt expires in 10 minutes. If you did not ask to reset your password, ignore this email.",
+            "html": "<p>Your password reset code for {{app_name}} is <strong>{{code}}</strong>.</p><p>It expires in 10 minutes. If you did not ask to reset your password, ignore this email.</p>",
+        ],
+        "email_verification": [
+            "subject": "Verify your email for {{app_name}}",
+            "text": "Your verification code for {{app_name}} is {{code}}.\n\nIt expires in 10 minutes.",
+            "html": "<p>Your verification code for {{app_name}} is <strong>{{code}}</strong>.</p><p>It expires in 10 minutes.</p>",
+        ],
+    ]
+
+    func render(kind: String, templates: [String: [String: String]], values: [String: String]) -> Rendered {
+        let template = { (part: String) in templates[kind]?[part] ?? Self.defaults[kind]?[part] ?? "{{code}}" }
+        return Rendered(subject: fill(template("subject"), values, html: false).replacingOccurrences(of: "\n", with: " "),
+                        text: fill(template("text"), values, html: false),
+                        html: fill(template("html"), values, html: true))
+    }
+
+    private func fill(_ template: String, _ values: [String: String], html: Bool) -> String {
+        var out = template
+        for (name, value) in values {
+            out = out.replacingOccurrences(of: "{{\(name)}}", with: html ? Self.escapeHTML(value) : value)
+        }
+        return out
+    }
+
+    static func escapeHTML(_ value: String) -> String {
+        var out = ""
+        for char in value {
+            switch char {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(char)
+            }
+        }
+        return out
+    }
+
+    /// The magic link: `<deep link>?mode=sign_in&email=…&code=…`, values percent-encoded.
+    static func magicLink(deepLink: String, email: String, code: String) -> String {
+        let separator = deepLink.contains("?") ? "&" : "?"
+        return deepLink + separator + "mode=sign_in&email=" + percentEncode(email) + "&code=" + percentEncode(code)
+    }
+
+    static func percentEncode(_ value: String) -> String {
+        var out = ""
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"):
+                out.unicodeScalars.append(UnicodeScalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+}
+
+/// A MIME message (RFC 5322 / 2045): multipart/alternative, UTF-8 parts in base64, CRLF lines.
+enum MIMEMessage {
+    static func build(fromName: String?, fromAddress: String, to: String, subject: String, text: String, html: String,
+                      messageId: String, date: Date = Date()) -> String {
+        let boundary = "b_" + Base64URL.encode(SecureRandom.bytes(12))
+        let from = fromName.map { "\(encodeHeader($0)) <\(fromAddress)>" } ?? fromAddress
+        var lines = [
+            "From: \(from)",
+            "To: <\(to)>",
+            "Subject: \(encodeHeader(subject))",
+            "Date: \(rfc5322Date(date))",
+            "Message-ID: <\(messageId)@identity.local>",
+            "MIME-Version: 1.0",
+            "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
+            "",
+        ]
+        for (type, body) in [("text/plain", text), ("text/html", html)] {
+            lines += ["--\(boundary)", "Content-Type: \(type); charset=utf-8", "Content-Transfer-Encoding: base64", ""]
+            lines += wrap(Data(body.utf8).base64EncodedString())
+        }
+        lines.append("--\(boundary)--")
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// Plain ASCII stays as is; anything else becomes an RFC 2047 encoded word.
+    static func encodeHeader(_ value: String) -> String {
+        let plain = value.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7f } && !value.contains("\"")
+        if plain { return value.contains(where: { "(),:;<>@[]\\".contains($0) }) ? "\"\(value)\"" : value }
+        return "=?UTF-8?B?" + Data(value.utf8).base64EncodedString() + "?="
+    }
+
+    private static func wrap(_ text: String) -> [String] {
+        var lines: [String] = []
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            lines.append(String(rest.prefix(76)))
+            rest = rest.dropFirst(76)
+        }
+        return lines
+    }
+
+    private static func rfc5322Date(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let time = String(format: "%02d:%02d:%02d", Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        return "\(days[Int(parts.tm_wday)]), \(String(format: "%02d", Int(parts.tm_mday))) \(months[Int(parts.tm_mon)]) "
+            + "\(Int(parts.tm_year) + 1900) \(time) +0000"
+    }
+}

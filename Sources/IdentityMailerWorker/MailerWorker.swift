@@ -1,0 +1,139 @@
+import Foundation
+import IdentityKit
+import IdentityOutbound
+
+/// The mailer worker: consumes `identity.mailer.commands`, renders each mail with the app's
+/// settings and delivers it. A temporary failure goes back through the broker's delay queues
+/// (never a sleeping thread); a permanent one, or the last retry, goes to
+/// `identity.mailer.dead`. The counters are kept for the metrics endpoint.
+public final class MailerWorker: Sendable {
+    public struct Counters: Sendable {
+        public var sent = 0
+        public var retried = 0
+        public var deadLettered = 0
+        public var duplicatesDropped = 0
+    }
+
+    private let consumer: CommandConsumer
+    private let counters: Locked<Counters>
+
+    public var snapshot: Counters { counters.withLock { $0 } }
+
+    public init(configuration: MailerWorkerConfiguration) throws {
+        OutboundHTTP.initialize()
+        let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
+        let transport: MailTransport = configuration.smtp.map { SMTPTransport(client: SMTPClient(settings: $0)) }
+            ?? FileTransport(directory: configuration.mailDirectory)
+        if configuration.smtp == nil {
+            Log.info("no IDENTITY_SMTP_HOST: writing mail as .eml files", ["directory": configuration.mailDirectory])
+        }
+        let counters = Locked(Counters())
+        self.counters = counters
+        let delivery = MailDelivery(apps: AppStore(pool: pool), settings: MailSettingsStore(pool: pool),
+                                    ledger: DeliveryLedger(pool: pool), transport: transport,
+                                    defaultFromName: configuration.defaultFromName,
+                                    defaultFromAddress: configuration.defaultFromAddress,
+                                    retryDelays: configuration.retryDelaysMilliseconds, counters: counters)
+        let levels = configuration.retryDelaysMilliseconds.count
+        consumer = try CommandConsumer(url: configuration.common.amqpURL, queue: BusTopology.mailerCommands,
+                                       name: "mailer-worker", concurrency: configuration.concurrency, setup: { channel in
+            try channel.declareQueue(BusTopology.mailerDead, durable: true)
+            for level in 0..<levels {
+                try channel.declareDelayQueue(BusTopology.mailerRetry(level), deadLetterTo: BusTopology.mailerCommands)
+            }
+        }) { message in
+            guard message.type == MailerV1.SendEmail.protoName,
+                  let command = try? ProtoJSON.decode(MailerV1.SendEmail.self, from: message.body) else {
+                Log.warning("mailer: dropping a message it cannot read", ["type": message.type])
+                return .none()
+            }
+            return .none(followUps: delivery.handle(command))
+        }
+    }
+
+    public func start() { consumer.start() }
+    public func stop() { consumer.stop() }
+}
+
+/// One delivery attempt and what follows it (nothing, a retry, or a dead letter).
+struct MailDelivery: Sendable {
+    let apps: AppStore
+    let settings: MailSettingsStore
+    let ledger: DeliveryLedger
+    let transport: MailTransport
+    let defaultFromName: String?
+    let defaultFromAddress: String
+    let retryDelays: [Int]
+    let counters: Locked<MailerWorker.Counters>
+
+    func handle(_ command: MailerV1.SendEmail) -> [OutgoingMessage] {
+        let fields = ["message_id": command.messageId, "app_id": command.appId, "kind": command.kind]
+        do {
+            guard try ledger.claim(messageId: command.messageId, appId: command.appId) else {
+                counters.withLock { $0.duplicatesDropped += 1 }
+                Log.info("mail already sent or being sent; dropped", fields)
+                return []
+            }
+            let message = try render(command)
+            do {
+                try transport.deliver(from: message.from, to: command.to, message: message.mime, messageId: command.messageId)
+            } catch {
+                try? ledger.release(messageId: command.messageId)
+                return failed(command, error, fields)
+            }
+            try ledger.markSent(messageId: command.messageId)
+            counters.withLock { $0.sent += 1 }
+            Log.info("mail sent", fields)
+            return []
+        } catch {
+            // The store or the app's settings could not be read: try again later.
+            try? ledger.release(messageId: command.messageId)
+            return failed(command, .transient(String(describing: error)), fields)
+        }
+    }
+
+    private func render(_ command: MailerV1.SendEmail) throws -> (from: String, mime: String) {
+        let app = try apps.find(id: command.appId)
+        let mail = try settings.settings(appId: command.appId)
+        var link = command.link ?? ""
+        if link.isEmpty, command.kind == "email_code", let deepLink = mail.deepLinkURL, !deepLink.isEmpty {
+            link = MailRenderer.magicLink(deepLink: deepLink, email: command.to, code: command.code)
+        }
+        let rendered = MailRenderer().render(kind: command.kind, templates: mail.templates, values: [
+            "app_name": app?.name ?? "your app", "code": command.code, "link": link, "email": command.to,
+        ])
+        // The app's own sender when it set an address, else the worker's default sender.
+        let (fromName, fromAddress) = mail.fromAddress.map { (mail.fromName, $0) }
+            ?? (mail.fromName ?? defaultFromName, defaultFromAddress)
+        return (fromAddress, MIMEMessage.build(fromName: fromName, fromAddress: fromAddress,
+                                               to: command.to, subject: rendered.subject, text: rendered.text,
+                                               html: rendered.html, messageId: command.messageId))
+    }
+
+    /// A retry through the next delay queue, or the dead-letter queue.
+    private func failed(_ command: MailerV1.SendEmail, _ failure: SMTPClient.Failure,
+                        _ fields: [String: String]) -> [OutgoingMessage] {
+        var next = command
+        next.attempt += 1
+        let attempt = Int(command.attempt)
+        if case .transient = failure, attempt < retryDelays.count {
+            counters.withLock { $0.retried += 1 }
+            Log.warning("mail delivery failed; will retry", fields.merging(
+                ["attempt": String(attempt), "error": failure.description]) { $1 })
+            return message(next, queue: BusTopology.mailerRetry(attempt), expiration: retryDelays[attempt]).map { [$0] } ?? []
+        }
+        counters.withLock { $0.deadLettered += 1 }
+        Log.error("mail dead-lettered", fields.merging(["attempt": String(attempt), "error": failure.description]) { $1 })
+        return message(next, queue: BusTopology.mailerDead, expiration: nil).map { [$0] } ?? []
+    }
+
+    private func message(_ command: MailerV1.SendEmail, queue: String, expiration: Int?) -> OutgoingMessage? {
+        guard let body = try? ProtoJSON.encode(command) else { return nil }
+        var message = OutgoingMessage(exchange: "", routingKey: queue, type: MailerV1.SendEmail.protoName, body: body)
+        message.messageId = command.messageId
+        message.appId = command.appId
+        message.expirationMilliseconds = expiration
+        message.persistent = true
+        return message
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import IdentityKit
+import IdentityOutbound
+
+/// Settings of `identity-mailer-worker`. Without `IDENTITY_SMTP_HOST` mail is written as
+/// `.eml` files under `IDENTITY_MAIL_DIR` (the dev transport), so `make run` needs no server.
+public struct MailerWorkerConfiguration: Sendable {
+    public var common: CommonConfiguration
+    public var concurrency: Int
+    public var smtp: SMTPClient.Settings?
+    public var mailDirectory: String
+    public var defaultFromName: String?
+    public var defaultFromAddress: String
+    /// Delay before each retry of a failed delivery; after the last, the message is dead-lettered.
+    public var retryDelaysMilliseconds: [Int]
+
+    public static func fromEnvironment() -> MailerWorkerConfiguration {
+        var env = EnvironmentReader()
+        let concurrency = env.int("IDENTITY_WORKER_CONCURRENCY", default: 4, range: 1...256)
+        var smtp: SMTPClient.Settings?
+        if let host = env.raw("IDENTITY_SMTP_HOST") {
+            let securityText = env.string("IDENTITY_SMTP_TLS", default: "starttls")
+            let security = SMTPClient.Security(rawValue: securityText) ?? .starttls
+            if SMTPClient.Security(rawValue: securityText) == nil {
+                env.fail("IDENTITY_SMTP_TLS=\(securityText) must be starttls, implicit or none")
+            }
+            smtp = SMTPClient.Settings(
+                host: host, port: env.int("IDENTITY_SMTP_PORT", default: security == .implicit ? 465 : 587, range: 1...65_535),
+                security: security, username: env.raw("IDENTITY_SMTP_USERNAME"), password: env.raw("IDENTITY_SMTP_PASSWORD"),
+                timeoutMilliseconds: env.int("IDENTITY_SMTP_TIMEOUT_MS", default: 10_000, range: 100...120_000))
+        }
+        let (fromName, fromAddress) = Self.parseSender(env.string("IDENTITY_MAIL_FROM", default: "Identity <no-reply@localhost>"))
+        let delaysText = env.string("IDENTITY_MAIL_RETRY_DELAYS_MS", default: "5000,30000,120000,600000,1800000")
+        let delays = delaysText.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        if delays.isEmpty || delays.contains(where: { $0 < 1 }) {
+            env.fail("IDENTITY_MAIL_RETRY_DELAYS_MS=\(delaysText) must be positive milliseconds, comma-separated")
+        }
+        let config = MailerWorkerConfiguration(
+            common: CommonConfiguration(reading: &env, defaultPoolSize: concurrency), concurrency: concurrency,
+            smtp: smtp, mailDirectory: env.string("IDENTITY_MAIL_DIR", default: "mail-outbox"),
+            defaultFromName: fromName, defaultFromAddress: fromAddress, retryDelaysMilliseconds: delays)
+        env.validateOrExit(program: "identity-mailer-worker")
+        return config
+    }
+
+    /// `Name <address>` or a bare address.
+    static func parseSender(_ value: String) -> (String?, String) {
+        guard let open = value.lastIndex(of: "<"), let close = value.lastIndex(of: ">"), open < close else {
+            return (nil, value.trimmingCharacters(in: .whitespaces))
+        }
+        let name = value[..<open].trimmingCharacters(in: .whitespaces)
+        return (name.isEmpty ? nil : name, String(value[value.index(after: open)..<close]))
+    }
+}

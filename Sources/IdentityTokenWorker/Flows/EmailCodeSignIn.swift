@@ -1,0 +1,53 @@
+import IdentityKit
+
+/// Passwordless sign-in with a 6-digit code mailed to the address (PRODUCT.md, "Email code").
+struct EmailCodeSignIn: Sendable {
+    let pool: PGPool
+    let users: UserStore
+    let issuer: SessionIssuer
+    let settings: CodeSettings
+
+    /// Stores a new code (replacing any older one) and mails it, whether or not the email has
+    /// an account: the answer and the work are the same either way.
+    func send(_ command: TokenV1.SendEmailCode, requestId: String) throws -> CommandConsumer.Reply {
+        guard EmailAddress.isValid(command.email) else { throw ServiceError.invalidEmail() }
+        let code = VerificationCodeStore.newCode()
+        try pool.transaction { connection in
+            try settings.codes.store(code, purpose: .emailCode, appId: command.appId, email: command.email,
+                                     lifetimeSeconds: settings.lifetimeSeconds, on: connection)
+        }
+        return try CommandConsumer.Reply(TokenV1.Accepted(expiresIn: Int32(settings.lifetimeSeconds)))
+            .with(MailRequest.code(code, kind: .emailCode, to: command.email, appId: command.appId, requestId: requestId))
+    }
+
+    /// Spends the code and signs in, creating the account when there is none; the email
+    /// counts as verified from now on.
+    func verify(_ command: TokenV1.VerifyEmailCode) throws -> TokenV1.AuthResult {
+        let signingKey = try issuer.signingKey(appId: command.appId)
+        let amr = ["otp"]
+        let outcome = try pool.transaction { connection -> Result<(UserRecord, SessionIssuer.Started, Bool), ServiceError> in
+            let check = try settings.codes.check(command.code, purpose: .emailCode, appId: command.appId,
+                                                 email: command.email, spend: true, on: connection)
+            if let failure = check.failure { return .failure(failure) }
+            var created = false
+            var user: UserRecord
+            if let existing = try users.find(appId: command.appId, email: command.email, on: connection) {
+                guard !existing.disabled else { return .failure(.userDisabled) }
+                if !existing.emailVerified {
+                    try users.markEmailVerified(appId: command.appId, uid: existing.uid, on: connection)
+                }
+                user = try users.find(appId: command.appId, uid: existing.uid, on: connection) ?? existing
+            } else {
+                var new = UserStore.NewUser(email: command.email, username: nil, firstName: command.firstName,
+                                            lastName: command.lastName, passwordHash: nil)
+                new.emailVerified = true
+                user = try users.insert(new, appId: command.appId, on: connection)
+                try Events.userCreated(appId: command.appId, uid: user.uid, email: user.email, on: connection)
+                created = true
+            }
+            return .success((user, try issuer.start(for: user, amr: amr, client: command.client, on: connection), created))
+        }
+        let (user, started, created) = try outcome.get()
+        return try issuer.result(for: user, started: started, amr: amr, isNewUser: created, signingKey: signingKey)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import IdentityKit
+
+/// Builds the command that asks the mailer worker to send a code. It is published after the
+/// flow's transaction committed (as a follow-up of the reply), never stored: the code exists
+/// at rest only as a keyed hash.
+enum MailRequest {
+    static func code(_ code: String, kind: VerificationCodeStore.Purpose, to email: String, appId: String,
+                     requestId: String) throws -> OutgoingMessage {
+        let messageId = "mail_" + Identifiers.nowULID()
+        let command = MailerV1.SendEmail(messageId: messageId, appId: appId, to: email, kind: kind.rawValue, code: code)
+        var message = OutgoingMessage(exchange: "", routingKey: BusTopology.mailerCommands,
+                                      type: MailerV1.SendEmail.protoName, body: try ProtoJSON.encode(command))
+        message.messageId = messageId
+        message.appId = appId
+        message.requestId = requestId
+        message.persistent = true
+        return message
+    }
+}
+
+/// Settings the email flows share.
+struct CodeSettings: Sendable {
+    let codes: VerificationCodeStore
+    let lifetimeSeconds: Int
+    let verificationCooldownSeconds: Int
+}
+
+extension VerificationCodeStore.Check {
+    /// The error a failed check answers with.
+    var failure: ServiceError? {
+        switch self {
+        case .valid: nil
+        case .invalid: .invalidCode
+        case .expired: .codeExpired
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import XCTest
+@testable import IdentityMailerWorker
+import IdentityKit
+
+final class MailRenderingTests: XCTestCase {
+    func testHTMLPartEscapesValuesAndTextPartKeepsThem() {
+        let rendered = MailRenderer().render(kind: "email_code", templates: [
+            "email_code": ["subject": "Code {{code}}", "text": "Hi {{email}}", "html": "<p>Hi {{email}}</p>"],
+        ], values: ["email": "a&b<c>@example.com", "code": "123456", "app_name": "X", "link": ""])
+        XCTAssertEqual(rendered.subject, "Code 123456")
+        XCTAssertEqual(rendered.text, "Hi a&b<c>@example.com")
+        XCTAssertEqual(rendered.html, "<p>Hi a&amp;b&lt;c&gt;@example.com</p>")
+    }
+
+    func testDefaultsFillTheCodeAndAppName() {
+        let rendered = MailRenderer().render(kind: "password_reset", templates: [:],
+                                             values: ["code": "000123", "app_name": "Recipes", "link": "", "email": "e"])
+        XCTAssertTrue(rendered.subject.contains("Recipes"))
+        XCTAssertTrue(rendered.text.contains("000123"))
+    }
+
+    func testMagicLinkEncodesItsValues() {
+        XCTAssertEqual(MailRenderer.magicLink(deepLink: "https://app.example/auth", email: "jane+x@example.com", code: "012345"),
+                       "https://app.example/auth?mode=sign_in&email=jane%2Bx%40example.com&code=012345")
+        XCTAssertTrue(MailRenderer.magicLink(deepLink: "https://a.example/?x=1", email: "e@x.co", code: "1").hasPrefix(
+            "https://a.example/?x=1&mode=sign_in"))
+    }
+
+    func testMIMEMessageHasBothPartsAndEncodedHeaders() throws {
+        let mime = MIMEMessage.build(fromName: "Récipes", fromAddress: "hello@r.example", to: "a@b.co",
+                                     subject: "Code", text: "plain ✓", html: "<p>html</p>", messageId: "mail_1")
+        XCTAssertTrue(mime.contains("From: =?UTF-8?B?"))
+        XCTAssertTrue(mime.contains("Content-Type: text/plain; charset=utf-8"))
+        XCTAssertTrue(mime.contains("Content-Type: text/html; charset=utf-8"))
+        XCTAssertTrue(mime.contains(Data("plain ✓".utf8).base64EncodedString()))
+        XCTAssertFalse(mime.contains("\n") && !mime.contains("\r\n"))
+    }
+
+    func testDevTransportWritesAnEMLFile() throws {
+        let directory = NSTemporaryDirectory() + "mail-test-" + UUID().uuidString
+        try FileTransport(directory: directory).deliver(from: "a@b.co", to: "c@d.co", message: "Subject: x\r\n\r\nbody",
+                                                        messageId: "mail_01abc")
+        let written = try String(contentsOfFile: directory + "/mail_01abc.eml", encoding: .utf8)
+        XCTAssertEqual(written, "Subject: x\r\n\r\nbody")
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    func testSixDigitCodesAreUniformlyShaped() {
+        for _ in 0..<200 {
+            let code = VerificationCodeStore.newCode()
+            XCTAssertEqual(code.count, 6)
+            XCTAssertTrue(code.allSatisfy(\.isNumber))
+        }
+    }
+}
