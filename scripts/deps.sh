@@ -33,12 +33,13 @@ if (( ${#missing[@]} )); then
     apt_install "${missing[@]}"
 fi
 
-# pika: the e2e tests read the event stream as an outside consumer would.
-if ! python3 -c 'import pytest, cryptography, pika' 2>/dev/null; then
-    echo "deps: installing pytest cryptography pika (pip)" >&2
-    if ! python3 -m pip install -q pytest cryptography pika; then
-        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika" >&2
-        apt_install python3-pytest python3-cryptography python3-pika
+# pika: the e2e tests read the event stream as an outside consumer would; aiosmtpd: the SMTP
+# server the mailer worker delivers to in the e2e tests.
+if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd' 2>/dev/null; then
+    echo "deps: installing pytest cryptography pika aiosmtpd (pip)" >&2
+    if ! python3 -m pip install -q pytest cryptography pika aiosmtpd; then
+        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika python3-aiosmtpd" >&2
+        apt_install python3-pytest python3-cryptography python3-pika python3-aiosmtpd
     fi
-    python3 -c 'import pytest, cryptography, pika'
+    python3 -c 'import pytest, cryptography, pika, aiosmtpd'
 fi

@@ -86,7 +86,7 @@ enum MIMEMessage {
     static func build(fromName: String?, fromAddress: String, to: String, subject: String, text: String, html: String,
                       messageId: String, date: Date = Date()) -> String {
         let boundary = "b_" + Base64URL.encode(SecureRandom.bytes(12))
-        let from = fromName.map { "\(encodeHeader($0)) <\(fromAddress)>" } ?? fromAddress
+        let from = fromName.map { "\(displayName($0)) <\(fromAddress)>" } ?? fromAddress
         var lines = [
             "From: \(from)",
             "To: <\(to)>",
@@ -105,11 +105,24 @@ enum MIMEMessage {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
-    /// Plain ASCII stays as is; anything else becomes an RFC 2047 encoded word.
+    /// Printable ASCII stays as is (a subject may hold any of it); anything else becomes an
+    /// RFC 2047 encoded word.
     static func encodeHeader(_ value: String) -> String {
-        let plain = value.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7f } && !value.contains("\"")
-        if plain { return value.contains(where: { "(),:;<>@[]\\".contains($0) }) ? "\"\(value)\"" : value }
-        return "=?UTF-8?B?" + Data(value.utf8).base64EncodedString() + "?="
+        isPrintableASCII(value) ? value : encodedWord(value)
+    }
+
+    /// A sender's display name: quoted when it holds RFC 5322 specials, encoded when not ASCII.
+    static func displayName(_ value: String) -> String {
+        guard isPrintableASCII(value), !value.contains("\"") else { return encodedWord(value) }
+        return value.contains(where: { "(),:;<>@[]\\.".contains($0) }) ? "\"\(value)\"" : value
+    }
+
+    private static func encodedWord(_ value: String) -> String {
+        "=?UTF-8?B?" + Data(value.utf8).base64EncodedString() + "?="
+    }
+
+    private static func isPrintableASCII(_ value: String) -> Bool {
+        value.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7f }
     }
 
     private static func wrap(_ text: String) -> [String] {

@@ -35,6 +35,10 @@ final class MailRenderingTests: XCTestCase {
         XCTAssertTrue(mime.contains("Content-Type: text/html; charset=utf-8"))
         XCTAssertTrue(mime.contains(Data("plain ✓".utf8).base64EncodedString()))
         XCTAssertFalse(mime.contains("\n") && !mime.contains("\r\n"))
+        let colon = MIMEMessage.build(fromName: "Recipes, Inc.", fromAddress: "a@b.co", to: "c@d.co",
+                                      subject: "Code for X: 123456", text: "", html: "", messageId: "m")
+        XCTAssertTrue(colon.contains("Subject: Code for X: 123456\r\n"), "a subject is never quoted")
+        XCTAssertTrue(colon.contains("From: \"Recipes, Inc.\" <a@b.co>\r\n"), "a display name with specials is")
     }
 
     func testDevTransportWritesAnEMLFile() throws {

@@ -81,7 +81,8 @@ def test_a_sign_up_answered_503_is_not_carried_out_later(stack, client, app):
     assert retry.status == 201, retry
 
 
-def test_broker_restart_is_503_then_recovers_with_the_same_processes(stack, client, app):
+def test_broker_restart_is_503_then_recovers_with_the_same_processes(stack, client, smtp_sink,
+                                                                       app):
     email = client.new_user(app)["user"]["email"]
     pids = tuple(p.pid for p in stack.processes)
     stack.stop_broker()
@@ -105,8 +106,16 @@ def test_broker_restart_is_503_then_recovers_with_the_same_processes(stack, clie
     assert client.wait_for(lambda: client.auth_nonce(app).status == 200, timeout=30), \
         "GET /v1/auth/nonce did not recover within 30 s of the broker's return"
     assert client.get("/readyz").status == 200
-    # Every process, the provider worker included, lived through it: same pids, all alive.
+    # The mailer worker is back on its queue too: a code asked for now is mailed.
+    mail_to = unique_email("after-broker")
+    assert client.wait_for(lambda: client.email_code_send(app, mail_to).status == 202,
+                           timeout=30), \
+        "POST /v1/auth/email-code/send did not recover within 30 s of the broker's return"
+    smtp_sink.wait_for(mail_to, timeout=30)
+    # Every process, the provider and mailer workers included, lived through it: same pids,
+    # all alive.
     assert stack.provider_worker in stack.processes
+    assert stack.mailer_worker in stack.processes
     assert tuple(p.pid for p in stack.processes) == pids
     died = [p.name for p in stack.processes if not p.alive()]
     assert not died, f"{', '.join(died)} died over the broker restart"
