@@ -49,7 +49,7 @@ let package = Package(
         // The mailer worker: renders and delivers mail (SMTP or .eml files), with retries.
         .target(name: "IdentityMailerWorker", dependencies: ["IdentityKit", "IdentityOutbound"]),
         // The revocation worker: ends sessions, relays the event outbox.
-        .target(name: "IdentityRevocationWorker", dependencies: ["IdentityKit"]),
+        .target(name: "IdentityRevocationWorker", dependencies: ["IdentityKit", "IdentityOutbound"]),
 
         .executableTarget(name: "identity-gateway", dependencies: ["IdentityGateway"]),
         .executableTarget(name: "identity-token-worker", dependencies: ["IdentityTokenWorker"]),

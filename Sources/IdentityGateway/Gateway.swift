@@ -33,7 +33,9 @@ public final class Gateway: Sendable {
                        verifier: TokenVerifier, users: UserStore, sessions: SessionStore) -> [Route] {
         let auth = Authenticator(verifier: verifier, sessions: sessions)
         return OperationsRoutes(pool: pool, bus: bus).routes
-            + PasswordRoutes(commands: commands).routes
+            + PasswordRoutes(auth: auth, commands: commands).routes
+            + AccountRoutes(auth: auth, devices: DeviceStore(pool: pool), providers: ProviderRoutes(auth: auth, commands: commands),
+                            commands: commands).routes
             + SessionRoutes(auth: auth, sessions: sessions, commands: commands).routes
             + MeRoutes(auth: auth, users: users, commands: commands).routes
             + ProviderRoutes(auth: auth, commands: commands).routes

@@ -242,6 +242,42 @@ enum OpenAPIDocument {
             "responses": {"200": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}}, "401": {"$ref": "#/components/responses/Problem"}}
           }
         },
+        "/v1/auth/guest": {
+          "post": {
+            "summary": "Sign in as a guest: the same secret always returns the same guest",
+            "operationId": "guestSignIn",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GuestRequest"}}}},
+            "responses": {
+              "200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
+              "422": {"$ref": "#/components/responses/Problem"}
+            }
+          }
+        },
+        "/v1/me/devices": {
+          "post": {
+            "summary": "Register this session's push device (a known token moves here)",
+            "operationId": "registerDevice",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/DeviceRequest"}}}},
+            "responses": {"201": {"description": "The device"}, "422": {"$ref": "#/components/responses/Problem"}}
+          },
+          "get": {
+            "summary": "The user's push devices",
+            "operationId": "listDevices",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"200": {"description": "Devices"}, "401": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
+        "/v1/me/devices/{id}": {
+          "delete": {
+            "summary": "Unregister a push device",
+            "operationId": "unregisterDevice",
+            "security": [{"appKey": [], "bearer": []}],
+            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+            "responses": {"204": {"description": "Unregistered"}, "404": {"$ref": "#/components/responses/Problem"}}
+          }
+        },
         "/v1/me": {
           "get": {
             "summary": "The signed-in user",
@@ -251,6 +287,13 @@ enum OpenAPIDocument {
               "200": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}},
               "401": {"$ref": "#/components/responses/Problem"}
             }
+          },
+          "delete": {
+            "summary": "Delete the account and all its data, given fresh proof: {password}, a guest's {secret}, Apple {identity_token, authorization_code, nonce} or Google {id_token}",
+            "operationId": "deleteMe",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": false, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/DeletionProof"}}}},
+            "responses": {"204": {"description": "Deleted"}, "403": {"$ref": "#/components/responses/Problem"}}
           },
           "patch": {
             "summary": "Change the profile; a field sent as null is cleared",
@@ -345,6 +388,20 @@ enum OpenAPIDocument {
           "PasswordChangeRequest": {
             "type": "object", "required": ["current_password", "new_password"],
             "properties": {"current_password": {"type": "string"}, "new_password": {"type": "string", "minLength": 8, "maxLength": 256}}
+          },
+          "GuestRequest": {
+            "type": "object", "required": ["secret"],
+            "properties": {"secret": {"type": "string", "minLength": 32, "maxLength": 256, "description": "256 random bits, base64url (43 characters), made once by the client"}}
+          },
+          "DeviceRequest": {
+            "type": "object", "required": ["token", "platform", "kind"],
+            "properties": {"token": {"type": "string"}, "platform": {"enum": ["ios", "android", "web"]},
+                           "kind": {"enum": ["apns", "fcm", "voip"]}, "device_name": {"type": "string"}}
+          },
+          "DeletionProof": {
+            "type": "object",
+            "properties": {"password": {"type": "string"}, "secret": {"type": "string"}, "identity_token": {"type": "string"},
+                           "authorization_code": {"type": "string"}, "nonce": {"type": "string"}, "id_token": {"type": "string"}}
           },
           "RefreshRequest": {
             "type": "object", "required": ["refresh_token"],

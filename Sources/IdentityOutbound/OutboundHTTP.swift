@@ -13,6 +13,7 @@ public struct OutboundHTTP: Sendable {
 
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     public let timeoutMilliseconds: Int

@@ -26,21 +26,11 @@ struct AppleCodeExchange: Sendable {
             let sealed = try AESGCM.seal(Array(refreshToken.utf8), key: masterKey,
                                          associatedData: ProviderSecretAAD.appleRefreshToken(appId: command.appId,
                                                                                              subject: command.subject))
-            try identities.storeAppleRefreshToken(appId: command.appId, subject: command.subject, sealed: sealed)
+            try identities.storeAppleRefreshToken(appId: command.appId, subject: command.subject,
+                                                 clientId: command.clientId, sealed: sealed)
             Log.info("Apple authorization code exchanged", fields)
         } catch {
             Log.warning("Apple code exchange failed", fields.merging(["error": String(describing: error)]) { $1 })
         }
-    }
-}
-
-/// The app's Apple client-secret credentials, with the `.p8` unsealed.
-public enum AppleCredentials {
-    public static func load(_ settings: ProviderSettings, appId: String, masterKey: [UInt8]) throws -> AppleClient.Credentials? {
-        guard let team = settings.appleTeamId, let keyId = settings.appleKeyId, let sealed = settings.applePrivateKeySealed
-        else { return nil }
-        let pem = try AESGCM.open(sealed, key: masterKey, associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
-        return AppleClient.Credentials(teamId: team, keyId: keyId,
-                                       key: try ECSigningKey.fromPEM(String(decoding: pem, as: UTF8.self)))
     }
 }

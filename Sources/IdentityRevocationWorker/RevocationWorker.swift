@@ -1,23 +1,42 @@
 import Foundation
 import IdentityKit
+import IdentityOutbound
 
 /// The revocation worker: ends sessions on command (each end committed with its
-/// `session.revoked` event before the reply) and relays the event outbox to the broker.
+/// `session.revoked` event before the reply), removes push devices, revokes deleted accounts'
+/// Apple tokens at Apple, and relays the event outbox to the broker.
 public final class RevocationWorker: Sendable {
     private let consumer: CommandConsumer
     private let relay: OutboxRelay
 
     public init(configuration: RevocationWorkerConfiguration) throws {
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
-        let sessions = SessionEnding(pool: pool, sessions: SessionStore(pool: pool))
+        OutboundHTTP.initialize()
+        let sessions = SessionEnding(pool: pool, sessions: SessionStore(pool: pool), devices: DeviceStore(pool: pool))
+        let apple = AppleRevocation(settings: ProviderSettingsStore(pool: pool),
+                                    apple: AppleClient(tokenURL: configuration.appleTokenURL,
+                                                       revokeURL: configuration.appleRevokeURL,
+                                                       http: OutboundHTTP(timeoutMilliseconds: configuration.outboundTimeoutMilliseconds)),
+                                    masterKey: configuration.masterKey,
+                                    retryDelays: configuration.appleRevokeRetryDelaysMilliseconds)
+        let levels = configuration.appleRevokeRetryDelaysMilliseconds.count
         consumer = try CommandConsumer(url: configuration.common.amqpURL, queue: BusTopology.revocationCommands,
-                                       name: "revocation-worker", concurrency: configuration.concurrency) { message in
+                                       name: "revocation-worker", concurrency: configuration.concurrency, setup: { channel in
+            for level in 0..<levels {
+                try channel.declareDelayQueue(BusTopology.revocationRetry(level), deadLetterTo: BusTopology.revocationCommands)
+            }
+        }) { message in
             CommandReplies.answer(message) { message in
                 switch message.type {
                 case RevocationV1.EndSession.protoName:
                     return try .init(sessions.endOne(ProtoJSON.decode(RevocationV1.EndSession.self, from: message.body)))
                 case RevocationV1.EndAllSessions.protoName:
                     return try .init(sessions.endAll(ProtoJSON.decode(RevocationV1.EndAllSessions.self, from: message.body)))
+                case RevocationV1.UnregisterDevice.protoName:
+                    return try .init(sessions.unregister(ProtoJSON.decode(RevocationV1.UnregisterDevice.self, from: message.body)))
+                case RevocationV1.RevokeAppleToken.protoName:
+                    return .none(followUps: apple.handle(try ProtoJSON.decode(RevocationV1.RevokeAppleToken.self,
+                                                                              from: message.body)))
                 default:
                     return nil
                 }
@@ -37,10 +56,20 @@ public final class RevocationWorker: Sendable {
     }
 }
 
-/// Ending sessions: one (sign-out, DELETE /v1/me/sessions/{id}) or all of a user's.
+/// Ending sessions: one (sign-out, DELETE /v1/me/sessions/{id}) or all of a user's; and
+/// removing a push device.
 struct SessionEnding: Sendable {
     let pool: PGPool
     let sessions: SessionStore
+    let devices: DeviceStore
+
+    func unregister(_ command: RevocationV1.UnregisterDevice) throws -> RevocationV1.SessionsEnded {
+        let removed = try pool.transaction { connection in
+            try devices.unregister(appId: command.appId, uid: command.uid, deviceId: command.deviceId,
+                                   reason: "removed_by_user", on: connection)
+        }
+        return RevocationV1.SessionsEnded(count: removed ? 1 : 0)
+    }
 
     func endOne(_ command: RevocationV1.EndSession) throws -> RevocationV1.SessionsEnded {
         let ended = try pool.transaction { connection in

@@ -24,7 +24,13 @@ public final class TokenWorker: Sendable {
                                                                 Array("verification-code-v1".utf8))),
             lifetimeSeconds: configuration.codeLifetimeSeconds,
             verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds)
+        let guests = GuestSignIn(pool: pool, users: users, issuer: issuer,
+                                 secretKey: Digest.hmacSHA256(key: configuration.masterKey, Array("guest-secret-v1".utf8)))
         let router = CommandRouter(
+            guest: guests,
+            deletion: AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
+                                      hasher: hasher, guests: guests, masterKey: configuration.masterKey),
+            devices: DeviceRegistration(pool: pool, devices: DeviceStore(pool: pool)),
             signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, issuer: issuer),
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, issuer: issuer),
             profile: ProfileUpdate(users: users),
@@ -53,6 +59,9 @@ public final class TokenWorker: Sendable {
 
 /// Decodes a command by its type, runs its flow, and encodes the answer.
 struct CommandRouter: Sendable {
+    let guest: GuestSignIn
+    let deletion: AccountDeletion
+    let devices: DeviceRegistration
     let signUp: PasswordSignUp
     let signIn: PasswordSignIn
     let profile: ProfileUpdate
@@ -71,6 +80,12 @@ struct CommandRouter: Sendable {
                 return try .init(signUp.handle(ProtoJSON.decode(TokenV1.SignUp.self, from: message.body)))
             case TokenV1.SignIn.protoName:
                 return try .init(signIn.handle(ProtoJSON.decode(TokenV1.SignIn.self, from: message.body)))
+            case TokenV1.GuestSignIn.protoName:
+                return try .init(guest.handle(decode(message)))
+            case TokenV1.DeleteAccount.protoName:
+                return try .init(deletion.handle(decode(message)))
+            case TokenV1.RegisterDevice.protoName:
+                return try .init(devices.handle(decode(message)))
             case TokenV1.SendEmailCode.protoName:
                 return try emailCode.send(decode(message), requestId: message.requestId)
             case TokenV1.VerifyEmailCode.protoName:

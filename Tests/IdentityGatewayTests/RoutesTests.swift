@@ -37,10 +37,10 @@ final class RoutesTests: XCTestCase {
         }
         XCTAssertEqual(route.pattern, "/v1/apps/{app_id}/jwks.json")
         XCTAssertEqual(parameters, ["app_id": "app_1"])
-        guard case .methodNotAllowed(let allowed) = router.match(method: "DELETE", path: "/v1/me") else {
-            return XCTFail("DELETE /v1/me should be 405")
+        guard case .methodNotAllowed(let allowed) = router.match(method: "PUT", path: "/v1/me") else {
+            return XCTFail("PUT /v1/me should be 405")
         }
-        XCTAssertEqual(Set(allowed), ["GET", "PATCH"])
+        XCTAssertEqual(Set(allowed), ["GET", "PATCH", "DELETE"])
         guard case .notFound = router.match(method: "GET", path: "/v1/nope") else { return XCTFail("should be 404") }
         guard case .notFound = router.match(method: "GET", path: "/v1/apps//jwks.json") else { return XCTFail("empty id") }
     }

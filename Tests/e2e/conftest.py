@@ -27,6 +27,7 @@ import provider_standin
 from event_tools import EventStream
 from identity_client import Client
 from mail_flows import EMAIL_VERIFICATION_COOLDOWN_SECONDS, MAIL_FROM, MAIL_RETRY_DELAYS_MS
+from provider_flows import APPLE_REVOKE_RETRY_DELAYS_MS
 from provider_standin import ProviderStandin
 # code_from(message): the 6-digit code in a mail's text part. Defined next to the sink; tests
 # import it from smtp_sink (conftest is not meant to be imported).
@@ -174,6 +175,10 @@ class Stack:
             # A failed delivery is retried after 0.3 s, 0.6 s and 1.2 s, then dead-lettered.
             "IDENTITY_MAIL_RETRY_DELAYS_MS": ",".join(str(ms) for ms in MAIL_RETRY_DELAYS_MS),
             "IDENTITY_EMAIL_VERIFICATION_COOLDOWN_SECONDS": str(EMAIL_VERIFICATION_COOLDOWN_SECONDS),
+            # A failed revocation at Apple (account deletion) is retried after 0.3 s, 0.6 s,
+            # then every 1.2 s until Apple answers 200.
+            "IDENTITY_APPLE_REVOKE_RETRY_DELAYS_MS": ",".join(
+                str(ms) for ms in APPLE_REVOKE_RETRY_DELAYS_MS),
         })
         self.refresh_grace_seconds = REFRESH_GRACE_SECONDS
         # Each worker gets its own HTTP port in case it serves /healthz or /metrics on
@@ -181,7 +186,9 @@ class Stack:
         self.worker = ServiceProcess("identity-token-worker", [self.binary("identity-token-worker")],
                                      dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
                                      os.path.join(self.log_dir, "token-worker.log"))
-        # Ends sessions and relays the outbox to the broker.
+        # Ends sessions (and unregisters their push devices), relays the outbox to the broker,
+        # and revokes a deleted account's Apple tokens at Apple (decrypting them with
+        # IDENTITY_MASTER_KEY, which every process has from the harness's environment).
         self.revocation = ServiceProcess(
             "identity-revocation-worker", [self.binary("identity-revocation-worker")],
             dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),

@@ -1,5 +1,6 @@
 """Straight to the test database with psql (IDENTITY_DATABASE_URL): to look at what only the store
-shows (spent refresh tokens, outbox rows) and to age a row past its expiry."""
+shows (spent refresh tokens, outbox rows, what is left of a deleted user) and to age a row past
+its expiry."""
 
 import os
 import subprocess
@@ -33,3 +34,18 @@ def value(sql, timeout=30):
     result = rows(sql, timeout=timeout)
     assert len(result) == 1 and len(result[0]) == 1, f"expected one value from {sql!r}, got {result!r}"
     return result[0][0]
+
+
+def tables_containing(text):
+    """The tables of the database (schema public) with a row whose text form (every column, as
+    PostgreSQL prints the row) contains `text` verbatim: where a secret would show if it were
+    stored in plaintext."""
+    tables = [row[0] for row in rows("select tablename from pg_tables where schemaname = 'public' "
+                                     "order by tablename")]
+    found = []
+    for table in tables:
+        hit = value(f'select exists (select 1 from public."{table}" x '
+                    f"where strpos(x::text, {literal(text)}) > 0)")
+        if hit == "t":
+            found.append(table)
+    return found

@@ -3,7 +3,9 @@ exchange `identity.events`. Each message is one event: routing key = event name
 (`user.created`), AMQP `type` = full proto name (`identity.events.v1.UserCreated`),
 `message_id` = the event id, body = the event as JSON with snake_case keys."""
 
+import datetime
 import json
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -12,6 +14,7 @@ import pika.exceptions
 
 EXCHANGE = "identity.events"
 EVENT_TYPE_PREFIX = "identity.events.v1."
+RFC3339_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$")
 
 
 def connect(url):
@@ -48,6 +51,27 @@ class Event:
 
     def summary(self):
         return f"{self.routing_key} type={self.type} message_id={self.message_id} {self.raw[:300]!r}"
+
+
+def assert_event(event, routing_key, type_name, app, uid):
+    """The event is `routing_key` of AMQP type identity.events.v1.<type_name>, its body a JSON
+    object with event_id (= the message_id), app_id (the app's), uid and a recent RFC 3339 time.
+    Returns the body."""
+    assert event.routing_key == routing_key, event
+    assert event.type == EVENT_TYPE_PREFIX + type_name, event
+    body = event.body
+    assert isinstance(body, dict), event.summary()
+    missing = [key for key in ("event_id", "app_id", "uid", "time") if key not in body]
+    assert not missing, f"event lacks {missing}: {event.summary()}"
+    assert isinstance(body["event_id"], str) and body["event_id"], body
+    assert event.message_id == body["event_id"], event.summary()
+    assert body["app_id"] == app["app_id"], body
+    assert body["uid"] == uid, body
+    assert isinstance(body["time"], str) and RFC3339_RE.match(body["time"]), body
+    when = datetime.datetime.fromisoformat(body["time"].replace("Z", "+00:00"))
+    now = datetime.datetime.now(datetime.timezone.utc)
+    assert abs((now - when).total_seconds()) < 300, body["time"]
+    return body
 
 
 class EventStream:

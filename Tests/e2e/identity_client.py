@@ -7,6 +7,7 @@ exactly those answers.
 import http.client
 import json
 import re
+import secrets
 import socket
 import time
 import uuid
@@ -37,6 +38,17 @@ def unique_email(tag="user"):
 
 def unique_username(tag="u"):
     return f"{tag}_{uuid.uuid4().hex[:12]}"
+
+
+def new_guest_secret():
+    """A guest secret as a client makes it once and keeps: 256 random bits, 43 base64url
+    characters."""
+    return secrets.token_urlsafe(32)
+
+
+def unique_push_token():
+    # The shape of an APNs device token (64 hex digits); FCM tokens are longer, any text will do.
+    return secrets.token_hex(32)
 
 
 class Response:
@@ -129,15 +141,21 @@ class Client:
 
     # --- flows ---------------------------------------------------------------------------
 
-    # Keyword arguments other than timeout and headers become JSON fields of the body.
-    def sign_up(self, app, email=None, password=PASSWORD, timeout=None, headers=None, **fields):
+    # Keyword arguments other than timeout, headers and token become JSON fields of the body.
+    # `token` (a Bearer access token) is for calls made signed in: a guest's token upgrades
+    # that guest.
+    def sign_up(self, app, email=None, password=PASSWORD, timeout=None, headers=None, token=None,
+                **fields):
         body = {"email": email or unique_email(), "password": password, **fields}
-        return self.post("/v1/auth/sign-up", body, app_key=app["app_key"], timeout=timeout,
-                         headers=headers)
+        return self.post("/v1/auth/sign-up", body, app_key=app["app_key"], token=token,
+                         timeout=timeout, headers=headers)
 
-    def sign_in(self, app, password=PASSWORD, timeout=None, headers=None, **fields):
+    def sign_in(self, app, password=PASSWORD, timeout=None, headers=None, token=None, **fields):
         return self.post("/v1/auth/sign-in", {**fields, "password": password},
-                         app_key=app["app_key"], timeout=timeout, headers=headers)
+                         app_key=app["app_key"], token=token, timeout=timeout, headers=headers)
+
+    def guest(self, app, secret, **kw):
+        return self.post("/v1/auth/guest", {"secret": secret}, app_key=app["app_key"], **kw)
 
     def refresh(self, app, refresh_token, **kw):
         return self.post("/v1/auth/token/refresh", {"refresh_token": refresh_token},
@@ -162,6 +180,25 @@ class Client:
 
     def patch_me(self, app, token, body, **kw):
         return self.patch("/v1/me", body, app_key=app["app_key"], token=token, **kw)
+
+    def delete_me(self, app, token, body=_NO_BODY, **kw):
+        """DELETE /v1/me with the proof as JSON body ({password}, {secret}, {id_token} or
+        {identity_token, authorization_code, nonce}); no body at all when none is given."""
+        return self.delete("/v1/me", json_body=body, app_key=app["app_key"], token=token, **kw)
+
+    # --- push devices ------------------------------------------------------------------------
+
+    def register_device(self, app, token, push_token, platform="ios", kind="apns", **fields):
+        """POST /v1/me/devices {token: push_token, platform, kind, **fields (device_name)}."""
+        body = {"token": push_token, "platform": platform, "kind": kind, **fields}
+        return self.post("/v1/me/devices", body, app_key=app["app_key"], token=token)
+
+    def devices(self, app, token, **kw):
+        return self.get("/v1/me/devices", app_key=app["app_key"], token=token, **kw)
+
+    def unregister_device(self, app, token, device_id, **kw):
+        return self.delete(f"/v1/me/devices/{device_id}", app_key=app["app_key"], token=token,
+                           **kw)
 
     # --- providers (Apple, Google, Firebase) -----------------------------------------------
     # `token` (a Bearer access token) is for calls made signed in (guest upgrade).
@@ -235,6 +272,27 @@ class Client:
     def new_user(self, app, **fields):
         """Signs up a fresh user and returns the token response's data (asserting 201)."""
         resp = self.sign_up(app, **fields)
+        assert resp.status == 201, resp
+        return resp.data
+
+    def new_guest(self, app, secret=None, is_new_user=None):
+        """POST /v1/auth/guest with `secret` (a fresh one when None), asserting the 200 token
+        response of a guest (is_new_user as given, when given). Returns (data, secret)."""
+        secret = secret or new_guest_secret()
+        resp = self.guest(app, secret)
+        assert resp.status == 200, resp
+        data = resp.data
+        if is_new_user is None:
+            is_new_user = data.get("is_new_user")
+        assert_token_response(data, is_new_user=is_new_user, expires_in=app["access_token_ttl"])
+        assert data["user"]["is_guest"] is True, data["user"]
+        return data, secret
+
+    def new_device(self, app, token, push_token=None, platform="ios", kind="apns", **fields):
+        """Registers a push device (a fresh push token when None), asserting 201; returns the
+        device (the answer's data)."""
+        resp = self.register_device(app, token, push_token or unique_push_token(), platform,
+                                    kind, **fields)
         assert resp.status == 201, resp
         return resp.data
 

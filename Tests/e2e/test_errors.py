@@ -87,10 +87,7 @@ def _allow(resp):
 @pytest.mark.parametrize("method, path, allowed", [
     ("GET", "/v1/auth/sign-in", {"POST"}),
     ("PUT", "/v1/auth/sign-up", {"POST"}),
-    ("PUT", "/v1/me", {"GET", "PATCH"}),
-    # DELETE /v1/me is account deletion in PRODUCT.md; until that lands it must be a 405.
-    # Drop this case when it ships.
-    ("DELETE", "/v1/me", {"GET", "PATCH"}),
+    ("PUT", "/v1/me", {"GET", "PATCH", "DELETE"}),
 ])
 def test_wrong_method_is_405_with_allow(client, app, method, path, allowed):
     resp = client.request(method, path, app_key=app["app_key"])

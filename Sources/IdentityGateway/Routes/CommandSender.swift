@@ -21,12 +21,13 @@ struct CommandSender: Sendable {
     }
 
     /// Two commands in a row: `first`'s reply becomes the second command (built by `next`), whose
-    /// reply is rendered. A failure of either answers as `send` would. Used when one worker
-    /// verifies and another acts (a provider's id token, then the sign-in).
+    /// reply is rendered. A failure of either answers as `send` would, except that a refusal of
+    /// the first (a 4xx) may be replaced by `firstRefusal` (deletion's proof → 403). Used when
+    /// one worker verifies and another acts (a provider's id token, then the sign-in).
     func send<First: ProtoMessage, Middle: ProtoMessage, Second: ProtoMessage, Reply: ProtoMessage>(
         _ first: First, expecting middle: Middle.Type, queue firstQueue: String,
         then next: @escaping @Sendable (Middle) -> Second, expecting reply: Reply.Type,
-        queue secondQueue: String = BusTopology.tokenCommands,
+        queue secondQueue: String = BusTopology.tokenCommands, firstRefusal: ServiceError? = nil,
         appId: String, request: HTTPRequest, render: @escaping @Sendable (Reply) -> HTTPResponse
     ) -> RouteResult {
         let requestId = request.requestId
@@ -39,7 +40,12 @@ struct CommandSender: Sendable {
                     intermediate = value
                     return .noContent
                 }
-                guard let intermediate else { return respond(failure) }
+                guard let intermediate else {
+                    if let firstRefusal, (400...499).contains(failure.status) {
+                        return respond(.problem(firstRefusal, requestId: requestId))
+                    }
+                    return respond(failure)
+                }
                 bus.request(next(intermediate), queue: secondQueue, appId: appId, requestId: requestId,
                             timeout: timeout) { result in
                     respond(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render))

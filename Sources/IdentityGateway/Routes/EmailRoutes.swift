@@ -55,7 +55,8 @@ struct EmailRoutes: Sendable {
         let lastName = body.optionalString("last_name", maxLength: 100).string
         let (address, code) = try emailAndCode(&body)
         let command = TokenV1.VerifyEmailCode(appId: app.id, email: address, code: code, firstName: firstName,
-                                              lastName: lastName, client: context.clientInfo)
+                                              lastName: lastName, client: context.clientInfo,
+                                              guestUid: try auth.upgradingGuest(context))
         return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
             HTTPResponse.data(UserJSON.tokens($0))
         }

@@ -1,7 +1,9 @@
 import IdentityKit
 
-/// `POST /v1/auth/sign-up` and `POST /v1/auth/sign-in`: validated here, executed by the token worker.
+/// `POST /v1/auth/sign-up` and `POST /v1/auth/sign-in`: validated here, executed by the token
+/// worker. A sign-up carrying a guest's token upgrades that guest.
 struct PasswordRoutes: Sendable {
+    let auth: Authenticator
     let commands: CommandSender
 
     var routes: [Route] {
@@ -23,7 +25,8 @@ struct PasswordRoutes: Sendable {
         if let problem = PasswordPolicy.problem(with: password) { throw ServiceError.weakPassword(problem) }
         let command = TokenV1.SignUp(appId: app.id, email: email, password: password,
                                      firstName: firstName.string, lastName: lastName.string,
-                                     username: username.string, client: context.clientInfo)
+                                     username: username.string, client: context.clientInfo,
+                                     guestUid: try auth.upgradingGuest(context))
         return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
             HTTPResponse.data(UserJSON.tokens($0), status: 201)
         }

@@ -25,7 +25,7 @@ struct ProviderRoutes: Sendable {
     }
 
     /// The body of a provider sign-in, checked field by field.
-    private struct ProviderBody {
+    struct ProviderBody {
         var verify: ProviderV1.VerifyIdToken
         var firstName: String?
         var lastName: String?
@@ -33,7 +33,7 @@ struct ProviderRoutes: Sendable {
     }
 
     /// `provider` nil: `/v1/auth/id-token`, whose body names it (only "firebase" for now).
-    private func readBody(_ context: RouteContext, provider fixed: String?, appId: String) throws -> ProviderBody {
+    func readBody(_ context: RouteContext, provider fixed: String?, appId: String) throws -> ProviderBody {
         var body = try BodyReader(context.request.body)
         let provider: String?
         if let fixed {
@@ -60,11 +60,12 @@ struct ProviderRoutes: Sendable {
         let app = try context.requireApp()
         let body = try readBody(context, provider: provider, appId: app.id)
         let client = context.clientInfo
+        let guestUid = try auth.upgradingGuest(context)
         return commands.send(body.verify, expecting: ProviderV1.VerifiedIdentity.self, queue: BusTopology.providerCommands,
                              then: { identity in
                                  TokenV1.ProviderSignIn(appId: app.id, identity: identity, firstName: body.firstName,
                                                         lastName: body.lastName, authorizationCode: body.authorizationCode,
-                                                        client: client)
+                                                        client: client, guestUid: guestUid)
                              }, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
             HTTPResponse.data(UserJSON.tokens($0))
         }

@@ -21,4 +21,17 @@ struct Authenticator: Sendable {
         }
         return claims
     }
+
+    /// The guest a sign-in or sign-up call upgrades: the uid of a valid guest token with a live
+    /// session. No token → nil; a non-guest's valid token is ignored (a plain sign-in); a token
+    /// that does not verify → 401, so a client bug is not silently turned into a new account.
+    func upgradingGuest(_ context: RouteContext) throws -> String? {
+        guard context.request.header("authorization") != nil else { return nil }
+        let claims = try claims(context)
+        guard claims.isGuest else { return nil }
+        guard try sessions.isLive(appId: claims.aud, sessionId: claims.sid, uid: claims.sub) else {
+            throw ServiceError.invalidToken
+        }
+        return claims.sub
+    }
 }

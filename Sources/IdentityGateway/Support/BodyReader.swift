@@ -16,6 +16,12 @@ struct BodyReader {
         self.object = object
     }
 
+    /// A body that may be absent (DELETE /v1/me): empty reads as `{}`.
+    init(optional body: Data) throws {
+        let blank = body.allSatisfy { $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }
+        try self.init(blank ? Data("{}".utf8) : body)
+    }
+
     mutating func requiredString(_ key: String) -> String? {
         switch object[key] {
         case .string(let value): return value

@@ -51,6 +51,8 @@ public enum BusTopology {
     public static let mailerCommands = "identity.mailer.commands"
     public static let mailerDead = "identity.mailer.dead"
     public static func mailerRetry(_ level: Int) -> String { "identity.mailer.retry.\(level)" }
+    /// Delay queues for retried Apple revocations (dead-lettering into the revocation queue).
+    public static func revocationRetry(_ level: Int) -> String { "identity.revocation.retry.\(level)" }
     /// The durable queue the provider workers compete on.
     public static let providerCommands = "identity.provider.commands"
     /// RabbitMQ's direct reply-to pseudo-queue.

@@ -84,6 +84,8 @@ extension ServiceError {
         ServiceError(code: "auth/rate-limited", status: 429, detail: "Too many requests; retry later.",
                      retryAfter: max(1, seconds))
     }
+    public static let reauthRequired = ServiceError(code: "auth/reauth-required", status: 403,
+                                                    detail: "Confirm it is you (fresh proof of this account) first.")
     public static func weakPassword(_ why: String) -> ServiceError {
         ServiceError(code: "auth/weak-password", status: 422, detail: "The password is too weak.",
                      errors: [FieldProblem(location: "body.password", message: why)])

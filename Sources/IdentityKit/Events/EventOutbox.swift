@@ -61,4 +61,33 @@ public enum Events {
                                                                   sessionId: sessionId),
                                routingKey: "refresh_token.reuse_detected", appId: appId, eventId: id, on: connection)
     }
+
+    public static func userDeleted(appId: String, uid: String, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.UserDeleted(eventId: id, appId: appId, uid: uid, time: time),
+                               routingKey: "user.deleted", appId: appId, eventId: id, on: connection)
+    }
+
+    public static func userUpdated(appId: String, uid: String, change: String, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.UserUpdated(eventId: id, appId: appId, uid: uid, time: time, change: change),
+                               routingKey: "user.updated", appId: appId, eventId: id, on: connection)
+    }
+
+    public static func deviceRegistered(_ device: DeviceRecord, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.DeviceRegistered(eventId: id, appId: device.appId, uid: device.uid, time: time,
+                                                         deviceId: device.id, token: device.token,
+                                                         platform: device.platform, kind: device.kind,
+                                                         sessionId: device.sessionId),
+                               routingKey: "device.registered", appId: device.appId, eventId: id, on: connection)
+    }
+
+    public static func deviceUnregistered(_ device: DeviceRecord, reason: String, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.DeviceUnregistered(eventId: id, appId: device.appId, uid: device.uid, time: time,
+                                                           deviceId: device.id, token: device.token,
+                                                           platform: device.platform, kind: device.kind, reason: reason),
+                               routingKey: "device.unregistered", appId: device.appId, eventId: id, on: connection)
+    }
 }

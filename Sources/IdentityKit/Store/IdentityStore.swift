@@ -35,12 +35,29 @@ public struct IdentityStore: Sendable {
     }
 
     /// Keeps Apple's refresh token (sealed) on the user's Apple identity.
-    public func storeAppleRefreshToken(appId: String, subject: String, sealed: [UInt8]) throws {
+    public func storeAppleRefreshToken(appId: String, subject: String, clientId: String, sealed: [UInt8]) throws {
         try pool.withConnection { connection in
             try connection.query("""
-                UPDATE user_identities SET apple_refresh_token_enc = $3
+                UPDATE user_identities SET apple_refresh_token_enc = $3, apple_client_id = $4
                 WHERE app_id = $1 AND provider = 'apple' AND subject = $2
-                """, [appId, subject, PGParam.bytea(sealed)])
+                """, [appId, subject, PGParam.bytea(sealed), clientId])
+        }
+    }
+
+    /// A user's identity of one provider, with what revoking it at Apple needs.
+    public struct Linked: Sendable {
+        public let subject: String
+        public let appleClientId: String?
+        public let sealedAppleRefreshToken: [UInt8]?
+    }
+
+    public func identity(appId: String, uid: String, provider: String, on connection: PGConnection) throws -> Linked? {
+        try connection.query("""
+            SELECT subject, apple_client_id, apple_refresh_token_enc FROM user_identities
+            WHERE app_id = $1 AND uid = $2 AND provider = $3
+            """, [appId, uid, provider]).first.map { row in
+            Linked(subject: row.string("subject"), appleClientId: row["apple_client_id"],
+                   sealedAppleRefreshToken: row["apple_refresh_token_enc"] == nil ? nil : row.bytes("apple_refresh_token_enc"))
         }
     }
 }

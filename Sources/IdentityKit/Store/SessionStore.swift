@@ -80,7 +80,8 @@ public struct SessionStore: Sendable {
     }
 
     /// Ends live sessions of a user inside the caller's transaction, with a `session.revoked`
-    /// event for each: one session (`sessionId`), or all but `except`. Returns the ended ids.
+    /// event for each and their push devices unregistered: one session (`sessionId`), or all
+    /// but `except`. Returns the ended ids.
     public func end(appId: String, uid: String, sessionId: String?, except: String? = nil, reason: String,
                     on connection: PGConnection) throws -> [String] {
         let ended = try connection.query("""
@@ -92,6 +93,7 @@ public struct SessionStore: Sendable {
         for id in ended {
             try Events.sessionRevoked(appId: appId, uid: uid, sessionId: id, reason: reason, on: connection)
         }
+        try DeviceStore.unregister(appId: appId, sessionIds: ended, reason: reason, on: connection)
         return ended
     }
 

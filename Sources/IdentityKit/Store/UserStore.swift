@@ -55,6 +55,81 @@ public struct UserStore: Sendable {
                              [appId, uid]).first.map(UserRecord.init(row:))
     }
 
+    // MARK: Guests
+
+    /// The guest whose secret has this HMAC, created when there is none. Parallel first calls
+    /// race on the unique index: one inserts, the others find its row.
+    public func findOrCreateGuest(appId: String, secretHMAC: [UInt8], on connection: PGConnection) throws
+        -> (user: UserRecord, created: Bool) {
+        if let row = try connection.query("""
+            INSERT INTO users (app_id, uid, is_guest, guest_secret_hmac) VALUES ($1, $2, true, $3)
+            ON CONFLICT (app_id, guest_secret_hmac) WHERE guest_secret_hmac IS NOT NULL DO NOTHING
+            RETURNING \(UserRecord.columns)
+            """, [appId, Identifiers.nowULID(), PGParam.bytea(secretHMAC)]).first {
+            return (UserRecord(row: row), true)
+        }
+        guard let row = try connection.query("""
+            SELECT \(UserRecord.columns) FROM users WHERE app_id = $1 AND guest_secret_hmac = $2
+            """, [appId, PGParam.bytea(secretHMAC)]).first
+        else { throw StoreError.failed(sqlState: "", message: "guest vanished between insert and select") }
+        return (UserRecord(row: row), false)
+    }
+
+    /// True when `uid` is a guest whose secret has this HMAC (compared by the database on the
+    /// stored HMAC; the secret itself is never stored).
+    public func guestSecretMatches(appId: String, uid: String, secretHMAC: [UInt8], on connection: PGConnection) throws -> Bool {
+        try !connection.query("""
+            SELECT 1 FROM users WHERE app_id = $1 AND uid = $2 AND is_guest AND guest_secret_hmac = $3
+            """, [appId, uid, PGParam.bytea(secretHMAC)]).isEmpty
+    }
+
+    /// The guest `uid`, locked for its upgrade; nil when it is not (or no longer) a guest.
+    public func lockGuest(appId: String, uid: String, on connection: PGConnection) throws -> UserRecord? {
+        try connection.query("""
+            SELECT \(UserRecord.columns) FROM users WHERE app_id = $1 AND uid = $2 AND is_guest FOR UPDATE
+            """, [appId, uid]).first.map(UserRecord.init(row:))
+    }
+
+    /// What a guest's upgrade sets. Profile fields only fill empty ones: the guest's data stays.
+    public struct Upgrade: Sendable {
+        public var email: String?
+        public var emailVerified = false
+        public var username: String?
+        public var firstName: String?
+        public var lastName: String?
+        public var passwordHash: String?
+        public var photoURL: String?
+        public var phone: String?
+        public init() {}
+    }
+
+    /// Turns the guest into a permanent account: same uid, its data kept, the secret forgotten.
+    public func upgradeGuest(appId: String, uid: String, _ upgrade: Upgrade, on connection: PGConnection) throws -> UserRecord {
+        let given = { (value: String?) in value.flatMap { $0.isEmpty ? nil : $0 } }
+        do {
+            guard let row = try connection.query("""
+                UPDATE users SET email = COALESCE($3, email), email_verified = email_verified OR $4,
+                       username = COALESCE($5, username),
+                       first_name = COALESCE(NULLIF(first_name, ''), $6), last_name = COALESCE(NULLIF(last_name, ''), $7),
+                       password_hash = COALESCE($8, password_hash), photo_url = COALESCE(NULLIF(photo_url, ''), $9),
+                       phone = COALESCE(NULLIF(phone, ''), $10),
+                       is_guest = false, guest_secret_hmac = NULL, updated_at = now()
+                WHERE app_id = $1 AND uid = $2 RETURNING \(UserRecord.columns)
+                """, [appId, uid, upgrade.email, PGParam.bool(upgrade.emailVerified), upgrade.username,
+                      given(upgrade.firstName), given(upgrade.lastName), upgrade.passwordHash, given(upgrade.photoURL),
+                      given(upgrade.phone)]).first
+            else { throw StoreError.failed(sqlState: "", message: "guest vanished during upgrade") }
+            return UserRecord(row: row)
+        } catch StoreError.uniqueViolation(let constraint) {
+            throw constraint == "users_username_per_app" ? Conflict.username : Conflict.email
+        }
+    }
+
+    /// Deletes the user; every row of theirs goes with it (foreign keys cascade).
+    public func delete(appId: String, uid: String, on connection: PGConnection) throws {
+        try connection.query("DELETE FROM users WHERE app_id = $1 AND uid = $2", [appId, uid])
+    }
+
     public func markEmailVerified(appId: String, uid: String, on connection: PGConnection) throws {
         try connection.query("""
             UPDATE users SET email_verified = true, updated_at = now() WHERE app_id = $1 AND uid = $2

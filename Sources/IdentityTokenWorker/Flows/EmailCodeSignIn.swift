@@ -31,7 +31,19 @@ struct EmailCodeSignIn: Sendable {
             if let failure = check.failure { return .failure(failure) }
             var created = false
             var user: UserRecord
-            if let existing = try users.find(appId: command.appId, email: command.email, on: connection) {
+            let existing = try users.find(appId: command.appId, email: command.email, on: connection)
+            let guest = try GuestUpgrade.guest(command.guestUid, appId: command.appId, users: users, on: connection)
+            if let guest {
+                // The email belongs to another account: the whole transaction, the code's
+                // spend included, rolls back, so the same code then signs in to that account.
+                guard existing == nil else { throw ServiceError.accountExists }
+                var upgrade = UserStore.Upgrade()
+                upgrade.email = command.email
+                upgrade.emailVerified = true
+                upgrade.firstName = command.firstName
+                upgrade.lastName = command.lastName
+                user = try GuestUpgrade.apply(upgrade, to: guest, users: users, on: connection)
+            } else if let existing {
                 guard !existing.disabled else { return .failure(.userDisabled) }
                 if !existing.emailVerified {
                     try users.markEmailVerified(appId: command.appId, uid: existing.uid, on: connection)

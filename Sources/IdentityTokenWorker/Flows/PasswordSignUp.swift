@@ -1,6 +1,8 @@
 import IdentityKit
 
-/// `identity.token.v1.SignUp`: a new account with email and password, signed in at once.
+/// `identity.token.v1.SignUp`: a new account with email and password, signed in at once; with
+/// a guest's token, that guest becomes the account (409 `auth/account-exists` when the email
+/// is taken).
 struct PasswordSignUp: Sendable {
     let pool: PGPool
     let users: UserStore
@@ -16,19 +18,30 @@ struct PasswordSignUp: Sendable {
         let amr = ["pwd"]
         let (user, started) = try pool.transaction { connection in
             let user: UserRecord
-            do {
-                user = try users.insert(UserStore.NewUser(email: command.email, username: command.username,
-                                                          firstName: command.firstName, lastName: command.lastName,
-                                                          passwordHash: hash),
-                                        appId: command.appId, on: connection)
-            } catch UserStore.Conflict.email {
-                throw ServiceError.emailAlreadyInUse
-            } catch UserStore.Conflict.username {
-                throw ServiceError.usernameTaken
+            if let guest = try GuestUpgrade.guest(command.guestUid, appId: command.appId, users: users, on: connection) {
+                var upgrade = UserStore.Upgrade()
+                upgrade.email = command.email
+                upgrade.username = command.username
+                upgrade.firstName = command.firstName
+                upgrade.lastName = command.lastName
+                upgrade.passwordHash = hash
+                user = try GuestUpgrade.apply(upgrade, to: guest, users: users, on: connection)
+            } else {
+                do {
+                    user = try users.insert(UserStore.NewUser(email: command.email, username: command.username,
+                                                              firstName: command.firstName, lastName: command.lastName,
+                                                              passwordHash: hash),
+                                            appId: command.appId, on: connection)
+                } catch UserStore.Conflict.email {
+                    throw ServiceError.emailAlreadyInUse
+                } catch UserStore.Conflict.username {
+                    throw ServiceError.usernameTaken
+                }
+                try Events.userCreated(appId: user.appId, uid: user.uid, email: user.email, on: connection)
             }
-            try Events.userCreated(appId: user.appId, uid: user.uid, email: user.email, on: connection)
             return (user, try issuer.start(for: user, amr: amr, client: command.client, on: connection))
         }
-        return try issuer.result(for: user, started: started, amr: amr, isNewUser: true, signingKey: signingKey)
+        return try issuer.result(for: user, started: started, amr: amr, isNewUser: command.guestUid == nil || user.uid != command.guestUid,
+                                 signingKey: signingKey)
     }
 }

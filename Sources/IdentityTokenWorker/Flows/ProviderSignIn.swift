@@ -19,12 +19,18 @@ struct ProviderSignIn: Sendable {
         let amr = [identity.provider]
         let (user, started, created) = try pool.transaction { connection -> (UserRecord, SessionIssuer.Started, Bool) in
             try ProviderAccounts.spendNonce(identity, appId: command.appId, nonces: nonces, on: connection)
-            let (found, created) = try account(for: identity, command: command, on: connection)
-            guard !found.disabled else { throw ServiceError.userDisabled }
-            let user = try users.fillMissing(appId: command.appId, uid: found.uid,
+            let found: (UserRecord, Bool)
+            if let guest = try GuestUpgrade.guest(command.guestUid, appId: command.appId, users: users, on: connection) {
+                found = (try upgrade(guest, with: identity, command: command, on: connection), false)
+            } else {
+                found = try account(for: identity, command: command, on: connection)
+            }
+            let created = found.1
+            guard !found.0.disabled else { throw ServiceError.userDisabled }
+            let user = try users.fillMissing(appId: command.appId, uid: found.0.uid,
                                              firstName: command.firstName ?? identity.firstName,
                                              lastName: command.lastName ?? identity.lastName,
-                                             photoURL: identity.photoUrl, phone: identity.phone, on: connection) ?? found
+                                             photoURL: identity.photoUrl, phone: identity.phone, on: connection) ?? found.0
             if let code = command.authorizationCode, !code.isEmpty, identity.provider == "apple" {
                 try ProviderAccounts.queueAppleCodeExchange(code: code, identity: identity, appId: command.appId,
                                                             uid: user.uid, masterKey: masterKey, on: connection)
@@ -32,6 +38,29 @@ struct ProviderSignIn: Sendable {
             return (user, try issuer.start(for: user, amr: amr, client: command.client, on: connection), created)
         }
         return try issuer.result(for: user, started: started, amr: amr, isNewUser: created, signingKey: signingKey)
+    }
+
+    /// The guest becomes the identity's account, unless the identity or its email already
+    /// belongs to another account: then 409, and the rollback leaves the nonce unspent.
+    private func upgrade(_ guest: UserRecord, with identity: ProviderV1.VerifiedIdentity, command: TokenV1.ProviderSignIn,
+                         on connection: PGConnection) throws -> UserRecord {
+        let appId = command.appId
+        if try identities.owner(appId: appId, provider: identity.provider, subject: identity.subject, on: connection) != nil {
+            throw ServiceError.accountExists
+        }
+        let email = identity.email.flatMap { $0.isEmpty ? nil : $0 }
+        if let email, let other = try users.find(appId: appId, email: email, on: connection), other.uid != guest.uid {
+            throw ServiceError.accountExists
+        }
+        try link(identity, to: guest.uid, appId: appId, on: connection)
+        var upgrade = UserStore.Upgrade()
+        upgrade.email = email
+        upgrade.emailVerified = email != nil && identity.emailVerified
+        upgrade.firstName = command.firstName ?? identity.firstName
+        upgrade.lastName = command.lastName ?? identity.lastName
+        upgrade.photoURL = identity.photoUrl
+        upgrade.phone = identity.phone
+        return try GuestUpgrade.apply(upgrade, to: guest, users: users, on: connection)
     }
 
     /// The account this identity signs in to, and whether it was created now.

@@ -199,6 +199,61 @@ extension CommonV1 {
             if !self.createdAt.isEmpty { try container.encode(self.createdAt, forKey: ProtoJSONKey("created_at")) }
         }
     }
+
+    /// A push device registered by a session (POST /v1/me/devices).
+    public struct Device: ProtoMessage {
+        public static let protoName = "identity.common.v1.Device"
+
+        public var id: String
+        public var token: String
+        /// ios, android or web.
+        public var platform: String
+        /// apns, fcm or voip.
+        public var kind: String
+        public var deviceName: String?
+        public var sessionId: String
+        public var createdAt: String
+
+        public init(
+            id: String = "",
+            token: String = "",
+            platform: String = "",
+            kind: String = "",
+            deviceName: String? = nil,
+            sessionId: String = "",
+            createdAt: String = ""
+        ) {
+            self.id = id
+            self.token = token
+            self.platform = platform
+            self.kind = kind
+            self.deviceName = deviceName
+            self.sessionId = sessionId
+            self.createdAt = createdAt
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.id = try container.decodeProto(String.self, "id") ?? ""
+            self.token = try container.decodeProto(String.self, "token") ?? ""
+            self.platform = try container.decodeProto(String.self, "platform") ?? ""
+            self.kind = try container.decodeProto(String.self, "kind") ?? ""
+            self.deviceName = try container.decodeProto(String.self, "device_name", "deviceName")
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.createdAt = try container.decodeProto(String.self, "created_at", "createdAt") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.id.isEmpty { try container.encode(self.id, forKey: ProtoJSONKey("id")) }
+            if !self.token.isEmpty { try container.encode(self.token, forKey: ProtoJSONKey("token")) }
+            if !self.platform.isEmpty { try container.encode(self.platform, forKey: ProtoJSONKey("platform")) }
+            if !self.kind.isEmpty { try container.encode(self.kind, forKey: ProtoJSONKey("kind")) }
+            if let value = self.deviceName { try container.encode(value, forKey: ProtoJSONKey("device_name")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.createdAt.isEmpty { try container.encode(self.createdAt, forKey: ProtoJSONKey("created_at")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {

@@ -195,6 +195,214 @@ extension EventsV1 {
             if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
         }
     }
+
+    /// user.deleted: the account and all its data are gone.
+    public struct UserDeleted: ProtoMessage {
+        public static let protoName = "identity.events.v1.UserDeleted"
+
+        public var eventId: String
+        public var appId: String
+        public var uid: String
+        public var time: String
+
+        public init(
+            eventId: String = "",
+            appId: String = "",
+            uid: String = "",
+            time: String = ""
+        ) {
+            self.eventId = eventId
+            self.appId = appId
+            self.uid = uid
+            self.time = time
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.time = try container.decodeProto(String.self, "time") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
+        }
+    }
+
+    /// user.updated: a guest became a permanent account.
+    public struct UserUpdated: ProtoMessage {
+        public static let protoName = "identity.events.v1.UserUpdated"
+
+        public var eventId: String
+        public var appId: String
+        public var uid: String
+        public var time: String
+        /// What changed, e.g. `upgraded`.
+        public var change: String
+
+        public init(
+            eventId: String = "",
+            appId: String = "",
+            uid: String = "",
+            time: String = "",
+            change: String = ""
+        ) {
+            self.eventId = eventId
+            self.appId = appId
+            self.uid = uid
+            self.time = time
+            self.change = change
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.time = try container.decodeProto(String.self, "time") ?? ""
+            self.change = try container.decodeProto(String.self, "change") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
+            if !self.change.isEmpty { try container.encode(self.change, forKey: ProtoJSONKey("change")) }
+        }
+    }
+
+    /// device.registered
+    public struct DeviceRegistered: ProtoMessage {
+        public static let protoName = "identity.events.v1.DeviceRegistered"
+
+        public var eventId: String
+        public var appId: String
+        public var uid: String
+        public var time: String
+        public var deviceId: String
+        public var token: String
+        public var platform: String
+        public var kind: String
+        public var sessionId: String
+
+        public init(
+            eventId: String = "",
+            appId: String = "",
+            uid: String = "",
+            time: String = "",
+            deviceId: String = "",
+            token: String = "",
+            platform: String = "",
+            kind: String = "",
+            sessionId: String = ""
+        ) {
+            self.eventId = eventId
+            self.appId = appId
+            self.uid = uid
+            self.time = time
+            self.deviceId = deviceId
+            self.token = token
+            self.platform = platform
+            self.kind = kind
+            self.sessionId = sessionId
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.time = try container.decodeProto(String.self, "time") ?? ""
+            self.deviceId = try container.decodeProto(String.self, "device_id", "deviceId") ?? ""
+            self.token = try container.decodeProto(String.self, "token") ?? ""
+            self.platform = try container.decodeProto(String.self, "platform") ?? ""
+            self.kind = try container.decodeProto(String.self, "kind") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
+            if !self.deviceId.isEmpty { try container.encode(self.deviceId, forKey: ProtoJSONKey("device_id")) }
+            if !self.token.isEmpty { try container.encode(self.token, forKey: ProtoJSONKey("token")) }
+            if !self.platform.isEmpty { try container.encode(self.platform, forKey: ProtoJSONKey("platform")) }
+            if !self.kind.isEmpty { try container.encode(self.kind, forKey: ProtoJSONKey("kind")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+        }
+    }
+
+    /// device.unregistered: stop pushing to this token (its session ended, or the user removed it).
+    public struct DeviceUnregistered: ProtoMessage {
+        public static let protoName = "identity.events.v1.DeviceUnregistered"
+
+        public var eventId: String
+        public var appId: String
+        public var uid: String
+        public var time: String
+        public var deviceId: String
+        public var token: String
+        public var platform: String
+        public var kind: String
+        public var reason: String
+
+        public init(
+            eventId: String = "",
+            appId: String = "",
+            uid: String = "",
+            time: String = "",
+            deviceId: String = "",
+            token: String = "",
+            platform: String = "",
+            kind: String = "",
+            reason: String = ""
+        ) {
+            self.eventId = eventId
+            self.appId = appId
+            self.uid = uid
+            self.time = time
+            self.deviceId = deviceId
+            self.token = token
+            self.platform = platform
+            self.kind = kind
+            self.reason = reason
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.time = try container.decodeProto(String.self, "time") ?? ""
+            self.deviceId = try container.decodeProto(String.self, "device_id", "deviceId") ?? ""
+            self.token = try container.decodeProto(String.self, "token") ?? ""
+            self.platform = try container.decodeProto(String.self, "platform") ?? ""
+            self.kind = try container.decodeProto(String.self, "kind") ?? ""
+            self.reason = try container.decodeProto(String.self, "reason") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
+            if !self.deviceId.isEmpty { try container.encode(self.deviceId, forKey: ProtoJSONKey("device_id")) }
+            if !self.token.isEmpty { try container.encode(self.token, forKey: ProtoJSONKey("token")) }
+            if !self.platform.isEmpty { try container.encode(self.platform, forKey: ProtoJSONKey("platform")) }
+            if !self.kind.isEmpty { try container.encode(self.kind, forKey: ProtoJSONKey("kind")) }
+            if !self.reason.isEmpty { try container.encode(self.reason, forKey: ProtoJSONKey("reason")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {

@@ -114,6 +114,92 @@ extension RevocationV1 {
             if !self.sessionIds.isEmpty { try container.encode(self.sessionIds, forKey: ProtoJSONKey("session_ids")) }
         }
     }
+
+    /// DELETE /v1/me/devices/{id} → SessionsEnded (count = devices removed).
+    public struct UnregisterDevice: ProtoMessage {
+        public static let protoName = "identity.revocation.v1.UnregisterDevice"
+
+        public var appId: String
+        public var uid: String
+        public var deviceId: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            deviceId: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.deviceId = deviceId
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.deviceId = try container.decodeProto(String.self, "device_id", "deviceId") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.deviceId.isEmpty { try container.encode(self.deviceId, forKey: ProtoJSONKey("device_id")) }
+        }
+    }
+
+    /// Revokes a deleted account's Apple tokens at Apple, retried with growing delays until Apple
+    /// answers 200. Sent through the outbox by the deletion's transaction; no reply.
+    public struct RevokeAppleToken: ProtoMessage {
+        public static let protoName = "identity.revocation.v1.RevokeAppleToken"
+
+        public var appId: String
+        public var subject: String
+        public var clientId: String
+        /// Apple's refresh token sealed with the master key (AAD `apple_refresh:<app_id>:<subject>`),
+        /// when one was obtained at sign-in.
+        public var sealedRefreshToken: Data
+        /// The authorization code sent with the deletion, sealed (AAD `apple_code:<app_id>:<subject>`):
+        /// exchanged for a token to revoke when none was kept.
+        public var sealedCode: Data
+        public var attempt: Int32
+
+        public init(
+            appId: String = "",
+            subject: String = "",
+            clientId: String = "",
+            sealedRefreshToken: Data = Data(),
+            sealedCode: Data = Data(),
+            attempt: Int32 = 0
+        ) {
+            self.appId = appId
+            self.subject = subject
+            self.clientId = clientId
+            self.sealedRefreshToken = sealedRefreshToken
+            self.sealedCode = sealedCode
+            self.attempt = attempt
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.subject = try container.decodeProto(String.self, "subject") ?? ""
+            self.clientId = try container.decodeProto(String.self, "client_id", "clientId") ?? ""
+            self.sealedRefreshToken = try container.decodeProto(ProtoJSONBytes.self, "sealed_refresh_token", "sealedRefreshToken")?.value ?? Data()
+            self.sealedCode = try container.decodeProto(ProtoJSONBytes.self, "sealed_code", "sealedCode")?.value ?? Data()
+            self.attempt = try container.decodeProto(ProtoJSONInteger<Int32>.self, "attempt")?.value ?? 0
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.subject.isEmpty { try container.encode(self.subject, forKey: ProtoJSONKey("subject")) }
+            if !self.clientId.isEmpty { try container.encode(self.clientId, forKey: ProtoJSONKey("client_id")) }
+            if !self.sealedRefreshToken.isEmpty { try container.encode(ProtoJSONBytes(self.sealedRefreshToken), forKey: ProtoJSONKey("sealed_refresh_token")) }
+            if !self.sealedCode.isEmpty { try container.encode(ProtoJSONBytes(self.sealedCode), forKey: ProtoJSONKey("sealed_code")) }
+            if self.attempt != 0 { try container.encode(self.attempt, forKey: ProtoJSONKey("attempt")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {
@@ -140,5 +226,26 @@ fileprivate struct ProtoJSONInteger<T: FixedWidthInteger & Decodable>: Decodable
         } else {
             self.value = try container.decode(T.self)
         }
+    }
+}
+
+/// proto3 JSON bytes: printed as standard base64; parsed from standard or URL-safe, padded or not.
+/// Done here rather than by the encoder's data strategy so a caller's settings cannot change it.
+fileprivate struct ProtoJSONBytes: Codable {
+    let value: Data
+    init(_ value: Data) { self.value = value }
+    init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        var text = try container.decode(String.self)
+            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        guard let value = Data(base64Encoded: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not base64")
+        }
+        self.value = value
+    }
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value.base64EncodedString())
     }
 }

@@ -21,6 +21,8 @@ extension TokenV1 {
         public var lastName: String?
         public var username: String?
         public var client: CommonV1.ClientInfo?
+        /// Set when the call carried a guest's access token: that guest becomes this account.
+        public var guestUid: String?
 
         public init(
             appId: String = "",
@@ -29,7 +31,8 @@ extension TokenV1 {
             firstName: String? = nil,
             lastName: String? = nil,
             username: String? = nil,
-            client: CommonV1.ClientInfo? = nil
+            client: CommonV1.ClientInfo? = nil,
+            guestUid: String? = nil
         ) {
             self.appId = appId
             self.email = email
@@ -38,6 +41,7 @@ extension TokenV1 {
             self.lastName = lastName
             self.username = username
             self.client = client
+            self.guestUid = guestUid
         }
 
         public init(from decoder: Decoder) throws {
@@ -49,6 +53,7 @@ extension TokenV1 {
             self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
             self.username = try container.decodeProto(String.self, "username")
             self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+            self.guestUid = try container.decodeProto(String.self, "guest_uid", "guestUid")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -60,6 +65,7 @@ extension TokenV1 {
             if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
             if let value = self.username { try container.encode(value, forKey: ProtoJSONKey("username")) }
             if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+            if let value = self.guestUid { try container.encode(value, forKey: ProtoJSONKey("guest_uid")) }
         }
     }
 
@@ -202,6 +208,8 @@ extension TokenV1 {
         public var lastName: String?
         public var authorizationCode: String?
         public var client: CommonV1.ClientInfo?
+        /// Set when the call carried a guest's access token: that guest becomes this account.
+        public var guestUid: String?
 
         public init(
             appId: String = "",
@@ -209,7 +217,8 @@ extension TokenV1 {
             firstName: String? = nil,
             lastName: String? = nil,
             authorizationCode: String? = nil,
-            client: CommonV1.ClientInfo? = nil
+            client: CommonV1.ClientInfo? = nil,
+            guestUid: String? = nil
         ) {
             self.appId = appId
             self.identity = identity
@@ -217,6 +226,7 @@ extension TokenV1 {
             self.lastName = lastName
             self.authorizationCode = authorizationCode
             self.client = client
+            self.guestUid = guestUid
         }
 
         public init(from decoder: Decoder) throws {
@@ -227,6 +237,7 @@ extension TokenV1 {
             self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
             self.authorizationCode = try container.decodeProto(String.self, "authorization_code", "authorizationCode")
             self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+            self.guestUid = try container.decodeProto(String.self, "guest_uid", "guestUid")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -237,6 +248,7 @@ extension TokenV1 {
             if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
             if let value = self.authorizationCode { try container.encode(value, forKey: ProtoJSONKey("authorization_code")) }
             if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+            if let value = self.guestUid { try container.encode(value, forKey: ProtoJSONKey("guest_uid")) }
         }
     }
 
@@ -350,6 +362,8 @@ extension TokenV1 {
         public var firstName: String?
         public var lastName: String?
         public var client: CommonV1.ClientInfo?
+        /// Set when the call carried a guest's access token: that guest becomes this account.
+        public var guestUid: String?
 
         public init(
             appId: String = "",
@@ -357,7 +371,8 @@ extension TokenV1 {
             code: String = "",
             firstName: String? = nil,
             lastName: String? = nil,
-            client: CommonV1.ClientInfo? = nil
+            client: CommonV1.ClientInfo? = nil,
+            guestUid: String? = nil
         ) {
             self.appId = appId
             self.email = email
@@ -365,6 +380,7 @@ extension TokenV1 {
             self.firstName = firstName
             self.lastName = lastName
             self.client = client
+            self.guestUid = guestUid
         }
 
         public init(from decoder: Decoder) throws {
@@ -375,6 +391,7 @@ extension TokenV1 {
             self.firstName = try container.decodeProto(String.self, "first_name", "firstName")
             self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
             self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+            self.guestUid = try container.decodeProto(String.self, "guest_uid", "guestUid")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -385,6 +402,7 @@ extension TokenV1 {
             if let value = self.firstName { try container.encode(value, forKey: ProtoJSONKey("first_name")) }
             if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
             if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+            if let value = self.guestUid { try container.encode(value, forKey: ProtoJSONKey("guest_uid")) }
         }
     }
 
@@ -646,6 +664,164 @@ extension TokenV1 {
 
         public func encode(to encoder: Encoder) throws {
             _ = encoder.container(keyedBy: ProtoJSONKey.self)
+        }
+    }
+
+    /// POST /v1/auth/guest → AuthResult. The same secret always finds the same guest; only an
+    /// HMAC of the secret is stored.
+    public struct GuestSignIn: ProtoMessage {
+        public static let protoName = "identity.token.v1.GuestSignIn"
+
+        public var appId: String
+        public var secret: String
+        public var client: CommonV1.ClientInfo?
+
+        public init(
+            appId: String = "",
+            secret: String = "",
+            client: CommonV1.ClientInfo? = nil
+        ) {
+            self.appId = appId
+            self.secret = secret
+            self.client = client
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.secret = try container.decodeProto(String.self, "secret") ?? ""
+            self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.secret.isEmpty { try container.encode(self.secret, forKey: ProtoJSONKey("secret")) }
+            if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+        }
+    }
+
+    /// DELETE /v1/me → Done, given fresh proof: the password, the guest secret, or a provider
+    /// identity just verified by the provider worker (same subject as the account's).
+    public struct DeleteAccount: ProtoMessage {
+        public static let protoName = "identity.token.v1.DeleteAccount"
+
+        public var appId: String
+        public var uid: String
+        public var password: String?
+        public var secret: String?
+        public var identity: ProviderV1.VerifiedIdentity?
+        public var authorizationCode: String?
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            password: String? = nil,
+            secret: String? = nil,
+            identity: ProviderV1.VerifiedIdentity? = nil,
+            authorizationCode: String? = nil
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.password = password
+            self.secret = secret
+            self.identity = identity
+            self.authorizationCode = authorizationCode
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.password = try container.decodeProto(String.self, "password")
+            self.secret = try container.decodeProto(String.self, "secret")
+            self.identity = try container.decodeProto(ProviderV1.VerifiedIdentity.self, "identity")
+            self.authorizationCode = try container.decodeProto(String.self, "authorization_code", "authorizationCode")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if let value = self.password { try container.encode(value, forKey: ProtoJSONKey("password")) }
+            if let value = self.secret { try container.encode(value, forKey: ProtoJSONKey("secret")) }
+            if let value = self.identity { try container.encode(value, forKey: ProtoJSONKey("identity")) }
+            if let value = self.authorizationCode { try container.encode(value, forKey: ProtoJSONKey("authorization_code")) }
+        }
+    }
+
+    /// POST /v1/me/devices → DeviceResult. A token registered again moves to this session.
+    public struct RegisterDevice: ProtoMessage {
+        public static let protoName = "identity.token.v1.RegisterDevice"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        public var token: String
+        public var platform: String
+        public var kind: String
+        public var deviceName: String?
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            token: String = "",
+            platform: String = "",
+            kind: String = "",
+            deviceName: String? = nil
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.token = token
+            self.platform = platform
+            self.kind = kind
+            self.deviceName = deviceName
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.token = try container.decodeProto(String.self, "token") ?? ""
+            self.platform = try container.decodeProto(String.self, "platform") ?? ""
+            self.kind = try container.decodeProto(String.self, "kind") ?? ""
+            self.deviceName = try container.decodeProto(String.self, "device_name", "deviceName")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.token.isEmpty { try container.encode(self.token, forKey: ProtoJSONKey("token")) }
+            if !self.platform.isEmpty { try container.encode(self.platform, forKey: ProtoJSONKey("platform")) }
+            if !self.kind.isEmpty { try container.encode(self.kind, forKey: ProtoJSONKey("kind")) }
+            if let value = self.deviceName { try container.encode(value, forKey: ProtoJSONKey("device_name")) }
+        }
+    }
+
+    public struct DeviceResult: ProtoMessage {
+        public static let protoName = "identity.token.v1.DeviceResult"
+
+        public var device: CommonV1.Device?
+
+        public init(
+            device: CommonV1.Device? = nil
+        ) {
+            self.device = device
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.device = try container.decodeProto(CommonV1.Device.self, "device")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if let value = self.device { try container.encode(value, forKey: ProtoJSONKey("device")) }
         }
     }
 

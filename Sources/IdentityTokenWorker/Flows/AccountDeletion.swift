@@ -1,0 +1,90 @@
+import Foundation
+import IdentityKit
+
+/// `identity.token.v1.DeleteAccount` (DELETE /v1/me): given fresh proof of the account's own
+/// credential, every row of the user goes in one transaction, every session ends (with its
+/// events and devices), `user.deleted` is published, and Apple's tokens are queued for
+/// revocation at Apple (through the outbox, to the revocation worker). Wrong proof → 403
+/// `auth/reauth-required` and nothing changes.
+struct AccountDeletion: Sendable {
+    let pool: PGPool
+    let users: UserStore
+    let sessions: SessionStore
+    let identities: IdentityStore
+    let nonces: NonceStore
+    let hasher: PasswordHasher
+    let guests: GuestSignIn
+    let masterKey: [UInt8]
+
+    func handle(_ command: TokenV1.DeleteAccount) throws -> TokenV1.Done {
+        guard let user = try users.find(appId: command.appId, uid: command.uid) else { throw ServiceError.invalidToken }
+        // A password is checked before the transaction: Argon2 should not hold a row lock.
+        if let password = command.password {
+            guard let hash = user.passwordHash, password.count <= PasswordPolicy.maximumLength,
+                  hasher.verify(password, against: hash) else { throw ServiceError.reauthRequired }
+        } else if command.secret == nil && command.identity == nil {
+            throw ServiceError.reauthRequired
+        }
+        try pool.transaction { connection in
+            if let secret = command.secret {
+                guard try users.guestSecretMatches(appId: command.appId, uid: user.uid, secretHMAC: guests.hmac(secret),
+                                                   on: connection) else { throw ServiceError.reauthRequired }
+            }
+            if let identity = command.identity {
+                guard let linked = try identities.identity(appId: command.appId, uid: user.uid, provider: identity.provider,
+                                                           on: connection),
+                      linked.subject == identity.subject else { throw ServiceError.reauthRequired }
+                if let hex = identity.nonceHash {
+                    guard let hash = Hex.decode(hex), try nonces.spend(appId: command.appId, hash: hash, on: connection)
+                    else { throw ServiceError.reauthRequired }
+                }
+            }
+            if let apple = try identities.identity(appId: command.appId, uid: user.uid, provider: "apple", on: connection) {
+                try queueAppleRevocation(apple, command: command, on: connection)
+            }
+            _ = try sessions.end(appId: command.appId, uid: user.uid, sessionId: nil, reason: "account_deleted",
+                                 on: connection)
+            if let email = user.email {
+                try connection.query("DELETE FROM verification_codes WHERE app_id = $1 AND email_lower = lower($2)",
+                                     [command.appId, email])
+            }
+            try users.delete(appId: command.appId, uid: user.uid, on: connection)
+            try Events.userDeleted(appId: command.appId, uid: user.uid, on: connection)
+        }
+        return TokenV1.Done()
+    }
+
+    /// The App Store requires revoking the user's Apple tokens at deletion.
+    private func queueAppleRevocation(_ apple: IdentityStore.Linked, command: TokenV1.DeleteAccount,
+                                      on connection: PGConnection) throws {
+        var sealedCode: [UInt8] = []
+        if let code = command.authorizationCode, !code.isEmpty, command.identity?.provider == "apple" {
+            sealedCode = try AESGCM.seal(Array(code.utf8), key: masterKey,
+                                         associatedData: ProviderSecretAAD.appleCode(appId: command.appId, subject: apple.subject))
+        }
+        guard apple.sealedAppleRefreshToken != nil || !sealedCode.isEmpty else { return }
+        let clientId = apple.appleClientId ?? command.identity?.audience ?? ""
+        let revoke = RevocationV1.RevokeAppleToken(appId: command.appId, subject: apple.subject, clientId: clientId,
+                                                   sealedRefreshToken: Data(apple.sealedAppleRefreshToken ?? []),
+                                                   sealedCode: Data(sealedCode))
+        try EventOutbox.appendCommand(revoke, queue: BusTopology.revocationCommands, appId: command.appId, on: connection)
+    }
+}
+
+/// `identity.token.v1.RegisterDevice` (POST /v1/me/devices).
+struct DeviceRegistration: Sendable {
+    let pool: PGPool
+    let devices: DeviceStore
+
+    func handle(_ command: TokenV1.RegisterDevice) throws -> TokenV1.DeviceResult {
+        let device = try pool.transaction { connection -> DeviceRecord in
+            guard let device = try devices.register(appId: command.appId, uid: command.uid, sessionId: command.sessionId,
+                                                    token: command.token, platform: command.platform, kind: command.kind,
+                                                    deviceName: command.deviceName, on: connection)
+            else { throw ServiceError.internal }
+            try Events.deviceRegistered(device, on: connection)
+            return device
+        }
+        return TokenV1.DeviceResult(device: device.message)
+    }
+}

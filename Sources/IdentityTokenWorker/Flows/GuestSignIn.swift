@@ -1,0 +1,54 @@
+import IdentityKit
+
+/// `identity.token.v1.GuestSignIn`: the client's 256-bit secret is the guest's credential.
+/// Only an HMAC of it is stored (keyed by a server secret), as the lookup key.
+struct GuestSignIn: Sendable {
+    let pool: PGPool
+    let users: UserStore
+    let issuer: SessionIssuer
+    let secretKey: [UInt8]
+
+    func hmac(_ secret: String) -> [UInt8] { Digest.hmacSHA256(key: secretKey, Array(secret.utf8)) }
+
+    func handle(_ command: TokenV1.GuestSignIn) throws -> TokenV1.AuthResult {
+        guard (32...256).contains(command.secret.count) else {
+            throw ServiceError.validationFailed([.init(location: "body.secret", message: "must be 32 to 256 characters")])
+        }
+        let signingKey = try issuer.signingKey(appId: command.appId)
+        let amr = ["guest"]
+        let (user, started, created) = try pool.transaction { connection -> (UserRecord, SessionIssuer.Started, Bool) in
+            let (user, created) = try users.findOrCreateGuest(appId: command.appId, secretHMAC: hmac(command.secret),
+                                                              on: connection)
+            guard !user.disabled else { throw ServiceError.userDisabled }
+            if created { try Events.userCreated(appId: user.appId, uid: user.uid, email: nil, on: connection) }
+            return (user, try issuer.start(for: user, amr: amr, client: command.client, on: connection), created)
+        }
+        return try issuer.result(for: user, started: started, amr: amr, isNewUser: created, signingKey: signingKey)
+    }
+}
+
+/// Turning a guest into the account a sign-in or sign-up creates: same uid, data kept, secret
+/// forgotten. Runs inside the flow's transaction, so a conflict (409 `auth/account-exists`)
+/// rolls back everything, the nonce or code spend included.
+enum GuestUpgrade {
+    /// The guest to upgrade, locked; nil when `uid` is absent or no longer a guest (a stale
+    /// guest token after an upgrade): the flow then proceeds as a plain sign-in.
+    static func guest(_ uid: String?, appId: String, users: UserStore, on connection: PGConnection) throws -> UserRecord? {
+        guard let uid, !uid.isEmpty else { return nil }
+        return try users.lockGuest(appId: appId, uid: uid, on: connection)
+    }
+
+    static func apply(_ upgrade: UserStore.Upgrade, to guest: UserRecord, users: UserStore,
+                      on connection: PGConnection) throws -> UserRecord {
+        let user: UserRecord
+        do {
+            user = try users.upgradeGuest(appId: guest.appId, uid: guest.uid, upgrade, on: connection)
+        } catch UserStore.Conflict.email {
+            throw ServiceError.accountExists
+        } catch UserStore.Conflict.username {
+            throw ServiceError.usernameTaken
+        }
+        try Events.userUpdated(appId: guest.appId, uid: guest.uid, change: "upgraded", on: connection)
+        return user
+    }
+}
