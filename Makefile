@@ -40,8 +40,8 @@ test: services proto-check
 stop:
 	scripts/services.sh stop
 
-bench:
-	@echo "make bench: not built yet (issue 7)"; exit 1
+bench: services
+	scripts/bench.sh
 
 clean:
 	rm -rf .build

@@ -49,3 +49,7 @@ rm -rf "$RUN_DIR"/identity-e2e-*
 
 step "python3 -m pytest -q Tests/e2e  (db $IDENTITY_DATABASE_URL, amqp $IDENTITY_AMQP_URL)"
 python3 -m pytest -q Tests/e2e
+
+# The benchmark's smoke run (about 20 s): make bench must not rot. Figures are not checked.
+step "bench smoke run"
+"$REPO_DIR/scripts/bench.sh" --smoke

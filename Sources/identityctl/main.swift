@@ -15,6 +15,8 @@ let usage = """
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
           email_verification; PART: subject, text, html)
       identityctl mail replay-dead    moves dead-lettered mail back to the mailer queue
+      identityctl bench argon2|bus|broker [--seconds S] [--threads N] [--concurrency N]
+                                      the machine's limits for make bench (JSON)
 
     environment: IDENTITY_DATABASE_URL, IDENTITY_MIGRATIONS_DIR (migrate),
                  IDENTITY_MASTER_KEY (apps create, and apps settings with a .p8 key),
@@ -139,6 +141,33 @@ case ("mail", "replay-dead"):
         printJSON(["replayed": moved])
     } catch {
         fail("mail replay-dead failed: \(error)")
+    }
+
+case ("bench", let what?):
+    let rest = Array(arguments.dropFirst(2))
+    let seconds = Double(option("--seconds", in: rest) ?? "5") ?? 5
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    do {
+        switch what {
+        case "argon2":
+            var costEnv = EnvironmentReader()
+            let cost = PasswordHasher.Cost(
+                memoryKiB: UInt32(costEnv.int("IDENTITY_ARGON2_MEMORY_KIB", default: 19_456, range: 8...4_194_304)),
+                iterations: UInt32(costEnv.int("IDENTITY_ARGON2_ITERATIONS", default: 2, range: 1...100)),
+                parallelism: UInt32(costEnv.int("IDENTITY_ARGON2_PARALLELISM", default: 1, range: 1...64)))
+            costEnv.validateOrExit(program: "identityctl")
+            printJSON(try Benchmarks.argon2(cost: cost, seconds: seconds,
+                                            threads: Int(option("--threads", in: rest) ?? "") ?? cores))
+        case "bus":
+            printJSON(try Benchmarks.busRoundTrip(url: common.amqpURL, seconds: seconds,
+                                                  concurrency: Int(option("--concurrency", in: rest) ?? "") ?? 1))
+        case "broker":
+            printJSON(try Benchmarks.brokerRate(url: common.amqpURL, seconds: seconds))
+        default:
+            fail("bench wants argon2, bus or broker\n\(usage)")
+        }
+    } catch {
+        fail("bench \(what) failed: \(error)")
     }
 
 default:

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""make bench: the service's throughput beside this machine's own limits.
+
+Starts the gateway and the workers (release builds) on their own database and vhost, makes an
+app and users, drives load with wrk from a separate process over loopback, measures each
+path's limit in the same run, prints one table and writes it as JSON under bench/results/.
+`--smoke` runs everything for a second or so: make test runs it so the bench cannot rot.
+"""
+import argparse
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from datetime import datetime, timezone
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH_DIR = os.path.join(ROOT, "bench")
+PROCESSES = ["identity-token-worker", "identity-revocation-worker", "identity-provider-worker",
+             "identity-mailer-worker", "identity-gateway"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http(method, url, body=None, headers=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers=dict(headers or {}))
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+class Stack:
+    """The service's processes on a bench database and vhost."""
+
+    def __init__(self, bin_dir, env, log_dir):
+        self.bin_dir, self.env, self.log_dir, self.procs = bin_dir, env, log_dir, {}
+
+    def ctl(self, *args, env=None):
+        out = subprocess.run([os.path.join(self.bin_dir, "identityctl"), *args], env=env or self.env,
+                             check=True, capture_output=True, text=True)
+        return out.stdout
+
+    def start(self):
+        for name in PROCESSES:
+            log = open(os.path.join(self.log_dir, name + ".log"), "w")
+            self.procs[name] = subprocess.Popen([os.path.join(self.bin_dir, name)], env=self.env,
+                                                stdout=log, stderr=subprocess.STDOUT)
+        base = self.env["IDENTITY_PUBLIC_BASE_URL"]
+        for _ in range(200):
+            try:
+                if http("GET", base + "/readyz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise SystemExit("bench: the gateway never became ready (logs in %s)" % self.log_dir)
+
+    def rss_kib(self):
+        out = {}
+        for name, proc in self.procs.items():
+            try:
+                with open("/proc/%d/status" % proc.pid) as status:
+                    out[name] = int(re.search(r"VmRSS:\s+(\d+)", status.read()).group(1))
+            except (OSError, AttributeError):
+                out[name] = None
+        return out
+
+    def stop(self):
+        for proc in self.procs.values():
+            proc.send_signal(signal.SIGTERM)
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def wrk(script, url, seconds, connections, threads, extra_env):
+    env = dict(os.environ, BENCH_DIR=BENCH_DIR, BENCH_THREADS=str(threads), **extra_env)
+    out = subprocess.run(["wrk", "-t%d" % threads, "-c%d" % connections, "-d%ds" % max(1, int(seconds)),
+                          "--timeout", "10s", "-s", os.path.join(BENCH_DIR, "wrk", script), url],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    line = next(l for l in out.splitlines() if l.startswith("WRK_JSON "))
+    return json.loads(line[len("WRK_JSON "):])
+
+
+def psql(url, sql):
+    return subprocess.run(["psql", url, "-X", "-q", "-At", "-c", sql], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def pgbench(admin_url, seconds, clients):
+    """pgbench -N on the same PostgreSQL with the service's connection count: the limit for refresh."""
+    url = admin_url.rsplit("/", 1)[0] + "/identity_pgbench"
+    psql(admin_url, "DROP DATABASE IF EXISTS identity_pgbench WITH (FORCE)")
+    psql(admin_url, "CREATE DATABASE identity_pgbench")
+    subprocess.run(["pgbench", "-q", "-i", "-s", "4", url], check=True, capture_output=True)
+    out = subprocess.run(["pgbench", "-N", "-c", str(clients), "-j", "2", "-T", str(max(1, int(seconds))), url],
+                         check=True, capture_output=True, text=True).stdout
+    tps = float(re.search(r"tps = ([\d.]+)", out).group(1))
+    latency = re.search(r"latency average = ([\d.]+) ms", out)
+    return {"per_second": tps, "clients": clients, "latency_avg_ms": float(latency.group(1)) if latency else None}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--smoke", action="store_true", help="a second per figure: checks the bench still runs")
+    parser.add_argument("--seconds", type=float, default=10)
+    args = parser.parse_args()
+    seconds = 1 if args.smoke else args.seconds
+    limit_seconds = 1 if args.smoke else min(5, seconds)
+    if not shutil.which("wrk"):
+        raise SystemExit("bench: wrk is missing (scripts/deps.sh installs it)")
+
+    bin_dir = os.environ["IDENTITY_BIN_DIR"]
+    admin_db = os.environ.get("BENCH_ADMIN_URL", os.environ["IDENTITY_DATABASE_URL"])
+    cores = os.cpu_count() or 2
+    port = free_port()
+    base = "http://127.0.0.1:%d" % port
+    log_dir = os.path.join(os.environ.get("IDENTITY_RUN_DIR", "/tmp"), "bench-logs")
+    os.makedirs(log_dir, exist_ok=True)
+    env = dict(os.environ, IDENTITY_HTTP_PORT=str(port), IDENTITY_HTTP_HOST="127.0.0.1", IDENTITY_PUBLIC_BASE_URL=base,
+               IDENTITY_LOG_LEVEL="warning", IDENTITY_MAIL_DIR=os.path.join(log_dir, "mail"))
+    # Production Argon2id cost (OWASP): sign-in is measured at the real price.
+    for name in ("IDENTITY_ARGON2_MEMORY_KIB", "IDENTITY_ARGON2_ITERATIONS", "IDENTITY_ARGON2_PARALLELISM"):
+        env.pop(name, None)
+    stack = Stack(bin_dir, env, log_dir)
+    stack.ctl("migrate")
+    app = json.loads(stack.ctl("apps", "create", "--name", "bench"))
+    key = app["app_key"]
+    stack.start()
+    try:
+        rows, extra = run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, args.smoke)
+    finally:
+        stack.stop()
+    report(rows, extra, args.smoke)
+
+
+def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
+    headers = {"X-App-Key": key}
+    email, password = "bench-%s@example.com" % secrets.token_hex(4), "bench-" + secrets.token_hex(8)
+    status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password}, headers)
+    assert status == 201, body
+    token = body["data"]["access_token"]
+    idle = stack.rss_kib()
+    connections = 32 if not smoke else 4
+
+    me = wrk("me.lua", base + "/v1/me", seconds, connections, 2, {"BENCH_APP_KEY": key, "BENCH_TOKEN": token})
+    healthz = wrk("healthz.lua", base + "/healthz", limit_seconds, connections, 2, {})
+
+    # One fresh session per connection to start the refresh chains (guests: no hashing), and
+    # one more per wrk thread: wrk builds one request per thread before any is sent.
+    tokens_file = os.path.join(stack.log_dir, "refresh-tokens.txt")
+    with open(tokens_file, "w") as out:
+        for _ in range(connections + 2):
+            status, body = http("POST", base + "/v1/auth/guest", {"secret": secrets.token_urlsafe(32)}, headers)
+            assert status == 200, body
+            out.write(body["data"]["refresh_token"] + "\n")
+    refresh = wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
+                  {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file})
+    loaded = stack.rss_kib()
+    pool = int(os.environ.get("IDENTITY_WORKER_CONCURRENCY", str(max(2, cores * 2))))
+    pg = pgbench(admin_db, limit_seconds, pool)
+
+    sign_in = wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, max(2, cores), 2,
+                  {"BENCH_APP_KEY": key, "BENCH_EMAIL": email, "BENCH_PASSWORD": password})
+    argon2 = json.loads(stack.ctl("bench", "argon2", "--seconds", str(limit_seconds), "--threads", str(cores)))
+
+    bus = json.loads(stack.ctl("bench", "bus", "--seconds", str(seconds), "--concurrency", "1"))
+    broker = json.loads(stack.ctl("bench", "broker", "--seconds", str(limit_seconds)))
+
+    db = stack.env["IDENTITY_DATABASE_URL"]
+    live = int(psql(db, "SELECT count(*) FROM sessions WHERE ended_at IS NULL") or 0)
+    session_bytes = int(psql(db, "SELECT pg_total_relation_size('sessions') + pg_total_relation_size('refresh_tokens')") or 0)
+    rows = [
+        ("GET /v1/me", me, "GET /healthz (same server)", healthz),
+        ("POST /v1/auth/token/refresh", refresh, "pgbench -N, %d clients" % pool, pg),
+        ("POST /v1/auth/sign-in (Argon2id m=19MiB t=2)", sign_in, "raw Argon2id, %d threads" % cores, argon2),
+        ("bus round trip (no-op command)", bus, "RabbitMQ publish+consume", broker),
+    ]
+    extra = {"rss_kib_idle": idle, "rss_kib_loaded": loaded, "live_sessions": live,
+             "session_bytes_total": session_bytes,
+             "bytes_per_live_session": round(session_bytes / live) if live else None,
+             "cores": cores, "seconds": seconds}
+    return rows, extra
+
+
+def report(rows, extra, smoke):
+    print("\n%-46s %10s %9s %9s   %-28s %10s %7s" % ("path", "req/s", "p50 ms", "p99 ms", "limit", "limit/s", "ratio"))
+    results = []
+    for name, figure, limit_name, limit in rows:
+        ratio = figure["per_second"] / limit["per_second"] if limit.get("per_second") else None
+        print("%-46s %10.1f %9.2f %9.2f   %-28s %10.1f %7.2f" % (
+            name, figure["per_second"], figure.get("p50_ms") or 0, figure.get("p99_ms") or 0, limit_name,
+            limit["per_second"], ratio or 0))
+        results.append({"path": name, "figure": figure, "limit_name": limit_name, "limit": limit, "ratio": ratio})
+    print("\nresident memory (KiB) idle:   %s" % extra["rss_kib_idle"])
+    print("resident memory (KiB) loaded: %s" % extra["rss_kib_loaded"])
+    print("PostgreSQL: %s live sessions, %s bytes per live session (sessions + refresh tokens, with indexes)"
+          % (extra["live_sessions"], extra["bytes_per_live_session"]))
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    name = "smoke-latest.json" if smoke else "bench-%s.json" % stamp
+    path = os.path.join(BENCH_DIR, "results", name)
+    with open(path, "w") as out:
+        json.dump({"time": stamp, "smoke": smoke, "rows": results, **extra}, out, indent=2)
+    print("written: %s" % os.path.relpath(path, ROOT))
+    if any(r["figure"].get("non_2xx") or r["figure"].get("failures") for r in results):
+        errors = {r["path"]: r["figure"].get("non_2xx") or r["figure"].get("failures") for r in results}
+        raise SystemExit("bench: some requests failed: %s" % errors)
+
+
+if __name__ == "__main__":
+    main()
