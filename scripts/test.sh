@@ -44,12 +44,13 @@ export IDENTITY_BIN_DIR
 export IDENTITY_SERVICES_SCRIPT=$SERVICES
 export IDENTITY_RUN_DIR=$RUN_DIR
 
+# The benchmark's smoke run (about 20 s): make bench must not rot. Figures are not checked.
+# It runs before the end-to-end tests so that pytest's summary is the run's closing line.
+step "bench smoke run"
+"$REPO_DIR/scripts/bench.sh" --smoke
+
 # Keep only this run's service logs (conftest writes them under $RUN_DIR/identity-e2e-*).
 rm -rf "$RUN_DIR"/identity-e2e-*
 
 step "python3 -m pytest -q Tests/e2e  (db $IDENTITY_DATABASE_URL, amqp $IDENTITY_AMQP_URL)"
 python3 -m pytest -q Tests/e2e
-
-# The benchmark's smoke run (about 20 s): make bench must not rot. Figures are not checked.
-step "bench smoke run"
-"$REPO_DIR/scripts/bench.sh" --smoke
