@@ -215,6 +215,7 @@ def report(rows, extra, smoke):
           % (extra["live_sessions"], extra["bytes_per_live_session"]))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = "smoke-latest.json" if smoke else "bench-%s.json" % stamp
+    os.makedirs(os.path.join(BENCH_DIR, "results"), exist_ok=True)
     path = os.path.join(BENCH_DIR, "results", name)
     with open(path, "w") as out:
         json.dump({"time": stamp, "smoke": smoke, "rows": results, **extra}, out, indent=2)

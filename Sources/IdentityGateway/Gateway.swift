@@ -3,7 +3,7 @@ import IdentityKit
 
 /// The HTTP gateway: resolves the app, checks the request's shape, serves reads from the store
 /// and sends every change of state to a worker as a command.
-public final class Gateway: Sendable {
+public final class Gateway: Service {
     private let configuration: GatewayConfiguration
     private let bus: BusClient
     private let router: Router

@@ -6,7 +6,7 @@ import IdentityOutbound
 /// settings and delivers it. A temporary failure goes back through the broker's delay queues
 /// (never a sleeping thread); a permanent one, or the last retry, goes to
 /// `identity.mailer.dead`. The counters are kept for the metrics endpoint.
-public final class MailerWorker: Sendable {
+public final class MailerWorker: Service {
     public struct Counters: Sendable {
         public var sent = 0
         public var retried = 0
@@ -52,7 +52,13 @@ public final class MailerWorker: Sendable {
     }
 
     public func start() { consumer.start() }
-    public func stop() { consumer.stop() }
+    public func stop() {
+        consumer.stop()
+        let counters = snapshot
+        Log.info("mailer counters", ["sent": String(counters.sent), "retried": String(counters.retried),
+                                     "dead_lettered": String(counters.deadLettered),
+                                     "duplicates_dropped": String(counters.duplicatesDropped)])
+    }
 }
 
 /// One delivery attempt and what follows it (nothing, a retry, or a dead letter).

@@ -4,7 +4,7 @@ import IdentityOutbound
 
 /// The provider worker: consumes `identity.provider.commands` (nonces, id-token
 /// verification, Apple code exchange). It never creates accounts or signs tokens.
-public final class ProviderWorker: Sendable {
+public final class ProviderWorker: Service {
     private let consumer: CommandConsumer
 
     public init(configuration: ProviderWorkerConfiguration) throws {

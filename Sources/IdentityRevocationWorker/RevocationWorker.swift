@@ -5,7 +5,7 @@ import IdentityOutbound
 /// The revocation worker: ends sessions on command (each end committed with its
 /// `session.revoked` event before the reply), removes push devices, revokes deleted accounts'
 /// Apple tokens at Apple, and relays the event outbox to the broker.
-public final class RevocationWorker: Sendable {
+public final class RevocationWorker: Service {
     private let consumer: CommandConsumer
     private let relay: OutboxRelay
 

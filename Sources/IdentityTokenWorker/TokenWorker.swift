@@ -3,7 +3,7 @@ import IdentityKit
 
 /// The token worker: consumes `identity.token.commands` and answers each command by its AMQP
 /// `type` (failures become `identity.common.v1.Error` through `CommandReplies`).
-public final class TokenWorker: Sendable {
+public final class TokenWorker: Service {
     private let consumer: CommandConsumer
     private let pool: PGPool
 
