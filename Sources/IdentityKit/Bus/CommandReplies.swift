@@ -26,7 +26,7 @@ public enum CommandReplies {
                                      errors: error.errors.map { CommonV1.FieldError(location: $0.location, message: $0.message) },
                                      retryAfter: Int32(error.retryAfter ?? 0))
         // Encoding a generated message of plain strings cannot fail; the fallback keeps the
-        // reply path free of `try!` all the same.
+        // reply path free of crash paths all the same.
         return (try? CommandConsumer.Reply(message)) ?? CommandConsumer.Reply.empty
     }
 }

@@ -20,7 +20,8 @@ public enum AESGCM {
                               "EVP_EncryptUpdate")
         var total = Int(length)
         try ciphertext.withUnsafeMutableBufferPointer { buffer in
-            try CryptoError.check(EVP_EncryptFinal_ex(context, buffer.baseAddress! + total, &length), "EVP_EncryptFinal_ex")
+            guard let base = buffer.baseAddress else { throw CryptoError(operation: "aes-gcm seal", reason: "no buffer") }
+            try CryptoError.check(EVP_EncryptFinal_ex(context, base + total, &length), "EVP_EncryptFinal_ex")
         }
         total += Int(length)
         var tag = [UInt8](repeating: 0, count: 16)
@@ -49,8 +50,9 @@ public enum AESGCM {
         var total = Int(length)
         var tagCopy = tag
         try CryptoError.check(EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tagCopy), "GCM set tag")
-        let final = plaintext.withUnsafeMutableBufferPointer { buffer in
-            EVP_DecryptFinal_ex(context, buffer.baseAddress! + total, &length)
+        let final = plaintext.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return 0 }
+            return EVP_DecryptFinal_ex(context, base + total, &length)
         }
         guard final == 1 else {
             throw CryptoError(operation: "aes-gcm open", reason: "authentication failed (wrong master key?)")
