@@ -21,7 +21,15 @@ CREATE TABLE devices (
     updated_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (app_id, id),
     UNIQUE (app_id, token),                     -- registered again, a token moves
-    FOREIGN KEY (app_id, uid) REFERENCES users (app_id, uid) ON DELETE CASCADE
+    FOREIGN KEY (app_id, uid) REFERENCES users (app_id, uid) ON DELETE CASCADE,
+    -- A device belongs to a session of its own app; it goes when the session row goes.
+    FOREIGN KEY (app_id, session_id) REFERENCES sessions (app_id, id) ON DELETE CASCADE
 );
 CREATE INDEX devices_by_session ON devices (app_id, session_id);
 CREATE INDEX devices_by_user ON devices (app_id, uid);
+
+-- The command that started a session, so a command redelivered after its worker died between
+-- commit and reply is answered from what it already did instead of being run twice.
+ALTER TABLE sessions ADD COLUMN command_id text;
+ALTER TABLE sessions ADD COLUMN created_account boolean NOT NULL DEFAULT false;
+CREATE UNIQUE INDEX sessions_by_command ON sessions (app_id, command_id) WHERE command_id IS NOT NULL;

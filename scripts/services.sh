@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Private PostgreSQL and RabbitMQ instances for this checkout (dev and tests).
 #
-#   scripts/services.sh start|stop|status|stop-broker|start-broker|destroy
+#   scripts/services.sh start|stop|status|stop-broker|start-broker|stop-db|start-db|destroy
 #   scripts/services.sh ctl ARGS...         rabbitmqctl against this checkout's node
 #   scripts/services.sh psql ARGS...        psql as superuser `postgres` on this checkout's server
 #   scripts/services.sh reset-vhost NAME    delete + recreate a vhost, full permissions for guest
@@ -367,6 +367,16 @@ case $cmd in
         have_users; resolve_data_dir
         rmq_start
         ;;
+    stop-db)
+        # PostgreSQL only (pg_ctl stop -m fast: open connections are cut, as in a restart).
+        peek_data_dir
+        pg_stop
+        ;;
+    start-db)
+        # PostgreSQL only; returns once it accepts connections.
+        have_users; resolve_data_dir
+        pg_start
+        ;;
     status)
         peek_data_dir
         rc=0
@@ -397,7 +407,7 @@ case $cmd in
         log "deleted service data in $DATA_DIR"
         ;;
     *)
-        echo "usage: $0 start|stop|status|stop-broker|start-broker|destroy|ctl ARGS|psql ARGS|reset-vhost NAME" >&2
+        echo "usage: $0 start|stop|status|stop-broker|start-broker|stop-db|start-db|destroy|ctl ARGS|psql ARGS|reset-vhost NAME" >&2
         exit 2
         ;;
 esac

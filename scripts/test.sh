@@ -18,8 +18,17 @@ source "$RUN_DIR/env"
 step "swift build --build-tests"
 swift build --build-tests
 
-step "swift test --skip-build"
-swift test --skip-build
+# The store tests (StoreTenancyTests) run on a fresh database of their own; without
+# IDENTITY_TEST_DATABASE_URL they are skipped.
+STORE_TEST_DB=identity_store_test
+
+step "fresh database $STORE_TEST_DB"
+"$SERVICES" psql -d postgres \
+    -c "DROP DATABASE IF EXISTS $STORE_TEST_DB WITH (FORCE)" \
+    -c "CREATE DATABASE $STORE_TEST_DB OWNER identity"
+
+step "swift test --skip-build  (store tests on db $STORE_TEST_DB)"
+IDENTITY_TEST_DATABASE_URL=${IDENTITY_DATABASE_URL%/*}/$STORE_TEST_DB swift test --skip-build
 
 # The end-to-end tests run the release binaries, as make run and production do: a bug that
 # only the optimizer exposes (a C pointer outliving its buffer) must fail here.

@@ -7,21 +7,46 @@ struct SessionIssuer: Sendable {
     let sessions: SessionStore
     let keys: SigningKeyCache
     let refreshTokenLifetimeSeconds: Int
+    /// Derives first refresh tokens from command ids (see `firstRefreshToken`).
+    let commandKey: [UInt8]
 
     struct Started {
         let sessionId: String
         let refreshToken: String
     }
 
-    func start(for user: UserRecord, amr: [String], client: CommonV1.ClientInfo?, on connection: PGConnection) throws -> Started {
+    func start(for user: UserRecord, amr: [String], client: CommonV1.ClientInfo?, command: CommandContext,
+               createdAccount: Bool, on connection: PGConnection) throws -> Started {
         let sessionId = Identifiers.prefixed("ses")
-        let refreshToken = Identifiers.secret("rt")
+        let refreshToken = firstRefreshToken(command)
         try sessions.create(appId: user.appId, uid: user.uid, sessionId: sessionId, amr: amr,
                             ip: client?.ip ?? "", userAgent: client?.userAgent ?? "",
                             refreshTokenHash: Digest.sha256(refreshToken),
-                            refreshLifetimeSeconds: refreshTokenLifetimeSeconds, on: connection)
+                            refreshLifetimeSeconds: refreshTokenLifetimeSeconds,
+                            commandId: command.id.isEmpty ? nil : command.id, createdAccount: createdAccount,
+                            on: connection)
         try Events.sessionCreated(appId: user.appId, uid: user.uid, sessionId: sessionId, amr: amr, on: connection)
         return Started(sessionId: sessionId, refreshToken: refreshToken)
+    }
+
+    /// A session's first refresh token is derived from the id of the command that starts it
+    /// (HMAC with a key only token workers hold): unguessable, stored only as a hash, and the
+    /// same again when the command is redelivered, so `replay` can answer with it.
+    private func firstRefreshToken(_ command: CommandContext) -> String {
+        guard !command.id.isEmpty else { return Identifiers.secret("rt") }
+        return "rt_" + Base64URL.encode(Digest.hmacSHA256(key: commandKey, Array(command.id.utf8)))
+    }
+
+    /// The answer a redelivered command already earned: when its worker died after committing
+    /// the session but before replying, the broker hands the command over again, and running
+    /// it twice would answer, say, a sign-up's own account with 409. Nil when it never ran.
+    func replay(_ command: CommandContext, appId: String, users: UserStore) throws -> TokenV1.AuthResult? {
+        guard command.redelivered, !command.id.isEmpty,
+              let started = try sessions.startedBy(commandId: command.id, appId: appId),
+              let user = try users.find(appId: appId, uid: started.uid) else { return nil }
+        Log.info("redelivered command answered from its committed session", ["app_id": appId, "session_id": started.sessionId])
+        return try result(for: user, sessionId: started.sessionId, refreshToken: firstRefreshToken(command),
+                          amr: started.amr, isNewUser: started.createdAccount, signingKey: signingKey(appId: appId))
     }
 
     /// The app's signing key, fetched before a flow writes anything, so a key that cannot be
@@ -52,5 +77,22 @@ struct SessionIssuer: Sendable {
         return TokenV1.AuthResult(accessToken: accessToken, tokenType: "Bearer",
                                   expiresIn: Int32(entry.app.accessTokenTTL), refreshToken: refreshToken,
                                   sessionId: sessionId, isNewUser: isNewUser, user: user.message)
+    }
+}
+
+/// Which command a flow is running: its message id (unique per request) and whether the broker
+/// delivered it before (to a worker that died).
+struct CommandContext: Sendable {
+    let id: String
+    let redelivered: Bool
+
+    init(_ message: BusMessage) {
+        id = message.messageId
+        redelivered = message.redelivered
+    }
+
+    init(id: String, redelivered: Bool) {
+        self.id = id
+        self.redelivered = redelivered
     }
 }

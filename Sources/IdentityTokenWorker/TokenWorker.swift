@@ -17,7 +17,8 @@ public final class TokenWorker: Service {
         let nonces = NonceStore(pool: pool)
         let issuer = SessionIssuer(sessions: sessions,
                                    keys: SigningKeyCache(apps: AppStore(pool: pool), masterKey: configuration.masterKey),
-                                   refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds)
+                                   refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds,
+                                   commandKey: Digest.hmacSHA256(key: configuration.masterKey, Array("command-session-v1".utf8)))
         let codeSettings = CodeSettings(
             // Bound to its purpose, like every key derived from the master key.
             codes: VerificationCodeStore(key: Digest.hmacSHA256(key: configuration.masterKey,
@@ -77,11 +78,11 @@ struct CommandRouter: Sendable {
         CommandReplies.answer(message) { message in
             switch message.type {
             case TokenV1.SignUp.protoName:
-                return try .init(signUp.handle(ProtoJSON.decode(TokenV1.SignUp.self, from: message.body)))
+                return try .init(signUp.handle(ProtoJSON.decode(TokenV1.SignUp.self, from: message.body), CommandContext(message)))
             case TokenV1.SignIn.protoName:
-                return try .init(signIn.handle(ProtoJSON.decode(TokenV1.SignIn.self, from: message.body)))
+                return try .init(signIn.handle(ProtoJSON.decode(TokenV1.SignIn.self, from: message.body), CommandContext(message)))
             case TokenV1.GuestSignIn.protoName:
-                return try .init(guest.handle(decode(message)))
+                return try .init(guest.handle(decode(message), CommandContext(message)))
             case TokenV1.DeleteAccount.protoName:
                 return try .init(deletion.handle(decode(message)))
             case TokenV1.RegisterDevice.protoName:
@@ -89,7 +90,7 @@ struct CommandRouter: Sendable {
             case TokenV1.SendEmailCode.protoName:
                 return try emailCode.send(decode(message), requestId: message.requestId)
             case TokenV1.VerifyEmailCode.protoName:
-                return try .init(emailCode.verify(decode(message)))
+                return try .init(emailCode.verify(decode(message), CommandContext(message)))
             case TokenV1.ForgotPassword.protoName:
                 return try recovery.forgot(decode(message), requestId: message.requestId)
             case TokenV1.CheckPasswordCode.protoName:
@@ -103,7 +104,8 @@ struct CommandRouter: Sendable {
             case TokenV1.VerifyEmail.protoName:
                 return try .init(verification.verify(decode(message)))
             case TokenV1.ProviderSignIn.protoName:
-                return try .init(providerSignIn.handle(ProtoJSON.decode(TokenV1.ProviderSignIn.self, from: message.body)))
+                return try .init(providerSignIn.handle(ProtoJSON.decode(TokenV1.ProviderSignIn.self, from: message.body),
+                                                       CommandContext(message)))
             case TokenV1.LinkIdentity.protoName:
                 return try .init(linking.link(ProtoJSON.decode(TokenV1.LinkIdentity.self, from: message.body)))
             case TokenV1.UnlinkIdentity.protoName:

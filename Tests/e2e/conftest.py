@@ -2,14 +2,16 @@
 worker, mailer worker, gateway) in front of a stand-in for Apple, Google and Firebase
 (provider_standin.py) and an SMTP sink (smtp_sink.py), and hands tests a client, fresh apps
 (plain, with the providers configured, or with any settings), the stand-in, the sink, an
-event-stream reader, and handles to stop/start the workers, the stand-in, the sink and the broker.
+event-stream reader, and handles to stop/start the workers, the stand-in, the sink, the broker and
+the database (and to SIGKILL the token worker).
 
 The harness (scripts/test.sh) provides everything through the environment: IDENTITY_BIN_DIR
 (identity-gateway, identity-token-worker, identity-revocation-worker, identity-provider-worker,
 identity-mailer-worker, identityctl),
 IDENTITY_DATABASE_URL (a fresh database),
 IDENTITY_AMQP_URL (a fresh vhost), IDENTITY_MASTER_KEY, IDENTITY_MIGRATIONS_DIR,
-IDENTITY_SERVICES_SCRIPT (stop-broker / start-broker) and IDENTITY_RUN_DIR (logs go under it).
+IDENTITY_SERVICES_SCRIPT (stop-broker / start-broker, stop-db / start-db) and IDENTITY_RUN_DIR
+(logs go under it).
 """
 
 import json
@@ -57,7 +59,7 @@ PROVIDER_SETTINGS = {
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "disruptive: stops shared processes (worker, broker); always runs last")
+        "markers", "disruptive: stops shared processes (worker, broker, database); runs last")
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -116,6 +118,14 @@ class ServiceProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             return self.proc.wait(timeout=5)
+
+    def kill(self):
+        """SIGKILL at once (a crash: no clean-up, nothing acked); returns the exit code."""
+        self.stopped_on_purpose = True
+        if not self.alive():
+            return self.proc.returncode if self.proc else None
+        self.proc.kill()
+        return self.proc.wait(timeout=5)
 
     def died(self):
         return self.proc is not None and not self.stopped_on_purpose and not self.alive()
@@ -258,6 +268,14 @@ class Stack:
         self.client.wait_for(
             lambda: self.client.sign_up(app, email=f"warm-{uuid.uuid4().hex}@example.com").status != 503,
             timeout=20)
+        # The revocation worker: a sign-out goes through it.
+        def signed_out():
+            resp = self.client.sign_up(app, email=f"warm-{uuid.uuid4().hex}@example.com")
+            if resp.status != 201:
+                return False
+            token = resp.json["data"]["access_token"]
+            return self.client.sign_out(app, token).status != 503
+        self.client.wait_for(signed_out, timeout=20)
         # The provider worker likewise (nonces are its business).
         self.client.wait_for(lambda: self.client.auth_nonce(app).status != 503, timeout=20)
         # And the mailer worker: a first mail through to the sink.
@@ -286,6 +304,10 @@ class Stack:
 
     def start_worker(self):
         self.worker.start()
+
+    def kill_token_worker(self):
+        """SIGKILL: the token worker dies mid-command. start_worker() brings it back."""
+        return self.worker.kill()
 
     def stop_revocation_worker(self):
         return self.revocation.stop()
@@ -323,6 +345,14 @@ class Stack:
 
     def start_broker(self):
         self.services_script("start-broker")
+
+    def stop_database(self):
+        """PostgreSQL only (pg_ctl stop -m fast): every open connection is cut."""
+        self.services_script("stop-db")
+
+    def start_database(self):
+        """Returns once PostgreSQL accepts connections again."""
+        self.services_script("start-db")
 
     def ctl(self, *args):
         return subprocess.run([self.binary("identityctl"), *args], env=self.env,
@@ -416,6 +446,17 @@ def app_factory(stack):
 @pytest.fixture
 def app(app_factory):
     return app_factory()
+
+
+@pytest.fixture(autouse=True)
+def _stack_serving_before_disruption(request):
+    """A disruptive test starts only once every worker consumes again: the one before it may
+    have restarted the broker or a worker, and a worker reconnects with a backoff of up to 5 s."""
+    if request.node.get_closest_marker("disruptive") is not None:
+        stack = request.getfixturevalue("stack")
+        stack.wait_ready()
+        stack.warm_up()
+    yield
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ public final class OutboxRelay: Sendable {
 
     private func run() {
         var delay = 0.1
+        var failureDelay = 0.1
         while isRunning {
             guard let connection = openConfirmingChannel() else {
                 Thread.sleep(forTimeInterval: delay)
@@ -41,15 +42,25 @@ public final class OutboxRelay: Sendable {
             delay = 0.1
             Log.info("outbox relay connected", ["host": url.host, "port": String(url.port)])
             var publisher = ConfirmingPublisher(connection: connection)
+            var failed = false
             while isRunning {
                 do {
                     if try relayBatch(&publisher) == 0 { Thread.sleep(forTimeInterval: 0.1) }
                 } catch {
                     Log.warning("outbox relay interrupted; will retry", ["error": String(describing: error)])
+                    failed = true
                     break
                 }
             }
             AMQPConnector.close(connection)
+            // The store or the broker failed mid-batch: wait before trying again, longer each
+            // time, rather than spinning while the database restarts.
+            if failed {
+                Thread.sleep(forTimeInterval: failureDelay)
+                failureDelay = min(failureDelay * 2, 5)
+            } else {
+                failureDelay = 0.1
+            }
         }
     }
 

@@ -16,16 +16,31 @@ public struct SessionStore: Sendable {
 
     /// Creates a session with its first refresh token inside the caller's transaction.
     public func create(appId: String, uid: String, sessionId: String, amr: [String], ip: String, userAgent: String,
-                       refreshTokenHash: [UInt8], refreshLifetimeSeconds: Int, on connection: PGConnection) throws {
+                       refreshTokenHash: [UInt8], refreshLifetimeSeconds: Int, commandId: String?, createdAccount: Bool,
+                       on connection: PGConnection) throws {
         try connection.query("""
-            INSERT INTO sessions (app_id, id, uid, amr, ip, user_agent, expires_at)
-            VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7))
+            INSERT INTO sessions (app_id, id, uid, amr, ip, user_agent, expires_at, command_id, created_account)
+            VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8, $9)
             """, [appId, sessionId, uid, PGParam.textArray(amr), ip.isEmpty ? nil : ip,
-                  userAgent.isEmpty ? nil : String(userAgent.prefix(512)), String(refreshLifetimeSeconds)])
+                  userAgent.isEmpty ? nil : String(userAgent.prefix(512)), String(refreshLifetimeSeconds), commandId,
+                  PGParam.bool(createdAccount)])
         try connection.query("""
             INSERT INTO refresh_tokens (app_id, token_hash, session_id, expires_at)
             VALUES ($1, $2, $3, now() + make_interval(secs => $4))
             """, [appId, PGParam.bytea(refreshTokenHash), sessionId, String(refreshLifetimeSeconds)])
+    }
+
+    /// The session a command already started (its worker died after the commit, before the
+    /// reply), if any.
+    public func startedBy(commandId: String, appId: String) throws -> (sessionId: String, uid: String, amr: [String],
+                                                                       createdAccount: Bool)? {
+        try pool.withConnection { connection in
+            try connection.query("""
+                SELECT id, uid, amr, created_account FROM sessions WHERE app_id = $1 AND command_id = $2
+                """, [appId, commandId]).first.map {
+                ($0.string("id"), $0.string("uid"), $0.stringArray("amr"), $0.bool("created_account"))
+            }
+        }
     }
 
     /// A refresh token as rotation sees it, read under a row lock.

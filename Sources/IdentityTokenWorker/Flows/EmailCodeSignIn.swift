@@ -22,7 +22,8 @@ struct EmailCodeSignIn: Sendable {
 
     /// Spends the code and signs in, creating the account when there is none; the email
     /// counts as verified from now on.
-    func verify(_ command: TokenV1.VerifyEmailCode) throws -> TokenV1.AuthResult {
+    func verify(_ command: TokenV1.VerifyEmailCode, _ context: CommandContext) throws -> TokenV1.AuthResult {
+        if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
         let signingKey = try issuer.signingKey(appId: command.appId)
         let amr = ["otp"]
         let outcome = try pool.transaction { connection -> Result<(UserRecord, SessionIssuer.Started, Bool), ServiceError> in
@@ -57,7 +58,8 @@ struct EmailCodeSignIn: Sendable {
                 try Events.userCreated(appId: command.appId, uid: user.uid, email: user.email, on: connection)
                 created = true
             }
-            return .success((user, try issuer.start(for: user, amr: amr, client: command.client, on: connection), created))
+            return .success((user, try issuer.start(for: user, amr: amr, client: command.client, command: context,
+                                                         createdAccount: created, on: connection), created))
         }
         let (user, started, created) = try outcome.get()
         return try issuer.result(for: user, started: started, amr: amr, isNewUser: created, signingKey: signingKey)

@@ -10,10 +10,11 @@ struct GuestSignIn: Sendable {
 
     func hmac(_ secret: String) -> [UInt8] { Digest.hmacSHA256(key: secretKey, Array(secret.utf8)) }
 
-    func handle(_ command: TokenV1.GuestSignIn) throws -> TokenV1.AuthResult {
+    func handle(_ command: TokenV1.GuestSignIn, _ context: CommandContext) throws -> TokenV1.AuthResult {
         guard (32...256).contains(command.secret.count) else {
             throw ServiceError.validationFailed([.init(location: "body.secret", message: "must be 32 to 256 characters")])
         }
+        if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
         let signingKey = try issuer.signingKey(appId: command.appId)
         let amr = ["guest"]
         let (user, started, created) = try pool.transaction { connection -> (UserRecord, SessionIssuer.Started, Bool) in
@@ -21,7 +22,8 @@ struct GuestSignIn: Sendable {
                                                               on: connection)
             guard !user.disabled else { throw ServiceError.userDisabled }
             if created { try Events.userCreated(appId: user.appId, uid: user.uid, email: nil, on: connection) }
-            return (user, try issuer.start(for: user, amr: amr, client: command.client, on: connection), created)
+            return (user, try issuer.start(for: user, amr: amr, client: command.client, command: context,
+                                               createdAccount: created, on: connection), created)
         }
         return try issuer.result(for: user, started: started, amr: amr, isNewUser: created, signingKey: signingKey)
     }

@@ -9,7 +9,8 @@ struct PasswordSignIn: Sendable {
     let hasher: PasswordHasher
     let issuer: SessionIssuer
 
-    func handle(_ command: TokenV1.SignIn) throws -> TokenV1.AuthResult {
+    func handle(_ command: TokenV1.SignIn, _ context: CommandContext) throws -> TokenV1.AuthResult {
+        if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
         guard command.password.count <= PasswordPolicy.maximumLength else { throw ServiceError.invalidCredential }
         let found = try users.find(appId: command.appId, identifier: command.identifier)
         guard let user = found, let hash = user.passwordHash else {
@@ -22,7 +23,8 @@ struct PasswordSignIn: Sendable {
         let signingKey = try issuer.signingKey(appId: command.appId)
         let amr = ["pwd"]
         let started = try pool.transaction { connection in
-            try issuer.start(for: user, amr: amr, client: command.client, on: connection)
+            try issuer.start(for: user, amr: amr, client: command.client, command: context, createdAccount: false,
+                             on: connection)
         }
         return try issuer.result(for: user, started: started, amr: amr, isNewUser: false, signingKey: signingKey)
     }

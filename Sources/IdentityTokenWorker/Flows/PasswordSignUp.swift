@@ -9,7 +9,8 @@ struct PasswordSignUp: Sendable {
     let hasher: PasswordHasher
     let issuer: SessionIssuer
 
-    func handle(_ command: TokenV1.SignUp) throws -> TokenV1.AuthResult {
+    func handle(_ command: TokenV1.SignUp, _ context: CommandContext) throws -> TokenV1.AuthResult {
+        if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
         // The gateway already checked the shape; these checks keep the worker safe on its own.
         if let problem = PasswordPolicy.problem(with: command.password) { throw ServiceError.weakPassword(problem) }
         guard EmailAddress.isValid(command.email) else { throw ServiceError.invalidEmail() }
@@ -39,7 +40,9 @@ struct PasswordSignUp: Sendable {
                 }
                 try Events.userCreated(appId: user.appId, uid: user.uid, email: user.email, on: connection)
             }
-            return (user, try issuer.start(for: user, amr: amr, client: command.client, on: connection))
+            return (user, try issuer.start(for: user, amr: amr, client: command.client, command: context,
+                                               createdAccount: command.guestUid == nil || user.uid != command.guestUid,
+                                               on: connection))
         }
         return try issuer.result(for: user, started: started, amr: amr, isNewUser: command.guestUid == nil || user.uid != command.guestUid,
                                  signingKey: signingKey)

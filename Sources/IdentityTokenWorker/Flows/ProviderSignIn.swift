@@ -13,7 +13,8 @@ struct ProviderSignIn: Sendable {
     let issuer: SessionIssuer
     let masterKey: [UInt8]
 
-    func handle(_ command: TokenV1.ProviderSignIn) throws -> TokenV1.AuthResult {
+    func handle(_ command: TokenV1.ProviderSignIn, _ context: CommandContext) throws -> TokenV1.AuthResult {
+        if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
         guard let identity = command.identity else { throw ServiceError.validationFailed([]) }
         let signingKey = try issuer.signingKey(appId: command.appId)
         let amr = [identity.provider]
@@ -35,7 +36,8 @@ struct ProviderSignIn: Sendable {
                 try ProviderAccounts.queueAppleCodeExchange(code: code, identity: identity, appId: command.appId,
                                                             uid: user.uid, masterKey: masterKey, on: connection)
             }
-            return (user, try issuer.start(for: user, amr: amr, client: command.client, on: connection), created)
+            return (user, try issuer.start(for: user, amr: amr, client: command.client, command: context,
+                                               createdAccount: created, on: connection), created)
         }
         return try issuer.result(for: user, started: started, amr: amr, isNewUser: created, signingKey: signingKey)
     }
