@@ -46,6 +46,7 @@ public final class OutboxRelay: Sendable {
             while isRunning {
                 do {
                     if try relayBatch(&publisher) == 0 { Thread.sleep(forTimeInterval: 0.1) }
+                    failureDelay = 0.1
                 } catch {
                     Log.warning("outbox relay interrupted; will retry", ["error": String(describing: error)])
                     failed = true
@@ -58,8 +59,6 @@ public final class OutboxRelay: Sendable {
             if failed {
                 Thread.sleep(forTimeInterval: failureDelay)
                 failureDelay = min(failureDelay * 2, 5)
-            } else {
-                failureDelay = 0.1
             }
         }
     }
