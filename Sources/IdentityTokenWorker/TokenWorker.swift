@@ -34,7 +34,7 @@ public final class TokenWorker: Service {
             devices: DeviceRegistration(pool: pool, devices: DeviceStore(pool: pool)),
             signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, issuer: issuer),
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, issuer: issuer),
-            profile: ProfileUpdate(users: users),
+            profile: ProfileUpdate(pool: pool, users: users),
             emailCode: EmailCodeSignIn(pool: pool, users: users, issuer: issuer, settings: codeSettings),
             recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings),
             verification: EmailVerification(pool: pool, users: users, settings: codeSettings),

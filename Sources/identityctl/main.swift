@@ -8,7 +8,7 @@ let usage = """
     usage:
       identityctl migrate
       identityctl apps create --name NAME [--access-token-ttl SECONDS]
-      identityctl apps settings APP_ID [--google-client-ids ID,ID] [--apple-bundle-ids ID,ID]
+      identityctl apps settings APP_ID [--access-token-ttl SECONDS] [--google-client-ids ID,ID] [--apple-bundle-ids ID,ID]
           [--apple-services-ids ID,ID] [--apple-team-id ID] [--apple-key-id ID]
           [--apple-private-key-file KEY.p8] [--firebase-project-id ID]
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
@@ -89,7 +89,15 @@ case ("apps", "settings"):
     env.validateOrExit(program: "identityctl")
     let pool = PGPool(url: common.databaseURL, size: 1)
     do {
-        guard try AppStore(pool: pool).find(id: appId) != nil else { fail("no app \(appId)") }
+        let apps = AppStore(pool: pool)
+        guard var app = try apps.find(id: appId) else { fail("no app \(appId)") }
+        if let ttlText = option("--access-token-ttl", in: rest) {
+            guard let ttl = Int(ttlText), (300...86_400).contains(ttl) else {
+                fail("--access-token-ttl must be 300 to 86400 seconds (5 minutes to 24 hours)")
+            }
+            // Token workers cache an app's settings for a minute: new tokens get it within that.
+            app = try apps.setAccessTokenTTL(appId: appId, seconds: ttl) ?? app
+        }
         let store = ProviderSettingsStore(pool: pool)
         var settings = try store.settings(appId: appId)
         let list = { (name: String) in option(name, in: rest).map { $0.split(separator: ",").map(String.init) } }
@@ -119,7 +127,7 @@ case ("apps", "settings"):
             mail.templates[String(target[0]), default: [:]][String(target[1])] = String(template[template.index(after: equals)...])
         }
         try mailStore.save(appId: appId, mail)
-        printJSON(["app_id": appId, "deep_link_url": mail.deepLinkURL ?? NSNull(),
+        printJSON(["app_id": appId, "access_token_ttl": app.accessTokenTTL, "deep_link_url": mail.deepLinkURL ?? NSNull(),
                    "mail_from_name": mail.fromName ?? NSNull(), "mail_from_address": mail.fromAddress ?? NSNull(), "google_client_ids": settings.googleClientIds,
                    "apple_bundle_ids": settings.appleBundleIds, "apple_services_ids": settings.appleServicesIds,
                    "apple_team_id": settings.appleTeamId ?? NSNull(), "apple_key_id": settings.appleKeyId ?? NSNull(),

@@ -39,6 +39,16 @@ def test_sign_in_publishes_session_created(client, app, events):
     assert_event(event, "session.created", "SessionCreated", app, signed_up["user"]["uid"])
 
 
+def test_profile_change_publishes_user_updated(client, app, events):
+    signed_up = client.new_user(app)
+    uid = signed_up["user"]["uid"]
+    changed = client.patch_me(app, signed_up["access_token"], {"first_name": "Renamed"})
+    assert changed.status == 200, changed
+    event = events.wait_for("user.updated", lambda b: b.get("uid") == uid)
+    body = assert_event(event, "user.updated", "UserUpdated", app, uid)
+    assert body.get("change") == "profile", body
+
+
 def test_sign_out_publishes_session_revoked(client, app, events):
     signed_up = client.new_user(app)
     sid = signed_up["session_id"]

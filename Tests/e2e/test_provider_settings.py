@@ -2,6 +2,7 @@
 key id and .p8 key, Firebase project), printed without the key; and what an app without a
 provider's settings answers (422 auth/provider-not-configured)."""
 
+import base64
 import json
 import secrets
 
@@ -103,3 +104,23 @@ def test_plain_app_cannot_link_a_provider(client, providers, app):
     resp = client.link_identity(app, token, "google", google_body(providers)[0])
     assert_problem(resp, 422, NOT_CONFIGURED)
 
+
+
+def test_apps_settings_changes_the_access_token_lifetime(stack, client):
+    # Set before the app's first sign-in: token workers cache an app's settings for a minute.
+    app = stack.create_app()
+    done = stack.ctl("apps", "settings", app["app_id"], "--access-token-ttl", "900")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["access_token_ttl"] == 900, done.stdout
+    signed_up = client.new_user(app)
+    assert signed_up["expires_in"] == 900, signed_up
+    claims = json.loads(base64.urlsafe_b64decode(signed_up["access_token"].split(".")[1] + "=="))
+    assert claims["exp"] - claims["iat"] == 900, claims
+
+
+@pytest.mark.parametrize("ttl", ["299", "86401", "soon"])
+def test_apps_settings_refuses_a_lifetime_out_of_range(stack, ttl):
+    app = stack.create_app()
+    done = stack.ctl("apps", "settings", app["app_id"], "--access-token-ttl", ttl)
+    assert done.returncode != 0, done.stdout
+    assert "access-token-ttl" in done.stderr, done.stderr

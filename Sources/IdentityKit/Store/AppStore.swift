@@ -47,6 +47,16 @@ public struct AppStore: Sendable {
         }
     }
 
+    /// Changes the lifetime of the app's access tokens (5 minutes to 24 hours).
+    public func setAccessTokenTTL(appId: String, seconds: Int) throws -> AppRecord? {
+        try pool.withConnection { connection in
+            try connection.query("""
+                UPDATE apps SET access_token_ttl = $2 WHERE id = $1
+                RETURNING id, name, app_key, issuer, access_token_ttl
+                """, [appId, String(seconds)]).first.map(Self.app)
+        }
+    }
+
     /// Keys that verify tokens: the current one and those rotated out but not yet retired.
     public func publicKeys(appId: String) throws -> [PublicSigningKey] {
         try pool.withConnection { connection in

@@ -196,6 +196,12 @@ public struct UserStore: Sendable {
     /// the user does not exist in this app.
     public func updateProfile(appId: String, uid: String, set: [ProfileField: String],
                               clear: Set<ProfileField>) throws -> UserRecord? {
+        try pool.withConnection { try updateProfile(appId: appId, uid: uid, set: set, clear: clear, on: $0) }
+    }
+
+    /// The same, inside the caller's transaction.
+    public func updateProfile(appId: String, uid: String, set: [ProfileField: String], clear: Set<ProfileField>,
+                              on connection: PGConnection) throws -> UserRecord? {
         var assignments = ["updated_at = now()"]
         var parameters: [String?] = [appId, uid]
         for field in ProfileField.allCases {
@@ -207,12 +213,10 @@ public struct UserStore: Sendable {
             }
         }
         do {
-            return try pool.withConnection { connection in
-                try connection.query("""
-                    UPDATE users SET \(assignments.joined(separator: ", "))
-                    WHERE app_id = $1 AND uid = $2 RETURNING \(UserRecord.columns)
-                    """, parameters).first.map(UserRecord.init(row:))
-            }
+            return try connection.query("""
+                UPDATE users SET \(assignments.joined(separator: ", "))
+                WHERE app_id = $1 AND uid = $2 RETURNING \(UserRecord.columns)
+                """, parameters).first.map(UserRecord.init(row:))
         } catch StoreError.uniqueViolation {
             throw Conflict.username
         }
