@@ -35,7 +35,7 @@ public final class ProviderWorker: Service {
                     return try .init(verifier.verify(ProtoJSON.decode(ProviderV1.VerifyIdToken.self, from: message.body)))
                 case ProviderV1.ExchangeAppleCode.protoName:
                     exchange.handle(try ProtoJSON.decode(ProviderV1.ExchangeAppleCode.self, from: message.body))
-                    return try .init(ProviderV1.NonceIssued())  // no one waits for this reply
+                    return .none()  // sent through the outbox: no one waits for a reply
                 default:
                     return nil
                 }

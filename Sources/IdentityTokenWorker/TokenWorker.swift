@@ -78,9 +78,9 @@ struct CommandRouter: Sendable {
         CommandReplies.answer(message) { message in
             switch message.type {
             case TokenV1.SignUp.protoName:
-                return try .init(signUp.handle(ProtoJSON.decode(TokenV1.SignUp.self, from: message.body), CommandContext(message)))
+                return try .init(signUp.handle(decode(message), CommandContext(message)))
             case TokenV1.SignIn.protoName:
-                return try .init(signIn.handle(ProtoJSON.decode(TokenV1.SignIn.self, from: message.body), CommandContext(message)))
+                return try .init(signIn.handle(decode(message), CommandContext(message)))
             case TokenV1.GuestSignIn.protoName:
                 return try .init(guest.handle(decode(message), CommandContext(message)))
             case TokenV1.DeleteAccount.protoName:
@@ -104,16 +104,15 @@ struct CommandRouter: Sendable {
             case TokenV1.VerifyEmail.protoName:
                 return try .init(verification.verify(decode(message)))
             case TokenV1.ProviderSignIn.protoName:
-                return try .init(providerSignIn.handle(ProtoJSON.decode(TokenV1.ProviderSignIn.self, from: message.body),
-                                                       CommandContext(message)))
+                return try .init(providerSignIn.handle(decode(message), CommandContext(message)))
             case TokenV1.LinkIdentity.protoName:
-                return try .init(linking.link(ProtoJSON.decode(TokenV1.LinkIdentity.self, from: message.body)))
+                return try .init(linking.link(decode(message)))
             case TokenV1.UnlinkIdentity.protoName:
-                return try .init(linking.unlink(ProtoJSON.decode(TokenV1.UnlinkIdentity.self, from: message.body)))
+                return try .init(linking.unlink(decode(message)))
             case TokenV1.Refresh.protoName:
-                return try .init(refresh.handle(ProtoJSON.decode(TokenV1.Refresh.self, from: message.body)))
+                return try .init(refresh.handle(decode(message)))
             case TokenV1.UpdateProfile.protoName:
-                return try .init(profile.handle(ProtoJSON.decode(TokenV1.UpdateProfile.self, from: message.body)))
+                return try .init(profile.handle(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

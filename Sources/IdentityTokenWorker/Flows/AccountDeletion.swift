@@ -34,9 +34,10 @@ struct AccountDeletion: Sendable {
                 guard let linked = try identities.identity(appId: command.appId, uid: user.uid, provider: identity.provider,
                                                            on: connection),
                       linked.subject == identity.subject else { throw ServiceError.reauthRequired }
-                if let hex = identity.nonceHash {
-                    guard let hash = Hex.decode(hex), try nonces.spend(appId: command.appId, hash: hash, on: connection)
-                    else { throw ServiceError.reauthRequired }
+                do {
+                    try ProviderAccounts.spendNonce(identity, appId: command.appId, nonces: nonces, on: connection)
+                } catch let error as ServiceError where error.status == 401 {
+                    throw ServiceError.reauthRequired  // a spent nonce is stale proof, not a bad token
                 }
             }
             if let apple = try identities.identity(appId: command.appId, uid: user.uid, provider: "apple", on: connection) {
@@ -68,23 +69,5 @@ struct AccountDeletion: Sendable {
                                                    sealedRefreshToken: Data(apple.sealedAppleRefreshToken ?? []),
                                                    sealedCode: Data(sealedCode))
         try EventOutbox.appendCommand(revoke, queue: BusTopology.revocationCommands, appId: command.appId, on: connection)
-    }
-}
-
-/// `identity.token.v1.RegisterDevice` (POST /v1/me/devices).
-struct DeviceRegistration: Sendable {
-    let pool: PGPool
-    let devices: DeviceStore
-
-    func handle(_ command: TokenV1.RegisterDevice) throws -> TokenV1.DeviceResult {
-        let device = try pool.transaction { connection -> DeviceRecord in
-            guard let device = try devices.register(appId: command.appId, uid: command.uid, sessionId: command.sessionId,
-                                                    token: command.token, platform: command.platform, kind: command.kind,
-                                                    deviceName: command.deviceName, on: connection)
-            else { throw ServiceError.internal }
-            try Events.deviceRegistered(device, on: connection)
-            return device
-        }
-        return TokenV1.DeviceResult(device: device.message)
     }
 }
