@@ -141,14 +141,69 @@ def main():
         env.pop(name, None)
     stack = Stack(bin_dir, env, log_dir)
     stack.ctl("migrate")
+    # The load comes from one address, so every limit the measured paths pass is raised far
+    # out of reach: each request still pays for its checks (one store round trip), none is
+    # refused. A twin app with every limit off measures what the checks cost.
     app = json.loads(stack.ctl("apps", "create", "--name", "bench"))
-    key = app["app_key"]
+    stack.ctl("apps", "settings", app["app_id"], *limit_flags("1000000000/1s"))
+    unlimited = json.loads(stack.ctl("apps", "create", "--name", "bench-unlimited"))
+    stack.ctl("apps", "settings", unlimited["app_id"], *limit_flags("off"),
+              env=dict(env, IDENTITY_RATE_LIMIT_OFF_ALLOWED="1"))
     stack.start()
     try:
-        rows, extra = run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, args.smoke)
+        rows, extra = run(stack, app, app["app_key"], base, seconds, limit_seconds, cores, admin_db, args.smoke)
+        extra["rate_limit_cost"] = rate_limit_cost(stack, app, unlimited, base, seconds, cores, args.smoke)
     finally:
         stack.stop()
     report(rows, extra, args.smoke)
+
+
+LIMITED_PATHS = ("sign_in_per_ip", "sign_in_per_identifier", "sign_up_per_ip", "guest_per_ip", "refresh_per_ip")
+
+
+def limit_flags(value):
+    return [arg for name in LIMITED_PATHS for arg in ("--rate-limit", "%s=%s" % (name, value))]
+
+
+def refresh_tokens(base, key, count, path):
+    """One fresh guest session per connection to start the refresh chains (guests: no hashing),
+    and one more per wrk thread: wrk builds one request per thread before any is sent."""
+    with open(path, "w") as out:
+        for _ in range(count):
+            status, body = http("POST", base + "/v1/auth/guest", {"secret": secrets.token_urlsafe(32)},
+                                {"X-App-Key": key})
+            assert status == 200, body
+            out.write(body["data"]["refresh_token"] + "\n")
+    return path
+
+
+def rate_limit_cost(stack, limited, unlimited, base, seconds, cores, smoke):
+    """Refresh and sign-in with the limits checked (limited) and with none (unlimited), one
+    after the other, alternating twice so a drift of the machine shows rather than hides."""
+    connections = 32 if not smoke else 4
+    rounds = 1 if smoke else 2
+    out = {"refresh": {"on": [], "off": []}, "sign_in": {"on": [], "off": []}}
+    users = {}
+    for label, app in (("on", limited), ("off", unlimited)):
+        email, password = "bench-%s@example.com" % secrets.token_hex(4), "bench-" + secrets.token_hex(8)
+        status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password},
+                            {"X-App-Key": app["app_key"]})
+        assert status == 201, body
+        users[label] = (email, password)
+    for _ in range(rounds):
+        for label, app in (("on", limited), ("off", unlimited)):
+            tokens = refresh_tokens(base, app["app_key"], connections + 2,
+                                    os.path.join(stack.log_dir, "refresh-tokens-%s.txt" % label))
+            out["refresh"][label].append(wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
+                                             {"BENCH_APP_KEY": app["app_key"], "BENCH_TOKENS_FILE": tokens})["per_second"])
+            email, password = users[label]
+            out["sign_in"][label].append(wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, max(2, cores), 2,
+                                             {"BENCH_APP_KEY": app["app_key"], "BENCH_EMAIL": email,
+                                              "BENCH_PASSWORD": password})["per_second"])
+    for path in out.values():
+        on, off = sum(path["on"]) / len(path["on"]), sum(path["off"]) / len(path["off"])
+        path["ratio_on_to_off"] = on / off if off else None
+    return out
 
 
 def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
@@ -163,14 +218,7 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
     me = wrk("me.lua", base + "/v1/me", seconds, connections, 2, {"BENCH_APP_KEY": key, "BENCH_TOKEN": token})
     healthz = wrk("healthz.lua", base + "/healthz", limit_seconds, connections, 2, {})
 
-    # One fresh session per connection to start the refresh chains (guests: no hashing), and
-    # one more per wrk thread: wrk builds one request per thread before any is sent.
-    tokens_file = os.path.join(stack.log_dir, "refresh-tokens.txt")
-    with open(tokens_file, "w") as out:
-        for _ in range(connections + 2):
-            status, body = http("POST", base + "/v1/auth/guest", {"secret": secrets.token_urlsafe(32)}, headers)
-            assert status == 200, body
-            out.write(body["data"]["refresh_token"] + "\n")
+    tokens_file = refresh_tokens(base, key, connections + 2, os.path.join(stack.log_dir, "refresh-tokens.txt"))
     refresh = wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
                   {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file})
     loaded = stack.rss_kib()
@@ -213,6 +261,13 @@ def report(rows, extra, smoke):
     print("resident memory (KiB) loaded: %s" % extra["rss_kib_loaded"])
     print("PostgreSQL: %s live sessions, %s bytes per live session (sessions + refresh tokens, with indexes)"
           % (extra["live_sessions"], extra["bytes_per_live_session"]))
+    cost = extra.get("rate_limit_cost")
+    if cost:
+        print("\nrate limits checked vs off (req/s per run; one store round trip per checked request):")
+        for path, runs in cost.items():
+            print("  %-8s on %-24s off %-24s on/off %.3f" % (
+                path, ", ".join("%.1f" % v for v in runs["on"]), ", ".join("%.1f" % v for v in runs["off"]),
+                runs["ratio_on_to_off"] or 0))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = "smoke-latest.json" if smoke else "bench-%s.json" % stamp
     os.makedirs(os.path.join(BENCH_DIR, "results"), exist_ok=True)

@@ -9,6 +9,7 @@ public final class Gateway: Service {
     private let router: Router
     private let apps: AppResolver
     private let server: HTTPServer
+    private let rateLimits: RateLimitStep
 
     public init(configuration: GatewayConfiguration) throws {
         self.configuration = configuration
@@ -19,10 +20,13 @@ public final class Gateway: Service {
         let apps = AppResolver(store: appStore)
         self.apps = apps
         let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
+        let verifier = TokenVerifier(store: appStore)
+        let sessions = SessionStore(pool: pool)
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
-            verifier: TokenVerifier(store: appStore), users: UserStore(pool: pool),
-            sessions: SessionStore(pool: pool)))
+            verifier: verifier, users: UserStore(pool: pool), sessions: sessions))
+        rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
+                                   auth: Authenticator(verifier: verifier, sessions: sessions))
         let box = DispatchBox()
         server = HTTPServer { request in box.gateway?.dispatch(request) ?? .now(.problem(.unavailable, requestId: request.requestId)) }
         box.gateway = self
@@ -54,6 +58,9 @@ public final class Gateway: Service {
         bus.stop()
     }
 
+    /// The request pipeline every route passes through, in order: route match, media type, app
+    /// (`X-App-Key`), body parsed once, the route's rate limits, then its handler. What a route
+    /// needs is declared on its `Route`, never re-checked in handlers.
     func dispatch(_ incoming: HTTPRequest) -> RouteResult {
         var request = incoming
         let requestId = request.requestId
@@ -70,7 +77,13 @@ public final class Gateway: Service {
                     throw ServiceError.unsupportedMediaType
                 }
                 let app = route.needsApp ? try apps.app(forKey: request.header("x-app-key")) : nil
-                return try route.handler(RouteContext(request: request, app: app))
+                var context = RouteContext(request: request, app: app)
+                if route.takesBody { context.json = try BodyReader.parse(request.body) }
+                var limitHeaders: [(String, String)] = []
+                if let app, !route.limits.isEmpty {
+                    limitHeaders = try rateLimits.apply(route.limits, context: context, appId: app.id)
+                }
+                return try route.handler(context).adding(headers: limitHeaders)
             } catch let error as ServiceError {
                 return .now(.problem(error, requestId: requestId))
             } catch StoreError.unavailable(let reason) {

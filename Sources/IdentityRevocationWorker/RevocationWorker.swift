@@ -4,10 +4,12 @@ import IdentityOutbound
 
 /// The revocation worker: ends sessions on command (each end committed with its
 /// `session.revoked` event before the reply), removes push devices, revokes deleted accounts'
-/// Apple tokens at Apple, and relays the event outbox to the broker.
+/// Apple tokens at Apple, relays the event outbox to the broker, and purges spent rate-limit
+/// states.
 public final class RevocationWorker: Service {
     private let consumer: CommandConsumer
     private let relay: OutboxRelay
+    private let purge: RateLimitPurge
 
     public init(configuration: RevocationWorkerConfiguration) throws {
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
@@ -43,14 +45,17 @@ public final class RevocationWorker: Service {
             }
         }
         relay = try OutboxRelay(url: configuration.common.amqpURL, pool: pool)
+        purge = RateLimitPurge(store: RateLimitStore(pool: pool))
     }
 
     public func start() {
         relay.start()
         consumer.start()
+        purge.start()
     }
 
     public func stop() {
+        purge.stop()
         consumer.stop()
         relay.stop()
     }

@@ -14,6 +14,8 @@ let usage = """
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
           email_verification; PART: subject, text, html)
+          [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
+          off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
       identityctl mail replay-dead    moves dead-lettered mail back to the mailer queue
       identityctl bench argon2|bus|broker [--seconds S] [--threads N] [--concurrency N]
                                       the machine's limits for make bench (JSON)
@@ -127,12 +129,14 @@ case ("apps", "settings"):
             mail.templates[String(target[0]), default: [:]][String(target[1])] = String(template[template.index(after: equals)...])
         }
         try mailStore.save(appId: appId, mail)
+        let limits = try RateLimitSettings.apply(options("--rate-limit", in: rest), appId: appId, apps: apps,
+                                                 offAllowed: env.string("IDENTITY_RATE_LIMIT_OFF_ALLOWED", default: "") == "1")
         printJSON(["app_id": appId, "access_token_ttl": app.accessTokenTTL, "deep_link_url": mail.deepLinkURL ?? NSNull(),
                    "mail_from_name": mail.fromName ?? NSNull(), "mail_from_address": mail.fromAddress ?? NSNull(), "google_client_ids": settings.googleClientIds,
                    "apple_bundle_ids": settings.appleBundleIds, "apple_services_ids": settings.appleServicesIds,
                    "apple_team_id": settings.appleTeamId ?? NSNull(), "apple_key_id": settings.appleKeyId ?? NSNull(),
                    "apple_private_key_set": settings.applePrivateKeySealed != nil,
-                   "firebase_project_id": settings.firebaseProjectId ?? NSNull()])
+                   "firebase_project_id": settings.firebaseProjectId ?? NSNull(), "rate_limits": limits])
     } catch {
         fail("apps settings failed: \(error)")
     }

@@ -337,6 +337,95 @@ final class StoreTenancyTests: XCTestCase {
         }
     }
 
+    // MARK: RateLimitStore
+
+    func testRateLimitBudgetsAreCountedPerAppAndOverriddenPerApp() throws {
+        let limits = RateLimitStore(pool: pool)
+        let policy = RateLimitPolicy(name: "sign_in_per_ip", count: 3, window: 60)
+        let check = RateLimitStore.Check(policy, subject: "203.0.113.7")
+        for remaining in [2, 1, 0] {
+            let status = try XCTUnwrap(try limits.take(appId: appA.id, [check]).last)
+            XCTAssertFalse(status.refused)
+            XCTAssertEqual(status.remaining, remaining)
+        }
+        let refused = try XCTUnwrap(try limits.take(appId: appA.id, [check]).last)
+        XCTAssertTrue(refused.refused)
+        XCTAssertEqual(refused.retryAfter, 20, accuracy: 1, "one request comes back every 60/3 s")
+        // A refused request leaves the state as it was: hammering does not push the reopening away.
+        let again = try XCTUnwrap(try limits.take(appId: appA.id, [check]).last)
+        XCTAssertEqual(again.retryAfter, refused.retryAfter, accuracy: 0.5)
+
+        // Another app, same subject and name: its own budget.
+        XCTAssertFalse(try XCTUnwrap(try limits.take(appId: appB.id, [check]).last).refused)
+        // Another subject in the same app: its own budget.
+        let other = RateLimitStore.Check(policy, subject: "203.0.113.8")
+        XCTAssertFalse(try XCTUnwrap(try limits.take(appId: appA.id, [other]).last).refused)
+
+        // B's override changes B's limit only.
+        let apps = AppStore(pool: pool)
+        try apps.setRateLimitOverride(appId: appB.id, name: policy.name, .limit(count: 1, window: 3600))
+        let overridden = try XCTUnwrap(try limits.take(appId: appB.id, [other]).last)
+        XCTAssertEqual(overridden.count, 1)
+        XCTAssertEqual(overridden.window, 3600)
+        XCTAssertTrue(try XCTUnwrap(try limits.take(appId: appB.id, [other]).last).refused)
+        XCTAssertEqual(try apps.rateLimitOverrides(appId: appA.id), [:])
+        try apps.setRateLimitOverride(appId: appB.id, name: policy.name, .off)
+        XCTAssertEqual(try limits.take(appId: appB.id, [other]), [], "a limit turned off counts nothing")
+        try apps.setRateLimitOverride(appId: appB.id, name: policy.name, nil)
+        XCTAssertEqual(try apps.rateLimitOverrides(appId: appB.id), [:])
+    }
+
+    func testRateLimitWalkStopsAtTheFirstRefusalAndRefundsGiveBack() throws {
+        let limits = RateLimitStore(pool: pool)
+        let tight = RateLimitStore.Check(RateLimitPolicy(name: "code_resend_per_address", count: 1, window: 60),
+                                         subject: "x")
+        let loose = RateLimitStore.Check(RateLimitPolicy(name: "code_send_per_address", count: 5, window: 3600),
+                                         subject: "x")
+        XCTAssertEqual(try limits.take(appId: appA.id, [tight, loose]).map(\.remaining), [0, 4])
+        let refused = try limits.take(appId: appA.id, [tight, loose])
+        XCTAssertEqual(refused.map(\.name), ["code_resend_per_address"], "nothing after the refusing limit is taken")
+        XCTAssertTrue(refused[0].refused)
+        XCTAssertEqual(try limits.take(appId: appA.id, [loose]).last?.remaining, 3)
+
+        try pool.transaction { try RateLimitStore.refund(appId: appA.id, tight, on: $0) }
+        XCTAssertFalse(try XCTUnwrap(try limits.take(appId: appA.id, [tight]).last).refused)
+        // Nothing of B's changed.
+        XCTAssertEqual(try limits.take(appId: appB.id, [loose]).last?.remaining, 4)
+    }
+
+    func testCodeGuessesAreCountedPerAddressAcrossCodes() throws {
+        let codes = VerificationCodeStore(key: SecureRandom.bytes(32))
+        let email = "gil@example.com"
+        try AppStore(pool: pool).setRateLimitOverride(appId: appA.id, name: "code_guess_per_address",
+                                                      .limit(count: 6, window: 3600))
+        for round in 0..<2 {
+            let code = round == 0 ? "111111" : "222222"
+            try pool.transaction {
+                try codes.store(code, purpose: .emailCode, appId: appA.id, email: email, lifetimeSeconds: 600, on: $0)
+            }
+            try pool.transaction { connection in
+                for _ in 0..<3 {
+                    XCTAssertEqual(try codes.check("000000", purpose: .emailCode, appId: appA.id, email: email,
+                                                   spend: false, on: connection), .invalid)
+                }
+            }
+        }
+        // Six wrong guesses over two codes: the third code, right, is refused; in B it is not.
+        try pool.transaction {
+            try codes.store("333333", purpose: .passwordReset, appId: appA.id, email: email, lifetimeSeconds: 600, on: $0)
+            try codes.store("333333", purpose: .passwordReset, appId: appB.id, email: email, lifetimeSeconds: 600, on: $0)
+        }
+        try pool.transaction { connection in
+            guard case .limited(let statuses) = try codes.check("333333", purpose: .passwordReset, appId: appA.id,
+                                                                 email: email, spend: true, on: connection) else {
+                return XCTFail("the address's budget is spent")
+            }
+            XCTAssertEqual(statuses.last?.name, "code_guess_per_address")
+            XCTAssertEqual(try codes.check("333333", purpose: .passwordReset, appId: appB.id, email: email, spend: true,
+                                           on: connection), .valid)
+        }
+    }
+
     // MARK: DeviceStore
 
     func testDevicesAreListedAndUnregisteredPerApp() throws {

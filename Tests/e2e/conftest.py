@@ -189,6 +189,11 @@ class Stack:
             # then every 1.2 s until Apple answers 200.
             "IDENTITY_APPLE_REVOKE_RETRY_DELAYS_MS": ",".join(
                 str(ms) for ms in APPLE_REVOKE_RETRY_DELAYS_MS),
+            # The tests' client is a proxy (identity_client.Client sends X-Forwarded-For), so the
+            # per-IP rate limits count the addresses it forwards, not 127.0.0.1.
+            "IDENTITY_TRUSTED_PROXIES": "127.0.0.1/32",
+            # identityctl may turn a limit off (tests only).
+            "IDENTITY_RATE_LIMIT_OFF_ALLOWED": "1",
         })
         self.refresh_grace_seconds = REFRESH_GRACE_SECONDS
         # Each worker gets its own HTTP port in case it serves /healthz or /metrics on
@@ -372,7 +377,8 @@ class Stack:
     def settings_args(self, app_id, **settings):
         """identityctl arguments for `apps settings`: google_client_ids=[...] becomes
         --google-client-ids a,b; deep_link_url="https://..." becomes --deep-link-url https://...
-        (likewise mail_from_name, mail_from_address); mail_templates={"email_code.subject":
+        (likewise mail_from_name, mail_from_address); rate_limits={"sign_in_per_ip": "5/1m"}
+        becomes one --rate-limit NAME=VALUE per entry; mail_templates={"email_code.subject":
         "Code for {{app_name}}", ...} becomes one --mail-template KIND.PART=VALUE per entry; None
         leaves a flag out."""
         args = ["apps", "settings", app_id]
@@ -382,6 +388,10 @@ class Stack:
             if key == "mail_templates":
                 for name, template in value.items():
                     args += ["--mail-template", f"{name}={template}"]
+                continue
+            if key == "rate_limits":
+                for name, limit in value.items():
+                    args += ["--rate-limit", f"{name}={limit}"]
                 continue
             if isinstance(value, (list, tuple)):
                 value = ",".join(value)

@@ -81,11 +81,23 @@ class Response:
         return f"<Response {self.status} {self.body[:800]!r}>"
 
 
+def random_client_ip():
+    """A made-up client address in 10.0.0.0/8, as a trusted proxy would forward it."""
+    return f"10.{secrets.randbelow(256)}.{secrets.randbelow(256)}.{secrets.randbelow(254) + 1}"
+
+
 class Client:
     """One connection per request: simple, and a server that closes a connection early (413)
-    cannot poison the next request."""
+    cannot poison the next request.
 
-    def __init__(self, base_url, timeout=15.0):
+    The test gateway trusts 127.0.0.1 as a proxy (IDENTITY_TRUSTED_PROXIES), and every request
+    comes "through" it from a random client address (`X-Forwarded-For`), so the per-IP rate
+    limits count each request on its own, as they would count a crowd of real users. A test of
+    the per-IP limits sends its own `X-Forwarded-For`; `Client(..., forwarded_for=None)` sends
+    none (the socket peer counts)."""
+
+    def __init__(self, base_url, timeout=15.0, forwarded_for=random_client_ip):
+        self.forwarded_for = forwarded_for
         parts = urlsplit(base_url)
         self.base_url = base_url.rstrip("/")
         self.host = parts.hostname
@@ -109,6 +121,8 @@ class Client:
         if request_id is not None:
             hdrs["X-Request-Id"] = request_id
         hdrs.update(headers or {})
+        if self.forwarded_for is not None and not any(k.lower() == "x-forwarded-for" for k in hdrs):
+            hdrs["X-Forwarded-For"] = self.forwarded_for()
         if data is not None:
             hdrs["Content-Length"] = str(len(data))
 

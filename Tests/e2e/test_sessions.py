@@ -25,7 +25,9 @@ def _time(text):
 
 
 def _sign_in(client, app, email, user_agent=None):
-    headers = {"User-Agent": user_agent} if user_agent else None
+    headers = {"X-Forwarded-For": "203.0.113.50"}
+    if user_agent:
+        headers["User-Agent"] = user_agent
     resp = client.sign_in(app, email=email, headers=headers)
     assert resp.status == 200, resp
     return resp.data
@@ -61,7 +63,9 @@ def _by_id(listed):
 def test_sessions_lists_live_sessions_newest_first(client, app):
     agents = [_user_agent("sign-up"), _user_agent("phone"), _user_agent("laptop")]
     email = unique_email()
-    signed_up = client.sign_up(app, email=email, headers={"User-Agent": agents[0]})
+    # Each call "through" the trusted proxy from the same client address: the session records it.
+    signed_up = client.sign_up(app, email=email, headers={"User-Agent": agents[0],
+                                                          "X-Forwarded-For": "203.0.113.50"})
     assert signed_up.status == 201, signed_up
     first = signed_up.data
     second = _sign_in(client, app, email, agents[1])
@@ -74,7 +78,7 @@ def test_sessions_lists_live_sessions_newest_first(client, app):
     for entry, tokens, agent in zip(listed, (third, second, first), reversed(agents)):
         assert entry["current"] is (tokens is third), entry
         assert entry["id"] == split(tokens["access_token"])[1]["sid"], entry
-        assert entry["ip"] == "127.0.0.1", entry
+        assert entry["ip"] == "203.0.113.50", entry
         assert entry["user_agent"] == agent, entry
         assert entry["amr"] == ["pwd"], entry
         assert entry["mfa_verified"] is False, entry

@@ -40,7 +40,7 @@ struct HTTPResponse: Sendable {
                 .object(["location": .string($0.location), "message": .string($0.message)])
             })
         }
-        var extra = headers
+        var extra = headers + (error.rateLimit?.pairs ?? [])
         if let seconds = error.retryAfter {
             extra.append(("Retry-After", String(seconds)))
         } else if error.status == 503 {
@@ -73,4 +73,24 @@ struct HTTPResponse: Sendable {
 enum RouteResult: Sendable {
     case now(HTTPResponse)
     case later(@Sendable (_ respond: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
+}
+
+extension RouteResult {
+    /// The same result with `headers` added to whatever answer it produces (now or later).
+    func adding(headers: [(String, String)]) -> RouteResult {
+        guard !headers.isEmpty else { return self }
+        switch self {
+        case .now(var response):
+            response.headers += headers
+            return .now(response)
+        case .later(let work):
+            return .later { respond in
+                work { response in
+                    var response = response
+                    response.headers += headers
+                    respond(response)
+                }
+            }
+        }
+    }
 }

@@ -8,9 +8,9 @@ struct AccountRoutes: Sendable {
     let commands: CommandSender
 
     var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/guest", needsApp: true, takesBody: true, handler: guest),
+        [Route(method: "POST", pattern: "/v1/auth/guest", needsApp: true, takesBody: true, limits: .guest, handler: guest),
          // The body is optional (its absence is simply no proof: 403), so no media-type check.
-         Route(method: "DELETE", pattern: "/v1/me", needsApp: true, takesBody: false, handler: delete),
+         Route(method: "DELETE", pattern: "/v1/me", needsApp: true, takesBody: false, limits: .passwordCheck, handler: delete),
          Route(method: "POST", pattern: "/v1/me/devices", needsApp: true, takesBody: true, handler: register),
          Route(method: "GET", pattern: "/v1/me/devices", needsApp: true, takesBody: false, handler: list),
          Route(method: "DELETE", pattern: "/v1/me/devices/{id}", needsApp: true, takesBody: false, handler: unregister)]
@@ -18,7 +18,7 @@ struct AccountRoutes: Sendable {
 
     func guest(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let secret = body.requiredString("secret")
         if let secret, !(32...256).contains(secret.count) {
             body.add(.init(location: "body.secret", message: "must be 32 to 256 characters"))
@@ -67,7 +67,7 @@ struct AccountRoutes: Sendable {
 
     func register(_ context: RouteContext) throws -> RouteResult {
         let claims = try auth.liveSession(context)
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let token = body.requiredString("token")
         let platform = body.requiredString("platform")
         let kind = body.requiredString("kind")

@@ -63,9 +63,12 @@ struct CommandSender: Sendable {
         }
         if message.type == CommonV1.Error.protoName,
            let error = try? ProtoJSON.decode(CommonV1.Error.self, from: message.body) {
-            let problem = ServiceError(code: error.code, status: Int(error.status), detail: error.detail,
+            var problem = ServiceError(code: error.code, status: Int(error.status), detail: error.detail,
                                        errors: error.errors.map { .init(location: $0.location, message: $0.message) },
                                        retryAfter: error.retryAfter > 0 ? Int(error.retryAfter) : nil)
+            if !error.rateLimitPolicy.isEmpty {
+                problem.rateLimit = RateLimitHeaders(policy: error.rateLimitPolicy, state: error.rateLimit)
+            }
             return .problem(problem, requestId: requestId)
         }
         guard message.type == Reply.protoName, let reply = try? ProtoJSON.decode(Reply.self, from: message.body) else {

@@ -7,16 +7,24 @@ struct EmailRoutes: Sendable {
     let commands: CommandSender
 
     var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/email-code/send", needsApp: true, takesBody: true, handler: sendCode),
-         Route(method: "POST", pattern: "/v1/auth/email-code/verify", needsApp: true, takesBody: true, handler: verifyCode),
-         Route(method: "POST", pattern: "/v1/auth/password/forgot", needsApp: true, takesBody: true, handler: forgot),
+        [Route(method: "POST", pattern: "/v1/auth/email-code/send", needsApp: true, takesBody: true,
+               limits: .codeSend, handler: sendCode),
+         Route(method: "POST", pattern: "/v1/auth/email-code/verify", needsApp: true, takesBody: true,
+               limits: .codeVerify, handler: verifyCode),
+         Route(method: "POST", pattern: "/v1/auth/password/forgot", needsApp: true, takesBody: true,
+               limits: .codeSend, handler: forgot),
          Route(method: "POST", pattern: "/v1/auth/password/verify-code", needsApp: true, takesBody: true,
+               limits: .codeVerify,
                handler: checkResetCode),
-         Route(method: "POST", pattern: "/v1/auth/password/reset", needsApp: true, takesBody: true, handler: reset),
-         Route(method: "POST", pattern: "/v1/me/password", needsApp: true, takesBody: true, handler: change),
+         Route(method: "POST", pattern: "/v1/auth/password/reset", needsApp: true, takesBody: true,
+               limits: .codeVerify, handler: reset),
+         Route(method: "POST", pattern: "/v1/me/password", needsApp: true, takesBody: true,
+               limits: .passwordCheck, handler: change),
          Route(method: "POST", pattern: "/v1/me/email/verification", needsApp: true, takesBody: false,
+               limits: .verificationSend,
                handler: sendVerification),
-         Route(method: "POST", pattern: "/v1/auth/email/verify", needsApp: true, takesBody: true, handler: verifyEmail)]
+         Route(method: "POST", pattern: "/v1/auth/email/verify", needsApp: true, takesBody: true,
+               limits: .codeVerify, handler: verifyEmail)]
     }
 
     private static func accepted(_ reply: TokenV1.Accepted) -> HTTPResponse {
@@ -42,7 +50,7 @@ struct EmailRoutes: Sendable {
 
     func sendCode(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let command = TokenV1.SendEmailCode(appId: app.id, email: try email(&body))
         return commands.send(command, expecting: TokenV1.Accepted.self, appId: app.id, request: context.request,
                              render: Self.accepted)
@@ -50,7 +58,7 @@ struct EmailRoutes: Sendable {
 
     func verifyCode(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let firstName = body.optionalString("first_name", maxLength: 100).string
         let lastName = body.optionalString("last_name", maxLength: 100).string
         let (address, code) = try emailAndCode(&body)
@@ -64,7 +72,7 @@ struct EmailRoutes: Sendable {
 
     func forgot(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let command = TokenV1.ForgotPassword(appId: app.id, email: try email(&body))
         return commands.send(command, expecting: TokenV1.Accepted.self, appId: app.id, request: context.request,
                              render: Self.accepted)
@@ -72,7 +80,7 @@ struct EmailRoutes: Sendable {
 
     func checkResetCode(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let (address, code) = try emailAndCode(&body)
         let command = TokenV1.CheckPasswordCode(appId: app.id, email: address, code: code)
         return commands.send(command, expecting: TokenV1.CodeCheck.self, appId: app.id, request: context.request) {
@@ -82,7 +90,7 @@ struct EmailRoutes: Sendable {
 
     func reset(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let password = body.requiredString("password")
         let (address, code) = try emailAndCode(&body)
         guard let password else { throw ServiceError.validationFailed([]) }
@@ -93,7 +101,7 @@ struct EmailRoutes: Sendable {
 
     func change(_ context: RouteContext) throws -> RouteResult {
         let claims = try auth.liveSession(context)
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let current = body.requiredString("current_password")
         let new = body.requiredString("new_password")
         try body.finish()
@@ -118,7 +126,7 @@ struct EmailRoutes: Sendable {
 
     func verifyEmail(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let (address, code) = try emailAndCode(&body)
         let command = TokenV1.VerifyEmail(appId: app.id, email: address, code: code)
         return commands.send(command, expecting: TokenV1.UserResult.self, appId: app.id, request: context.request) {

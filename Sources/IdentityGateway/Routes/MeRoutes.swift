@@ -23,7 +23,7 @@ struct MeRoutes: Sendable {
     func update(_ context: RouteContext) throws -> RouteResult {
         let claims = try auth.liveSession(context)
         let appId = claims.aud
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let fields: [(ProfileField, BodyReader.Optional)] = [
             (.firstName, body.optionalString("first_name", maxLength: 100)),
             (.lastName, body.optionalString("last_name", maxLength: 100)),

@@ -7,13 +7,14 @@ struct PasswordRoutes: Sendable {
     let commands: CommandSender
 
     var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/sign-up", needsApp: true, takesBody: true, handler: signUp),
-         Route(method: "POST", pattern: "/v1/auth/sign-in", needsApp: true, takesBody: true, handler: signIn)]
+        [Route(method: "POST", pattern: "/v1/auth/sign-up", needsApp: true, takesBody: true, limits: .signUp, handler: signUp),
+         Route(method: "POST", pattern: "/v1/auth/sign-in", needsApp: true, takesBody: true,
+               limits: .passwordSignIn, handler: signIn)]
     }
 
     func signUp(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let email = body.requiredString("email")
         let password = body.requiredString("password")
         let firstName = body.optionalString("first_name", maxLength: 100)
@@ -34,7 +35,7 @@ struct PasswordRoutes: Sendable {
 
     func signIn(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let email = body.optionalString("email", maxLength: 254)
         let identifier = body.optionalString("identifier", maxLength: 254)
         let password = body.requiredString("password")

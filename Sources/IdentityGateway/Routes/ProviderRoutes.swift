@@ -8,10 +8,13 @@ struct ProviderRoutes: Sendable {
     let commands: CommandSender
 
     var routes: [Route] {
-        [Route(method: "GET", pattern: "/v1/auth/nonce", needsApp: true, takesBody: false, handler: nonce),
-         Route(method: "POST", pattern: "/v1/auth/apple", needsApp: true, takesBody: true) { try signIn($0, provider: "apple") },
-         Route(method: "POST", pattern: "/v1/auth/google", needsApp: true, takesBody: true) { try signIn($0, provider: "google") },
-         Route(method: "POST", pattern: "/v1/auth/id-token", needsApp: true, takesBody: true) { try signIn($0, provider: nil) },
+        [Route(method: "GET", pattern: "/v1/auth/nonce", needsApp: true, takesBody: false, limits: .nonce, handler: nonce),
+         Route(method: "POST", pattern: "/v1/auth/apple", needsApp: true, takesBody: true,
+               limits: .providerSignIn) { try signIn($0, provider: "apple") },
+         Route(method: "POST", pattern: "/v1/auth/google", needsApp: true, takesBody: true,
+               limits: .providerSignIn) { try signIn($0, provider: "google") },
+         Route(method: "POST", pattern: "/v1/auth/id-token", needsApp: true, takesBody: true,
+               limits: .providerSignIn) { try signIn($0, provider: nil) },
          Route(method: "POST", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: true, handler: link),
          Route(method: "DELETE", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: false, handler: unlink)]
     }
@@ -34,7 +37,7 @@ struct ProviderRoutes: Sendable {
 
     /// `provider` nil: `/v1/auth/id-token`, whose body names it (only "firebase" for now).
     func readBody(_ context: RouteContext, provider fixed: String?, appId: String) throws -> ProviderBody {
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let provider: String?
         if let fixed {
             provider = fixed

@@ -7,27 +7,32 @@ struct Route: Sendable {
     let pattern: String
     /// Needs `X-App-Key` (every /v1/auth/* and /v1/me* call).
     let needsApp: Bool
-    /// Takes a JSON body (checked for its media type before the handler runs).
+    /// Takes a JSON body (media type checked and body parsed before the handler runs).
     let takesBody: Bool
+    /// Rate limits taken before the handler runs (the pipeline's `RateLimitStep`).
+    let limits: [RouteLimit]
     let handler: @Sendable (RouteContext) throws -> RouteResult
     /// The pattern split once, not on every request.
     let segments: [Substring]
 
-    init(method: String, pattern: String, needsApp: Bool, takesBody: Bool,
+    init(method: String, pattern: String, needsApp: Bool, takesBody: Bool, limits: [RouteLimit] = [],
          handler: @escaping @Sendable (RouteContext) throws -> RouteResult) {
         self.method = method
         self.pattern = pattern
         self.needsApp = needsApp
         self.takesBody = takesBody
+        self.limits = limits
         self.handler = handler
         segments = pattern.split(separator: "/", omittingEmptySubsequences: false)
     }
 }
 
-/// What a handler gets: the request with its path parameters, and the app when the route needs one.
+/// What a handler gets: the request with its path parameters, the app when the route needs
+/// one, and the parsed body when it takes one (parsed once, by the pipeline).
 struct RouteContext: Sendable {
     let request: HTTPRequest
     let app: AppRecord?
+    var json: JSONValue? = nil
 
     /// The app of a route declared with `needsApp` (resolved before the handler runs).
     func requireApp() throws -> AppRecord {

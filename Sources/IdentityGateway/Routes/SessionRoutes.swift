@@ -9,7 +9,7 @@ struct SessionRoutes: Sendable {
     let commands: CommandSender
 
     var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/token/refresh", needsApp: true, takesBody: true, handler: refresh),
+        [Route(method: "POST", pattern: "/v1/auth/token/refresh", needsApp: true, takesBody: true, limits: .refresh, handler: refresh),
          Route(method: "POST", pattern: "/v1/auth/sign-out", needsApp: true, takesBody: false, handler: signOut),
          Route(method: "POST", pattern: "/v1/auth/sign-out-all", needsApp: true, takesBody: false, handler: signOutAll),
          Route(method: "GET", pattern: "/v1/me/sessions", needsApp: true, takesBody: false, handler: list),
@@ -18,7 +18,7 @@ struct SessionRoutes: Sendable {
 
     func refresh(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
-        var body = try BodyReader(context.request.body)
+        var body = try BodyReader(context)
         let token = body.requiredString("refresh_token")
         try body.finish()
         guard let token else { throw ServiceError.validationFailed([]) }

@@ -7,9 +7,19 @@ struct BodyReader {
     private let object: [String: JSONValue]
     private(set) var problems: [ServiceError.FieldProblem] = []
 
-    /// Parses the body: not JSON → 400, JSON but not an object → 422.
-    init(_ body: Data) throws {
+    /// The body the pipeline parsed (routes that take one), else parsed here.
+    init(_ context: RouteContext) throws {
+        try self.init(parsed: try context.json ?? Self.parse(context.request.body))
+    }
+
+    /// Parses a body: not JSON (or nested deeper than the parser allows) → 400.
+    static func parse(_ body: Data) throws -> JSONValue {
         guard let value = JSONValue.parse(body) else { throw ServiceError.invalidJSON }
+        return value
+    }
+
+    /// JSON but not an object → 422.
+    init(parsed value: JSONValue) throws {
         guard case .object(let object) = value else {
             throw ServiceError.validationFailed([.init(location: "body", message: "must be a JSON object")])
         }
@@ -19,7 +29,7 @@ struct BodyReader {
     /// A body that may be absent (DELETE /v1/me): empty reads as `{}`.
     init(optional body: Data) throws {
         let blank = body.allSatisfy { $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }
-        try self.init(blank ? Data("{}".utf8) : body)
+        try self.init(parsed: blank ? .object([:]) : try Self.parse(body))
     }
 
     mutating func requiredString(_ key: String) -> String? {

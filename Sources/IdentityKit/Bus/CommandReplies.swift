@@ -24,7 +24,9 @@ public enum CommandReplies {
     public static func error(_ error: ServiceError) -> CommandConsumer.Reply {
         let message = CommonV1.Error(code: error.code, status: Int32(error.status), detail: error.detail,
                                      errors: error.errors.map { CommonV1.FieldError(location: $0.location, message: $0.message) },
-                                     retryAfter: Int32(error.retryAfter ?? 0))
+                                     retryAfter: Int32(error.retryAfter ?? 0),
+                                     rateLimitPolicy: error.rateLimit?.policy ?? "",
+                                     rateLimit: error.rateLimit?.state ?? "")
         // Encoding a generated message of plain strings cannot fail; the fallback keeps the
         // reply path free of crash paths all the same.
         return (try? CommandConsumer.Reply(message)) ?? CommandConsumer.Reply.empty

@@ -17,6 +17,8 @@ public struct ServiceError: Error, Sendable, Equatable {
     public let errors: [FieldProblem]
     /// Seconds before a retry makes sense (429): sent as `Retry-After`.
     public let retryAfter: Int?
+    /// With a 429 from a named limit: its `RateLimit-Policy` / `RateLimit` headers.
+    public var rateLimit: RateLimitHeaders?
 
     public init(code: String, status: Int, detail: String, errors: [FieldProblem] = [], retryAfter: Int? = nil) {
         self.code = code
@@ -83,6 +85,13 @@ extension ServiceError {
     public static func rateLimited(retryAfter seconds: Int) -> ServiceError {
         ServiceError(code: "auth/rate-limited", status: 429, detail: "Too many requests; retry later.",
                      retryAfter: max(1, seconds))
+    }
+    /// A named limit refused: 429 with `Retry-After` and the limit's headers.
+    public static func rateLimited(_ statuses: [RateLimitStore.Status]) -> ServiceError {
+        let wait = statuses.last.map { Int($0.retryAfter.rounded(.up)) } ?? 1
+        var error = rateLimited(retryAfter: wait)
+        error.rateLimit = RateLimitHeaders(statuses)
+        return error
     }
     public static let reauthRequired = ServiceError(code: "auth/reauth-required", status: 403,
                                                     detail: "Confirm it is you (fresh proof of this account) first.")

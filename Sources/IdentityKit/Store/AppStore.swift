@@ -1,3 +1,5 @@
+import Foundation
+
 /// Apps and their signing keys. Creating an app makes its first RS256 key, whose private half
 /// is stored sealed with the master key; reading public keys needs no master key.
 public struct AppStore: Sendable {
@@ -54,6 +56,29 @@ public struct AppStore: Sendable {
                 UPDATE apps SET access_token_ttl = $2 WHERE id = $1
                 RETURNING id, name, app_key, issuer, access_token_ttl
                 """, [appId, String(seconds)]).first.map(Self.app)
+        }
+    }
+
+    /// The app's rate-limit overrides by limit name (`{"count", "window"}` or `"off"`).
+    public func rateLimitOverrides(appId: String) throws -> [String: JSONValue] {
+        let text = try pool.withConnection { connection in
+            try connection.query("SELECT rate_limits::text AS limits FROM apps WHERE id = $1", [appId]).first?.string("limits")
+        }
+        guard let text, case .object(let overrides)? = JSONValue.parse(Data(text.utf8)) else { return [:] }
+        return overrides
+    }
+
+    /// Sets (or, with nil, removes) one override; the store function that counts reads it on
+    /// the next request, on every replica.
+    public func setRateLimitOverride(appId: String, name: String, _ override: RateLimitOverride?) throws {
+        try pool.withConnection { connection in
+            if let override {
+                _ = try connection.query("""
+                    UPDATE apps SET rate_limits = rate_limits || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1
+                    """, [appId, name, override.json.serialized])
+            } else {
+                _ = try connection.query("UPDATE apps SET rate_limits = rate_limits - $2::text WHERE id = $1", [appId, name])
+            }
         }
     }
 

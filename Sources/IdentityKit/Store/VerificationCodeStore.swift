@@ -1,7 +1,9 @@
 /// One-time 6-digit codes mailed for sign-in, password reset and email verification. Only an
 /// HMAC of each code is stored (keyed with a server secret, so a leaked table cannot be
 /// brute-forced offline over the million codes), compared in constant time. A code lives
-/// `lifetime` seconds, dies after 5 wrong guesses, and is replaced by a newer send.
+/// `lifetime` seconds, dies after 5 wrong guesses, and is replaced by a newer send. Guesses are
+/// also counted per address, whatever the number of codes sent (`code_guess_per_address`,
+/// 20 an hour by default): a new send must not buy a new round of guesses.
 public struct VerificationCodeStore: Sendable {
     public enum Purpose: String, Sendable {
         case emailCode = "email_code"
@@ -11,6 +13,8 @@ public struct VerificationCodeStore: Sendable {
 
     public enum Check: Sendable, Equatable {
         case valid, invalid, expired
+        /// The address has used up its guesses: refused without looking at the code.
+        case limited([RateLimitStore.Status])
     }
 
     public static let maximumAttempts = 5
@@ -58,6 +62,20 @@ public struct VerificationCodeStore: Sendable {
     /// deletes a valid code.
     public func check(_ code: String, purpose: Purpose, appId: String, email: String, spend: Bool,
                       on connection: PGConnection) throws -> Check {
+        // Every guess is charged to the address first, atomically (parallel guesses cannot
+        // slip past the budget), and a right one is given back: only wrong guesses count, and
+        // past the budget even the right code is refused until the window passes.
+        let budget = RateLimitStore.Check(RateLimitCatalogue.codeGuessPerAddress,
+                                          subject: RateLimitStore.hashedSubject(email))
+        let statuses = try RateLimitStore.take(appId: appId, [budget], on: connection)
+        if let last = statuses.last, last.refused { return .limited(statuses) }
+        let check = try compare(code, purpose: purpose, appId: appId, email: email, spend: spend, on: connection)
+        if check == .valid { try RateLimitStore.refund(appId: appId, budget, on: connection) }
+        return check
+    }
+
+    private func compare(_ code: String, purpose: Purpose, appId: String, email: String, spend: Bool,
+                         on connection: PGConnection) throws -> Check {
         guard let row = try connection.query("""
             SELECT code_hmac, expires_at <= now() AS expired, attempts FROM verification_codes
             WHERE app_id = $1 AND purpose = $2 AND email_lower = lower($3) FOR UPDATE

@@ -33,6 +33,7 @@ extension VerificationCodeStore.Check {
         case .valid: nil
         case .invalid: .invalidCode
         case .expired: .codeExpired
+        case .limited(let statuses): .rateLimited(statuses)
         }
     }
 }

@@ -33,12 +33,12 @@ struct PasswordRecovery: Sendable {
             try settings.codes.check(command.code, purpose: .passwordReset, appId: command.appId, email: command.email,
                                      spend: false, on: connection)
         }
+        if case .limited = check, let failure = check.failure { throw failure }
         return TokenV1.CodeCheck(valid: check == .valid)
     }
 
     func reset(_ command: TokenV1.ResetPassword) throws -> TokenV1.Done {
         if let problem = PasswordPolicy.problem(with: command.password) { throw ServiceError.weakPassword(problem) }
-        let hash = try hasher.hash(command.password)
         let failure = try pool.transaction { connection -> ServiceError? in
             let check = try settings.codes.check(command.code, purpose: .passwordReset, appId: command.appId,
                                                  email: command.email, spend: true, on: connection)
@@ -46,6 +46,9 @@ struct PasswordRecovery: Sendable {
             guard let user = try users.find(appId: command.appId, email: command.email, on: connection) else {
                 return .invalidCode
             }
+            // Hashed only once the code is right: a wrong guess must not buy Argon2 work. The
+            // code's row stays locked meanwhile, so a parallel guess waits for this answer.
+            let hash = try hasher.hash(command.password)
             try users.setPassword(appId: command.appId, uid: user.uid, hash: hash, on: connection)
             // Receiving the code proved the address.
             try users.markEmailVerified(appId: command.appId, uid: user.uid, on: connection)

@@ -21,19 +21,27 @@ extension CommonV1 {
         public var errors: [FieldError]
         /// Seconds to wait before retrying (429 auth/rate-limited): the HTTP Retry-After header.
         public var retryAfter: Int32
+        /// With a 429: the limit that refused, as the HTTP RateLimit-Policy and RateLimit header values
+        /// (draft-ietf-httpapi-ratelimit-headers), e.g. "code_guess_per_address";q=20;w=3600.
+        public var rateLimitPolicy: String
+        public var rateLimit: String
 
         public init(
             code: String = "",
             status: Int32 = 0,
             detail: String = "",
             errors: [FieldError] = [],
-            retryAfter: Int32 = 0
+            retryAfter: Int32 = 0,
+            rateLimitPolicy: String = "",
+            rateLimit: String = ""
         ) {
             self.code = code
             self.status = status
             self.detail = detail
             self.errors = errors
             self.retryAfter = retryAfter
+            self.rateLimitPolicy = rateLimitPolicy
+            self.rateLimit = rateLimit
         }
 
         public init(from decoder: Decoder) throws {
@@ -43,6 +51,8 @@ extension CommonV1 {
             self.detail = try container.decodeProto(String.self, "detail") ?? ""
             self.errors = try container.decodeProto([FieldError].self, "errors") ?? []
             self.retryAfter = try container.decodeProto(ProtoJSONInteger<Int32>.self, "retry_after", "retryAfter")?.value ?? 0
+            self.rateLimitPolicy = try container.decodeProto(String.self, "rate_limit_policy", "rateLimitPolicy") ?? ""
+            self.rateLimit = try container.decodeProto(String.self, "rate_limit", "rateLimit") ?? ""
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -52,6 +62,8 @@ extension CommonV1 {
             if !self.detail.isEmpty { try container.encode(self.detail, forKey: ProtoJSONKey("detail")) }
             if !self.errors.isEmpty { try container.encode(self.errors, forKey: ProtoJSONKey("errors")) }
             if self.retryAfter != 0 { try container.encode(self.retryAfter, forKey: ProtoJSONKey("retry_after")) }
+            if !self.rateLimitPolicy.isEmpty { try container.encode(self.rateLimitPolicy, forKey: ProtoJSONKey("rate_limit_policy")) }
+            if !self.rateLimit.isEmpty { try container.encode(self.rateLimit, forKey: ProtoJSONKey("rate_limit")) }
         }
     }
 

@@ -1,0 +1,49 @@
+import IdentityKit
+
+/// A rate limit a route declares: which limit, and what it counts per (the caller's IP, an
+/// address or identifier in the body, or the signed-in user).
+struct RouteLimit: Sendable {
+    enum Subject: Sendable {
+        /// The client IP (`HTTPRequest.clientIP`, after trusted proxies), IPv6 by /64.
+        case clientIP
+        /// The first of these body fields that holds a non-empty string, hashed; absent → not
+        /// counted (the handler answers 422 anyway).
+        case bodyField([String])
+        /// The user of a valid access token; no valid token → not counted (the handler answers 401).
+        case user
+    }
+
+    let policy: RateLimitPolicy
+    let subject: Subject
+
+    static func perIP(_ policy: RateLimitPolicy) -> RouteLimit { RouteLimit(policy: policy, subject: .clientIP) }
+
+    static func perField(_ policy: RateLimitPolicy, _ fields: String...) -> RouteLimit {
+        RouteLimit(policy: policy, subject: .bodyField(fields))
+    }
+
+    static func perUser(_ policy: RateLimitPolicy) -> RouteLimit { RouteLimit(policy: policy, subject: .user) }
+}
+
+/// The limits routes share, named once so two routes that must share a budget cannot drift.
+extension [RouteLimit] {
+    typealias Catalogue = RateLimitCatalogue
+
+    static let passwordSignIn: [RouteLimit] = [.perIP(Catalogue.signInPerIP),
+                                               .perField(Catalogue.signInPerIdentifier, "email", "identifier")]
+    static let providerSignIn: [RouteLimit] = [.perIP(Catalogue.signInPerIP)]
+    static let signUp: [RouteLimit] = [.perIP(Catalogue.signUpPerIP)]
+    static let guest: [RouteLimit] = [.perIP(Catalogue.guestPerIP)]
+    static let nonce: [RouteLimit] = [.perIP(Catalogue.noncePerIP)]
+    static let refresh: [RouteLimit] = [.perIP(Catalogue.refreshPerIP)]
+    /// A mailed code to an address in the body (sign-in code, password reset).
+    static let codeSend: [RouteLimit] = [.perIP(Catalogue.codeSendPerIP),
+                                         .perField(Catalogue.codeResendPerAddress, "email"),
+                                         .perField(Catalogue.codeSendPerAddress, "email")]
+    /// A mailed code to the signed-in user's own address (its own cooldown is in the token worker).
+    static let verificationSend: [RouteLimit] = [.perIP(Catalogue.codeSendPerIP)]
+    /// A code guess; the per-address budget is counted by the token worker, which knows
+    /// whether the guess was wrong.
+    static let codeVerify: [RouteLimit] = [.perIP(Catalogue.codeVerifyPerIP)]
+    static let passwordCheck: [RouteLimit] = [.perUser(Catalogue.passwordCheckPerUser)]
+}

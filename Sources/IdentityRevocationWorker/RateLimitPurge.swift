@@ -1,0 +1,40 @@
+import Foundation
+import IdentityKit
+
+/// Deletes rate-limit states whose quota is whole again (a missing row means the same), once a
+/// minute, so the table holds only the subjects seen in the last window. Several revocation
+/// workers purging at once is harmless: each row is deleted once.
+final class RateLimitPurge: Sendable {
+    private let store: RateLimitStore
+    private let timer = Locked<DispatchSourceTimer?>(nil)
+    private let interval: Double
+
+    init(store: RateLimitStore, interval: Double = 60) {
+        self.store = store
+        self.interval = interval
+    }
+
+    func start() {
+        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "rate-limit-purge"))
+        source.schedule(deadline: .now() + interval, repeating: interval)
+        let store = self.store
+        source.setEventHandler {
+            do {
+                let purged = try store.purgeExpired()
+                if purged > 0 { Log.info("rate-limit states purged", ["count": String(purged)]) }
+            } catch {
+                // The database may be restarting; the next tick tries again.
+                Log.warning("rate-limit purge failed", ["error": String(describing: error)])
+            }
+        }
+        source.resume()
+        timer.withLock { $0 = source }
+    }
+
+    func stop() {
+        timer.withLock { source in
+            source?.cancel()
+            source = nil
+        }
+    }
+}
