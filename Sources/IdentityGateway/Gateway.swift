@@ -37,14 +37,14 @@ public final class Gateway: Service {
                        verifier: TokenVerifier, users: UserStore, sessions: SessionStore) -> [Route] {
         let auth = Authenticator(verifier: verifier, sessions: sessions)
         let providers = ProviderRoutes(auth: auth, commands: commands)
-        return OperationsRoutes(pool: pool, bus: bus).routes
-            + PasswordRoutes(auth: auth, commands: commands).routes
+        let served = PasswordRoutes(auth: auth, commands: commands).routes
             + AccountRoutes(auth: auth, devices: DeviceStore(pool: pool), providers: providers, commands: commands).routes
             + SessionRoutes(auth: auth, sessions: sessions, commands: commands).routes
             + MeRoutes(auth: auth, users: users, commands: commands).routes
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
+        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(limitsOf: served)).routes + served
     }
 
     public func start() throws {

@@ -30,6 +30,31 @@ final class RoutesTests: XCTestCase {
         XCTAssertEqual(document["openapi"], .string("3.1.0"))
     }
 
+    func testServedDocumentShowsEveryRateLimitOfTheRouteTable() throws {
+        let table = try routes()
+        let document = try XCTUnwrap(JSONValue.parse(OpenAPIDocument.rendered(limitsOf: table)))
+        XCTAssertNotNil(document["components"]?["responses"]?["RateLimited"]?["headers"]?["RateLimit-Policy"])
+        var limited = 0
+        for route in table {
+            let operation = document["paths"]?[route.pattern]?[route.method.lowercased()]
+            let answer429 = operation?["responses"]?["429"]
+            if route.limits.isEmpty {
+                XCTAssertNil(answer429, "\(route.method) \(route.pattern) has no limits")
+                continue
+            }
+            limited += 1
+            XCTAssertEqual(answer429?["$ref"], .string("#/components/responses/RateLimited"), route.pattern)
+            guard case .array(let names)? = operation?["x-rate-limits"] else { return XCTFail(route.pattern) }
+            XCTAssertEqual(names.count, route.limits.count)
+            for (name, limit) in zip(names, route.limits) {
+                guard case .string(let text) = name else { return XCTFail(route.pattern) }
+                XCTAssertTrue(text.hasPrefix(limit.policy.name + ": "), text)
+            }
+        }
+        // Every sign-in, sign-up, guest, nonce, refresh, code-sending and code-checking call.
+        XCTAssertEqual(limited, 17)
+    }
+
     func testRouterMatchesParametersAndTellsNotFoundFromMethodNotAllowed() throws {
         let router = Router(routes: try routes())
         guard case .found(let route, let parameters) = router.match(method: "GET", path: "/v1/apps/app_1/jwks.json") else {

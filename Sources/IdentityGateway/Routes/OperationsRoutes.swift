@@ -5,6 +5,8 @@ import IdentityKit
 struct OperationsRoutes: Sendable {
     let pool: PGPool
     let bus: BusClient
+    /// The OpenAPI document as served (`OpenAPIDocument.rendered`), made once.
+    let document: Data
 
     var routes: [Route] {
         [Route(method: "GET", pattern: "/healthz", needsApp: false, takesBody: false) { _ in
@@ -17,7 +19,7 @@ struct OperationsRoutes: Sendable {
          },
          Route(method: "GET", pattern: "/api/docs/openapi.json", needsApp: false, takesBody: false) { _ in
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
-                              body: Data(OpenAPIDocument.json.utf8)))
+                              body: document))
          }]
     }
 
