@@ -34,7 +34,18 @@ final class MailRenderingTests: XCTestCase {
         XCTAssertTrue(mime.contains("Content-Type: text/plain; charset=utf-8"))
         XCTAssertTrue(mime.contains("Content-Type: text/html; charset=utf-8"))
         XCTAssertTrue(mime.contains(Data("plain ✓".utf8).base64EncodedString()))
-        XCTAssertFalse(mime.contains("\n") && !mime.contains("\r\n"))
+        // SMTP wants CRLF everywhere: every line feed of the message ends a CRLF pair (the
+        // bodies are base64, so a line feed in a part's text cannot reach the wire either).
+        let multiline = MIMEMessage.build(fromName: "A", fromAddress: "a@b.co", to: "c@d.co", subject: "S",
+                                          text: "one\ntwo\r\nthree\n", html: "<p>a</p>\n<p>b</p>", messageId: "m2")
+        for message in [mime, multiline] {
+            let bytes = Array(message.utf8)
+            XCTAssertTrue(bytes.contains(10))
+            for index in bytes.indices where bytes[index] == 10 {
+                XCTAssertTrue(index > 0 && bytes[index - 1] == 13, "bare line feed at byte \(index)")
+            }
+            XCTAssertFalse(message.contains("one\ntwo"), "a part's text goes out encoded, not raw")
+        }
         let colon = MIMEMessage.build(fromName: "Recipes, Inc.", fromAddress: "a@b.co", to: "c@d.co",
                                       subject: "Code for X: 123456", text: "", html: "", messageId: "m")
         XCTAssertTrue(colon.contains("Subject: Code for X: 123456\r\n"), "a subject is never quoted")
