@@ -613,6 +613,6 @@ final class StoreTenancyTests: XCTestCase {
 
     /// The `n` column of the first row (-1 when there is none).
     private func count(_ sql: String, _ parameters: [String?]) throws -> Int {
-        try pool.withConnection { try $0.query(sql, parameters).first.map { $0.int("n") } ?? -1 }
+        try pool.withConnection { try $0.query(sql, parameters).first.map { try $0.int("n") } ?? -1 }
     }
 }

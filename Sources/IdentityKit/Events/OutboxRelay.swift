@@ -92,16 +92,16 @@ public final class OutboxRelay: Sendable {
                 """, [String(batchSize)])
             guard !rows.isEmpty else { return 0 }
             for row in rows {
-                var message = OutgoingMessage(exchange: row.string("exchange"), routingKey: row.string("routing_key"),
+                var message = try OutgoingMessage(exchange: row.string("exchange"), routingKey: row.string("routing_key"),
                                               type: row.string("message_type"), body: Data(row.string("payload").utf8))
-                message.messageId = row.string("event_id")
-                message.appId = row.string("app_id")
+                message.messageId = try row.string("event_id")
+                message.appId = try row.string("app_id")
                 message.persistent = true
                 try publisher.publish(message)
             }
             try publisher.awaitConfirms()
             try connection.query("DELETE FROM outbox WHERE id = ANY($1::bigint[])",
-                                 ["{" + rows.map { $0.string("id") }.joined(separator: ",") + "}"])
+                                 ["{" + rows.map { try $0.string("id") }.joined(separator: ",") + "}"])
             return rows.count
         }
     }

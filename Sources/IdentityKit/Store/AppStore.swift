@@ -89,7 +89,7 @@ public struct AppStore: Sendable {
                 SELECT kid, alg, public_pem, status FROM signing_keys
                 WHERE app_id = $1 AND status IN ('current', 'previous') ORDER BY created_at DESC
                 """, [appId]).map {
-                PublicSigningKey(kid: $0.string("kid"), alg: $0.string("alg"),
+                try PublicSigningKey(kid: $0.string("kid"), alg: $0.string("alg"),
                                  publicPEM: $0.string("public_pem"), status: $0.string("status"))
             }
         }
@@ -103,14 +103,14 @@ public struct AppStore: Sendable {
                 """, [appId]).first
         }
         guard let row else { return nil }
-        let kid = row.string("kid")
+        let kid = try row.string("kid")
         let pem = try AESGCM.open(row.bytes("private_key_enc"), key: masterKey,
                                   associatedData: SigningKeyAAD.make(appId: appId, kid: kid))
         return (kid, try RSAKey.fromPEM(String(decoding: pem, as: UTF8.self)))
     }
 
-    private static func app(_ row: PGRow) -> AppRecord {
-        AppRecord(id: row.string("id"), name: row.string("name"), appKey: row.string("app_key"),
+    private static func app(_ row: PGRow) throws -> AppRecord {
+        try AppRecord(id: row.string("id"), name: row.string("name"), appKey: row.string("app_key"),
                   issuer: row.string("issuer"), accessTokenTTL: row.int("access_token_ttl"))
     }
 }

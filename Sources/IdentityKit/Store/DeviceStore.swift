@@ -15,16 +15,16 @@ public struct DeviceRecord: Sendable {
         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
         """
 
-    init(row: PGRow) {
-        appId = row.string("app_id")
-        id = row.string("id")
-        uid = row.string("uid")
-        sessionId = row.string("session_id")
-        token = row.string("token")
-        platform = row.string("platform")
-        kind = row.string("kind")
-        deviceName = row["device_name"]
-        createdAtMicros = row.int64("created_us")
+    init(row: PGRow) throws {
+        appId = try row.string("app_id")
+        id = try row.string("id")
+        uid = try row.string("uid")
+        sessionId = try row.string("session_id")
+        token = try row.string("token")
+        platform = try row.string("platform")
+        kind = try row.string("kind")
+        deviceName = try row.optionalString("device_name")
+        createdAtMicros = try row.int64("created_us")
     }
 
     public var message: CommonV1.Device {

@@ -56,8 +56,8 @@ public struct IdentityStore: Sendable {
             SELECT subject, apple_client_id, apple_refresh_token_enc FROM user_identities
             WHERE app_id = $1 AND uid = $2 AND provider = $3
             """, [appId, uid, provider]).first.map { row in
-            Linked(subject: row.string("subject"), appleClientId: row["apple_client_id"],
-                   sealedAppleRefreshToken: row["apple_refresh_token_enc"] == nil ? nil : row.bytes("apple_refresh_token_enc"))
+            try Linked(subject: row.string("subject"), appleClientId: row.optionalString("apple_client_id"),
+                   sealedAppleRefreshToken: row.optionalBytes("apple_refresh_token_enc"))
         }
     }
 }

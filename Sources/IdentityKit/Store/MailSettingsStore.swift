@@ -26,10 +26,10 @@ public struct MailSettingsStore: Sendable {
         }
         var settings = MailSettings()
         guard let row else { return settings }
-        settings.deepLinkURL = row["deep_link_url"]
-        settings.fromName = row["from_name"]
-        settings.fromAddress = row["from_address"]
-        if case .object(let kinds)? = JSONValue.parse(Data(row.string("templates").utf8)) {
+        settings.deepLinkURL = try row.optionalString("deep_link_url")
+        settings.fromName = try row.optionalString("from_name")
+        settings.fromAddress = try row.optionalString("from_address")
+        if case .object(let kinds)? = JSONValue.parse(Data(try row.string("templates").utf8)) {
             for (kind, parts) in kinds {
                 guard case .object(let parts) = parts else { continue }
                 var texts: [String: String] = [:]

@@ -46,7 +46,7 @@ public struct Migrator {
             defer { try? connection.execute("SELECT pg_advisory_unlock(727274)") }
             var applied: [Int: String?] = [:]
             for row in try connection.query("SELECT version, checksum FROM schema_migrations") {
-                applied[row.int("version")] = row["checksum"]
+                applied[try row.int("version")] = try row.optionalString("checksum")
             }
             var pending: [(Int, String, String, String)] = []
             for (version, name) in files {

@@ -15,7 +15,7 @@ public struct NonceStore: Sendable {
                 RETURNING (extract(epoch FROM expires_at) * 1000000)::bigint AS expires_us
                 """, [appId, PGParam.bytea(Digest.sha256(nonce)), String(lifetimeSeconds)]).first
         }
-        return (nonce, row?.int64("expires_us") ?? 0)
+        return (nonce, try row?.int64("expires_us") ?? 0)
     }
 
     /// True when the nonce with this hash was issued for this app, is unexpired and unspent.

@@ -30,13 +30,13 @@ public struct ProviderSettingsStore: Sendable {
         }
         var settings = ProviderSettings()
         guard let row else { return settings }
-        settings.googleClientIds = row.stringArray("google_client_ids")
-        settings.appleBundleIds = row.stringArray("apple_bundle_ids")
-        settings.appleServicesIds = row.stringArray("apple_services_ids")
-        settings.appleTeamId = row["apple_team_id"]
-        settings.appleKeyId = row["apple_key_id"]
-        settings.applePrivateKeySealed = row["apple_private_key_enc"] == nil ? nil : row.bytes("apple_private_key_enc")
-        settings.firebaseProjectId = row["firebase_project_id"]
+        settings.googleClientIds = try row.stringArray("google_client_ids")
+        settings.appleBundleIds = try row.stringArray("apple_bundle_ids")
+        settings.appleServicesIds = try row.stringArray("apple_services_ids")
+        settings.appleTeamId = try row.optionalString("apple_team_id")
+        settings.appleKeyId = try row.optionalString("apple_key_id")
+        settings.applePrivateKeySealed = try row.optionalBytes("apple_private_key_enc")
+        settings.firebaseProjectId = try row.optionalString("firebase_project_id")
         return settings
     }
 

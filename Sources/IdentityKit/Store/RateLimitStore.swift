@@ -49,9 +49,9 @@ public struct RateLimitStore: Sendable {
                      "count": JSONValue($0.policy.count), "window": .number($0.policy.window)])
         })
         return try connection.query("SELECT * FROM rate_limit_take($1, $2::jsonb)", [appId, items.serialized]).map {
-            Status(name: $0.string("name"), count: $0.int("quota"), window: Double($0.string("window_seconds")) ?? 0,
-                   remaining: $0.int("remaining"), resetSeconds: Double($0.string("reset_seconds")) ?? 0,
-                   retryAfter: Double($0.string("retry_after")) ?? 0)
+            try Status(name: $0.string("name"), count: $0.int("quota"), window: $0.double("window_seconds"),
+                       remaining: $0.int("remaining"), resetSeconds: $0.double("reset_seconds"),
+                       retryAfter: $0.double("retry_after"))
         }
     }
 

@@ -38,7 +38,7 @@ public struct SessionStore: Sendable {
             try connection.query("""
                 SELECT id, uid, amr, created_account FROM sessions WHERE app_id = $1 AND command_id = $2
                 """, [appId, commandId]).first.map {
-                ($0.string("id"), $0.string("uid"), $0.stringArray("amr"), $0.bool("created_account"))
+                try ($0.string("id"), $0.string("uid"), $0.stringArray("amr"), $0.bool("created_account"))
             }
         }
     }
@@ -69,10 +69,10 @@ public struct SessionStore: Sendable {
             WHERE rt.app_id = $1 AND rt.token_hash = $2
             FOR UPDATE OF rt
             """, [appId, PGParam.bytea(hash), String(graceSeconds)]).first.map { row in
-            RefreshTokenState(sessionId: row.string("session_id"), uid: row.string("uid"), amr: row.stringArray("amr"),
+            try RefreshTokenState(sessionId: row.string("session_id"), uid: row.string("uid"), amr: row.stringArray("amr"),
                               spent: row.bool("spent"), withinGrace: row.bool("within_grace"),
                               expired: row.bool("expired"), sessionEnded: row.bool("ended"),
-                              successorHash: row.bytes("successor_hash"))
+                              successorHash: row.optionalBytes("successor_hash") ?? [])
         }
     }
 
@@ -104,7 +104,7 @@ public struct SessionStore: Sendable {
             WHERE app_id = $1 AND uid = $2 AND ended_at IS NULL
               AND ($3::text IS NULL OR id = $3) AND ($4::text IS NULL OR id <> $4)
             RETURNING id
-            """, [appId, uid, sessionId, except, reason]).map { $0.string("id") }
+            """, [appId, uid, sessionId, except, reason]).map { try $0.string("id") }
         for id in ended {
             try Events.sessionRevoked(appId: appId, uid: uid, sessionId: id, reason: reason, on: connection)
         }
@@ -134,9 +134,9 @@ public struct SessionStore: Sendable {
                 FROM sessions WHERE app_id = $1 AND uid = $2 AND ended_at IS NULL
                 ORDER BY created_at DESC, id DESC
                 """, [appId, uid]).map { row in
-                SessionSummary(id: row.string("id"), createdAtMicros: row.int64("created_us"),
+                try SessionSummary(id: row.string("id"), createdAtMicros: row.int64("created_us"),
                                lastSeenAtMicros: row.int64("seen_us"), expiresAtMicros: row.int64("expires_us"),
-                               ip: row["ip"], userAgent: row["user_agent"], amr: row.stringArray("amr"))
+                               ip: row.optionalString("ip"), userAgent: row.optionalString("user_agent"), amr: row.stringArray("amr"))
             }
         }
     }

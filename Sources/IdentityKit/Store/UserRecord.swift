@@ -37,21 +37,21 @@ public struct UserRecord: Sendable {
               ORDER BY i.provider) AS identity_providers
         """
 
-    init(row: PGRow) {
-        appId = row.string("app_id")
-        uid = row.string("uid")
-        email = row["email"]
-        emailVerified = row.bool("email_verified")
-        phone = row["phone"]
-        username = row["username"]
-        firstName = row["first_name"]
-        lastName = row["last_name"]
-        photoURL = row["photo_url"]
-        passwordHash = row["password_hash"]
-        isGuest = row.bool("is_guest")
-        disabled = row.bool("disabled")
-        roles = row.stringArray("roles")
-        createdAtMicros = row.int64("created_us")
-        identityProviders = row.stringArray("identity_providers")
+    init(row: PGRow) throws {
+        appId = try row.string("app_id")
+        uid = try row.string("uid")
+        email = try row.optionalString("email")
+        emailVerified = try row.bool("email_verified")
+        phone = try row.optionalString("phone")
+        username = try row.optionalString("username")
+        firstName = try row.optionalString("first_name")
+        lastName = try row.optionalString("last_name")
+        photoURL = try row.optionalString("photo_url")
+        passwordHash = try row.optionalString("password_hash")
+        isGuest = try row.bool("is_guest")
+        disabled = try row.bool("disabled")
+        roles = try row.stringArray("roles")
+        createdAtMicros = try row.int64("created_us")
+        identityProviders = try row.stringArray("identity_providers")
     }
 }

@@ -36,7 +36,7 @@ public struct UserStore: Sendable {
                 """, [appId, Identifiers.nowULID(), user.email, user.username, user.firstName, user.lastName,
                       user.passwordHash, PGParam.bool(user.emailVerified), user.phone, user.photoURL])
             guard let row = rows.first else { throw StoreError.failed(sqlState: "", message: "no row returned") }
-            return UserRecord(row: row)
+            return try UserRecord(row: row)
         } catch StoreError.uniqueViolation(let constraint) {
             throw constraint == "users_username_per_app" ? Conflict.username : Conflict.email
         }
@@ -66,13 +66,13 @@ public struct UserStore: Sendable {
             ON CONFLICT (app_id, guest_secret_hmac) WHERE guest_secret_hmac IS NOT NULL DO NOTHING
             RETURNING \(UserRecord.columns)
             """, [appId, Identifiers.nowULID(), PGParam.bytea(secretHMAC)]).first {
-            return (UserRecord(row: row), true)
+            return (try UserRecord(row: row), true)
         }
         guard let row = try connection.query("""
             SELECT \(UserRecord.columns) FROM users WHERE app_id = $1 AND guest_secret_hmac = $2
             """, [appId, PGParam.bytea(secretHMAC)]).first
         else { throw StoreError.failed(sqlState: "", message: "guest vanished between insert and select") }
-        return (UserRecord(row: row), false)
+        return (try UserRecord(row: row), false)
     }
 
     /// True when `uid` is a guest whose secret has this HMAC (compared by the database on the
@@ -119,7 +119,7 @@ public struct UserStore: Sendable {
                       given(upgrade.firstName), given(upgrade.lastName), upgrade.passwordHash, given(upgrade.photoURL),
                       given(upgrade.phone)]).first
             else { throw StoreError.failed(sqlState: "", message: "guest vanished during upgrade") }
-            return UserRecord(row: row)
+            return try UserRecord(row: row)
         } catch StoreError.uniqueViolation(let constraint) {
             throw constraint == "users_username_per_app" ? Conflict.username : Conflict.email
         }

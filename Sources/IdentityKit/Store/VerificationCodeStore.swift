@@ -54,7 +54,7 @@ public struct VerificationCodeStore: Sendable {
         try connection.query("""
             SELECT floor(extract(epoch FROM now() - created_at))::int AS age FROM verification_codes
             WHERE app_id = $1 AND purpose = $2 AND email_lower = lower($3)
-            """, [appId, purpose.rawValue, email]).first.map { $0.int("age") }
+            """, [appId, purpose.rawValue, email]).first.map { try $0.int("age") }
     }
 
     /// Checks a guess in the caller's transaction. A wrong guess is counted (and the fifth
@@ -81,8 +81,8 @@ public struct VerificationCodeStore: Sendable {
             WHERE app_id = $1 AND purpose = $2 AND email_lower = lower($3) FOR UPDATE
             """, [appId, purpose.rawValue, email]).first else { return .invalid }
         let scope: [String?] = [appId, purpose.rawValue, email]
-        if row.bool("expired") { return .expired }
-        if Digest.constantTimeEqual(row.bytes("code_hmac"), mac(code)) {
+        if try row.bool("expired") { return .expired }
+        if try Digest.constantTimeEqual(row.bytes("code_hmac"), mac(code)) {
             if spend {
                 try connection.query("""
                     DELETE FROM verification_codes WHERE app_id = $1 AND purpose = $2 AND email_lower = lower($3)
@@ -90,7 +90,7 @@ public struct VerificationCodeStore: Sendable {
             }
             return .valid
         }
-        if row.int("attempts") + 1 >= Self.maximumAttempts {
+        if try row.int("attempts") + 1 >= Self.maximumAttempts {
             try connection.query("""
                 DELETE FROM verification_codes WHERE app_id = $1 AND purpose = $2 AND email_lower = lower($3)
                 """, scope)
