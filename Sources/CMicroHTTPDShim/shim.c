@@ -2,29 +2,46 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 
-struct MHD_Daemon *cmhdshim_start(const char *bind_ip, uint16_t port, unsigned int threads,
-                                  unsigned int connection_timeout_seconds,
+struct MHD_Daemon *cmhdshim_start(const char *bind_ip, struct cmhdshim_settings settings,
                                   MHD_AccessHandlerCallback handler, void *handler_cls,
-                                  MHD_RequestCompletedCallback completed, void *completed_cls) {
+                                  MHD_RequestCompletedCallback completed, void *completed_cls,
+                                  MHD_NotifyConnectionCallback notify, void *notify_cls) {
     struct sockaddr_in address;
     memset(&address, 0, sizeof(address));
     address.sin_family = AF_INET;
-    address.sin_port = htons(port);
+    address.sin_port = htons(settings.port);
     if (inet_pton(AF_INET, bind_ip, &address.sin_addr) != 1) return NULL;
     unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+    return MHD_start_daemon(flags, settings.port, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
-                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                            MHD_OPTION_THREAD_POOL_SIZE, settings.threads,
+                            MHD_OPTION_CONNECTION_TIMEOUT, settings.idle_timeout_seconds,
+                            MHD_OPTION_CONNECTION_LIMIT, settings.connection_limit,
                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
                             MHD_OPTION_END);
 }
 
-const char *cmhdshim_header(struct MHD_Connection *connection, const char *name) {
-    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+struct header_visit {
+    cmhdshim_header_visitor visit;
+    void *context;
+};
+
+static enum MHD_Result visit_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    const struct header_visit *visit = cls;
+    if (key != NULL) visit->visit(visit->context, key, value != NULL ? value : "");
+    return MHD_YES;
+}
+
+int cmhdshim_each_header(struct MHD_Connection *connection, cmhdshim_header_visitor visit, void *context) {
+    struct header_visit state = { visit, context };
+    return MHD_get_connection_values(connection, MHD_HEADER_KIND, visit_header, &state);
 }
 
 int cmhdshim_client_ip(struct MHD_Connection *connection, char *buffer, size_t size) {
@@ -41,6 +58,30 @@ int cmhdshim_client_ip(struct MHD_Connection *connection, char *buffer, size_t s
     return -1;
 }
 
+int cmhdshim_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info != NULL ? info->connect_fd : -1;
+}
+
+void cmhdshim_shutdown_socket(int fd) {
+    if (fd >= 0) (void)shutdown(fd, SHUT_RDWR);
+}
+
+int cmhdshim_raise_open_files_limit(uint64_t wanted, uint64_t *soft, uint64_t *hard) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+    rlim_t target = (rlim_t)wanted;
+    if (limit.rlim_max != RLIM_INFINITY && target > limit.rlim_max) target = limit.rlim_max;
+    if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < target) {
+        struct rlimit raised = { target, limit.rlim_max };
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit.rlim_cur = target;
+    }
+    *soft = limit.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)limit.rlim_cur;
+    *hard = limit.rlim_max == RLIM_INFINITY ? UINT64_MAX : (uint64_t)limit.rlim_max;
+    return 0;
+}
+
 int cmhdshim_respond(struct MHD_Connection *connection, unsigned int status,
                      const char *body, size_t length,
                      const char *const *headers, size_t header_count) {
@@ -54,4 +95,3 @@ int cmhdshim_respond(struct MHD_Connection *connection, unsigned int status,
     MHD_destroy_response(response);
     return queued == MHD_YES ? 1 : 0;
 }
-

@@ -49,7 +49,8 @@ public final class Gateway: Service {
 
     public func start() throws {
         bus.start()
-        try server.start(host: configuration.httpHost, port: configuration.httpPort, threads: configuration.httpThreads)
+        try server.start(host: configuration.httpHost, port: configuration.httpPort, threads: configuration.httpThreads,
+                         limits: configuration.connectionLimits, trustedProxies: configuration.trustedProxies)
     }
 
     /// Stops accepting requests, then leaves the broker.

@@ -11,6 +11,10 @@ public struct GatewayConfiguration: Sendable {
     /// How long a request waits for a worker's reply before answering 503.
     public var requestTimeout: Double
     public var publicBaseURL: String
+    /// Proxies whose `X-Forwarded-For` is believed (`IDENTITY_TRUSTED_PROXIES`); none by default.
+    var trustedProxies: TrustedProxies
+    /// Connection limits and header/body deadlines (`IDENTITY_HTTP_MAX_CONNECTIONS…`).
+    var connectionLimits: ConnectionLimits
 
     public static func fromEnvironment() -> GatewayConfiguration {
         var env = EnvironmentReader()
@@ -23,8 +27,29 @@ public struct GatewayConfiguration: Sendable {
             httpPort: UInt16(port),
             httpThreads: threads,
             requestTimeout: Double(env.int("IDENTITY_REQUEST_TIMEOUT_MS", default: 5000, range: 50...120_000)) / 1000,
-            publicBaseURL: env.string("IDENTITY_PUBLIC_BASE_URL", default: "http://127.0.0.1:\(port)"))
+            publicBaseURL: env.string("IDENTITY_PUBLIC_BASE_URL", default: "http://127.0.0.1:\(port)"),
+            trustedProxies: trustedProxies(reading: &env),
+            connectionLimits: ConnectionLimits(
+                maxConnections: env.int("IDENTITY_HTTP_MAX_CONNECTIONS", default: 4096, range: 16...1_000_000),
+                maxConnectionsPerIP: env.int("IDENTITY_HTTP_MAX_CONNECTIONS_PER_IP", default: 64, range: 1...1_000_000),
+                headerTimeoutSeconds: env.int("IDENTITY_HTTP_HEADER_TIMEOUT_SECONDS", default: 10, range: 1...3600),
+                bodyTimeoutSeconds: env.int("IDENTITY_HTTP_BODY_TIMEOUT_SECONDS", default: 30, range: 1...3600)))
         env.validateOrExit(program: "identity-gateway")
         return config
+    }
+
+    /// `IDENTITY_TRUSTED_PROXIES`: comma-separated CIDR ranges, each bad entry named.
+    private static func trustedProxies(reading env: inout EnvironmentReader) -> TrustedProxies {
+        guard let list = env.raw("IDENTITY_TRUSTED_PROXIES") else { return .none }
+        do {
+            return try TrustedProxies(parsing: list)
+        } catch {
+            for entry in error.entries {
+                env.fail("IDENTITY_TRUSTED_PROXIES: \"\(entry)\" is not a CIDR range "
+                    + "(IPv4 or IPv6 network with its prefix length and no host bits, like 10.0.0.0/8, "
+                    + "192.168.1.7/32 or fd00::/8)")
+            }
+            return .none
+        }
     }
 }

@@ -1,12 +1,19 @@
 import Foundation
 
-/// A request as the routes see it: method, path, the headers they need, and the whole body.
+/// A request as the routes see it: method, path, headers, and the whole body.
 struct HTTPRequest: Sendable {
     let method: String
     let path: String
+    /// Every header by lower-case name; a name sent on several lines has its values joined
+    /// with ", " in order (`HeaderLines.combined`).
     let headers: [String: String]
     let body: Data
+    /// The client's address: the socket peer, or the right-most `X-Forwarded-For` hop that is
+    /// not one of `IDENTITY_TRUSTED_PROXIES` when the peer is one of them (`TrustedProxies`).
+    /// Sessions record it; limits keyed by client use it.
     let clientIP: String
+    /// The socket peer as accepted, whatever `X-Forwarded-For` says.
+    let peerIP: String
     /// `X-Request-Id`: the client's own when it sent a sane one, else a new one.
     let requestId: String
     /// Path parameters matched by the route (`app_id`).
@@ -14,10 +21,4 @@ struct HTTPRequest: Sendable {
 
     /// Header lookup by lower-case name.
     func header(_ name: String) -> String? { headers[name] }
-}
-
-/// The headers the gateway reads, fetched from libmicrohttpd by name.
-enum RequestHeaders {
-    static let names = ["content-type", "x-app-key", "authorization", "x-request-id", "user-agent",
-                        "content-length"]
 }

@@ -6,41 +6,94 @@ import IdentityKit
 /// libmicrohttpd with an epoll thread pool. A request's body is collected across MHD's calls;
 /// then `dispatch` answers it at once or, for commands, suspends the connection and resumes it
 /// from whichever thread produces the answer, so a slow worker never holds an HTTP thread.
+///
+/// Hostile input is stopped here, before any route: ambiguous body framing is refused on the
+/// first call (`RequestFraming`), connections are limited in all and per peer and held to
+/// header and body deadlines (`ConnectionGuard`), and the client's address is resolved through
+/// the trusted proxies only (`TrustedProxies`).
 final class HTTPServer: @unchecked Sendable {
     /// The largest body accepted (PRODUCT.md: 64 KiB, larger → 413).
     static let maximumBody = 64 * 1024
+    /// Descriptors kept back from the connection limit for everything else the process opens:
+    /// the database pool, the broker, epoll and pipes per thread, logs.
+    static let reservedDescriptors = 256
 
     private let dispatch: @Sendable (HTTPRequest) -> RouteResult
-    // Written once in start() before any request, read by stop().
+    // Written once in start() before MHD's threads exist; read by them and by stop().
     private var daemon: OpaquePointer?
+    private var trustedProxies = TrustedProxies.none
+    fileprivate var connections: ConnectionGuard?
 
     init(dispatch: @escaping @Sendable (HTTPRequest) -> RouteResult) {
         self.dispatch = dispatch
     }
 
-    func start(host: String, port: UInt16, threads: Int) throws {
+    func start(host: String, port: UInt16, threads: Int, limits requested: ConnectionLimits,
+               trustedProxies: TrustedProxies) throws {
+        var limits = requested
+        // The connection limit is only real if the process may open that many sockets: a
+        // process out of descriptors fails accept() in a loop instead of refusing politely.
+        var soft: UInt64 = 0, hard: UInt64 = 0
+        let wanted = UInt64(limits.maxConnections + Self.reservedDescriptors)
+        if cmhdshim_raise_open_files_limit(wanted, &soft, &hard) == 0, soft < wanted {
+            let reachable = max(1, Int(clamping: soft) - Self.reservedDescriptors)
+            Log.warning("open-files limit below the connection limit; lowering the connection limit",
+                        ["nofile_soft": String(soft), "nofile_hard": String(hard),
+                         "max_connections": String(limits.maxConnections), "lowered_to": String(reachable)])
+            limits.maxConnections = reachable
+        }
+        self.trustedProxies = trustedProxies
+        let connections = ConnectionGuard(limits: limits, trusted: trustedProxies,
+                                          cutSocket: { cmhdshim_shutdown_socket($0) })
+        self.connections = connections
         let context = Unmanaged.passUnretained(self).toOpaque()
-        daemon = cmhdshim_start(host, port, UInt32(threads), 30, accessHandler, context, requestCompleted, nil)
+        let settings = cmhdshim_settings(port: port, threads: UInt32(threads),
+                                         idle_timeout_seconds: UInt32(limits.headerTimeoutSeconds),
+                                         connection_limit: UInt32(limits.maxConnections))
+        daemon = cmhdshim_start(host, settings, accessHandler, context, requestCompleted, context,
+                                connectionNotified, context)
         guard daemon != nil else { throw BusError("cannot listen on \(host):\(port)") }
+        connections.start()
+        Log.info("http limits", ["max_connections": String(limits.maxConnections),
+                                 "max_connections_per_ip": String(limits.maxConnectionsPerIP),
+                                 "header_timeout_s": String(limits.headerTimeoutSeconds),
+                                 "body_timeout_s": String(limits.bodyTimeoutSeconds),
+                                 "trusted_proxies": trustedProxies.ranges.map(\.description).joined(separator: ","),
+                                 "nofile_soft": String(soft)])
     }
 
     func stop() {
+        connections?.stop()
         if let daemon { MHD_stop_daemon(daemon) }
         daemon = nil
     }
 
     /// Called by MHD (through `accessHandler`) for each step of a request.
-    fileprivate func handle(connection: OpaquePointer, url: String, method: String,
+    fileprivate func handle(connection: OpaquePointer, url: String, method: String, version: String,
                             uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                             state statePointer: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Bool {
+        let key = Self.key(connection)
         guard let existing = statePointer.pointee else {
-            // First call: headers only. Refuse a declared oversized body before reading it.
-            let state = ExchangeState(requestId: Self.requestId(from: header(connection, "x-request-id")))
+            // First call: the header block is complete and no body byte has been read.
+            connections?.headersComplete(key)
+            let lines = Self.headerLines(of: connection)
+            let headers = lines.combined
+            let state = ExchangeState(requestId: Self.requestId(from: headers["x-request-id"]), headers: headers)
             statePointer.pointee = Unmanaged.passRetained(state).toOpaque()
-            if let length = header(connection, "content-length").flatMap(Int.init), length > Self.maximumBody {
-                return queue(.problem(.payloadTooLarge, requestId: state.requestId), state: state, on: connection)
+            switch RequestFraming.check(lines, httpVersion: version) {
+            case .refused(let reason):
+                // Whatever follows on this connection cannot be framed either: close it.
+                Log.debug("request refused", ["reason": reason, "peer": Self.peerAddress(of: connection),
+                                              "request_id": state.requestId])
+                return queue(.problem(.badRequest, requestId: state.requestId, headers: [("Connection", "close")]),
+                             state: state, on: connection)
+            case .acceptable(let length):
+                // Refuse a declared oversized body before reading it.
+                if let length, length > Self.maximumBody {
+                    return queue(.problem(.payloadTooLarge, requestId: state.requestId), state: state, on: connection)
+                }
+                return true
             }
-            return true
         }
         let state = Unmanaged<ExchangeState>.fromOpaque(existing).takeUnretainedValue()
         if uploadSize.pointee > 0 {
@@ -54,6 +107,7 @@ final class HTTPServer: @unchecked Sendable {
         }
         // The body is complete, or the connection was resumed with an answer.
         if let ready = state.takeResponse() {
+            connections?.responding(key)
             return queue(ready, state: state, on: connection)
         }
         if state.tooLarge {
@@ -61,19 +115,16 @@ final class HTTPServer: @unchecked Sendable {
         }
         if state.dispatched { return true }
         state.dispatched = true
-        var headers: [String: String] = [:]
-        for name in RequestHeaders.names {
-            if let value = header(connection, name) { headers[name] = value }
-        }
-        var ipBuffer = [CChar](repeating: 0, count: 64)
-        let clientIP = cmhdshim_client_ip(connection, &ipBuffer, ipBuffer.count) == 0
-            ? String(decoding: ipBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        let request = HTTPRequest(method: method, path: url, headers: headers, body: state.body,
-                                  clientIP: clientIP, requestId: state.requestId)
+        let peer = Self.peerAddress(of: connection)
+        let request = HTTPRequest(method: method, path: url, headers: state.headers, body: state.body,
+                                  clientIP: trustedProxies.clientAddress(peer: peer, forwardedFor: state.headers["x-forwarded-for"]),
+                                  peerIP: peer, requestId: state.requestId)
         switch dispatch(request) {
         case .now(let response):
             return queue(response, state: state, on: connection)
         case .later(let work):
+            // No deadline while a worker answers: the command has its own (503 when missed).
+            connections?.suspended(key)
             MHD_suspend_connection(connection)
             let resumable = ResumableConnection(connection: connection)
             work { response in
@@ -82,6 +133,36 @@ final class HTTPServer: @unchecked Sendable {
             }
             return true
         }
+    }
+
+    /// MHD tells us of every connection accepted and closed (`MHD_OPTION_NOTIFY_CONNECTION`).
+    fileprivate func connectionChanged(_ connection: OpaquePointer, started: Bool) {
+        guard let connections else { return }
+        if started {
+            connections.opened(Self.key(connection), fd: cmhdshim_connection_fd(connection),
+                               peer: Self.peerAddress(of: connection))
+        } else {
+            connections.closed(Self.key(connection))
+        }
+    }
+
+    /// One pass over every header line (repeated names included).
+    private static func headerLines(of connection: OpaquePointer) -> HeaderLines {
+        var lines = HeaderLines()
+        withUnsafeMutablePointer(to: &lines) { pointer in
+            _ = cmhdshim_each_header(connection, visitHeader, pointer)
+        }
+        return lines
+    }
+
+    private static func peerAddress(of connection: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard cmhdshim_client_ip(connection, &buffer, buffer.count) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    fileprivate static func key(_ connection: OpaquePointer) -> ConnectionGuard.Key {
+        Int(bitPattern: connection)
     }
 
     private func queue(_ response: HTTPResponse, state: ExchangeState, on connection: OpaquePointer) -> Bool {
@@ -104,10 +185,6 @@ final class HTTPServer: @unchecked Sendable {
         return queued == 1
     }
 
-    private func header(_ connection: OpaquePointer, _ name: String) -> String? {
-        cmhdshim_header(connection, name).map { String(cString: $0) }
-    }
-
     /// The client's request id when it is sane (1–128 of `[A-Za-z0-9._:-]`), else a new one.
     static func requestId(from candidate: String?) -> String {
         if let candidate, (1...128).contains(candidate.utf8.count),
@@ -126,12 +203,17 @@ final class HTTPServer: @unchecked Sendable {
 /// the completing thread, taken by MHD's), so only it is behind a lock.
 private final class ExchangeState: @unchecked Sendable {
     let requestId: String
+    /// Collected on the first call, while MHD's header memory is certainly valid.
+    let headers: [String: String]
     var body = Data()
     var tooLarge = false
     var dispatched = false
     private let response = Locked<HTTPResponse?>(nil)
 
-    init(requestId: String) { self.requestId = requestId }
+    init(requestId: String, headers: [String: String]) {
+        self.requestId = requestId
+        self.headers = headers
+    }
 
     func setResponse(_ value: HTTPResponse) { response.withLock { $0 = value } }
     func takeResponse() -> HTTPResponse? { response.withLock { value in defer { value = nil }; return value } }
@@ -153,6 +235,7 @@ private func accessHandler(_ context: UnsafeMutableRawPointer?, _ connection: Op
     guard let context, let connection, let url, let method, let uploadSize, let state else { return mhdNo }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     let ok = server.handle(connection: connection, url: String(cString: url), method: String(cString: method),
+                           version: version.map { String(cString: $0) } ?? "",
                            uploadData: uploadData, uploadSize: uploadSize, state: state)
     return ok ? mhdYes : mhdNo
 }
@@ -160,9 +243,31 @@ private func accessHandler(_ context: UnsafeMutableRawPointer?, _ connection: Op
 private func requestCompleted(_ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
                               _ state: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
                               _ reason: MHD_RequestTerminationCode) {
+    // The response is written (or the request abandoned): on a keep-alive connection the next
+    // header block is due within the header timeout from now.
+    if let context, let connection {
+        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().connections?
+            .requestEnded(HTTPServer.key(connection))
+    }
     guard let state, let pointer = state.pointee else { return }
     Unmanaged<ExchangeState>.fromOpaque(pointer).release()
     state.pointee = nil
+}
+
+private func connectionNotified(_ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+                                _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                _ code: MHD_ConnectionNotificationCode) {
+    guard let context, let connection else { return }
+    Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        .connectionChanged(connection, started: code == .CONNECTION_NOTIFY_STARTED)
+}
+
+/// Appends one header line to the `HeaderLines` that `context` points at.
+private func visitHeader(_ context: UnsafeMutableRawPointer?, _ name: UnsafePointer<CChar>?,
+                         _ value: UnsafePointer<CChar>?) {
+    guard let context, let name, let value else { return }
+    context.assumingMemoryBound(to: HeaderLines.self).pointee
+        .append(name: String(cString: name), value: String(cString: value))
 }
 
 private let mhdYes = MHD_Result.YES

@@ -37,6 +37,10 @@ extension ServiceError {
     }
     public static let invalidJSON = ServiceError(code: "auth/invalid-json", status: 400,
                                                  detail: "The request body is not valid JSON.")
+    /// Malformed HTTP: ambiguous body framing (Content-Length and Transfer-Encoding together,
+    /// differing or invalid Content-Length). The connection is closed after it.
+    public static let badRequest = ServiceError(code: "auth/bad-request", status: 400,
+                                                detail: "The request is malformed: its Content-Length or Transfer-Encoding is invalid or ambiguous.")
     public static let payloadTooLarge = ServiceError(code: "auth/payload-too-large", status: 413,
                                                      detail: "Request bodies are limited to 64 KiB.")
     public static let unsupportedMediaType = ServiceError(code: "auth/unsupported-media-type", status: 415,
