@@ -40,3 +40,13 @@ struct HeaderLines: Sendable {
         return String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    var trimmingBlanks: SubSequence {
+        let isBlank = { (c: Character) in c == " " || c == "\t" }
+        guard let first = firstIndex(where: { !isBlank($0) }),
+              let last = lastIndex(where: { !isBlank($0) }) else { return self[endIndex...] }
+        return self[first...last]
+    }
+}

@@ -104,13 +104,3 @@ struct TrustedProxies: Sendable {
         return leftmost?.description ?? peer
     }
 }
-
-extension StringProtocol {
-    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
-    var trimmingBlanks: SubSequence {
-        let isBlank = { (c: Character) in c == " " || c == "\t" }
-        guard let first = firstIndex(where: { !isBlank($0) }),
-              let last = lastIndex(where: { !isBlank($0) }) else { return self[endIndex...] }
-        return self[first...last]
-    }
-}
