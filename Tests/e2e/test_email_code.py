@@ -127,7 +127,9 @@ def test_a_code_dies_after_five_wrong_guesses(client, smtp_sink, app, wrong, wor
                        "auth/invalid-code")
 
 
-def test_a_new_send_replaces_the_old_code(client, smtp_sink, app):
+def test_a_new_send_replaces_the_old_code(client, smtp_sink, configured_app_factory):
+    # A resend within a minute is rate limited (code_resend_per_address); this app allows it.
+    app = configured_app_factory(rate_limits={"code_resend_per_address": "10/1s"})
     email = unique_email()
     _, first = email_code(client, smtp_sink, app, email)
     _, second = _fresh_code(client, smtp_sink, app, email, not_this=first)
