@@ -7,9 +7,11 @@ struct BodyReader {
     private let object: [String: JSONValue]
     private(set) var problems: [ServiceError.FieldProblem] = []
 
-    /// Parses the body: not JSON → 400, JSON but not an object → 422.
+    /// Parses the body: not JSON → 400, JSON but not an object → 422. The strict parser
+    /// (`JSONParser`: linear time, depth 32, duplicate keys refused) also gets the body cap,
+    /// so a caller that skips HTTPServer's check still cannot hand it more.
     init(_ body: Data) throws {
-        guard let value = JSONValue.parse(body) else { throw ServiceError.invalidJSON }
+        guard let value = JSONValue.parse(body, maximumBytes: HTTPServer.maximumBody) else { throw ServiceError.invalidJSON }
         guard case .object(let object) = value else {
             throw ServiceError.validationFailed([.init(location: "body", message: "must be a JSON object")])
         }
