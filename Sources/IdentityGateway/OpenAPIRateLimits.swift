@@ -6,7 +6,7 @@ import IdentityKit
 /// limits and their defaults, so the document cannot drift from the routes.
 extension OpenAPIDocument {
     static func rendered(limitsOf routes: [Route]) -> Data {
-        guard case .object(var document)? = JSONValue.parse(Data(json.utf8)),
+        guard case .object(var document)? = JSONValue.parse(Data(json.utf8), maximumBytes: 1 << 20),
               case .object(var paths)? = document["paths"],
               case .object(var components)? = document["components"],
               case .object(var responses)? = components["responses"] ?? .object([:]) else {

@@ -55,7 +55,9 @@ final class JWKSCache: Sendable {
         state.withLock { $0.lastAttempt = Date() }
         do {
             let response = try http.get(url)
-            guard response.status == 200, case .array(let jwks)? = JSONValue.parse(response.body)?["keys"] else {
+            // A JWKS is a few KiB; the cap leaves room for a provider with many keys.
+            guard response.status == 200,
+                  case .array(let jwks)? = JSONValue.parse(response.body, maximumBytes: 1 << 20)?["keys"] else {
                 Log.warning("JWKS fetch failed", ["url": url, "status": String(response.status)])
                 return
             }

@@ -11,7 +11,7 @@ struct ProviderToken {
         let invalid = ProviderErrors.invalidToken(provider)
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard token.utf8.count < 16_384, parts.count == 3, let headerBytes = Base64URL.decode(parts[0]),
-              let header = JSONValue.parse(Data(headerBytes)),
+              let header = JSONValue.parse(Data(headerBytes), maximumBytes: JWT.maximumPartBytes),
               header["alg"] == .string("RS256"), case .string(let kid)? = header["kid"]
         else { throw invalid }
         guard let key = try keys.key(kid: kid) else { throw invalid }
@@ -21,7 +21,7 @@ struct ProviderToken {
         } catch {
             throw invalid
         }
-        guard case .object(let claims)? = JSONValue.parse(Data(payload)) else { throw invalid }
+        guard case .object(let claims)? = JSONValue.parse(Data(payload), maximumBytes: JWT.maximumPartBytes) else { throw invalid }
         self.claims = claims
     }
 

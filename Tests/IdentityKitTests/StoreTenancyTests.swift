@@ -337,6 +337,18 @@ final class StoreTenancyTests: XCTestCase {
         }
     }
 
+    // MARK: PGConnection
+
+    func testAParameterWithANULIsRefusedNotCut() throws {
+        let email = "nul-\(Identifiers.nowULID())@example.com"
+        _ = try insertUser(appA, email: email, username: nil)
+        XCTAssertNotNil(try pool.transaction { try users.find(appId: appA.id, email: email, on: $0) })
+        XCTAssertThrowsError(try pool.transaction { try users.find(appId: appA.id, email: email + "\u{0}junk", on: $0) }) { error in
+            guard case StoreError.failed(let state, _)? = error as? StoreError else { return XCTFail("\(error)") }
+            XCTAssertEqual(state, "22021")
+        }
+    }
+
     // MARK: RateLimitStore
 
     func testRateLimitBudgetsAreCountedPerAppAndOverriddenPerApp() throws {

@@ -105,3 +105,15 @@ def test_health_checks_need_no_app_key(client, path):
     resp = client.get(path)
     assert resp.status == 200, resp
     assert resp.header("X-Request-Id")
+
+
+@pytest.mark.parametrize("field", ["email", "identifier"])
+def test_a_nul_character_is_refused_not_cut(client, app, field):
+    """libpq would end the string at the NUL: "<email>\\u0000junk" must not sign in as <email>
+    (nor count as a fresh identifier for the per-identifier rate limit)."""
+    email = unique_email()
+    client.new_user(app, email=email)
+    resp = client.sign_in(app, **{field: email + "\u0000junk"})
+    assert_problem(resp, 422, "auth/validation-failed", locations=(f"body.{field}",))
+    resp = client.sign_up(app, email=unique_email(), first_name="Jane\u0000Doe")
+    assert_problem(resp, 422, "auth/validation-failed", locations=("body.first_name",))

@@ -12,9 +12,11 @@ struct BodyReader {
         try self.init(parsed: try context.json ?? Self.parse(context.request.body))
     }
 
-    /// Parses a body: not JSON (or nested deeper than the parser allows) → 400.
+    /// Parses a body: not JSON → 400. The strict parser (`JSONParser`: linear time, depth 32,
+    /// duplicate keys refused) also gets the body cap, so a caller that skips HTTPServer's
+    /// check still cannot hand it more.
     static func parse(_ body: Data) throws -> JSONValue {
-        guard let value = JSONValue.parse(body) else { throw ServiceError.invalidJSON }
+        guard let value = JSONValue.parse(body, maximumBytes: HTTPServer.maximumBody) else { throw ServiceError.invalidJSON }
         return value
     }
 
@@ -34,7 +36,8 @@ struct BodyReader {
 
     mutating func requiredString(_ key: String) -> String? {
         switch object[key] {
-        case .string(let value): return value
+        case .string(let value):
+            return refusingNUL(value, key)
         case nil, .null?:
             problems.append(.init(location: "body.\(key)", message: "is required"))
         default:
@@ -59,6 +62,7 @@ struct BodyReader {
         case nil: return .absent
         case .null?: return .null
         case .string(let value)?:
+            guard refusingNUL(value, key) != nil else { return .absent }
             if value.count > maxLength {
                 problems.append(.init(location: "body.\(key)", message: "must be at most \(maxLength) characters"))
             } else if let problem = validate?(value) {
@@ -69,6 +73,14 @@ struct BodyReader {
             problems.append(.init(location: "body.\(key)", message: "must be a string"))
             return .absent
         }
+    }
+
+    /// A NUL character is refused, never cut: C layers below (libpq) would end the string
+    /// there, so `"jane@example.com\u0000x"` would mean jane to them and something else here.
+    private mutating func refusingNUL(_ value: String, _ key: String) -> String? {
+        guard value.utf8.contains(0) else { return value }
+        problems.append(.init(location: "body.\(key)", message: "must not contain NUL characters"))
+        return nil
     }
 
     /// Records a problem found by the caller's own rule (a field that depends on another).

@@ -10,6 +10,10 @@ public enum JWT {
         var kid: String?
     }
 
+    /// The most bytes a token's header or claims may decode to. Tokens are a few hundred
+    /// bytes; providers' id tokens are refused past 16 KiB whole (`ProviderToken`).
+    public static let maximumPartBytes = 16 * 1024
+
     public static func sign<Claims: Encodable>(_ claims: Claims, kid: String, key: RSAKey) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -32,7 +36,12 @@ public enum JWT {
     public static func verify(_ token: String, issuer: String, audience: String, now: Int64,
                               leeway: Int64 = JWT.leeway, keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> AccessTokenClaims {
         let payload = try verifiedPayload(token, keyFor: keyFor)
-        guard let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(payload)) else {
+        // Signed by us, so not hostile unless a key leaked; still checked by the strict parser
+        // first (depth, size, duplicate claims), and only then decoded through the claims'
+        // Codable names, which signing uses too. On a document the strict parser accepts,
+        // JSONDecoder cannot read anything different.
+        guard (try? JSONParser.parse(payload, maximumBytes: maximumPartBytes)) != nil,
+              let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(payload)) else {
             throw .malformed
         }
         guard claims.iss == issuer else { throw .wrongIssuer }
@@ -49,7 +58,10 @@ public enum JWT {
               let headerBytes = Base64URL.decode(parts[0]),
               let payloadBytes = Base64URL.decode(parts[1]),
               let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes))
+              // The header is read before any signature is checked: anyone's bytes, so only
+              // the strict parser sees them, and the three fields are taken from its value.
+              let json = try? JSONParser.parse(headerBytes, maximumBytes: maximumPartBytes),
+              let header = Header(json)
         else { throw .malformed }
         guard header.alg == "RS256" else { throw .unsupportedAlgorithm }
         guard let kid = header.kid, let key = keyFor(kid) else { throw .unknownKey }
@@ -63,5 +75,21 @@ public enum JWT {
         let header: JSONValue = .object(["alg": .string("ES256"), "kid": .string(kid)])
         let signingInput = Base64URL.encode(Array(header.serialized.utf8)) + "." + Base64URL.encode(Array(claims.serialized.utf8))
         return signingInput + "." + Base64URL.encode(try key.signES256(Array(signingInput.utf8)))
+    }
+}
+
+extension JWT.Header {
+    /// What `Decodable` would read: `alg` a string, `typ` and `kid` strings, null or absent.
+    init?(_ json: JSONValue) {
+        guard case .object(let fields) = json, case .string(let alg)? = fields["alg"] else { return nil }
+        func optional(_ name: String) -> String?? {
+            switch fields[name] {
+            case nil, .null?: return .some(nil)
+            case .string(let value)?: return .some(value)
+            default: return nil
+            }
+        }
+        guard let typ = optional("typ"), let kid = optional("kid") else { return nil }
+        self.init(alg: alg, typ: typ, kid: kid)
     }
 }

@@ -29,7 +29,9 @@ public struct MailSettingsStore: Sendable {
         settings.deepLinkURL = try row.optionalString("deep_link_url")
         settings.fromName = try row.optionalString("from_name")
         settings.fromAddress = try row.optionalString("from_address")
-        if case .object(let kinds)? = JSONValue.parse(Data(try row.string("templates").utf8)) {
+        // Our own jsonb, written by `save`; HTML templates can add up past the 64 KiB
+        // default for request bodies, and a cap they passed would drop them all silently.
+        if case .object(let kinds)? = JSONValue.parse(Data(try row.string("templates").utf8), maximumBytes: 16 << 20) {
             for (kind, parts) in kinds {
                 guard case .object(let parts) = parts else { continue }
                 var texts: [String: String] = [:]

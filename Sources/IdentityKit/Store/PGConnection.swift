@@ -42,6 +42,11 @@ public final class PGConnection {
     @discardableResult
     public func query(_ sql: String, _ parameters: [String?] = []) throws -> [PGRow] {
         guard let handle else { throw StoreError.unavailable("not connected") }
+        // libpq takes C strings: a NUL would silently end a parameter early (an identifier
+        // "jane@example.com\0junk" would be looked up as jane's). Refused, never cut.
+        if parameters.contains(where: { $0?.utf8.contains(0) == true }) {
+            throw StoreError.failed(sqlState: "22021", message: "a parameter contains a NUL character")
+        }
         let name = try statementName(for: sql, parameterCount: parameters.count, handle: handle)
         let result = withCStrings(parameters) { pointers in
             PQexecPrepared(handle, name, Int32(parameters.count), pointers, nil, nil, 0)

@@ -11,8 +11,14 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    public static func parse(_ data: Data) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: data)
+    /// The document in `data`, or nil when it is not strict RFC 8259 JSON, is larger than
+    /// `maximumBytes`, nests deeper than `maximumDepth` or repeats a key in one object
+    /// (`JSONParser` says why; callers only need "not acceptable JSON"). The defaults are the
+    /// gateway's body cap (64 KiB) and depth limit (32); callers reading larger documents pass
+    /// their own cap.
+    public static func parse(_ data: Data, maximumBytes: Int = JSONParser.defaultMaximumBytes,
+                             maximumDepth: Int = JSONParser.defaultMaximumDepth) -> JSONValue? {
+        try? JSONParser.parse(data, maximumBytes: maximumBytes, maximumDepth: maximumDepth)
     }
 
     public subscript(_ key: String) -> JSONValue? {
@@ -72,25 +78,6 @@ public enum JSONValue: Sendable, Equatable {
             }
         }
         out += "\""
-    }
-}
-
-extension JSONValue: Decodable {
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
     }
 }
 
