@@ -1,3 +1,6 @@
+import Foundation
+import IdentityKit
+
 /// `GET /api/docs`: a self-contained page (no outside scripts, so it works air-gapped) that
 /// renders `/api/docs/openapi.json` and lets a reader send any request with their app key and
 /// token.
@@ -47,4 +50,17 @@ enum DocsPage {
     </script>
     </body></html>
     """#
+
+    /// Only this page's own inline script and style may run (by hash), it may talk only to this
+    /// origin, and nothing may frame it: a token pasted into it cannot be sent elsewhere.
+    static let contentSecurityPolicy: String = {
+        func hash(of tag: String) -> String {
+            guard let open = html.range(of: "<\(tag)>"),
+                  let close = html.range(of: "</\(tag)>", range: open.upperBound..<html.endIndex) else { return "'none'" }
+            let body = String(html[open.upperBound..<close.lowerBound])
+            return "'sha256-" + Data(Digest.sha256(body)).base64EncodedString() + "'"
+        }
+        return "default-src 'none'; script-src \(hash(of: "script")); style-src \(hash(of: "style")); "
+            + "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    }()
 }

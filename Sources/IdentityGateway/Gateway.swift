@@ -84,7 +84,7 @@ public final class Gateway: Service {
                 if let app, !route.limits.isEmpty {
                     limitHeaders = try rateLimits.apply(route.limits, context: context, appId: app.id)
                 }
-                return try route.handler(context).adding(headers: limitHeaders)
+                return try route.handler(context).adding(headers: limitHeaders + Self.cacheHeaders(route))
             } catch let error as ServiceError {
                 return .now(.problem(error, requestId: requestId))
             } catch StoreError.unavailable(let reason) {
@@ -96,6 +96,13 @@ public final class Gateway: Service {
                 return .now(.problem(.internal, requestId: requestId))
             }
         }
+    }
+
+    /// Answers that carry tokens or a user's data are never stored by a cache (RFC 6749 5.1);
+    /// nothing is sniffed into another type.
+    static func cacheHeaders(_ route: Route) -> [(String, String)] {
+        let personal = route.pattern.hasPrefix("/v1/auth/") || route.pattern.hasPrefix("/v1/me")
+        return [("X-Content-Type-Options", "nosniff")] + (personal ? [("Cache-Control", "no-store")] : [])
     }
 
     /// `application/json`, with or without parameters, or any `+json` type.

@@ -87,14 +87,14 @@ final class JWTTests: XCTestCase {
             XCTAssertFalse(keyLookedUp, header)
         }
         // Nulls read as absent, as Decodable reads them: a token without `kid` names no key.
-        let noKid = Base64URL.encode(Array(#"{"alg":"RS256","typ":null,"kid":null}"#.utf8)) + "." + parts[1] + "." + parts[2]
+        let noKid = Base64URL.encode(Array(#"{"alg":"RS256","typ":"at+jwt","kid":null}"#.utf8)) + "." + parts[1] + "." + parts[2]
         XCTAssertThrowsError(try verify(noKid)) { XCTAssertEqual($0 as? JWT.VerificationFailure, .unknownKey) }
     }
 
     /// Claims signed with the right key but repeating a claim are refused too.
     func testSignedClaimsWithADuplicateAreMalformed() throws {
         let key = try signingKey()
-        let header = Base64URL.encode(Array(#"{"alg":"RS256","kid":"k1"}"#.utf8))
+        let header = Base64URL.encode(Array(#"{"alg":"RS256","typ":"at+jwt","kid":"k1"}"#.utf8))
         let exp = Timestamp.nowSeconds() + 600
         let payload = #"{"iss":"\#(issuer)","aud":"app_1","aud":"app_2","sub":"u","sid":"s","iat":\#(exp - 600),"exp":\#(exp),"jti":"j","amr":[],"is_guest":false,"email_verified":false,"roles":[]}"#
         let signingInput = header + "." + Base64URL.encode(Array(payload.utf8))
@@ -105,6 +105,24 @@ final class JWTTests: XCTestCase {
         let fineInput = header + "." + Base64URL.encode(Array(fine.utf8))
         let fineToken = fineInput + "." + Base64URL.encode(try key.signRS256(Array(fineInput.utf8)))
         XCTAssertEqual(try verify(fineToken).aud, "app_1")
+    }
+
+    /// RFC 9068: an access token says `typ: at+jwt`; any other JWT signed by the same key (an
+    /// id token, a client secret, a token of another kind) is not one.
+    func testOnlyAccessTokenTypedJWTsAreAccessTokens() throws {
+        let key = try signingKey()
+        let token = try JWT.sign(claims(), kid: "k1", key: key)
+        let header = try XCTUnwrap(JSONValue.parse(Data(try XCTUnwrap(Base64URL.decode(String(token.split(separator: ".")[0]))))))
+        XCTAssertEqual(header["typ"], .string("at+jwt"))
+        let payload = String(token.split(separator: ".")[1])
+        for typ in [#""JWT""#, "null", #""id+jwt""#, #""at+jwt ""#] {
+            let forgedHeader = Base64URL.encode(Array(#"{"alg":"RS256","typ":\#(typ),"kid":"k1"}"#.utf8))
+            let input = forgedHeader + "." + payload
+            let forged = input + "." + Base64URL.encode(try key.signRS256(Array(input.utf8)))
+            XCTAssertThrowsError(try verify(forged), typ) { XCTAssertEqual($0 as? JWT.VerificationFailure, .wrongType, typ) }
+        }
+        let upper = Base64URL.encode(Array(#"{"alg":"RS256","typ":"AT+JWT","kid":"k1"}"#.utf8)) + "." + payload
+        XCTAssertNoThrow(try verify(upper + "." + Base64URL.encode(try key.signRS256(Array(upper.utf8)))))
     }
 
     private func verify(_ token: String) throws -> AccessTokenClaims {

@@ -55,6 +55,11 @@ def test_another_secret_makes_another_guest(client, app):
     assert first["user"]["uid"] != second["user"]["uid"]
 
 
+def test_a_32_digit_hex_secret_is_random_enough(client, app):
+    import secrets as random_source
+    client.new_guest(app, random_source.token_hex(16), is_new_user=True)
+
+
 @pytest.mark.parametrize("length", [32, 43, 256])
 def test_secrets_of_32_to_256_characters_are_accepted(client, app, length):
     secret = (new_guest_secret() * 7)[:length]
@@ -71,6 +76,11 @@ def test_secrets_of_32_to_256_characters_are_accepted(client, app, length):
     pytest.param({}, id="missing"),
     pytest.param({"secret": None}, id="null"),
     pytest.param({"secret": 42}, id="number"),
+    # Long enough, but not random (issue 11: low-entropy secrets are refused).
+    pytest.param({"secret": "a" * 43}, id="one-character"),
+    pytest.param({"secret": "abcd" * 11}, id="short-block-repeated"),
+    pytest.param({"secret": "0123456" * 7}, id="seven-characters"),
+    pytest.param({"secret": "0101101001011010011010100110101001" * 2}, id="binary-alphabet"),
 ])
 def test_bad_secrets_are_422(client, app, body):
     resp = client.post("/v1/auth/guest", body, app_key=app["app_key"])

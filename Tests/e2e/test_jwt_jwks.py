@@ -63,7 +63,8 @@ def test_openid_configuration(client, app):
 
 def _check_claims(token, app, data, jwks, ttl):
     header, claims, _, _ = split(token)
-    assert header["alg"] == "RS256" and header["typ"] == "JWT", header
+    # RFC 9068: an access token says so in its header.
+    assert header["alg"] == "RS256" and header["typ"] == "at+jwt", header
     assert header["kid"] in {k["kid"] for k in jwks["keys"]}, header
     assert verify_rs256(token, jwks), "signature does not verify against the app's JWKS"
     user = data["user"]
@@ -119,8 +120,8 @@ def minted(client, app):
     return data, kid, key, claims, jwk
 
 
-def _mint(kid, key, claims, **changes):
-    return sign_rs256({"alg": "RS256", "typ": "JWT", "kid": kid},
+def _mint(kid, key, claims, typ="at+jwt", **changes):
+    return sign_rs256({"alg": "RS256", "typ": typ, "kid": kid},
                       dict(claims, jti=uuid.uuid4().hex, **changes), key)
 
 
@@ -132,6 +133,16 @@ def test_a_token_minted_with_the_app_key_is_accepted(client, app, minted):
     resp = client.me(app, _mint(kid, key, claims, iat=now - 10, exp=now + 300))
     assert resp.status == 200, resp
     assert resp.data["uid"] == data["user"]["uid"]
+
+
+@pytest.mark.parametrize("typ", ["JWT", None, "id+jwt"])
+def test_a_jwt_of_another_type_signed_with_the_app_key_is_401(client, app, minted, typ):
+    """Only `typ: at+jwt` is an access token: an id token (or anything else) made with the
+    same key is refused, however valid its claims."""
+    _, kid, key, claims, _ = minted
+    now = int(time.time())
+    token = _mint(kid, key, claims, typ=typ, iat=now - 10, exp=now + 300)
+    assert_problem(client.me(app, token), 401, "auth/invalid-token")
 
 
 def test_expired_token_is_401_token_expired(client, app, minted):

@@ -20,8 +20,8 @@ struct AccountRoutes: Sendable {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let secret = body.requiredString("secret")
-        if let secret, !(32...256).contains(secret.count) {
-            body.add(.init(location: "body.secret", message: "must be 32 to 256 characters"))
+        if let secret, let problem = FieldRules.guestSecret(secret) {
+            body.add(.init(location: "body.secret", message: problem))
         }
         try body.finish()
         guard let secret else { throw ServiceError.validationFailed([]) }

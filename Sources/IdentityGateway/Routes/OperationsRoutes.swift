@@ -14,7 +14,9 @@ struct OperationsRoutes: Sendable {
          },
          Route(method: "GET", pattern: "/readyz", needsApp: false, takesBody: false, handler: ready),
          Route(method: "GET", pattern: "/api/docs", needsApp: false, takesBody: false) { _ in
-            .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8")],
+            .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
+                                                     ("Content-Security-Policy", DocsPage.contentSecurityPolicy),
+                                                     ("Referrer-Policy", "no-referrer")],
                               body: Data(DocsPage.html.utf8)))
          },
          Route(method: "GET", pattern: "/api/docs/openapi.json", needsApp: false, takesBody: false) { _ in

@@ -14,10 +14,15 @@ public enum JWT {
     /// bytes; providers' id tokens are refused past 16 KiB whole (`ProviderToken`).
     public static let maximumPartBytes = 16 * 1024
 
+    /// The `typ` of this service's access tokens (RFC 9068): an id token or any other JWT
+    /// signed by the same key can never pass as one.
+    public static let accessTokenType = "at+jwt"
+
+    /// Signs an access token (`typ: at+jwt`).
     public static func sign<Claims: Encodable>(_ claims: Claims, kid: String, key: RSAKey) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let header = try encoder.encode(Header(alg: "RS256", typ: "JWT", kid: kid))
+        let header = try encoder.encode(Header(alg: "RS256", typ: accessTokenType, kid: kid))
         let payload = try encoder.encode(claims)
         let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
         let signature = try key.signRS256(Array(signingInput.utf8))
@@ -28,14 +33,14 @@ public enum JWT {
     public static let leeway: Int64 = 30
 
     public enum VerificationFailure: Error, Equatable {
-        case malformed, unsupportedAlgorithm, unknownKey, badSignature, expired, wrongIssuer, wrongAudience
+        case malformed, unsupportedAlgorithm, wrongType, unknownKey, badSignature, expired, wrongIssuer, wrongAudience
     }
 
-    /// Checks the signature with the key `keyFor(kid)` returns, then `iss`, `aud` and `exp`
-    /// (with `leeway` seconds for clock skew between machines).
+    /// Checks an access token: `typ` `at+jwt`, the signature with the key `keyFor(kid)`
+    /// returns, then `iss`, `aud` and `exp` (with `leeway` seconds for clock skew).
     public static func verify(_ token: String, issuer: String, audience: String, now: Int64,
                               leeway: Int64 = JWT.leeway, keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> AccessTokenClaims {
-        let payload = try verifiedPayload(token, keyFor: keyFor)
+        let payload = try verifiedPayload(token, type: accessTokenType, keyFor: keyFor)
         // Signed by us, so not hostile unless a key leaked; still checked by the strict parser
         // first (depth, size, duplicate claims), and only then decoded through the claims'
         // Codable names, which signing uses too. On a document the strict parser accepts,
@@ -50,9 +55,11 @@ public enum JWT {
         return claims
     }
 
-    /// The payload bytes of an RS256 token whose signature checks out with `keyFor(kid)`;
-    /// the claims are the caller's to check.
-    public static func verifiedPayload(_ token: String, keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> [UInt8] {
+    /// The payload bytes of an RS256 token whose signature checks out with `keyFor(kid)` (and
+    /// whose `typ` is `type`, case-insensitively, when one is asked for); the claims are the
+    /// caller's to check.
+    public static func verifiedPayload(_ token: String, type: String? = nil,
+                                       keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> [UInt8] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
               let headerBytes = Base64URL.decode(parts[0]),
@@ -64,6 +71,7 @@ public enum JWT {
               let header = Header(json)
         else { throw .malformed }
         guard header.alg == "RS256" else { throw .unsupportedAlgorithm }
+        if let type, header.typ?.lowercased() != type { throw .wrongType }
         guard let kid = header.kid, let key = keyFor(kid) else { throw .unknownKey }
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard key.verifyRS256(signingInput, signature: signature) else { throw .badSignature }

@@ -1,0 +1,48 @@
+"""Headers that keep answers out of caches and the docs page locked down (issue 11, "Tokens and
+keys"): token and user answers are `Cache-Control: no-store`; `/api/docs` runs only its own
+inline script and style (by hash), talks only to its own origin and cannot be framed."""
+
+import base64
+import hashlib
+import re
+
+from identity_client import new_guest_secret
+
+
+def test_token_answers_are_never_stored(client, app):
+    signed_up = client.sign_up(app)
+    assert signed_up.status == 201
+    for resp in (signed_up, client.guest(app, new_guest_secret()),
+                 client.refresh(app, signed_up.data["refresh_token"]),
+                 client.me(app, signed_up.data["access_token"])):
+        assert resp.status in (200, 201), resp
+        assert resp.header("Cache-Control") == "no-store", (resp, resp.headers)
+        assert resp.header("X-Content-Type-Options") == "nosniff", resp.headers
+
+
+def test_public_keys_stay_cacheable(client, app):
+    resp = client.get(f"/v1/apps/{app['app_id']}/jwks.json")
+    assert resp.status == 200
+    assert resp.header("Cache-Control") == "public, max-age=300"
+
+
+def _sha256(text):
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def test_docs_page_has_a_strict_content_security_policy(client):
+    resp = client.get("/api/docs")
+    assert resp.status == 200
+    page = resp.body.decode()
+    policy = resp.header("Content-Security-Policy") or ""
+    directives = {d.split()[0]: d.split()[1:] for d in (p.strip() for p in policy.split(";")) if d}
+    assert directives["default-src"] == ["'none'"], policy
+    assert directives["connect-src"] == ["'self'"], policy
+    assert directives["frame-ancestors"] == ["'none'"], policy
+    # Exactly the page's own inline script and style are allowed: no 'unsafe-inline'.
+    script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+    assert directives["script-src"] == [_sha256(script)], policy
+    assert directives["style-src"] == [_sha256(style)], policy
+    assert "unsafe" not in policy
+    assert resp.header("X-Content-Type-Options") == "nosniff"
