@@ -61,6 +61,7 @@ let package = Package(
         .testTarget(name: "IdentityKitTests", dependencies: ["IdentityKit"]),
         .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway"]),
         .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker"]),
+        .testTarget(name: "IdentityProviderWorkerTests", dependencies: ["IdentityProviderWorker"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,7 +11,8 @@ public final class ProviderWorker: Service {
         OutboundHTTP.initialize()
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
         let http = OutboundHTTP(timeoutMilliseconds: configuration.outboundTimeoutMilliseconds)
-        let cache = { (url: String) in JWKSCache(url: url, http: http, refetchInterval: configuration.jwksRefetchInterval) }
+        let cache = { (url: String) in JWKSCache(url: url, http: http, refetchInterval: configuration.jwksRefetchInterval,
+                                                      maximumStaleness: configuration.jwksMaximumStaleness) }
         let settings = ProviderSettingsStore(pool: pool)
         let nonces = NonceStore(pool: pool)
         let verifier = IdTokenVerifier(settings: settings, nonces: nonces, apple: cache(configuration.appleJWKSURL),

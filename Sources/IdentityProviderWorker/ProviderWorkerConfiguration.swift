@@ -15,6 +15,8 @@ public struct ProviderWorkerConfiguration: Sendable {
     public var firebaseJWKSURL: String
     /// An unknown `kid` refetches a JWKS at most once per this many seconds.
     public var jwksRefetchInterval: Double
+    /// Cached provider keys stop being trusted this long after the last successful fetch.
+    public var jwksMaximumStaleness: Double
     public var nonceLifetimeSeconds: Int
     public var outboundTimeoutMilliseconds: Int
 
@@ -26,13 +28,14 @@ public struct ProviderWorkerConfiguration: Sendable {
             common: CommonConfiguration(reading: &env, defaultPoolSize: concurrency),
             masterKey: env.key32("IDENTITY_MASTER_KEY", required: true) ?? [],
             concurrency: concurrency,
-            appleJWKSURL: env.string("IDENTITY_APPLE_JWKS_URL", default: "https://appleid.apple.com/auth/keys"),
-            appleTokenURL: env.string("IDENTITY_APPLE_TOKEN_URL", default: "https://appleid.apple.com/auth/token"),
-            appleRevokeURL: env.string("IDENTITY_APPLE_REVOKE_URL", default: "https://appleid.apple.com/auth/revoke"),
-            googleJWKSURL: env.string("IDENTITY_GOOGLE_JWKS_URL", default: "https://www.googleapis.com/oauth2/v3/certs"),
-            firebaseJWKSURL: env.string("IDENTITY_FIREBASE_JWKS_URL",
+            appleJWKSURL: env.providerURL("IDENTITY_APPLE_JWKS_URL", default: "https://appleid.apple.com/auth/keys"),
+            appleTokenURL: env.providerURL("IDENTITY_APPLE_TOKEN_URL", default: "https://appleid.apple.com/auth/token"),
+            appleRevokeURL: env.providerURL("IDENTITY_APPLE_REVOKE_URL", default: "https://appleid.apple.com/auth/revoke"),
+            googleJWKSURL: env.providerURL("IDENTITY_GOOGLE_JWKS_URL", default: "https://www.googleapis.com/oauth2/v3/certs"),
+            firebaseJWKSURL: env.providerURL("IDENTITY_FIREBASE_JWKS_URL",
                 default: "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"),
             jwksRefetchInterval: Double(env.int("IDENTITY_JWKS_REFETCH_INTERVAL_SECONDS", default: 60, range: 0...3600)),
+            jwksMaximumStaleness: Double(env.int("IDENTITY_JWKS_MAX_STALENESS_SECONDS", default: 86_400, range: 60...2_592_000)),
             nonceLifetimeSeconds: env.int("IDENTITY_NONCE_TTL_SECONDS", default: 300, range: 10...3600),
             outboundTimeoutMilliseconds: env.int("IDENTITY_OUTBOUND_TIMEOUT_MS", default: 5000, range: 100...60_000))
         env.validateOrExit(program: "identity-provider-worker")

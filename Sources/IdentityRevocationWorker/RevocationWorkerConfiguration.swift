@@ -26,8 +26,8 @@ public struct RevocationWorkerConfiguration: Sendable {
         let config = RevocationWorkerConfiguration(
             common: CommonConfiguration(reading: &env, defaultPoolSize: concurrency + 1), concurrency: concurrency,
             masterKey: env.key32("IDENTITY_MASTER_KEY", required: true) ?? [],
-            appleTokenURL: env.string("IDENTITY_APPLE_TOKEN_URL", default: "https://appleid.apple.com/auth/token"),
-            appleRevokeURL: env.string("IDENTITY_APPLE_REVOKE_URL", default: "https://appleid.apple.com/auth/revoke"),
+            appleTokenURL: env.providerURL("IDENTITY_APPLE_TOKEN_URL", default: "https://appleid.apple.com/auth/token"),
+            appleRevokeURL: env.providerURL("IDENTITY_APPLE_REVOKE_URL", default: "https://appleid.apple.com/auth/revoke"),
             outboundTimeoutMilliseconds: env.int("IDENTITY_OUTBOUND_TIMEOUT_MS", default: 5000, range: 100...60_000),
             appleRevokeRetryDelaysMilliseconds: delays.isEmpty ? [5000] : delays)
         env.validateOrExit(program: "identity-revocation-worker")

@@ -192,6 +192,8 @@ class Stack:
             # The tests' client is a proxy (identity_client.Client sends X-Forwarded-For), so the
             # per-IP rate limits count the addresses it forwards, not 127.0.0.1.
             "IDENTITY_TRUSTED_PROXIES": "127.0.0.1/32",
+            # The provider stand-in speaks plain HTTP on loopback (production URLs must be https).
+            "IDENTITY_ALLOW_INSECURE_PROVIDER_URLS": "1",
             # identityctl may turn a limit off (tests only).
             "IDENTITY_RATE_LIMIT_OFF_ALLOWED": "1",
         })
