@@ -14,6 +14,7 @@ let usage = """
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
           email_verification; PART: subject, text, html)
+          [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
           off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
       identityctl mail replay-dead    moves dead-lettered mail back to the mailer queue
@@ -100,6 +101,13 @@ case ("apps", "settings"):
             // Token workers cache an app's settings for a minute: new tokens get it within that.
             app = try apps.setAccessTokenTTL(appId: appId, seconds: ttl) ?? app
         }
+        if let text = option("--session-lifetime", in: rest) {
+            guard let seconds = Int(text), (3600...315_360_000).contains(seconds) else {
+                fail("--session-lifetime must be 3600 to 315360000 seconds (1 hour to 10 years)")
+            }
+            try apps.setSessionLifetime(appId: appId, seconds: seconds)
+        }
+        let sessionLifetime = try apps.sessionLifetime(appId: appId) ?? 0
         let store = ProviderSettingsStore(pool: pool)
         var settings = try store.settings(appId: appId)
         let list = { (name: String) in option(name, in: rest).map { $0.split(separator: ",").map(String.init) } }
@@ -136,7 +144,8 @@ case ("apps", "settings"):
                    "apple_bundle_ids": settings.appleBundleIds, "apple_services_ids": settings.appleServicesIds,
                    "apple_team_id": settings.appleTeamId ?? NSNull(), "apple_key_id": settings.appleKeyId ?? NSNull(),
                    "apple_private_key_set": settings.applePrivateKeySealed != nil,
-                   "firebase_project_id": settings.firebaseProjectId ?? NSNull(), "rate_limits": limits])
+                   "firebase_project_id": settings.firebaseProjectId ?? NSNull(), "rate_limits": limits,
+                   "session_lifetime": sessionLifetime])
     } catch {
         fail("apps settings failed: \(error)")
     }

@@ -168,18 +168,22 @@ def test_list_of_a_user_without_devices_is_empty(client, app):
     assert resp.data == [], resp.json
 
 
-def test_same_token_registered_by_another_user_moves_to_them(client, app):
+def test_same_token_registered_by_another_user_leaves_the_first_with_an_event(client, app, events):
+    """The phone changed hands: the first user's device is unregistered (device.unregistered,
+    so their notifications stop), and the new user gets a device of their own."""
     alice = client.new_user(app)
     bob = client.new_user(app)
     push_token = unique_push_token()
     first = client.new_device(app, alice["access_token"], push_token)
     resp = client.register_device(app, bob["access_token"], push_token, "ios", "apns")
     assert resp.status == 201, resp
-    moved = _assert_device(resp.data, id=first["id"], token=push_token,
-                           session_id=bob["session_id"])
+    moved = _assert_device(resp.data, token=push_token, session_id=bob["session_id"])
+    assert moved["id"] != first["id"], "a device id never passes from one user to another"
     assert _ids(_listed(client, app, bob["access_token"])) == [moved["id"]]
     assert _listed(client, app, alice["access_token"]) == []
     assert _rows_with_token(app, push_token) == "1"
+    body = _unregistered(events, app, alice["user"]["uid"], push_token)
+    assert body["device_id"] == first["id"] and body["reason"] == "registered_by_another_user", body
 
 
 def test_same_token_registered_from_another_session_moves_to_it(client, app):

@@ -200,3 +200,45 @@ def test_expired_refresh_token_is_refused(client, app):
     assert updated == "1", "no refresh_tokens row has the SHA-256 of the token as token_hash"
     assert_problem(client.refresh(app, signed_up["refresh_token"]), 401, "auth/refresh-token-expired")
 
+
+
+# --- absolute session lifetime ------------------------------------------------------------
+
+
+def _age_session(app, session_id, seconds):
+    db_tools.rows(f"update sessions set created_at = created_at - interval '{int(seconds)} seconds' "
+                  f"where app_id = {db_tools.literal(app['app_id'])} and id = {db_tools.literal(session_id)}")
+
+
+def test_a_session_past_its_absolute_lifetime_cannot_refresh(client, configured_app_factory, events):
+    """However often it refreshed (so never idle), a session ends at the app's absolute
+    lifetime: the refresh answers 401 auth/session-expired and the session is over."""
+    app = configured_app_factory(session_lifetime=86400)
+    assert app["settings"]["session_lifetime"] == 86400
+    signed_up = client.new_user(app)
+    data = _refreshed(client, app, signed_up["refresh_token"])
+    # The idle expiry a refresh sets never reaches past the absolute end.
+    expires = db_tools.value("select expires_at <= created_at + interval '1 day' from sessions "
+                             f"where id = {db_tools.literal(signed_up['session_id'])}")
+    assert expires == "t"
+
+    _age_session(app, signed_up["session_id"], 86400 + 60)
+    assert_problem(client.refresh(app, data["refresh_token"]), 401, "auth/session-expired")
+    # Ended for good: the access token is refused at once, and later refreshes are revoked.
+    assert_problem(client.me(app, data["access_token"]), 401, "auth/invalid-token")
+    assert_problem(client.refresh(app, data["refresh_token"]), 401, "auth/refresh-token-revoked")
+    events.wait_for("session.revoked", lambda b: b.get("session_id") == signed_up["session_id"])
+
+
+def test_a_session_within_its_absolute_lifetime_refreshes(client, configured_app_factory):
+    app = configured_app_factory(session_lifetime=86400)
+    signed_up = client.new_user(app)
+    _age_session(app, signed_up["session_id"], 86400 - 120)
+    _refreshed(client, app, signed_up["refresh_token"])
+
+
+def test_session_lifetime_setting_is_bounded(stack, app):
+    for bad in ("59", "3599", "315360001", "x"):
+        done = stack.ctl("apps", "settings", app["app_id"], "--session-lifetime", bad)
+        assert done.returncode != 0 and "--session-lifetime" in done.stderr, (bad, done.stderr)
+    assert stack.configure_app(app["app_id"])["session_lifetime"] == 31536000

@@ -69,6 +69,8 @@ extension ServiceError {
                                                   detail: "This account is disabled.")
     public static let refreshTokenRevoked = ServiceError(code: "auth/refresh-token-revoked", status: 401,
                                                          detail: "The refresh token is not valid; sign in again.")
+    public static let sessionExpired = ServiceError(code: "auth/session-expired", status: 401,
+                                                    detail: "The session reached its lifetime; sign in again.")
     public static let refreshTokenExpired = ServiceError(code: "auth/refresh-token-expired", status: 401,
                                                          detail: "The refresh token has expired; sign in again.")
     public static let accountExistsWithDifferentCredential = ServiceError(

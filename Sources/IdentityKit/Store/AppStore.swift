@@ -59,6 +59,20 @@ public struct AppStore: Sendable {
         }
     }
 
+    /// The absolute session lifetime of the app, in seconds.
+    public func sessionLifetime(appId: String) throws -> Int? {
+        try pool.withConnection { connection in
+            try connection.query("SELECT session_lifetime FROM apps WHERE id = $1", [appId]).first.map { try $0.int("session_lifetime") }
+        }
+    }
+
+    /// Sets the absolute session lifetime (1 hour to 10 years); refreshes apply it at once.
+    public func setSessionLifetime(appId: String, seconds: Int) throws {
+        try pool.withConnection { connection in
+            _ = try connection.query("UPDATE apps SET session_lifetime = $2 WHERE id = $1", [appId, String(seconds)])
+        }
+    }
+
     /// The app's rate-limit overrides by limit name (`{"count", "window"}` or `"off"`).
     public func rateLimitOverrides(appId: String) throws -> [String: JSONValue] {
         let text = try pool.withConnection { connection in

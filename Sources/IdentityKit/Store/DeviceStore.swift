@@ -40,10 +40,17 @@ public struct DeviceStore: Sendable {
 
     public init(pool: PGPool) { self.pool = pool }
 
-    /// Registers a token for a session; a token already known (in this app) moves here, keeping its id.
+    /// Registers a token for a session. A token already known (in this app) moves here: from
+    /// another session of the same user it keeps its id; from another user it is first
+    /// unregistered from them, with `device.unregistered`, so a push operator stops sending
+    /// that user's notifications to a phone that now belongs to someone else.
     public func register(appId: String, uid: String, sessionId: String, token: String, platform: String, kind: String,
                          deviceName: String?, on connection: PGConnection) throws -> DeviceRecord? {
-        try connection.query("""
+        let previous = try connection.query("""
+            DELETE FROM devices WHERE app_id = $1 AND token = $2 AND uid <> $3 RETURNING \(DeviceRecord.columns)
+            """, [appId, token, uid]).map(DeviceRecord.init(row:))
+        for device in previous { try Events.deviceUnregistered(device, reason: "registered_by_another_user", on: connection) }
+        return try connection.query("""
             INSERT INTO devices (app_id, id, uid, session_id, token, platform, kind, device_name)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
             ON CONFLICT (app_id, token) DO UPDATE SET uid = EXCLUDED.uid, session_id = EXCLUDED.session_id,

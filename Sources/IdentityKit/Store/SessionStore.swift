@@ -54,6 +54,8 @@ public struct SessionStore: Sendable {
         public let expired: Bool
         public let sessionEnded: Bool
         public let successorHash: [UInt8]
+        /// The session began longer ago than the app's absolute session lifetime.
+        public let pastLifetime: Bool
     }
 
     /// Locks the token's row until the transaction ends (`FOR UPDATE`): parallel refreshes of
@@ -64,19 +66,23 @@ public struct SessionStore: Sendable {
         try connection.query("""
             SELECT rt.session_id, s.uid, s.amr, rt.spent_at IS NOT NULL AS spent,
                    rt.spent_at IS NOT NULL AND rt.spent_at >= now() - make_interval(secs => $3) AS within_grace,
-                   rt.expires_at <= now() AS expired, s.ended_at IS NOT NULL AS ended, rt.successor_hash
+                   rt.expires_at <= now() AS expired, s.ended_at IS NOT NULL AS ended, rt.successor_hash,
+                   s.created_at <= now() - make_interval(secs => a.session_lifetime) AS past_lifetime
             FROM refresh_tokens rt JOIN sessions s ON s.app_id = rt.app_id AND s.id = rt.session_id
+            JOIN apps a ON a.id = rt.app_id
             WHERE rt.app_id = $1 AND rt.token_hash = $2
             FOR UPDATE OF rt
             """, [appId, PGParam.bytea(hash), String(graceSeconds)]).first.map { row in
             try RefreshTokenState(sessionId: row.string("session_id"), uid: row.string("uid"), amr: row.stringArray("amr"),
                               spent: row.bool("spent"), withinGrace: row.bool("within_grace"),
                               expired: row.bool("expired"), sessionEnded: row.bool("ended"),
-                              successorHash: row.optionalBytes("successor_hash") ?? [])
+                              successorHash: row.optionalBytes("successor_hash") ?? [],
+                              pastLifetime: row.bool("past_lifetime"))
         }
     }
 
-    /// Spends a token and stores its successor, extending the session's life.
+    /// Spends a token and stores its successor, extending the session's life (never past its
+    /// absolute lifetime).
     public func rotate(appId: String, sessionId: String, spentHash: [UInt8], successorHash: [UInt8],
                        lifetimeSeconds: Int, ip: String, userAgent: String, on connection: PGConnection) throws {
         try connection.query("""
@@ -87,7 +93,9 @@ public struct SessionStore: Sendable {
             VALUES ($1, $2, $3, now() + make_interval(secs => $4))
             """, [appId, PGParam.bytea(successorHash), sessionId, String(lifetimeSeconds)])
         try connection.query("""
-            UPDATE sessions SET last_seen_at = now(), expires_at = now() + make_interval(secs => $3),
+            UPDATE sessions SET last_seen_at = now(),
+                   expires_at = LEAST(now() + make_interval(secs => $3),
+                                      created_at + make_interval(secs => (SELECT session_lifetime FROM apps WHERE id = $1))),
                    ip = COALESCE($4, ip), user_agent = COALESCE($5, user_agent)
             WHERE app_id = $1 AND id = $2
             """, [appId, sessionId, String(lifetimeSeconds), ip.isEmpty ? nil : ip,

@@ -35,6 +35,12 @@ struct TokenRefresh: Sendable {
                                                             graceSeconds: graceSeconds, on: connection),
                   !token.sessionEnded
             else { return .refuse(.refreshTokenRevoked) }
+            // However often it refreshed, a session ends at its app's absolute lifetime.
+            if token.pastLifetime {
+                _ = try sessions.end(appId: command.appId, uid: token.uid, sessionId: token.sessionId,
+                                     reason: "session_expired", on: connection)
+                return .refuse(.sessionExpired)
+            }
             if !token.spent {
                 guard !token.expired else { return .refuse(.refreshTokenExpired) }
                 try sessions.rotate(appId: command.appId, sessionId: token.sessionId, spentHash: presentedHash,
