@@ -1,6 +1,6 @@
 """Reads the event stream as an outside consumer would: a queue of our own bound to the topic
-exchange `identity.events`. Each message is one event: routing key = event name
-(`user.created`), AMQP `type` = full proto name (`identity.events.v1.UserCreated`),
+exchange `identity.events`. Each message is one event: routing key = the app id, a dot and
+the event name (`app_….user.created`; `Event.name` is the part after the app id), AMQP `type` = full proto name (`identity.events.v1.UserCreated`),
 `message_id` = the event id, body = the event as JSON with snake_case keys."""
 
 import datetime
@@ -45,6 +45,11 @@ class Event:
         return cls(routing_key=method.routing_key, type=properties.type,
                    message_id=properties.message_id, body=parsed, raw=body, properties=properties)
 
+    @property
+    def name(self):
+        """The event name: the routing key after its app id (`user.created`)."""
+        return self.routing_key.split(".", 1)[1] if "." in self.routing_key else self.routing_key
+
     def get(self, key, default=None):
         """A body field, or default (also when the body is not a JSON object)."""
         return self.body.get(key, default) if isinstance(self.body, dict) else default
@@ -57,7 +62,7 @@ def assert_event(event, routing_key, type_name, app, uid):
     """The event is `routing_key` of AMQP type identity.events.v1.<type_name>, its body a JSON
     object with event_id (= the message_id), app_id (the app's), uid and a recent RFC 3339 time.
     Returns the body."""
-    assert event.routing_key == routing_key, event
+    assert event.routing_key == f"{app['app_id']}.{routing_key}", event
     assert event.type == EVENT_TYPE_PREFIX + type_name, event
     body = event.body
     assert isinstance(body, dict), event.summary()
@@ -99,7 +104,7 @@ class EventStream:
         predicate(body) (any when None)."""
         found = []
         for event in self.received:
-            if routing_key is not None and event.routing_key != routing_key:
+            if routing_key is not None and event.name != routing_key:
                 continue
             if predicate is not None and not (isinstance(event.body, dict) and predicate(event.body)):
                 continue

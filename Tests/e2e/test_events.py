@@ -12,7 +12,7 @@ import pika.exceptions
 import pytest
 
 import db_tools
-from event_tools import EVENT_TYPE_PREFIX, EXCHANGE, assert_event, connect, declare_exchange
+from event_tools import EVENT_TYPE_PREFIX, EXCHANGE, Event, assert_event, connect, declare_exchange
 from identity_client import assert_no_content, assert_problem, unique_email
 
 
@@ -97,7 +97,7 @@ def test_refused_duplicate_sign_up_publishes_no_user_created(client, app, events
     assert_problem(client.sign_up(app, email=email), 409, "auth/email-already-in-use")
     assert_problem(client.sign_up(app, email=email.upper()), 409, "auth/email-already-in-use")
     events.wait_for("user.created", lambda b: b.get("uid") == uid)
-    created = [e for e in _of_app(events.collect(1.5), app) if e.routing_key == "user.created"]
+    created = [e for e in _of_app(events.collect(1.5), app) if e.name == "user.created"]
     assert [e.get("uid") for e in created] == [uid], [e.summary() for e in created]
 
 
@@ -157,7 +157,7 @@ def _wait_for_outbox_message(url, uid, timeout):
 
 
 def _outbox_rows(uid):
-    return db_tools.rows("select event_id from outbox where routing_key='user.created' "
+    return db_tools.rows("select event_id from outbox where routing_key like '%.user.created' "
                          f"and payload::text like {db_tools.literal('%' + uid + '%')}")
 
 
@@ -168,7 +168,7 @@ def test_outbox_delivers_an_event_written_while_the_broker_was_down(stack, clien
     def set_up_queue(channel):
         declare_exchange(channel)
         channel.queue_declare(queue=OUTBOX_QUEUE, durable=True, exclusive=False, auto_delete=False)
-        channel.queue_bind(queue=OUTBOX_QUEUE, exchange=EXCHANGE, routing_key="user.created")
+        channel.queue_bind(queue=OUTBOX_QUEUE, exchange=EXCHANGE, routing_key="*.user.created")
         channel.queue_purge(queue=OUTBOX_QUEUE)
 
     _with_channel(url, set_up_queue, timeout=10)
@@ -213,3 +213,38 @@ def test_outbox_delivers_an_event_written_while_the_broker_was_down(stack, clien
             _with_channel(url, lambda channel: channel.queue_delete(queue=OUTBOX_QUEUE), timeout=30)
         except (pika.exceptions.AMQPError, OSError):
             pass  # a leftover test queue in the test vhost harms nothing
+
+
+def test_a_tenant_binds_to_its_own_events_only(client, app, other_app):
+    """Routing keys start with the app id: a consumer bound to `<app_id>.#` (as the README
+    shows) receives every event of its app and none of another's."""
+    url = os.environ["IDENTITY_AMQP_URL"]
+    connection = connect(url)
+    try:
+        channel = connection.channel()
+        declare_exchange(channel)
+        queue = channel.queue_declare(queue="", exclusive=True, auto_delete=True).method.queue
+        channel.queue_bind(queue=queue, exchange=EXCHANGE, routing_key=f"{app['app_id']}.#")
+        mine = client.new_user(app)["user"]["uid"]
+        theirs = client.new_user(other_app)["user"]["uid"]
+        received = []
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not any(e.get("uid") == mine for e in received):
+            method, properties, body = channel.basic_get(queue, auto_ack=True)
+            if method is None:
+                time.sleep(0.1)
+                continue
+            received.append(Event.from_amqp(method, properties, body))
+        time.sleep(1)  # whatever else was on its way
+        while True:
+            method, properties, body = channel.basic_get(queue, auto_ack=True)
+            if method is None:
+                break
+            received.append(Event.from_amqp(method, properties, body))
+    finally:
+        connection.close()
+    created = [e for e in received if e.name == "user.created" and e.get("uid") == mine]
+    assert len(created) == 1, [e.summary() for e in received]
+    assert created[0].routing_key == f"{app['app_id']}.user.created"
+    assert all(e.routing_key.startswith(app["app_id"] + ".") for e in received), [e.summary() for e in received]
+    assert not [e for e in received if e.get("uid") == theirs or e.get("app_id") == other_app["app_id"]]

@@ -11,14 +11,18 @@ public enum EventOutbox {
         ("evt_" + Identifiers.nowULID(), Timestamp.rfc3339(Date()))
     }
 
+    /// Queues an event: published on `exchange` with routing key `<app_id>.<routingKey>`
+    /// (`app_0123.user.created`), so a tenant's consumer binds to `<its app id>.#` and sees its
+    /// own events only. Commands (`appendCommand`, default exchange) keep the queue name.
     public static func append<Event: ProtoMessage>(_ event: Event, routingKey: String, appId: String, eventId: String,
                                                    exchange: String = EventOutbox.exchange,
                                                    on connection: PGConnection) throws {
         let payload = String(decoding: try ProtoJSON.encode(event), as: UTF8.self)
+        let key = exchange.isEmpty ? routingKey : appId + "." + routingKey
         try connection.query("""
             INSERT INTO outbox (app_id, event_id, exchange, routing_key, message_type, payload)
             VALUES ($1, $2, $3, $4, $5, $6)
-            """, [appId, eventId, exchange, routingKey, Event.protoName, payload])
+            """, [appId, eventId, exchange, key, Event.protoName, payload])
     }
 
     /// A command for a worker queue that must go out exactly when this transaction commits
