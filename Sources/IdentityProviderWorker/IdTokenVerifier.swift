@@ -36,9 +36,10 @@ struct IdTokenVerifier: Sendable {
         guard Digest.constantTimeEqual(Array(Hex.encode(hash).utf8), Array(claimed.lowercased().utf8)),
               try nonces.isUsable(appId: command.appId, hash: hash)
         else { throw invalid }
+        // Apple relays or owns every address it reports: an authority for all of them.
         return ProviderV1.VerifiedIdentity(provider: "apple", subject: subject, email: token.string("email"),
                                            emailVerified: token.flag("email_verified"), audience: audience,
-                                           nonceHash: Hex.encode(hash))
+                                           nonceHash: Hex.encode(hash), emailAuthoritative: token.flag("email_verified"))
     }
 
     /// Google: at most 5 minutes old; `nonce` compared with the token's when sent.
@@ -55,10 +56,13 @@ struct IdTokenVerifier: Sendable {
             guard let claimed = token.string("nonce"),
                   Digest.constantTimeEqual(Array(sent.utf8), Array(claimed.utf8)) else { throw invalid }
         }
-        return ProviderV1.VerifiedIdentity(provider: "google", subject: subject, email: token.string("email"),
+        let email = token.string("email")
+        return ProviderV1.VerifiedIdentity(provider: "google", subject: subject, email: email,
                                            emailVerified: token.flag("email_verified"),
                                            firstName: token.string("given_name"), lastName: token.string("family_name"),
-                                           photoUrl: token.string("picture"), audience: audience)
+                                           photoUrl: token.string("picture"), audience: audience,
+                                           emailAuthoritative: token.flag("email_verified")
+                                               && Self.googleIsAuthority(email: email, hostedDomain: token.string("hd")))
     }
 
     /// Firebase: issuer and audience name the app's project; the token is valid while `exp`
@@ -75,6 +79,18 @@ struct IdTokenVerifier: Sendable {
         return ProviderV1.VerifiedIdentity(provider: "firebase", subject: subject, email: token.string("email"),
                                            emailVerified: token.flag("email_verified"), phone: token.string("phone_number"),
                                            firstName: name.first, lastName: name.count > 1 ? name[1] : nil,
-                                           photoUrl: token.string("picture"), audience: project)
+                                           photoUrl: token.string("picture"), audience: project,
+                                           emailAuthoritative: token.flag("email_verified") && app.firebaseTrustEmailVerified)
+    }
+
+    /// Google owns gmail.com and googlemail.com addresses, and a Workspace account (`hd`) is an
+    /// address of the domain Google hosts; for any other address Google only saw a
+    /// confirmation mail once, which a stranger can do before the owner signs up anywhere.
+    static func googleIsAuthority(email: String?, hostedDomain: String?) -> Bool {
+        guard let email, let at = email.lastIndex(of: "@") else { return false }
+        let domain = email[email.index(after: at)...].lowercased()
+        if domain == "gmail.com" || domain == "googlemail.com" { return true }
+        guard let hostedDomain, !hostedDomain.isEmpty else { return false }
+        return domain == hostedDomain.lowercased()
     }
 }

@@ -10,7 +10,7 @@ let usage = """
       identityctl apps create --name NAME [--access-token-ttl SECONDS]
       identityctl apps settings APP_ID [--access-token-ttl SECONDS] [--google-client-ids ID,ID] [--apple-bundle-ids ID,ID]
           [--apple-services-ids ID,ID] [--apple-team-id ID] [--apple-key-id ID]
-          [--apple-private-key-file KEY.p8] [--firebase-project-id ID]
+          [--apple-private-key-file KEY.p8] [--firebase-project-id ID] [--firebase-trust-email-verified true|false]
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
           email_verification; PART: subject, text, html)
@@ -117,6 +117,10 @@ case ("apps", "settings"):
         if let team = option("--apple-team-id", in: rest) { settings.appleTeamId = team }
         if let key = option("--apple-key-id", in: rest) { settings.appleKeyId = key }
         if let project = option("--firebase-project-id", in: rest) { settings.firebaseProjectId = project }
+        if let trust = option("--firebase-trust-email-verified", in: rest) {
+            guard trust == "true" || trust == "false" else { fail("--firebase-trust-email-verified wants true or false") }
+            settings.firebaseTrustEmailVerified = trust == "true"
+        }
         if let keyFile {
             let pem = try String(contentsOfFile: keyFile, encoding: .utf8)
             _ = try ECSigningKey.fromPEM(pem)  // refuse a file that is not an EC private key
@@ -144,7 +148,8 @@ case ("apps", "settings"):
                    "apple_bundle_ids": settings.appleBundleIds, "apple_services_ids": settings.appleServicesIds,
                    "apple_team_id": settings.appleTeamId ?? NSNull(), "apple_key_id": settings.appleKeyId ?? NSNull(),
                    "apple_private_key_set": settings.applePrivateKeySealed != nil,
-                   "firebase_project_id": settings.firebaseProjectId ?? NSNull(), "rate_limits": limits,
+                   "firebase_project_id": settings.firebaseProjectId ?? NSNull(),
+                   "firebase_trust_email_verified": settings.firebaseTrustEmailVerified, "rate_limits": limits,
                    "session_lifetime": sessionLifetime])
     } catch {
         fail("apps settings failed: \(error)")

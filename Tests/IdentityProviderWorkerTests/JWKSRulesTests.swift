@@ -39,3 +39,19 @@ final class JWKSRulesTests: XCTestCase {
         XCTAssertEqual(odd.problems.count, 1)
     }
 }
+
+/// Whose `email_verified` may link a sign-in to an existing account by email.
+final class EmailAuthorityTests: XCTestCase {
+    func testGoogleIsAnAuthorityForItsOwnAndHostedDomainsOnly() {
+        XCTAssertTrue(IdTokenVerifier.googleIsAuthority(email: "jane@gmail.com", hostedDomain: nil))
+        XCTAssertTrue(IdTokenVerifier.googleIsAuthority(email: "Jane@GoogleMail.com", hostedDomain: nil))
+        XCTAssertTrue(IdTokenVerifier.googleIsAuthority(email: "jane@corp.example", hostedDomain: "corp.example"))
+        XCTAssertTrue(IdTokenVerifier.googleIsAuthority(email: "jane@Corp.Example", hostedDomain: "corp.example"))
+        XCTAssertFalse(IdTokenVerifier.googleIsAuthority(email: "jane@example.com", hostedDomain: nil))
+        XCTAssertFalse(IdTokenVerifier.googleIsAuthority(email: "jane@example.com", hostedDomain: ""))
+        XCTAssertFalse(IdTokenVerifier.googleIsAuthority(email: "jane@example.com", hostedDomain: "corp.example"))
+        XCTAssertFalse(IdTokenVerifier.googleIsAuthority(email: "jane@gmail.com.evil.example", hostedDomain: nil))
+        XCTAssertFalse(IdTokenVerifier.googleIsAuthority(email: nil, hostedDomain: "corp.example"))
+        XCTAssertFalse(IdTokenVerifier.googleIsAuthority(email: "no-at-sign", hostedDomain: nil))
+    }
+}

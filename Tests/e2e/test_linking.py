@@ -3,11 +3,14 @@
 auth/account-exists-with-different-credential). Signed-in linking and unlinking
 (/v1/me/identities/{provider}), and tenant isolation of provider identities."""
 
+import uuid
+
 import pytest
 
 import db_tools
 from identity_client import assert_no_content, assert_problem, assert_user_shape, unique_email
-from provider_flows import (amr, apple_body, apple_signed_in, google_body, google_signed_in)
+from provider_flows import (amr, apple_body, apple_signed_in, firebase_body, google_body,
+                            google_signed_in)
 
 
 def _providers_of(client, app, token):
@@ -30,8 +33,9 @@ def test_google_with_the_verified_email_of_an_apple_user_links_to_it(client, pro
     email = unique_email("linked")
     apple, _ = apple_signed_in(client, providers, provider_app, is_new_user=True, email=email,
                                email_verified="true")
+    # example.com is a Google Workspace domain here (`hd`): Google is an authority for it.
     google, gclaims = google_signed_in(client, providers, provider_app, is_new_user=False,
-                                       email=email, email_verified=True)
+                                       email=email, email_verified=True, hd="example.com")
     uid = apple["user"]["uid"]
     assert google["user"]["uid"] == uid
     assert {"apple", "google"} <= set(google["user"]["providers"]), google["user"]
@@ -48,7 +52,7 @@ def test_email_match_ignores_case(client, providers, provider_app):
     apple, _ = apple_signed_in(client, providers, provider_app, is_new_user=True,
                                email=f"{local}@example.com")
     google, _ = google_signed_in(client, providers, provider_app, is_new_user=False,
-                                 email=f"{local.upper()}@Example.com")
+                                 email=f"{local.upper()}@Example.com", hd="example.com")
     assert google["user"]["uid"] == apple["user"]["uid"]
 
 
@@ -57,7 +61,7 @@ def test_unverified_password_account_is_409_until_its_email_is_verified(client, 
     email = unique_email("pwd")
     signed_up = client.new_user(provider_app, email=email)
     assert signed_up["user"]["email_verified"] is False
-    body, _ = google_body(providers, email=email, email_verified=True)
+    body, _ = google_body(providers, email=email, email_verified=True, hd="example.com")
     assert_problem(client.google_sign_in(provider_app, **body), 409,
                    "auth/account-exists-with-different-credential")
     # The refusal linked nothing.
@@ -69,6 +73,45 @@ def test_unverified_password_account_is_409_until_its_email_is_verified(client, 
     assert resp.data["is_new_user"] is False
     assert resp.data["user"]["uid"] == signed_up["user"]["uid"]
     assert {"password", "google"} <= set(resp.data["user"]["providers"]), resp.data["user"]
+
+
+def test_google_is_no_authority_for_an_address_outside_gmail_and_its_hosted_domain(
+        client, providers, provider_app):
+    """Google reports email_verified for any address once it saw a confirmation mail, which a
+    stranger can arrange before the owner ever signs up: only gmail.com / googlemail.com or the
+    Workspace domain (`hd`) may link by email."""
+    email = unique_email("outside")
+    apple, _ = apple_signed_in(client, providers, provider_app, is_new_user=True, email=email,
+                               email_verified="true")
+    for claims in ({}, {"hd": "other.example"}):
+        body, _ = google_body(providers, email=email, email_verified=True, **claims)
+        assert_problem(client.google_sign_in(provider_app, **body), 409,
+                       "auth/account-exists-with-different-credential")
+    assert _providers_of(client, provider_app, apple["access_token"]) == {"apple"}
+
+
+def test_google_links_a_gmail_address(client, providers, provider_app):
+    email = f"{uuid.uuid4().hex[:12]}@gmail.com"
+    apple, _ = apple_signed_in(client, providers, provider_app, is_new_user=True, email=email,
+                               email_verified="true")
+    google, _ = google_signed_in(client, providers, provider_app, is_new_user=False, email=email,
+                                 email_verified=True)
+    assert google["user"]["uid"] == apple["user"]["uid"]
+
+
+def test_firebase_links_by_email_only_when_the_app_trusts_it(client, providers, stack,
+                                                            provider_app):
+    email = unique_email("fb")
+    apple, _ = apple_signed_in(client, providers, provider_app, is_new_user=True, email=email,
+                               email_verified="true")
+    body, _ = firebase_body(providers, email=email, email_verified=True)
+    assert_problem(client.id_token_sign_in(provider_app, **body), 409,
+                   "auth/account-exists-with-different-credential")
+    shown = stack.configure_app(provider_app["app_id"], firebase_trust_email_verified="true")
+    assert shown["firebase_trust_email_verified"] is True
+    resp = client.id_token_sign_in(provider_app, **body)
+    assert resp.status == 200, resp
+    assert resp.data["user"]["uid"] == apple["user"]["uid"]
 
 
 def test_apple_sign_in_with_the_email_of_an_unverified_account_is_409(client, providers,

@@ -75,7 +75,8 @@ struct ProviderSignIn: Sendable {
         }
         if let email = identity.email, !email.isEmpty, let existing = try users.find(appId: appId, email: email, on: connection) {
             // Linking by email is safe only when both sides proved they own it.
-            guard existing.emailVerified && identity.emailVerified else {
+            // Both sides must have proved the address, the provider as an authority for it.
+            guard existing.emailVerified && identity.emailVerified && identity.emailAuthoritative else {
                 throw ServiceError.accountExistsWithDifferentCredential
             }
             try link(identity, to: existing.uid, appId: appId, on: connection)

@@ -120,6 +120,11 @@ extension ProviderV1 {
         /// Hex SHA-256 of a nonce issued by this service: the sign-in spends it in its transaction,
         /// so a failed sign-in leaves it usable.
         public var nonceHash: String?
+        /// The provider is an authority for this address, so its `email_verified` may link the
+        /// sign-in to an existing account by email: Apple always; Google for gmail.com and
+        /// googlemail.com addresses or a Workspace account (`hd` claim); Firebase only when the app
+        /// says so. Otherwise a verified email still only fills a new account's `email_verified`.
+        public var emailAuthoritative: Bool
 
         public init(
             provider: String = "",
@@ -131,7 +136,8 @@ extension ProviderV1 {
             lastName: String? = nil,
             photoUrl: String? = nil,
             audience: String = "",
-            nonceHash: String? = nil
+            nonceHash: String? = nil,
+            emailAuthoritative: Bool = false
         ) {
             self.provider = provider
             self.subject = subject
@@ -143,6 +149,7 @@ extension ProviderV1 {
             self.photoUrl = photoUrl
             self.audience = audience
             self.nonceHash = nonceHash
+            self.emailAuthoritative = emailAuthoritative
         }
 
         public init(from decoder: Decoder) throws {
@@ -157,6 +164,7 @@ extension ProviderV1 {
             self.photoUrl = try container.decodeProto(String.self, "photo_url", "photoUrl")
             self.audience = try container.decodeProto(String.self, "audience") ?? ""
             self.nonceHash = try container.decodeProto(String.self, "nonce_hash", "nonceHash")
+            self.emailAuthoritative = try container.decodeProto(Bool.self, "email_authoritative", "emailAuthoritative") ?? false
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -171,6 +179,7 @@ extension ProviderV1 {
             if let value = self.photoUrl { try container.encode(value, forKey: ProtoJSONKey("photo_url")) }
             if !self.audience.isEmpty { try container.encode(self.audience, forKey: ProtoJSONKey("audience")) }
             if let value = self.nonceHash { try container.encode(value, forKey: ProtoJSONKey("nonce_hash")) }
+            if self.emailAuthoritative { try container.encode(self.emailAuthoritative, forKey: ProtoJSONKey("email_authoritative")) }
         }
     }
 
