@@ -41,6 +41,7 @@ public final class TokenWorker: Service {
             providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
                                            issuer: issuer, masterKey: configuration.masterKey),
             linking: IdentityLinking(pool: pool, users: users, identities: identities, nonces: nonces,
+                                     sessions: sessions, hasher: hasher,
                                      masterKey: configuration.masterKey),
             refresh: TokenRefresh(pool: pool, users: users, sessions: sessions, issuer: issuer,
                                   // Bound to its purpose, so the master key itself never keys an HMAC.

@@ -51,8 +51,9 @@ final class RoutesTests: XCTestCase {
                 XCTAssertTrue(text.hasPrefix(limit.policy.name + ": "), text)
             }
         }
-        // Every sign-in, sign-up, guest, nonce, refresh, code-sending and code-checking call.
-        XCTAssertEqual(limited, 17)
+        // Every sign-in, sign-up, guest, nonce, refresh, code-sending and code-checking call,
+        // and the password checks of signed-in users (change, deletion, linking).
+        XCTAssertEqual(limited, 18)
     }
 
     func testRouterMatchesParametersAndTellsNotFoundFromMethodNotAllowed() throws {

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 import db_tools
-from identity_client import assert_no_content, assert_problem, assert_user_shape, unique_email
+from identity_client import PASSWORD, assert_no_content, assert_problem, assert_user_shape, unique_email
 from provider_flows import (amr, apple_body, apple_signed_in, firebase_body, google_body,
                             google_signed_in)
 
@@ -158,6 +158,44 @@ def test_link_apple_while_signed_in(client, providers, provider_app):
     later, _ = apple_signed_in(client, providers, provider_app, is_new_user=False,
                                sub=claims["sub"], email=claims["email"])
     assert later["user"]["uid"] == signed_up["user"]["uid"]
+
+
+def _signed_in_long_ago(session_id, minutes=6):
+    db_tools.rows(f"update sessions set created_at = now() - interval '{minutes} minutes' "
+                  f"where id = {db_tools.literal(session_id)}")
+
+
+def test_linking_from_an_old_session_needs_the_password(client, providers, provider_app):
+    """A stolen access token must not plant a lasting way in: a session signed in more than 5
+    minutes ago links only with the account's password as fresh proof."""
+    signed_up = client.new_user(provider_app)
+    token = signed_up["access_token"]
+    _signed_in_long_ago(signed_up["session_id"])
+    nonce = client.new_nonce(provider_app)
+    body, claims = apple_body(client, providers, provider_app, nonce=nonce)
+    assert_problem(client.link_identity(provider_app, token, "apple", body), 403, "auth/reauth-required")
+    assert_problem(client.link_identity(provider_app, token, "apple", dict(body, password="wrong-password")),
+                   403, "auth/reauth-required")
+    assert _providers_of(client, provider_app, token) == {"password"}
+    # The refusals spent nothing: the same token and nonce link with the password.
+    resp = client.link_identity(provider_app, token, "apple", dict(body, password=PASSWORD))
+    assert resp.status == 200, resp
+    assert {"password", "apple"} <= set(resp.data["providers"])
+
+
+def test_linking_from_an_old_session_without_a_password_means_signing_in_again(client, providers,
+                                                                              provider_app):
+    apple, claims = apple_signed_in(client, providers, provider_app, is_new_user=True)
+    _signed_in_long_ago(apple["session_id"])
+    body, _ = google_body(providers)
+    assert_problem(client.link_identity(provider_app, apple["access_token"], "google", body), 403,
+                   "auth/reauth-required")
+    # Signing in again makes a fresh session, which may link.
+    again, _ = apple_signed_in(client, providers, provider_app, is_new_user=False, sub=claims["sub"],
+                               email=claims["email"])
+    resp = client.link_identity(provider_app, again["access_token"], "google", body)
+    assert resp.status == 200, resp
+    assert {"apple", "google"} <= set(resp.data["providers"])
 
 
 def test_link_apple_spends_the_nonce(client, providers, provider_app):

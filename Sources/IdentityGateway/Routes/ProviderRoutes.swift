@@ -15,7 +15,8 @@ struct ProviderRoutes: Sendable {
                limits: .providerSignIn) { try signIn($0, provider: "google") },
          Route(method: "POST", pattern: "/v1/auth/id-token", needsApp: true, takesBody: true,
                limits: .providerSignIn) { try signIn($0, provider: nil) },
-         Route(method: "POST", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: true, handler: link),
+         Route(method: "POST", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: true,
+               limits: .passwordCheck, handler: link),
          Route(method: "DELETE", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: false, handler: unlink)]
     }
 
@@ -33,6 +34,8 @@ struct ProviderRoutes: Sendable {
         var firstName: String?
         var lastName: String?
         var authorizationCode: String?
+        /// Signed-in linking only: the account's password as fresh proof (see IdentityLinking).
+        var password: String?
     }
 
     /// `provider` nil: `/v1/auth/id-token`, whose body names it (only "firebase" for now).
@@ -53,10 +56,11 @@ struct ProviderRoutes: Sendable {
         let firstName = body.optionalString("first_name", maxLength: 100).string
         let lastName = body.optionalString("last_name", maxLength: 100).string
         let code = provider == "apple" ? body.optionalString("authorization_code", maxLength: 2048).string : nil
+        let password = body.optionalString("password", maxLength: 1024).string
         try body.finish()
         guard let provider, let token else { throw ServiceError.validationFailed([]) }
         return ProviderBody(verify: ProviderV1.VerifyIdToken(appId: appId, provider: provider, idToken: token, nonce: nonce),
-                            firstName: firstName, lastName: lastName, authorizationCode: code)
+                            firstName: firstName, lastName: lastName, authorizationCode: code, password: password)
     }
 
     func signIn(_ context: RouteContext, provider: String?) throws -> RouteResult {
@@ -82,7 +86,8 @@ struct ProviderRoutes: Sendable {
         return commands.send(body.verify, expecting: ProviderV1.VerifiedIdentity.self, queue: BusTopology.providerCommands,
                              then: { identity in
                                  TokenV1.LinkIdentity(appId: claims.aud, uid: claims.sub, identity: identity,
-                                                      authorizationCode: body.authorizationCode)
+                                                      authorizationCode: body.authorizationCode,
+                                                      sessionId: claims.sid, password: body.password)
                              }, expecting: TokenV1.UserResult.self, appId: claims.aud, request: context.request) {
             HTTPResponse.data($0.user.map(UserJSON.make) ?? .null)
         }

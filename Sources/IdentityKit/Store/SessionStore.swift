@@ -14,6 +14,17 @@ public struct SessionStore: Sendable {
         }
     }
 
+    /// Seconds since the live session began (its sign-in; refreshes do not renew it), or nil
+    /// when it is not a live session of this user.
+    public func signedInSecondsAgo(appId: String, sessionId: String, uid: String) throws -> Int? {
+        try pool.withConnection { connection in
+            try connection.query("""
+                SELECT floor(extract(epoch FROM now() - created_at))::int AS age FROM sessions
+                WHERE app_id = $1 AND id = $2 AND uid = $3 AND ended_at IS NULL
+                """, [appId, sessionId, uid]).first.map { try $0.int("age") }
+        }
+    }
+
     /// Creates a session with its first refresh token inside the caller's transaction.
     public func create(appId: String, uid: String, sessionId: String, amr: [String], ip: String, userAgent: String,
                        refreshTokenHash: [UInt8], refreshLifetimeSeconds: Int, commandId: String?, createdAccount: Bool,

@@ -260,17 +260,26 @@ extension TokenV1 {
         public var uid: String
         public var identity: ProviderV1.VerifiedIdentity?
         public var authorizationCode: String?
+        /// The session asking. Linking adds a lasting way into the account, so it needs a session
+        /// signed in within the last 5 minutes, or the account's password as fresh proof: a stolen
+        /// access token alone cannot plant a backdoor.
+        public var sessionId: String
+        public var password: String?
 
         public init(
             appId: String = "",
             uid: String = "",
             identity: ProviderV1.VerifiedIdentity? = nil,
-            authorizationCode: String? = nil
+            authorizationCode: String? = nil,
+            sessionId: String = "",
+            password: String? = nil
         ) {
             self.appId = appId
             self.uid = uid
             self.identity = identity
             self.authorizationCode = authorizationCode
+            self.sessionId = sessionId
+            self.password = password
         }
 
         public init(from decoder: Decoder) throws {
@@ -279,6 +288,8 @@ extension TokenV1 {
             self.uid = try container.decodeProto(String.self, "uid") ?? ""
             self.identity = try container.decodeProto(ProviderV1.VerifiedIdentity.self, "identity")
             self.authorizationCode = try container.decodeProto(String.self, "authorization_code", "authorizationCode")
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.password = try container.decodeProto(String.self, "password")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -287,6 +298,8 @@ extension TokenV1 {
             if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
             if let value = self.identity { try container.encode(value, forKey: ProtoJSONKey("identity")) }
             if let value = self.authorizationCode { try container.encode(value, forKey: ProtoJSONKey("authorization_code")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if let value = self.password { try container.encode(value, forKey: ProtoJSONKey("password")) }
         }
     }
 
