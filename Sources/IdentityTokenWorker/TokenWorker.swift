@@ -14,6 +14,7 @@ public final class TokenWorker: Service {
         let hasher = try PasswordHasher(cost: configuration.passwordCost)
         let sessions = SessionStore(pool: pool)
         let identities = IdentityStore(pool: pool)
+        let ownership = EmailOwnership(users: users, sessions: sessions, identities: identities)
         let nonces = NonceStore(pool: pool)
         let issuer = SessionIssuer(sessions: sessions,
                                    keys: SigningKeyCache(apps: AppStore(pool: pool), masterKey: configuration.masterKey),
@@ -35,8 +36,10 @@ public final class TokenWorker: Service {
             signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, issuer: issuer),
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, issuer: issuer),
             profile: ProfileUpdate(pool: pool, users: users),
-            emailCode: EmailCodeSignIn(pool: pool, users: users, issuer: issuer, settings: codeSettings),
-            recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings),
+            emailCode: EmailCodeSignIn(pool: pool, users: users, issuer: issuer, settings: codeSettings,
+                                       ownership: ownership),
+            recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings,
+                                       ownership: ownership),
             verification: EmailVerification(pool: pool, users: users, settings: codeSettings),
             providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
                                            issuer: issuer, masterKey: configuration.masterKey),

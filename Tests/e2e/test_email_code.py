@@ -11,7 +11,9 @@ import pytest
 import db_tools
 from identity_client import assert_problem, assert_session_works, public_user, unique_email
 from mail_flows import (CODE_TTL, MAIL_FROM_ADDRESS, MAIL_FROM_NAME, MAX_WRONG_CODES, email_code,
-                        email_code_signed_in, expire_codes, other_code, without_request_id)
+                        email_code_signed_in, expire_codes, other_code, password_reset_code,
+                        without_request_id)
+from provider_flows import google_body
 from smtp_sink import code_from
 
 DEEP_LINK_URL = "https://app.example/auth"
@@ -91,10 +93,12 @@ def test_verify_signs_in_an_existing_password_user(client, smtp_sink, app):
     assert data["user"]["first_name"] == "Grace", data["user"]
     assert data["session_id"] != signed_up["session_id"]
     assert client.me(app, data["access_token"]).data["email_verified"] is True
-    # The password still works, and that sign-in now sees the email as verified too.
-    again = client.sign_in(app, email=user["email"])
-    assert again.status == 200, again
-    assert again.data["user"]["email_verified"] is True, again.data["user"]
+    # This was the first proof of the address on an unverified account: the password set
+    # before it (by whoever registered the address) and its sessions are gone (PRODUCT.md,
+    # "Email ownership"); see the pre-account hijacking tests below.
+    assert data["user"]["has_password"] is False, data["user"]
+    assert_problem(client.sign_in(app, email=user["email"]), 401, "auth/invalid-credential")
+    assert_problem(client.me(app, signed_up["access_token"]), 401, "auth/invalid-token")
 
 
 def test_a_code_is_single_use(client, smtp_sink, app):
@@ -232,3 +236,67 @@ def test_templates_of_one_app_do_not_reach_another(client, smtp_sink, configured
     assert "Recipes" not in message.subject, message.subject
     assert app["name"] in message.subject, message.subject
 
+
+
+# --- pre-account hijacking (PRODUCT.md, "Email ownership") --------------------------------
+
+
+def _stranger_with_google(client, providers, app, email):
+    """Someone registers `email` with a password and links their own Google account to it."""
+    stranger = client.new_user(app, email=email)
+    assert stranger["user"]["email_verified"] is False
+    body, claims = google_body(providers)
+    assert client.link_identity(app, stranger["access_token"], "google", body).status == 200
+    return stranger, claims
+
+
+def test_a_stranger_who_registered_the_address_first_keeps_nothing(client, smtp_sink, providers,
+                                                                   provider_app_factory, events):
+    """The victim later signs in with a mailed code: the stranger's password, sessions and
+    provider link are gone, and user.updated says so."""
+    app = provider_app_factory(providers=("google",))
+    email = unique_email("victim")
+    stranger, google_claims = _stranger_with_google(client, providers, app, email)
+
+    _, code = email_code(client, smtp_sink, app, email)
+    victim = email_code_signed_in(client, app, email, code, is_new_user=False)
+    uid = victim["user"]["uid"]
+    assert uid == stranger["user"]["uid"]
+    assert victim["user"]["has_password"] is False, victim["user"]
+    assert victim["user"]["providers"] == [], victim["user"]
+
+    assert_problem(client.sign_in(app, email=email), 401, "auth/invalid-credential")
+    assert_problem(client.me(app, stranger["access_token"]), 401, "auth/invalid-token")
+    assert_problem(client.refresh(app, stranger["refresh_token"]), 401, "auth/refresh-token-revoked")
+    # The stranger's Google account no longer leads here.
+    body, _ = google_body(providers, sub=google_claims["sub"], email=google_claims["email"])
+    resp = client.google_sign_in(app, **body)
+    assert resp.status == 200 and resp.data["user"]["uid"] != uid, resp
+    events.wait_for("user.updated", lambda b: b.get("uid") == uid and b.get("change") == "email_ownership_proved")
+    assert client.me(app, victim["access_token"]).status == 200
+
+
+def test_a_reset_on_an_unverified_account_drops_the_links_set_before_it(client, smtp_sink, providers,
+                                                                       provider_app_factory):
+    app = provider_app_factory(providers=("google",))
+    email = unique_email("victim")
+    stranger, _ = _stranger_with_google(client, providers, app, email)
+    _, code = password_reset_code(client, smtp_sink, app, email)
+    assert client.password_reset(app, email, code, "Victims-Own-Walrus-9!").status == 204
+    signed_in = client.sign_in(app, email=email, password="Victims-Own-Walrus-9!")
+    assert signed_in.status == 200, signed_in
+    assert signed_in.data["user"]["providers"] == ["password"], signed_in.data["user"]
+    assert signed_in.data["user"]["email_verified"] is True
+
+
+def test_a_verified_account_keeps_its_password_and_sessions(client, smtp_sink, app):
+    """Only the first proof on an unverified account takes it over: an owner who already
+    proved the address loses nothing to a later code sign-in."""
+    email = unique_email("owner")
+    owner = client.new_user(app, email=email)
+    db_tools.rows("update users set email_verified = true "
+                  f"where uid = {db_tools.literal(owner['user']['uid'])}")
+    _, code = email_code(client, smtp_sink, app, email)
+    email_code_signed_in(client, app, email, code, is_new_user=False)
+    assert client.me(app, owner["access_token"]).status == 200
+    assert client.sign_in(app, email=email).status == 200

@@ -34,6 +34,11 @@ public struct IdentityStore: Sendable {
             """, [appId, uid, provider]).isEmpty
     }
 
+    /// Removes every provider identity of the user; returns how many.
+    public func unlinkAll(appId: String, uid: String, on connection: PGConnection) throws -> Int {
+        try connection.query("DELETE FROM user_identities WHERE app_id = $1 AND uid = $2 RETURNING 1", [appId, uid]).count
+    }
+
     /// Keeps Apple's refresh token (sealed) on the user's Apple identity.
     public func storeAppleRefreshToken(appId: String, subject: String, clientId: String, sealed: [UInt8]) throws {
         try pool.withConnection { connection in

@@ -136,6 +136,16 @@ public struct UserStore: Sendable {
             """, [appId, uid])
     }
 
+    /// The first proof of an unverified address: the email counts as verified from now on and
+    /// the password set before the proof (by whoever registered the address) is gone. Returns
+    /// whether the user existed and was unverified (the row is locked either way).
+    public func takeOverByEmailProof(appId: String, uid: String, on connection: PGConnection) throws -> Bool {
+        try !connection.query("""
+            UPDATE users SET email_verified = true, password_hash = NULL, updated_at = now()
+            WHERE app_id = $1 AND uid = $2 AND NOT email_verified RETURNING 1
+            """, [appId, uid]).isEmpty
+    }
+
     public func setPassword(appId: String, uid: String, hash: String, on connection: PGConnection) throws {
         try connection.query("""
             UPDATE users SET password_hash = $3, updated_at = now() WHERE app_id = $1 AND uid = $2

@@ -6,6 +6,7 @@ struct EmailCodeSignIn: Sendable {
     let users: UserStore
     let issuer: SessionIssuer
     let settings: CodeSettings
+    let ownership: EmailOwnership
 
     /// Stores a new code (replacing any older one) and mails it, whether or not the email has
     /// an account: the answer and the work are the same either way.
@@ -46,9 +47,8 @@ struct EmailCodeSignIn: Sendable {
                 user = try GuestUpgrade.apply(upgrade, to: guest, users: users, on: connection)
             } else if let existing {
                 guard !existing.disabled else { return .failure(.userDisabled) }
-                if !existing.emailVerified {
-                    try users.markEmailVerified(appId: command.appId, uid: existing.uid, on: connection)
-                }
+                // The first proof of the address: whoever registered it before keeps nothing.
+                try ownership.proved(existing, appId: command.appId, on: connection)
                 user = try users.find(appId: command.appId, uid: existing.uid, on: connection) ?? existing
             } else {
                 var new = UserStore.NewUser(email: command.email, username: nil, firstName: command.firstName,

@@ -10,6 +10,7 @@ struct PasswordRecovery: Sendable {
     let sessions: SessionStore
     let hasher: PasswordHasher
     let settings: CodeSettings
+    let ownership: EmailOwnership
 
     /// Mails a reset code when the email has an account; answers the same either way.
     func forgot(_ command: TokenV1.ForgotPassword, requestId: String) throws -> CommandConsumer.Reply {
@@ -49,8 +50,10 @@ struct PasswordRecovery: Sendable {
             // Hashed only once the code is right: a wrong guess must not buy Argon2 work. The
             // code's row stays locked meanwhile, so a parallel guess waits for this answer.
             let hash = try hasher.hash(command.password)
+            // Receiving the code proved the address: on an unverified account, the provider
+            // links set before the proof go too (the password is replaced just below).
+            try ownership.proved(user, appId: command.appId, on: connection)
             try users.setPassword(appId: command.appId, uid: user.uid, hash: hash, on: connection)
-            // Receiving the code proved the address.
             try users.markEmailVerified(appId: command.appId, uid: user.uid, on: connection)
             _ = try sessions.end(appId: command.appId, uid: user.uid, sessionId: nil, reason: "password_reset",
                                  on: connection)
