@@ -14,8 +14,13 @@ final class TokenVerifier: Sendable {
     private let cache = Locked<[String: Keys]>([:])
     /// Tokens already verified, by their exact text: a client sends one access token with many
     /// requests, and the RSA check and JSON decoding were a quarter of GET /v1/me's CPU. Only
-    /// the signature check is skipped; `exp` and the app are checked on every request.
-    private let verified = Locked<[String: AccessTokenClaims]>([:])
+    /// the signature check is skipped; `exp`, the app and the key are checked on every request,
+    /// so a token stops passing within a minute (the key cache's life) of its key's retirement.
+    private struct Verified: Sendable {
+        let claims: AccessTokenClaims
+        let kid: String
+    }
+    private let verified = Locked<[String: Verified]>([:])
     private static let verifiedLimit = 50_000
 
     init(store: AppStore) { self.store = store }
@@ -26,18 +31,24 @@ final class TokenVerifier: Sendable {
         let token = String(authorization.utf8.dropFirst(7).drop { $0 == 32 }) ?? ""
         guard !token.isEmpty, token.utf8.count < 8192 else { throw ServiceError.invalidToken }
         let now = Timestamp.nowSeconds()
-        if let claims = verified.withLock({ $0[token] }), claims.aud == app.id, claims.iss == app.issuer {
-            guard claims.exp + JWT.leeway > now else { throw ServiceError.tokenExpired }
-            return claims
-        }
         let keys = try keys(appId: app.id)
+        if let known = verified.withLock({ $0[token] }), known.claims.aud == app.id, known.claims.iss == app.issuer {
+            if keys.byKid[known.kid] != nil {
+                guard known.claims.exp + JWT.leeway > now else { throw ServiceError.tokenExpired }
+                return known.claims
+            }
+            // Its key is no longer published (retired): verified afresh, which now fails.
+            verified.withLock { _ = $0.removeValue(forKey: token) }
+        }
         do {
+            var usedKid = ""
             let claims = try JWT.verify(token, issuer: app.issuer, audience: app.id, now: now) { kid in
-                keys.byKid[kid] ?? (try? self.reload(appId: app.id, ifOlderThan: 5))?.byKid[kid]
+                usedKid = kid
+                return keys.byKid[kid] ?? (try? self.reload(appId: app.id, ifOlderThan: 5))?.byKid[kid]
             }
             verified.withLock { verified in
                 if verified.count >= Self.verifiedLimit { verified.removeAll(keepingCapacity: true) }
-                verified[token] = claims
+                verified[token] = Verified(claims: claims, kid: usedKid)
             }
             return claims
         } catch .expired {
