@@ -1,7 +1,12 @@
+// accept4, SOCK_NONBLOCK and SOCK_CLOEXEC (cmhdshim_quiesce).
+#define _GNU_SOURCE
 #include "CMicroHTTPDShim.h"
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -66,6 +71,34 @@ int cmhdshim_connection_fd(struct MHD_Connection *connection) {
 
 void cmhdshim_shutdown_socket(int fd) {
     if (fd >= 0) (void)shutdown(fd, SHUT_RDWR);
+}
+
+int cmhdshim_quiesce(struct MHD_Daemon *daemon, unsigned int *adopted) {
+    *adopted = 0;
+    MHD_socket fd = MHD_quiesce_daemon(daemon);
+    if (fd == MHD_INVALID_SOCKET) return -1;
+    // MHD no longer polls the socket; non-blocking, so the loop below ends when the backlog is empty.
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    for (;;) {
+        struct sockaddr_storage address;
+        socklen_t length = sizeof(address);
+        int client = accept4(fd, (struct sockaddr *)&address, &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (client < 0) {
+            if (errno == EINTR || errno == ECONNABORTED) continue;
+            break;
+        }
+        // MHD closes the socket itself when it cannot take it.
+        if (MHD_add_connection(daemon, client, (const struct sockaddr *)&address, length) == MHD_YES) (*adopted)++;
+    }
+    // On Linux, shutdown of a listening socket stops it listening: later SYNs are refused (or
+    // go to another process listening on the port with SO_REUSEPORT).
+    (void)shutdown(fd, SHUT_RDWR);
+    return fd;
+}
+
+void cmhdshim_close_socket(int fd) {
+    if (fd >= 0) (void)close(fd);
 }
 
 int cmhdshim_raise_open_files_limit(uint64_t wanted, uint64_t *soft, uint64_t *hard) {

@@ -53,11 +53,16 @@ public final class Gateway: Service {
                          limits: configuration.connectionLimits, trustedProxies: configuration.trustedProxies)
     }
 
-    /// Stops accepting requests, then leaves the broker.
+    /// Drains HTTP (stops listening, answers what it has, 503 for what is still waiting at
+    /// the grace's end), then leaves the broker, joining its thread. The bus stays up until the
+    /// server is done, since the answers being waited for come through it.
     public func stop() {
-        server.stop()
+        server.stop(grace: configuration.shutdownGrace)
         bus.stop()
     }
+
+    /// The drain, the last answers and the bus's close, with room to spare.
+    public var stopTimeLimit: Double { configuration.shutdownGrace + 30 }
 
     /// The request pipeline every route passes through, in order: route match, media type, app
     /// (`X-App-Key`), body parsed once, the route's rate limits, then its handler. What a route

@@ -10,6 +10,10 @@ public struct GatewayConfiguration: Sendable {
     public var httpThreads: Int
     /// How long a request waits for a worker's reply before answering 503.
     public var requestTimeout: Double
+    /// On SIGTERM, how long the gateway waits for the requests it has to be answered before it
+    /// answers those still waiting for a worker 503 (`IDENTITY_SHUTDOWN_GRACE_MS`; by default
+    /// the request timeout plus 2 s, so a request normally gets its own answer or timeout).
+    public var shutdownGrace: Double
     public var publicBaseURL: String
     /// Proxies whose `X-Forwarded-For` is believed (`IDENTITY_TRUSTED_PROXIES`); none by default.
     var trustedProxies: TrustedProxies
@@ -21,12 +25,15 @@ public struct GatewayConfiguration: Sendable {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threads = env.int("IDENTITY_HTTP_THREADS", default: max(2, cores * 2), range: 1...256)
         let port = env.int("IDENTITY_HTTP_PORT", default: 8080, range: 1...65_535)
+        let requestTimeoutMilliseconds = env.int("IDENTITY_REQUEST_TIMEOUT_MS", default: 5000, range: 50...120_000)
         let config = GatewayConfiguration(
             common: CommonConfiguration(reading: &env, defaultPoolSize: threads),
             httpHost: env.string("IDENTITY_HTTP_HOST", default: "127.0.0.1"),
             httpPort: UInt16(port),
             httpThreads: threads,
-            requestTimeout: Double(env.int("IDENTITY_REQUEST_TIMEOUT_MS", default: 5000, range: 50...120_000)) / 1000,
+            requestTimeout: Double(requestTimeoutMilliseconds) / 1000,
+            shutdownGrace: Double(env.int("IDENTITY_SHUTDOWN_GRACE_MS", default: requestTimeoutMilliseconds + 2000,
+                                          range: 0...600_000)) / 1000,
             publicBaseURL: env.string("IDENTITY_PUBLIC_BASE_URL", default: "http://127.0.0.1:\(port)"),
             trustedProxies: trustedProxies(reading: &env),
             connectionLimits: ConnectionLimits(

@@ -7,6 +7,7 @@ import IdentityKit
 final class RateLimitPurge: Sendable {
     private let store: RateLimitStore
     private let timer = Locked<DispatchSourceTimer?>(nil)
+    private let queue = DispatchQueue(label: "rate-limit-purge")
     private let interval: Double
 
     init(store: RateLimitStore, interval: Double = 60) {
@@ -15,7 +16,7 @@ final class RateLimitPurge: Sendable {
     }
 
     func start() {
-        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "rate-limit-purge"))
+        let source = DispatchSource.makeTimerSource(queue: queue)
         source.schedule(deadline: .now() + interval, repeating: interval)
         let store = self.store
         source.setEventHandler {
@@ -31,10 +32,13 @@ final class RateLimitPurge: Sendable {
         timer.withLock { $0 = source }
     }
 
+    /// Cancels the timer and waits for a purge that is running to finish.
     func stop() {
         timer.withLock { source in
             source?.cancel()
             source = nil
         }
+        // The handler runs on `queue`: an empty block behind it returns once it is done.
+        queue.sync {}
     }
 }

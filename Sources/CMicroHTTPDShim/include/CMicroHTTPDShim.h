@@ -48,6 +48,18 @@ void cmhdshim_shutdown_socket(int fd);
 /// Writes the resulting soft and hard limits; returns 0, or -1 when the limits cannot be read.
 int cmhdshim_raise_open_files_limit(uint64_t wanted, uint64_t *soft, uint64_t *hard);
 
+/// Stops the daemon listening (MHD_quiesce_daemon) while it keeps serving the connections it
+/// has. Connections the kernel completed but MHD had not accepted yet are accepted here and
+/// handed to MHD (MHD_add_connection), so their clients are answered rather than reset; then
+/// the socket stops listening (shutdown), so new connections are refused at once. Returns the
+/// listening socket, which must be closed only after MHD_stop_daemon (MHD's threads may still
+/// refer to it), or -1 when the daemon was not listening. `*adopted` is the number of
+/// connections handed to MHD.
+int cmhdshim_quiesce(struct MHD_Daemon *daemon, unsigned int *adopted);
+
+/// close(fd), for the socket cmhdshim_quiesce returned.
+void cmhdshim_close_socket(int fd);
+
 /// Queues a response built from a copy of `body`, with `header_count` name/value pairs.
 /// Returns 1 when queued.
 int cmhdshim_respond(struct MHD_Connection *connection, unsigned int status,

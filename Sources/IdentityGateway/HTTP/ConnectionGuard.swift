@@ -11,8 +11,25 @@ import IdentityKit
 /// and closes and frees the connection itself, on its own thread. The cut happens under the
 /// same lock that `closed` takes, and MHD reports a connection closed before it closes the
 /// socket, so the descriptor cut is never one already reused by another connection.
+///
+/// When the gateway stops it also knows where each connection stands, so the drain can close
+/// idle keep-alive connections at once and, at its deadline, those no answer is coming for.
 final class ConnectionGuard: @unchecked Sendable {
     typealias Key = Int
+
+    /// Where a connection stands.
+    enum Phase: Equatable {
+        /// Accepted; its first header block is not complete yet.
+        case awaitingRequest
+        /// The header block is complete: the body is read and the request dispatched.
+        case reading
+        /// Suspended while a worker answers.
+        case waitingForWorker
+        /// The answer is queued and being written.
+        case writing
+        /// Keep-alive, between two requests.
+        case idle
+    }
 
     private struct Entry {
         let fd: Int32
@@ -22,6 +39,7 @@ final class ConnectionGuard: @unchecked Sendable {
         /// Monotonic nanoseconds; nil while a worker answers (the command has its own deadline).
         var deadline: UInt64?
         var cut = false
+        var phase = Phase.awaitingRequest
     }
 
     /// What the reaper did since the last report, for one log line a second at most.
@@ -40,6 +58,10 @@ final class ConnectionGuard: @unchecked Sendable {
     private var perPeer: [String: Int] = [:]
     private var tally = Tally()
     private var reaper: DispatchSourceTimer?
+    /// Set when the gateway stops: idle keep-alive connections are cut from then on.
+    private var draining = false
+    /// Connections ever opened, so a drain can tell when those it handed to MHD have arrived.
+    private var openedTotal = 0
 
     /// `now` and `cutSocket` are injectable for tests; the server passes the monotonic clock
     /// and `shutdown(2)`.
@@ -63,6 +85,7 @@ final class ConnectionGuard: @unchecked Sendable {
         defer { lock.unlock() }
         var entry = Entry(fd: fd, peer: peer, counted: counted, deadline: deadline)
         var accepted = true
+        openedTotal += 1
         if counted {
             let open = (perPeer[peer] ?? 0) + 1
             perPeer[peer] = open
@@ -88,22 +111,70 @@ final class ConnectionGuard: @unchecked Sendable {
     }
 
     /// The header block is complete: the body deadline starts.
-    func headersComplete(_ key: Key) { setDeadline(key, seconds: limits.bodyTimeoutSeconds) }
+    func headersComplete(_ key: Key) { setDeadline(key, seconds: limits.bodyTimeoutSeconds, phase: .reading) }
 
     /// A worker is answering: no deadline until the answer comes.
-    func suspended(_ key: Key) { setDeadline(key, seconds: nil) }
+    func suspended(_ key: Key) { setDeadline(key, seconds: nil, phase: .waitingForWorker) }
 
     /// The answer is being written.
-    func responding(_ key: Key) { setDeadline(key, seconds: limits.bodyTimeoutSeconds) }
+    func responding(_ key: Key) { setDeadline(key, seconds: limits.bodyTimeoutSeconds, phase: .writing) }
 
-    /// A request ended; on a keep-alive connection the next header block is due in time.
-    func requestEnded(_ key: Key) { setDeadline(key, seconds: limits.headerTimeoutSeconds) }
+    /// A request ended; on a keep-alive connection the next header block is due in time. While
+    /// draining the connection is cut instead: its answer is written, and a next request would
+    /// only be refused.
+    func requestEnded(_ key: Key) {
+        setDeadline(key, seconds: limits.headerTimeoutSeconds, phase: .idle, cutWhenDraining: true)
+    }
 
-    private func setDeadline(_ key: Key, seconds: Int?) {
+    private func setDeadline(_ key: Key, seconds: Int?, phase: Phase, cutWhenDraining: Bool = false) {
         let deadline = seconds.map { now() &+ Self.nanoseconds($0) }
         lock.lock()
         defer { lock.unlock() }
         entries[key]?.deadline = deadline
+        entries[key]?.phase = phase
+        if cutWhenDraining && draining { cut(key) }
+    }
+
+    /// Cuts one connection (once); call with `lock` held.
+    private func cut(_ key: Key) {
+        guard let entry = entries[key], !entry.cut else { return }
+        cutSocket(entry.fd)
+        entries[key]?.cut = true
+    }
+
+    // MARK: - Draining (the gateway is stopping)
+
+    /// From now on idle keep-alive connections are cut: those idle now at once, the others as
+    /// their request ends. Returns how many were cut now.
+    @discardableResult
+    func beginDraining() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        draining = true
+        let idle = entries.filter { !$0.value.cut && $0.value.phase == .idle }.map(\.key)
+        idle.forEach(cut)
+        return idle.count
+    }
+
+    /// At the drain's deadline: cuts every connection no answer is on its way to (a header
+    /// block or a body still arriving, or idle); those waiting for a worker are answered 503 by
+    /// the server and those writing are left to finish. Returns how many were cut.
+    @discardableResult
+    func cutUnanswered() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let unanswered = entries.filter { entry in
+            !entry.value.cut && [.awaitingRequest, .reading, .idle].contains(entry.value.phase)
+        }.map(\.key)
+        unanswered.forEach(cut)
+        return unanswered.count
+    }
+
+    /// Open connections by phase (cut ones not yet closed by MHD included), for the drain's log.
+    func phases() -> [Phase: Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.values.reduce(into: [:]) { counts, entry in counts[entry.phase, default: 0] += 1 }
     }
 
     // MARK: - Reaping
@@ -116,8 +187,7 @@ final class ConnectionGuard: @unchecked Sendable {
         defer { lock.unlock() }
         for (key, entry) in entries where !entry.cut {
             guard let deadline = entry.deadline, deadline <= current else { continue }
-            cutSocket(entry.fd)
-            entries[key]?.cut = true
+            cut(key)
             tally.cut += 1
         }
         let result = tally
@@ -158,6 +228,13 @@ final class ConnectionGuard: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return entries.count
+    }
+
+    /// Connections opened since the guard was made.
+    var openedCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return openedTotal
     }
 
     func openCount(peer: String) -> Int {

@@ -11,18 +11,27 @@ import IdentityKit
 /// first call (`RequestFraming`), connections are limited in all and per peer and held to
 /// header and body deadlines (`ConnectionGuard`), and the client's address is resolved through
 /// the trusted proxies only (`TrustedProxies`).
+///
+/// It stops by draining (`stop(grace:)`): no request that reached it is cut short, and every
+/// suspended connection is resumed before the daemon stops, as libmicrohttpd requires.
 final class HTTPServer: @unchecked Sendable {
     /// The largest body accepted (PRODUCT.md: 64 KiB, larger → 413).
     static let maximumBody = 64 * 1024
     /// Descriptors kept back from the connection limit for everything else the process opens:
     /// the database pool, the broker, epoll and pipes per thread, logs.
     static let reservedDescriptors = 256
+    /// After the drain's deadline, how long the last answers (the 503s) get to be written
+    /// before the daemon closes what is left.
+    static let lastAnswersSeconds = 1.0
 
     private let dispatch: @Sendable (HTTPRequest) -> RouteResult
     // Written once in start() before MHD's threads exist; read by them and by stop().
     private var daemon: OpaquePointer?
     private var trustedProxies = TrustedProxies.none
     fileprivate var connections: ConnectionGuard?
+    private let suspensions = SuspendedConnections()
+    /// Set when the drain begins: every answer from then on closes its connection.
+    private let draining = Locked(false)
 
     init(dispatch: @escaping @Sendable (HTTPRequest) -> RouteResult) {
         self.dispatch = dispatch
@@ -62,11 +71,70 @@ final class HTTPServer: @unchecked Sendable {
                                  "nofile_soft": String(soft)])
     }
 
-    func stop() {
-        connections?.stop()
-        if let daemon { MHD_stop_daemon(daemon) }
-        daemon = nil
+    /// Stops without cutting a request short:
+    /// 1. stop listening: new connections are refused, and those the kernel already completed
+    ///    are still served (`cmhdshim_quiesce`);
+    /// 2. answers from now on close their connection, and idle keep-alive connections are
+    ///    closed (at once, or as their request ends);
+    /// 3. wait at most `grace` seconds for every connection to get its answer and close;
+    /// 4. then answer 503 `auth/unavailable` to requests still waiting for a worker, close the
+    ///    connections no answer is coming for, and give the last answers a moment to go out;
+    /// 5. stop the daemon (joining its threads; nothing is suspended any more) and close the
+    ///    listening socket.
+    func stop(grace: Double) {
+        guard let daemon, let connections else { return }
+        let started = DispatchTime.now().uptimeNanoseconds
+        draining.withLock { $0 = true }
+        let openedBefore = connections.openedCount
+        var adopted: UInt32 = 0
+        let listener = cmhdshim_quiesce(daemon, &adopted)
+        if listener < 0 { Log.warning("http: could not stop listening; draining anyway") }
+        let idleClosed = connections.beginDraining()
+        Log.info("http draining", ["open": Self.describe(connections.phases()), "adopted_from_backlog": String(adopted),
+                                   "idle_closed": String(idleClosed), "grace_ms": String(Int(grace * 1000))])
+        // The connections handed over from the backlog count only once MHD reports them open.
+        let expected = openedBefore + Int(adopted)
+        var answered503 = 0, cut = 0
+        if !waitUntilDrained(until: started + Self.nanoseconds(grace), expectedOpened: expected) {
+            let left = Self.describe(connections.phases())
+            answered503 = suspensions.resumeAll { requestId in
+                .problem(.unavailable, requestId: requestId, headers: [("Connection", "close")])
+            }
+            cut = connections.cutUnanswered()
+            Log.warning("http drain deadline passed", ["open": left, "answered_503": String(answered503),
+                                                       "cut": String(cut)])
+            _ = waitUntilDrained(until: DispatchTime.now().uptimeNanoseconds + Self.nanoseconds(Self.lastAnswersSeconds),
+                                 expectedOpened: 0)
+        }
+        let remaining = connections.openCount
+        connections.stop()
+        // Drained or not, no connection may stay suspended through MHD_stop_daemon (it aborts
+        // the process), and none may be suspended after: refuse suspensions from here on.
+        answered503 += suspensions.resumeAll { .problem(.unavailable, requestId: $0, headers: [("Connection", "close")]) }
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
+        cmhdshim_close_socket(listener)
+        Log.info("http stopped", ["took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000),
+                                  "answered_503_at_deadline": String(answered503), "cut_at_deadline": String(cut),
+                                  "closed_by_stop": String(remaining)])
     }
+
+    /// Polls until no connection is open (and every one handed over from the backlog has been
+    /// seen) or `deadline` passes; true when drained.
+    private func waitUntilDrained(until deadline: UInt64, expectedOpened: Int) -> Bool {
+        guard let connections else { return true }
+        while true {
+            if connections.openCount == 0, suspensions.count == 0, connections.openedCount >= expectedOpened { return true }
+            if DispatchTime.now().uptimeNanoseconds >= deadline { return false }
+            usleep(20_000)
+        }
+    }
+
+    private static func describe(_ phases: [ConnectionGuard.Phase: Int]) -> String {
+        phases.isEmpty ? "0" : phases.map { "\($0.key):\($0.value)" }.sorted().joined(separator: ",")
+    }
+
+    private static func nanoseconds(_ seconds: Double) -> UInt64 { UInt64(max(0, seconds) * 1_000_000_000) }
 
     /// Called by MHD (through `accessHandler`) for each step of a request.
     fileprivate func handle(connection: OpaquePointer, url: String, method: String, version: String,
@@ -107,7 +175,6 @@ final class HTTPServer: @unchecked Sendable {
         }
         // The body is complete, or the connection was resumed with an answer.
         if let ready = state.takeResponse() {
-            connections?.responding(key)
             return queue(ready, state: state, on: connection)
         }
         if state.tooLarge {
@@ -125,12 +192,18 @@ final class HTTPServer: @unchecked Sendable {
         case .later(let work):
             // No deadline while a worker answers: the command has its own (503 when missed).
             connections?.suspended(key)
-            MHD_suspend_connection(connection)
             let resumable = ResumableConnection(connection: connection)
-            work { response in
+            let ticket = suspensions.suspend(key, requestId: state.requestId, deliver: { response in
                 state.setResponse(response)
                 MHD_resume_connection(resumable.connection)
+            }, suspend: { MHD_suspend_connection(connection) })
+            guard let ticket else {
+                // The drain's deadline has passed: no command is sent any more.
+                return queue(.problem(.unavailable, requestId: state.requestId), state: state, on: connection)
             }
+            let suspensions = self.suspensions
+            // Once only, and never after the drain answered this connection itself.
+            work { response in suspensions.resume(ticket, with: response) }
             return true
         }
     }
@@ -166,8 +239,14 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     private func queue(_ response: HTTPResponse, state: ExchangeState, on connection: OpaquePointer) -> Bool {
+        connections?.responding(Self.key(connection))
         var pairs = response.headers
         pairs.append(("X-Request-Id", state.requestId))
+        // A stopping server takes no further request on this connection: say so, and MHD
+        // closes it once the answer is written.
+        if draining.withLock({ $0 }), !pairs.contains(where: { $0.0.lowercased() == "connection" }) {
+            pairs.append(("Connection", "close"))
+        }
         var cStrings: [UnsafeMutablePointer<CChar>?] = []
         for (name, value) in pairs {
             cStrings.append(strdup(name))

@@ -14,6 +14,13 @@ public final class AMQPLink: Sendable {
     public enum Operation: Sendable {
         case publish(OutgoingMessage)
         case ack(deliveryTag: UInt64, linkGeneration: Int)
+        /// Hands a delivery straight back to the queue (basic.reject, requeue), for another
+        /// consumer to take now rather than when this connection closes.
+        case requeue(deliveryTag: UInt64, linkGeneration: Int)
+        /// Stops a consumer (basic.cancel): no more deliveries; unacked ones stay ours to settle.
+        case cancel(consumerTag: String)
+        /// Ends the link once everything queued before it is done (see `stop`).
+        case finish
     }
 
     /// What `setup` may do on a fresh channel.
@@ -42,10 +49,15 @@ public final class AMQPLink: Sendable {
             try check("basic.qos")
         }
 
-        public func consume(_ queue: String, autoAck: Bool) throws {
+        /// `consumerTag` names the consumer so `Operation.cancel` can stop it; empty lets the
+        /// broker choose one.
+        public func consume(_ queue: String, autoAck: Bool, consumerTag: String = "") throws {
             queue.withCString { pointer in
-                _ = amqp_basic_consume(connection, 1, amqp_cstring_bytes(pointer), amqp_empty_bytes, 0,
-                                       autoAck ? 1 : 0, 0, amqp_empty_table)
+                consumerTag.withCString { tag in
+                    _ = amqp_basic_consume(connection, 1, amqp_cstring_bytes(pointer),
+                                           consumerTag.isEmpty ? amqp_empty_bytes : amqp_cstring_bytes(tag), 0,
+                                           autoAck ? 1 : 0, 0, amqp_empty_table)
+                }
             }
             try check("basic.consume \(queue)")
         }
@@ -71,6 +83,8 @@ public final class AMQPLink: Sendable {
     private let wakeWrite: Int32
     private let setup: @Sendable (Channel) throws -> Void
     private let onDelivery: @Sendable (BusMessage) -> Void
+    /// Entered while the I/O thread runs, so `stop` can join it.
+    private let ioThread = DispatchGroup()
 
     public init(url: String, name: String, setup: @escaping @Sendable (Channel) throws -> Void,
                 onDelivery: @escaping @Sendable (BusMessage) -> Void) throws {
@@ -88,14 +102,35 @@ public final class AMQPLink: Sendable {
     public var isConnected: Bool { state.withLock { $0.connected } }
 
     public func start() {
-        let thread = Thread { [self] in self.runLoop() }
+        ioThread.enter()
+        let thread = Thread { [self] in
+            self.runLoop()
+            self.ioThread.leave()
+        }
         thread.name = "amqp-\(name)"
         thread.start()
     }
 
-    public func stop() {
+    /// Performs what is already queued (the last replies and acks of a draining worker), closes
+    /// the connection and joins the I/O thread, waiting at most `timeout` seconds for all of it.
+    public func stop(timeout: Double = 5) {
+        let finishing = state.withLock { state -> Bool in
+            guard state.connected else {
+                state.running = false
+                return false
+            }
+            state.outbox.append(.finish)
+            return true
+        }
+        wake()
+        // The connection may drop before `.finish` is reached (its outbox is then discarded):
+        // after a short wait, stop the loop directly so it does not reconnect.
+        if finishing, ioThread.wait(timeout: .now() + min(2, timeout)) == .success { return }
         state.withLock { $0.running = false }
         wake()
+        if ioThread.wait(timeout: .now() + timeout) == .timedOut {
+            Log.warning("bus link did not stop in time; leaving it", ["link": name, "timeout_s": String(timeout)])
+        }
     }
 
     /// Queues an operation for the I/O thread. Returns false when the broker is not connected,
@@ -192,6 +227,18 @@ public final class AMQPLink: Sendable {
         case .ack(let tag, let ackGeneration):
             guard ackGeneration == generation else { return true }
             return amqp_basic_ack(connection, 1, tag, 0) == 0
+        case .requeue(let tag, let rejectGeneration):
+            guard rejectGeneration == generation else { return true }
+            return amqp_basic_reject(connection, 1, tag, 1) == 0
+        case .cancel(let consumerTag):
+            // Synchronous: deliveries that arrive before cancel-ok are queued by rabbitmq-c and
+            // read by the loop as usual.
+            _ = consumerTag.withCString { amqp_basic_cancel(connection, 1, amqp_cstring_bytes($0)) }
+            return crabbitmqshim_last_rpc_ok(connection) == 0
+        case .finish:
+            state.withLock { $0.running = false }
+            wake()  // so the loop ends now rather than after its next poll times out
+            return true
         case .publish(let message):
             let expiration = message.expirationMilliseconds.map { String(max($0, 1)) } ?? ""
             return message.type.withCString { type in

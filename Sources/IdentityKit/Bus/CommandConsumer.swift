@@ -3,7 +3,7 @@ import Foundation
 /// A worker's side: consumes a durable command queue with at most `concurrency` commands in
 /// flight, runs each on a thread of its own pool, publishes the reply to the caller's
 /// `reply_to`, and only then acks. A worker that dies mid-command leaves the message unacked,
-/// so the broker hands it to another worker.
+/// so the broker hands it to another worker. A worker that is stopped drains (`stop`).
 public final class CommandConsumer: Sendable {
     /// The reply to a command: the AMQP type and the proto3 JSON body.
     public struct Reply: Sendable {
@@ -46,10 +46,18 @@ public final class CommandConsumer: Sendable {
 
     private let link: AMQPLink
     private let workQueue: DispatchQueue
+    private let commands: InFlightCommands
+    private let consumerTag: String
+    private let name: String
 
     public init(url: String, queue: String, name: String, concurrency: Int,
                 setup extraSetup: @escaping @Sendable (AMQPLink.Channel) throws -> Void = { _ in },
                 handler: @escaping Handler) throws {
+        let commands = InFlightCommands()
+        let consumerTag = "\(name).\(ProcessInfo.processInfo.hostName).\(getpid()).\(Identifiers.nowULID())"
+        self.commands = commands
+        self.consumerTag = consumerTag
+        self.name = name
         let workQueue = DispatchQueue(label: "\(name)-commands", attributes: .concurrent)
         self.workQueue = workQueue
         let linkBox = LinkBox()
@@ -57,12 +65,20 @@ public final class CommandConsumer: Sendable {
             try channel.declareQueue(queue, durable: true)
             try channel.prefetch(UInt16(concurrency))
             try extraSetup(channel)
-            try channel.consume(queue, autoAck: false)
+            // A stopping worker that reconnects takes no new commands.
+            guard !commands.isStopping else { return }
+            try channel.consume(queue, autoAck: false, consumerTag: consumerTag)
         }, onDelivery: { message in
             // prefetch bounds how many run at once; the I/O thread never runs a command.
             workQueue.async {
-                let reply = handler(message)
                 guard let link = linkBox.link else { return }
+                guard commands.begin() else {
+                    link.send(.requeue(deliveryTag: message.deliveryTag, linkGeneration: message.linkGeneration))
+                    return
+                }
+                // After the ack is queued: the drain then knows the link has it to send.
+                defer { commands.end() }
+                let reply = handler(message)
                 for followUp in reply.followUps { link.send(.publish(followUp)) }
                 if !message.replyTo.isEmpty && !reply.type.isEmpty {
                     var outgoing = OutgoingMessage(exchange: "", routingKey: message.replyTo, type: reply.type, body: reply.body)
@@ -80,7 +96,21 @@ public final class CommandConsumer: Sendable {
     }
 
     public func start() { link.start() }
-    public func stop() { link.stop() }
+
+    /// Stops consuming (basic.cancel), hands back what has not started, waits at most
+    /// `drainTimeout` seconds for the commands running to reply and ack, then closes the
+    /// connection (anything still unacked is requeued by the broker) and joins the I/O thread.
+    public func stop(drainTimeout: Double = 10) {
+        let started = DispatchTime.now().uptimeNanoseconds
+        commands.stopAccepting()
+        link.send(.cancel(consumerTag: consumerTag))
+        let tally = commands.waitUntilIdle(timeout: drainTimeout)
+        link.stop()
+        Log.info("command consumer drained", [
+            "consumer": name, "handled": String(tally.handled), "running_at_stop": String(tally.running), "finished": String(tally.finished),
+            "handed_back": String(tally.handedBack), "abandoned": String(tally.abandoned),
+            "took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
+    }
     public var isConnected: Bool { link.isConnected }
 }
 

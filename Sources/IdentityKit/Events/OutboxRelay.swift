@@ -9,6 +9,8 @@ import Foundation
 /// duplicates by `event_id`) but is never lost. It owns its own AMQP connection on its own
 /// thread, like every rabbitmq-c handle here.
 public final class OutboxRelay: Sendable {
+    /// Entered while the relay's thread runs, so `stop` can join it.
+    private let relayThread = DispatchGroup()
     private let url: AMQPURL
     private let pool: PGPool
     private let batchSize: Int
@@ -21,12 +23,23 @@ public final class OutboxRelay: Sendable {
     }
 
     public func start() {
-        let thread = Thread { [self] in self.run() }
+        relayThread.enter()
+        let thread = Thread { [self] in
+            self.run()
+            self.relayThread.leave()
+        }
         thread.name = "outbox-relay"
         thread.start()
     }
 
-    public func stop() { running.withLock { $0 = false } }
+    /// Lets the batch in hand finish (published, confirmed, deleted) and joins the thread,
+    /// waiting at most `timeout` seconds; rows not yet relayed stay for the next relay.
+    public func stop(timeout: Double = 10) {
+        running.withLock { $0 = false }
+        if relayThread.wait(timeout: .now() + timeout) == .timedOut {
+            Log.warning("outbox relay did not stop in time; leaving it", ["timeout_s": String(timeout)])
+        }
+    }
 
     private var isRunning: Bool { running.withLock { $0 } }
 

@@ -3,13 +3,30 @@ import Foundation
 /// A long-lived part of an executable (a gateway, a worker): started once, stopped on shutdown.
 public protocol Service: Sendable {
     func start() throws
+    /// Stops gracefully: in-flight work is finished (or handed back) and threads are joined
+    /// before this returns.
     func stop()
+    /// How long `stop()` may take before the process gives up on it and exits with status 1:
+    /// a safety net for a hung dependency, above every bound `stop()` sets itself.
+    var stopTimeLimit: Double { get }
+}
+
+extension Service {
+    public var stopTimeLimit: Double { 60 }
 }
 
 /// The life of every executable: build and start its service, wait for SIGTERM or SIGINT,
-/// stop it (draining what it can), exit. A start-up failure ends the process with status 1.
+/// stop it (draining what it can), exit 0. A start-up failure ends the process with status 1,
+/// and so does a stop that outlives `stopTimeLimit` or a second signal while stopping (the
+/// operator chose not to wait).
 public enum ProcessLifecycle {
     public static func run(_ program: String, fields: [String: String] = [:], _ make: () throws -> Service) -> Never {
+        // Caught before anything starts: a SIGTERM during start-up stops the service once it is up.
+        let shutdown = ShutdownSignal(onRepeat: { number in
+            Log.warning("\(program): second signal while stopping; exiting without finishing the drain",
+                        ["signal": String(number)])
+            exit(1)
+        })
         let service: Service
         do {
             service = try make()
@@ -19,9 +36,16 @@ public enum ProcessLifecycle {
             exit(1)
         }
         Log.info("\(program) started", fields)
-        ShutdownSignal.wait()
-        Log.info("\(program) stopping")
+        shutdown.wait()
+        let started = DispatchTime.now().uptimeNanoseconds
+        let limit = service.stopTimeLimit
+        Log.info("\(program) stopping", ["time_limit_s": String(Int(limit))])
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
+            Log.error("\(program) did not stop within its time limit; exiting", ["time_limit_s": String(Int(limit))])
+            exit(1)
+        }
         service.stop()
+        Log.info("\(program) stopped", ["took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
         exit(0)
     }
 }

@@ -1,21 +1,38 @@
 import Foundation
 
-/// Blocks the main thread until SIGTERM or SIGINT, so an executable can stop its services in
-/// reverse order and exit cleanly.
-public enum ShutdownSignal {
-    public static func wait() {
+/// SIGTERM and SIGINT, caught from the moment this is made: the first one ends `wait()`, so an
+/// executable can stop its services in reverse order and exit cleanly; a later one calls
+/// `onRepeat` (an operator who signals again does not want to wait for the drain). Made before
+/// anything starts, so a signal during start-up is not the default action (an instant death
+/// mid-start) but a stop once started.
+public final class ShutdownSignal: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let received = Locked(0)
+    /// Kept for the life of the process: a signal while stopping must reach `onRepeat`.
+    private let sources = Locked<[DispatchSourceSignal]>([])
+
+    public init(onRepeat: @escaping @Sendable (Int32) -> Void) {
         signal(SIGTERM, SIG_IGN)
         signal(SIGINT, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
-        let semaphore = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "signals")
-        let sources = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
+        let made = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { semaphore.signal() }
+            source.setEventHandler { [semaphore, received] in
+                let count = received.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                if count == 1 { semaphore.signal() } else { onRepeat(number) }
+            }
             source.resume()
             return source
         }
+        sources.withLock { $0 = made }
+    }
+
+    /// Blocks until the first SIGTERM or SIGINT (returns at once if it came already).
+    public func wait() {
         semaphore.wait()
-        sources.forEach { $0.cancel() }
     }
 }

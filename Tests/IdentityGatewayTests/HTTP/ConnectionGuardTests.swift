@@ -110,4 +110,55 @@ final class ConnectionGuardTests: XCTestCase {
         XCTAssertEqual(guardian.openCount, 0)
         XCTAssertEqual(guardian.openCount(peer: "198.51.100.1"), 0)
     }
+
+    // MARK: - Draining
+
+    /// Connections 1…5 at each phase: awaiting its first request, reading, waiting for a
+    /// worker, writing, idle between two requests.
+    private func onePerPhase(_ guardian: ConnectionGuard) {
+        for key in 1...5 { guardian.opened(key, fd: Int32(10 + key), peer: "198.51.100.\(key)") }
+        guardian.headersComplete(2)
+        guardian.headersComplete(3)
+        guardian.suspended(3)
+        guardian.headersComplete(4)
+        guardian.responding(4)
+        guardian.headersComplete(5)
+        guardian.responding(5)
+        guardian.requestEnded(5)
+    }
+
+    func testDrainingCutsIdleKeepAliveConnectionsNowAndTheOthersAsTheirRequestEnds() throws {
+        let world = World()
+        let guardian = try makeGuard(world, perIP: 10)
+        onePerPhase(guardian)
+        XCTAssertEqual(guardian.phases(), [.awaitingRequest: 1, .reading: 1, .waitingForWorker: 1, .writing: 1, .idle: 1])
+        XCTAssertEqual(guardian.beginDraining(), 1)
+        XCTAssertEqual(world.cutSockets, [15])
+        // The answer being written finishes; then its connection goes too.
+        guardian.requestEnded(4)
+        XCTAssertEqual(world.cutSockets, [15, 14])
+        // Before draining, an ended request leaves its connection open (keep-alive).
+        XCTAssertEqual(guardian.openedCount, 5)
+    }
+
+    func testAtTheDeadlineOnlyConnectionsNoAnswerIsComingForAreCut() throws {
+        let world = World()
+        let guardian = try makeGuard(world, perIP: 10)
+        onePerPhase(guardian)
+        guardian.beginDraining()
+        // Awaiting a request and reading are cut; waiting for a worker (answered 503 by the
+        // server) and writing are not; the idle one was cut already, and is not cut twice.
+        XCTAssertEqual(guardian.cutUnanswered(), 2)
+        XCTAssertEqual(world.cutSockets.sorted(), [11, 12, 15])
+        XCTAssertEqual(guardian.cutUnanswered(), 0)
+    }
+
+    func testKeepAliveIsUntouchedWithoutADrain() throws {
+        let world = World()
+        let guardian = try makeGuard(world, perIP: 10)
+        onePerPhase(guardian)
+        guardian.requestEnded(4)
+        XCTAssertEqual(world.cutSockets, [])
+        XCTAssertEqual(guardian.phases()[.idle], 2)
+    }
 }
