@@ -4,12 +4,12 @@ import IdentityOutbound
 
 /// The revocation worker: ends sessions on command (each end committed with its
 /// `session.revoked` event before the reply), removes push devices, revokes deleted accounts'
-/// Apple tokens at Apple, relays the event outbox to the broker, and purges spent rate-limit
-/// states.
+/// Apple tokens at Apple, relays the event outbox to the broker, and purges what retention no
+/// longer needs (`RetentionPurge`).
 public final class RevocationWorker: Service {
     private let consumer: CommandConsumer
     private let relay: OutboxRelay
-    private let purge: RateLimitPurge
+    private let purge: RetentionPurge
 
     public init(configuration: RevocationWorkerConfiguration) throws {
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
@@ -45,7 +45,10 @@ public final class RevocationWorker: Service {
             }
         }
         relay = try OutboxRelay(url: configuration.common.amqpURL, pool: pool)
-        purge = RateLimitPurge(store: RateLimitStore(pool: pool))
+        purge = RetentionPurge(store: RetentionStore(pool: pool),
+                               periods: RetentionStore.Periods(keep: configuration.retentionSeconds,
+                                                               keepGuests: configuration.guestRetentionSeconds),
+                               interval: Double(configuration.purgeIntervalSeconds))
     }
 
     public func start() {

@@ -12,6 +12,13 @@ public struct RevocationWorkerConfiguration: Sendable {
     public var outboundTimeoutMilliseconds: Int
     /// Delays between tries of an Apple revocation; the last repeats until Apple answers 200.
     public var appleRevokeRetryDelaysMilliseconds: [Int]
+    /// Spent or expired nonces, codes and refresh tokens and ended sessions are purged this long
+    /// after (kept meanwhile: a spent refresh token presented again must still be recognised
+    /// as theft).
+    public var retentionSeconds: Int
+    /// Guests neither created nor seen within this are deleted (`user.deleted`).
+    public var guestRetentionSeconds: Int
+    public var purgeIntervalSeconds: Int
 
     public static func fromEnvironment() -> RevocationWorkerConfiguration {
         var env = EnvironmentReader()
@@ -29,7 +36,11 @@ public struct RevocationWorkerConfiguration: Sendable {
             appleTokenURL: env.providerURL("IDENTITY_APPLE_TOKEN_URL", default: "https://appleid.apple.com/auth/token"),
             appleRevokeURL: env.providerURL("IDENTITY_APPLE_REVOKE_URL", default: "https://appleid.apple.com/auth/revoke"),
             outboundTimeoutMilliseconds: env.int("IDENTITY_OUTBOUND_TIMEOUT_MS", default: 5000, range: 100...60_000),
-            appleRevokeRetryDelaysMilliseconds: delays.isEmpty ? [5000] : delays)
+            appleRevokeRetryDelaysMilliseconds: delays.isEmpty ? [5000] : delays,
+            retentionSeconds: env.int("IDENTITY_RETENTION_SECONDS", default: 2_592_000, range: 3600...315_360_000),
+            guestRetentionSeconds: env.int("IDENTITY_GUEST_RETENTION_SECONDS", default: 31_536_000,
+                                           range: 86_400...315_360_000),
+            purgeIntervalSeconds: env.int("IDENTITY_PURGE_INTERVAL_SECONDS", default: 60, range: 1...86_400))
         env.validateOrExit(program: "identity-revocation-worker")
         return config
     }

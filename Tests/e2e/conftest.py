@@ -194,6 +194,9 @@ class Stack:
             "IDENTITY_TRUSTED_PROXIES": "127.0.0.1/32",
             # The provider stand-in speaks plain HTTP on loopback (production URLs must be https).
             "IDENTITY_ALLOW_INSECURE_PROVIDER_URLS": "1",
+            # The retention purge runs every second (every minute in production); what it deletes
+            # is decided by the (production) retention periods, which tests outwait by ageing rows.
+            "IDENTITY_PURGE_INTERVAL_SECONDS": "1",
             # identityctl may turn a limit off (tests only).
             "IDENTITY_RATE_LIMIT_OFF_ALLOWED": "1",
         })

@@ -62,17 +62,6 @@ public struct RateLimitStore: Sendable {
                                   String(check.policy.window)])
     }
 
-    /// Forgets states whose quota is whole again (they mean the same as no row).
-    public func purgeExpired() throws -> Int {
-        try pool.withConnection { connection in
-            try connection.query("""
-                WITH gone AS (DELETE FROM rate_limit_state WHERE tat < extract(epoch FROM clock_timestamp())
-                              RETURNING 1)
-                SELECT count(*) AS n FROM gone
-                """).first?.int("n") ?? 0
-        }
-    }
-
     /// A subject for an address or an id: never stored in clear (the table is not a list of
     /// who tried to sign in), case- and space-insensitive.
     public static func hashedSubject(_ value: String) -> String {

@@ -1,0 +1,107 @@
+"""The retention purge (PRODUCT.md, "Retention"; issue 11): spent or expired nonces, codes and
+refresh tokens and ended sessions go once the retention period (30 days by default) has passed,
+guests unused for a year go with `user.deleted`, in batches that never stall sign-ins. The suite
+runs the purge every second; tests age rows in the database instead of waiting a month."""
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import db_tools
+from identity_client import assert_problem, new_guest_secret, unique_email
+from mail_flows import email_code
+
+MONTH = 31 * 86400
+YEAR = 366 * 86400
+PURGE_WAIT = 20
+
+
+def _count(sql):
+    return int(db_tools.value(sql))
+
+
+def _gone(client, sql, timeout=PURGE_WAIT):
+    return client.wait_for(lambda: _count(sql) == 0, timeout=timeout, interval=0.5)
+
+
+def test_spent_and_ended_rows_are_purged_after_the_retention_period(client, smtp_sink, app):
+    app_id = db_tools.literal(app["app_id"])
+    email = unique_email()
+    first = client.new_user(app, email=email)
+    refreshed = client.refresh(app, first["refresh_token"])
+    assert refreshed.status == 200
+    second = client.sign_in(app, email=email).data
+    assert client.sign_out(app, second["access_token"]).status == 204
+    nonce = client.new_nonce(app)
+    email_code(client, smtp_sink, app, unique_email())
+
+    spent = db_tools.token_hash(first["refresh_token"])
+    db_tools.rows(f"update refresh_tokens set spent_at = spent_at - interval '{MONTH} seconds' "
+                  f"where token_hash = {spent}")
+    db_tools.rows(f"update sessions set ended_at = ended_at - interval '{MONTH} seconds' "
+                  f"where app_id = {app_id} and id = {db_tools.literal(second['session_id'])}")
+    db_tools.rows(f"update auth_nonces set expires_at = expires_at - interval '{MONTH} seconds' "
+                  f"where app_id = {app_id}")
+    db_tools.rows(f"update verification_codes set expires_at = expires_at - interval '{MONTH} seconds' "
+                  f"where app_id = {app_id}")
+
+    assert _gone(client, f"select count(*) from refresh_tokens where token_hash = {spent}")
+    assert _gone(client, f"select count(*) from sessions where app_id = {app_id} "
+                         f"and id = {db_tools.literal(second['session_id'])}")
+    assert _gone(client, f"select count(*) from auth_nonces where app_id = {app_id}")
+    assert _gone(client, f"select count(*) from verification_codes where app_id = {app_id}")
+    # What is still in use stays: the live session and its current refresh token.
+    assert client.me(app, refreshed.data["access_token"]).status == 200
+    assert client.refresh(app, refreshed.data["refresh_token"]).status == 200
+    # The nonce is gone with its row: a sign-in could not spend it any more anyway (expired).
+    assert nonce
+
+
+def test_a_recent_spent_token_is_kept_so_its_reuse_is_still_theft(client, app):
+    signed_up = client.new_user(app)
+    assert client.refresh(app, signed_up["refresh_token"]).status == 200
+    time.sleep(3)  # several purges
+    assert _count("select count(*) from refresh_tokens where token_hash = "
+                  f"{db_tools.token_hash(signed_up['refresh_token'])}") == 1
+
+
+def test_guests_unused_for_a_year_are_deleted_with_user_deleted(client, app, events):
+    stale, _ = client.new_guest(app)
+    fresh, _ = client.new_guest(app)
+    uid = db_tools.literal(stale["user"]["uid"])
+    db_tools.rows(f"update users set created_at = created_at - interval '{YEAR} seconds' where uid = {uid}")
+    db_tools.rows(f"update sessions set last_seen_at = last_seen_at - interval '{YEAR} seconds' where uid = {uid}")
+    assert _gone(client, f"select count(*) from users where uid = {uid}")
+    events.wait_for("user.deleted", lambda b: b.get("uid") == stale["user"]["uid"])
+    assert_problem(client.me(app, stale["access_token"]), 401, "auth/invalid-token")
+    assert client.me(app, fresh["access_token"]).status == 200
+
+
+def test_purging_100k_rows_does_not_stall_sign_in(client, app):
+    """100,000 spent refresh tokens a month old: the purge deletes them in batches of 1,000,
+    each its own short transaction, while sign-ins go on answering."""
+    signed_up = client.new_user(app)
+    app_id = db_tools.literal(app["app_id"])
+    session = db_tools.literal(signed_up["session_id"])
+    db_tools.rows(f"""insert into refresh_tokens (app_id, token_hash, session_id, created_at, expires_at,
+                      spent_at)
+                      select {app_id}, sha256(('bulk-' || g || '-' || {session})::bytea), {session},
+                             now() - interval '40 days', now() + interval '50 days',
+                             now() - interval '{MONTH + 86400} seconds'
+                      from generate_series(1, 100000) g""", timeout=120)
+    latencies = []
+
+    def sign_ins():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            resp = client.guest(app, new_guest_secret())
+            assert resp.status == 200, resp
+            latencies.append(resp.elapsed)
+            if _count(f"select count(*) from refresh_tokens where session_id = {session} and spent_at is not null") == 0:
+                return True
+        return False
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        done = [f.result() for f in [pool.submit(sign_ins) for _ in range(2)]]
+    assert any(done), "the 100k rows were not purged within 60 s"
+    assert latencies and max(latencies) < 2.0, f"slowest sign-in during the purge: {max(latencies):.2f} s"
+    assert client.me(app, signed_up["access_token"]).status == 200
