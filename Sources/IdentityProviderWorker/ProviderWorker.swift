@@ -22,7 +22,9 @@ public final class ProviderWorker: Service {
                                                             revokeURL: configuration.appleRevokeURL, http: http),
                                          masterKey: configuration.masterKey)
         let nonceLifetime = configuration.nonceLifetimeSeconds
-        consumer = try CommandConsumer(url: configuration.common.amqpURL, queue: BusTopology.providerCommands,
+        consumer = try CommandConsumer(url: configuration.common.amqpURL,
+                                       heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
+                                       queue: BusTopology.providerCommands,
                                        name: "provider-worker", concurrency: configuration.concurrency) { message in
             CommandReplies.answer(message) { message in
                 switch message.type {

@@ -22,7 +22,9 @@ public final class RevocationWorker: Service {
                                     masterKey: configuration.masterKey,
                                     retryDelays: configuration.appleRevokeRetryDelaysMilliseconds)
         let levels = configuration.appleRevokeRetryDelaysMilliseconds.count
-        consumer = try CommandConsumer(url: configuration.common.amqpURL, queue: BusTopology.revocationCommands,
+        consumer = try CommandConsumer(url: configuration.common.amqpURL,
+                                       heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
+                                       queue: BusTopology.revocationCommands,
                                        name: "revocation-worker", concurrency: configuration.concurrency, setup: { channel in
             for level in 0..<levels {
                 try channel.declareDelayQueue(BusTopology.revocationRetry(level), deadLetterTo: BusTopology.revocationCommands)
@@ -44,7 +46,8 @@ public final class RevocationWorker: Service {
                 }
             }
         }
-        relay = try OutboxRelay(url: configuration.common.amqpURL, pool: pool)
+        relay = try OutboxRelay(url: configuration.common.amqpURL, heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
+                                pool: pool)
         purge = RateLimitPurge(store: RateLimitStore(pool: pool))
     }
 
