@@ -36,8 +36,10 @@ public final class ProviderWorker: Service {
                 case ProviderV1.VerifyIdToken.protoName:
                     return try .init(verifier.verify(ProtoJSON.decode(ProviderV1.VerifyIdToken.self, from: message.body)))
                 case ProviderV1.ExchangeAppleCode.protoName:
-                    exchange.handle(try ProtoJSON.decode(ProviderV1.ExchangeAppleCode.self, from: message.body))
-                    return .none()  // sent through the outbox: no one waits for a reply
+                    // Sent through the outbox: no one waits for a reply. A token whose account is
+                    // gone meanwhile goes on to the revocation worker.
+                    return .none(followUps: exchange.handle(try ProtoJSON.decode(ProviderV1.ExchangeAppleCode.self,
+                                                                                 from: message.body)))
                 default:
                     return nil
                 }

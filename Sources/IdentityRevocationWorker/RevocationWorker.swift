@@ -5,11 +5,12 @@ import IdentityOutbound
 /// The revocation worker: ends sessions on command (each end committed with its
 /// `session.revoked` event before the reply), removes push devices, revokes deleted accounts'
 /// Apple tokens at Apple, relays the event outbox to the broker, and purges spent rate-limit
-/// states.
+/// states. The Apple revocation counters are kept for the metrics endpoint.
 public final class RevocationWorker: Service {
     private let consumer: CommandConsumer
     private let relay: OutboxRelay
     private let purge: RateLimitPurge
+    private let appleCounters = Locked(AppleRevocation.Counters())
 
     public init(configuration: RevocationWorkerConfiguration) throws {
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
@@ -20,12 +21,14 @@ public final class RevocationWorker: Service {
                                                        revokeURL: configuration.appleRevokeURL,
                                                        http: OutboundHTTP(timeoutMilliseconds: configuration.outboundTimeoutMilliseconds)),
                                     masterKey: configuration.masterKey,
-                                    retryDelays: configuration.appleRevokeRetryDelaysMilliseconds)
+                                    retryDelays: configuration.appleRevokeRetryDelaysMilliseconds,
+                                    counters: appleCounters)
         let levels = configuration.appleRevokeRetryDelaysMilliseconds.count
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.revocationCommands,
                                        name: "revocation-worker", concurrency: configuration.concurrency, setup: { channel in
+            try channel.declareQueue(BusTopology.revocationDead, durable: true)
             for level in 0..<levels {
                 try channel.declareDelayQueue(BusTopology.revocationRetry(level), deadLetterTo: BusTopology.revocationCommands)
             }
@@ -61,5 +64,9 @@ public final class RevocationWorker: Service {
         purge.stop()
         consumer.stop()
         relay.stop()
+        let apple = appleCounters.withLock { $0 }
+        Log.info("apple revocation counters", ["revoked": String(apple.revoked), "retried": String(apple.retried),
+                                               "codes_exchanged": String(apple.codesExchanged),
+                                               "dead_lettered": String(apple.deadLettered)])
     }
 }
