@@ -2,9 +2,17 @@
 #include <string.h>
 
 int crabbitmqshim_login(amqp_connection_state_t conn, const char *vhost, int heartbeat_seconds,
-                        const char *user, const char *password) {
-    amqp_rpc_reply_t reply = amqp_login(conn, vhost, 0, 131072, heartbeat_seconds,
-                                        AMQP_SASL_METHOD_PLAIN, user, password);
+                        const char *user, const char *password, const char *connection_name) {
+    amqp_table_entry_t entry;
+    amqp_table_t properties = {0, &entry};
+    if (connection_name != NULL && connection_name[0] != '\0') {
+        entry.key = amqp_cstring_bytes("connection_name");
+        entry.value.kind = AMQP_FIELD_KIND_UTF8;
+        entry.value.value.bytes = amqp_cstring_bytes(connection_name);
+        properties.num_entries = 1;
+    }
+    amqp_rpc_reply_t reply = amqp_login_with_properties(conn, vhost, 0, 131072, heartbeat_seconds, &properties,
+                                                        AMQP_SASL_METHOD_PLAIN, user, password);
     if (reply.reply_type == AMQP_RESPONSE_NORMAL) return 0;
     if (reply.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION) return reply.library_error < 0 ? reply.library_error : -1;
     return 1;

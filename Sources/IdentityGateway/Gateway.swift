@@ -14,7 +14,7 @@ public final class Gateway: Service {
     public init(configuration: GatewayConfiguration) throws {
         self.configuration = configuration
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
-        let bus = try BusClient(url: configuration.common.amqpURL)
+        let bus = try BusClient(url: configuration.common.amqpURL, heartbeatSeconds: configuration.common.amqpHeartbeatSeconds)
         self.bus = bus
         let appStore = AppStore(pool: pool)
         let apps = AppResolver(store: appStore)

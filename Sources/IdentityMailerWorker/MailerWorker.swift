@@ -35,7 +35,9 @@ public final class MailerWorker: Service {
                                     defaultFromAddress: configuration.defaultFromAddress,
                                     retryDelays: configuration.retryDelaysMilliseconds, counters: counters)
         let levels = configuration.retryDelaysMilliseconds.count
-        consumer = try CommandConsumer(url: configuration.common.amqpURL, queue: BusTopology.mailerCommands,
+        consumer = try CommandConsumer(url: configuration.common.amqpURL,
+                                       heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
+                                       queue: BusTopology.mailerCommands,
                                        name: "mailer-worker", concurrency: configuration.concurrency, setup: { channel in
             try channel.declareQueue(BusTopology.mailerDead, durable: true)
             for level in 0..<levels {

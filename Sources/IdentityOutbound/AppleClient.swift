@@ -35,15 +35,38 @@ public struct AppleClient: Sendable {
         return try JWT.signES256(claims, kid: credentials.keyId, key: credentials.key)
     }
 
-    /// Exchanges an authorization code; returns Apple's refresh token.
+    /// Apple refused the request itself (a 4xx other than 408 and 429): `invalid_grant` for a
+    /// code that is spent, expired or unknown, `invalid_client` for a bad client secret. Sending
+    /// the same request again cannot succeed, unlike after a timeout or a 5xx.
+    public struct Refusal: Error, CustomStringConvertible, Sendable {
+        public let status: Int
+        /// Apple's `error` field (`invalid_grant`…): a fixed word, never a secret.
+        public let error: String
+        public var description: String { "Apple answered \(status) \(error)" }
+    }
+
+    /// Exchanges an authorization code; returns Apple's refresh token. Throws `Refusal` when
+    /// Apple will never exchange this code, `OutboundHTTP.Failure` when a retry may work.
     public func exchange(code: String, clientId: String, credentials: Credentials) throws -> String {
         let response = try http.postForm(tokenURL, fields: [
             ("client_id", clientId), ("client_secret", try clientSecret(clientId: clientId, credentials: credentials)),
             ("code", code), ("grant_type", "authorization_code"),
         ])
-        guard response.status == 200, case .string(let refreshToken)? = JSONValue.parse(response.body)?["refresh_token"]
+        let body = JSONValue.parse(response.body)
+        if (400...499).contains(response.status) && response.status != 408 && response.status != 429 {
+            throw Refusal(status: response.status, error: Self.errorWord(body?["error"]))
+        }
+        guard response.status == 200, case .string(let refreshToken)? = body?["refresh_token"]
         else { throw OutboundHTTP.Failure(description: "Apple token endpoint answered \(response.status)") }
         return refreshToken
+    }
+
+    /// Apple's `error` value when it is the short word Apple documents, else `unknown`: what
+    /// goes into a log line must not be able to carry anything else.
+    private static func errorWord(_ value: JSONValue?) -> String {
+        guard case .string(let word)? = value, (1...40).contains(word.count),
+              word.allSatisfy({ $0.isASCII && ($0.isLowercase || $0 == "_") }) else { return "unknown" }
+        return word
     }
 
     /// Revokes an Apple refresh token; true when Apple answered 200.

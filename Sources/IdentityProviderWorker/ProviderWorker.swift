@@ -23,7 +23,9 @@ public final class ProviderWorker: Service {
                                                             revokeURL: configuration.appleRevokeURL, http: http),
                                          masterKey: configuration.masterKey)
         let nonceLifetime = configuration.nonceLifetimeSeconds
-        consumer = try CommandConsumer(url: configuration.common.amqpURL, queue: BusTopology.providerCommands,
+        consumer = try CommandConsumer(url: configuration.common.amqpURL,
+                                       heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
+                                       queue: BusTopology.providerCommands,
                                        name: "provider-worker", concurrency: configuration.concurrency) { message in
             CommandReplies.answer(message) { message in
                 switch message.type {
@@ -35,8 +37,10 @@ public final class ProviderWorker: Service {
                 case ProviderV1.VerifyIdToken.protoName:
                     return try .init(verifier.verify(ProtoJSON.decode(ProviderV1.VerifyIdToken.self, from: message.body)))
                 case ProviderV1.ExchangeAppleCode.protoName:
-                    exchange.handle(try ProtoJSON.decode(ProviderV1.ExchangeAppleCode.self, from: message.body))
-                    return .none()  // sent through the outbox: no one waits for a reply
+                    // Sent through the outbox: no one waits for a reply. A token whose account is
+                    // gone meanwhile goes on to the revocation worker.
+                    return .none(followUps: exchange.handle(try ProtoJSON.decode(ProviderV1.ExchangeAppleCode.self,
+                                                                                 from: message.body)))
                 default:
                     return nil
                 }

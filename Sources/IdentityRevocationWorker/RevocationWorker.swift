@@ -5,11 +5,13 @@ import IdentityOutbound
 /// The revocation worker: ends sessions on command (each end committed with its
 /// `session.revoked` event before the reply), removes push devices, revokes deleted accounts'
 /// Apple tokens at Apple, relays the event outbox to the broker, and purges what retention no
-/// longer needs (`RetentionPurge`).
+/// longer needs (`RetentionPurge`). The Apple revocation counters are kept for the metrics
+/// endpoint.
 public final class RevocationWorker: Service {
     private let consumer: CommandConsumer
     private let relay: OutboxRelay
     private let purge: RetentionPurge
+    private let appleCounters = Locked(AppleRevocation.Counters())
 
     public init(configuration: RevocationWorkerConfiguration) throws {
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
@@ -20,10 +22,14 @@ public final class RevocationWorker: Service {
                                                        revokeURL: configuration.appleRevokeURL,
                                                        http: OutboundHTTP(timeoutMilliseconds: configuration.outboundTimeoutMilliseconds)),
                                     masterKey: configuration.masterKey,
-                                    retryDelays: configuration.appleRevokeRetryDelaysMilliseconds)
+                                    retryDelays: configuration.appleRevokeRetryDelaysMilliseconds,
+                                    counters: appleCounters)
         let levels = configuration.appleRevokeRetryDelaysMilliseconds.count
-        consumer = try CommandConsumer(url: configuration.common.amqpURL, queue: BusTopology.revocationCommands,
+        consumer = try CommandConsumer(url: configuration.common.amqpURL,
+                                       heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
+                                       queue: BusTopology.revocationCommands,
                                        name: "revocation-worker", concurrency: configuration.concurrency, setup: { channel in
+            try channel.declareQueue(BusTopology.revocationDead, durable: true)
             for level in 0..<levels {
                 try channel.declareDelayQueue(BusTopology.revocationRetry(level), deadLetterTo: BusTopology.revocationCommands)
             }
@@ -44,7 +50,8 @@ public final class RevocationWorker: Service {
                 }
             }
         }
-        relay = try OutboxRelay(url: configuration.common.amqpURL, pool: pool)
+        relay = try OutboxRelay(url: configuration.common.amqpURL, heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
+                                pool: pool)
         purge = RetentionPurge(store: RetentionStore(pool: pool),
                                periods: RetentionStore.Periods(keep: configuration.retentionSeconds,
                                                                keepGuests: configuration.guestRetentionSeconds),
@@ -61,5 +68,9 @@ public final class RevocationWorker: Service {
         purge.stop()
         consumer.stop()
         relay.stop()
+        let apple = appleCounters.withLock { $0 }
+        Log.info("apple revocation counters", ["revoked": String(apple.revoked), "retried": String(apple.retried),
+                                               "codes_exchanged": String(apple.codesExchanged),
+                                               "dead_lettered": String(apple.deadLettered)])
     }
 }

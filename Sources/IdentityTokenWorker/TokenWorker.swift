@@ -53,7 +53,9 @@ public final class TokenWorker: Service {
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()))
-        consumer = try CommandConsumer(url: configuration.common.amqpURL, queue: BusTopology.tokenCommands,
+        consumer = try CommandConsumer(url: configuration.common.amqpURL,
+                                       heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
+                                       queue: BusTopology.tokenCommands,
                                        name: "token-worker", concurrency: configuration.concurrency,
                                        handler: router.handle)
     }

@@ -38,8 +38,8 @@ enum Benchmarks {
 
     /// Gateway → worker request/reply over the bus: a no-op `Ping` to the token workers, with
     /// `concurrency` requests in flight, as the gateway's BusClient sends them.
-    static func busRoundTrip(url: String, seconds: Double, concurrency: Int) throws -> [String: Any] {
-        let bus = try BusClient(url: url)
+    static func busRoundTrip(url: String, heartbeatSeconds: Int, seconds: Double, concurrency: Int) throws -> [String: Any] {
+        let bus = try BusClient(url: url, heartbeatSeconds: heartbeatSeconds)
         bus.start()
         let ready = Date().addingTimeInterval(10)
         while !bus.isConnected && Date() < ready { Thread.sleep(forTimeInterval: 0.05) }
@@ -82,10 +82,10 @@ enum Benchmarks {
 
     /// The broker's own rate for one small message through one connection: publish to a
     /// scratch queue and consume it back (auto-ack), counting what arrives.
-    static func brokerRate(url: String, seconds: Double) throws -> [String: Any] {
+    static func brokerRate(url: String, heartbeatSeconds: Int, seconds: Double) throws -> [String: Any] {
         let queue = "identity.bench.\(getpid())"
         let received = Locked(0)
-        let link = try AMQPLink(url: url, name: "bench", setup: { channel in
+        let link = try AMQPLink(url: url, name: "bench", heartbeatSeconds: heartbeatSeconds, setup: { channel in
             try channel.declareQueue(queue, durable: false)
             try channel.consume(queue, autoAck: true)
         }, onDelivery: { _ in received.withLock { $0 += 1 } })

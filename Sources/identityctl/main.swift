@@ -23,7 +23,8 @@ let usage = """
 
     environment: IDENTITY_DATABASE_URL, IDENTITY_MIGRATIONS_DIR (migrate),
                  IDENTITY_MASTER_KEY (apps create, and apps settings with a .p8 key),
-                 IDENTITY_PUBLIC_BASE_URL (apps create), IDENTITY_AMQP_URL (mail replay-dead)
+                 IDENTITY_PUBLIC_BASE_URL (apps create), IDENTITY_AMQP_URL and
+                 IDENTITY_AMQP_HEARTBEAT_SECONDS (mail replay-dead, bench)
     """
 
 func fail(_ message: String) -> Never {
@@ -159,7 +160,8 @@ case ("mail", "replay-dead"):
     env.validateOrExit(program: "identityctl")
     do {
         // A replayed message starts its retries afresh.
-        let moved = try QueueReplay.move(url: common.amqpURL, from: BusTopology.mailerDead, to: BusTopology.mailerCommands) {
+        let moved = try QueueReplay.move(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
+                                         from: BusTopology.mailerDead, to: BusTopology.mailerCommands) {
             guard var command = try? ProtoJSON.decode(MailerV1.SendEmail.self, from: $0.body) else { return $0.body }
             command.attempt = 0
             return (try? ProtoJSON.encode(command)) ?? $0.body
@@ -185,10 +187,10 @@ case ("bench", let what?):
             printJSON(try Benchmarks.argon2(cost: cost, seconds: seconds,
                                             threads: Int(option("--threads", in: rest) ?? "") ?? cores))
         case "bus":
-            printJSON(try Benchmarks.busRoundTrip(url: common.amqpURL, seconds: seconds,
+            printJSON(try Benchmarks.busRoundTrip(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds, seconds: seconds,
                                                   concurrency: Int(option("--concurrency", in: rest) ?? "") ?? 1))
         case "broker":
-            printJSON(try Benchmarks.brokerRate(url: common.amqpURL, seconds: seconds))
+            printJSON(try Benchmarks.brokerRate(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds, seconds: seconds))
         default:
             fail("bench wants argon2, bus or broker\n\(usage)")
         }

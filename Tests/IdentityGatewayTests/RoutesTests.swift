@@ -7,7 +7,7 @@ final class RoutesTests: XCTestCase {
     /// The gateway's route table, built without connecting to anything.
     private func routes() throws -> [Route] {
         let pool = PGPool(url: "postgresql://nobody@127.0.0.1:1/none", size: 1)
-        let bus = try BusClient(url: "amqp://guest:guest@127.0.0.1:1/%2F")
+        let bus = try BusClient(url: "amqp://guest:guest@127.0.0.1:1/%2F", heartbeatSeconds: 30)
         let store = AppStore(pool: pool)
         return Gateway.routes(pool: pool, bus: bus, apps: AppResolver(store: store), appStore: store,
                               commands: CommandSender(bus: bus, timeout: 1), verifier: TokenVerifier(store: store),

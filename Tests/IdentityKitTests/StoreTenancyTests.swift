@@ -536,8 +536,11 @@ final class StoreTenancyTests: XCTestCase {
             try identities.link(appId: appA.id, uid: a.uid, provider: "apple", subject: appleSubject, email: nil, on: connection)
             try identities.link(appId: appB.id, uid: b.uid, provider: "apple", subject: appleSubject, email: nil, on: connection)
         }
-        try identities.storeAppleRefreshToken(appId: appB.id, subject: appleSubject, clientId: "com.example.b",
-                                              sealed: [1, 2, 3])
+        XCTAssertTrue(try identities.storeAppleRefreshToken(appId: appB.id, uid: b.uid, subject: appleSubject,
+                                                            clientId: "com.example.b", sealed: [1, 2, 3]))
+        // Nor can B store one on A's user (nor on a user who is not the identity's).
+        XCTAssertFalse(try identities.storeAppleRefreshToken(appId: appB.id, uid: a.uid, subject: appleSubject,
+                                                             clientId: "com.example.b", sealed: [4, 5, 6]))
         try pool.transaction { connection in
             let linkedA = try XCTUnwrap(try identities.identity(appId: appA.id, uid: a.uid, provider: "apple", on: connection))
             XCTAssertNil(linkedA.sealedAppleRefreshToken)

@@ -96,16 +96,17 @@ def email_code_signed_in(client, app, email, code, *, is_new_user, **fields):
 # --- the dead-letter queue ----------------------------------------------------------------------
 
 
-def dead_letters(url=None, limit=1000):
-    """Every message on DEAD_QUEUE right now (as event_tools.Event: type, message_id, body,
-    properties), left where it is: taken with basic_get and no ack, and the connection closed,
-    so the broker puts them all back. [] when the queue does not exist (yet)."""
+def dead_letters(url=None, limit=1000, queue=DEAD_QUEUE):
+    """Every message on `queue` (the mailer's DEAD_QUEUE unless told) right now (as
+    event_tools.Event: type, message_id, body, properties), left where it is: taken with
+    basic_get and no ack, and the connection closed, so the broker puts them all back. [] when
+    the queue does not exist (yet)."""
     connection = connect(url or os.environ["IDENTITY_AMQP_URL"])
     found = []
     try:
         channel = connection.channel()
         while len(found) < limit:
-            method, properties, body = channel.basic_get(DEAD_QUEUE, auto_ack=False)
+            method, properties, body = channel.basic_get(queue, auto_ack=False)
             if method is None:
                 break
             found.append(Event.from_amqp(method, properties, body))

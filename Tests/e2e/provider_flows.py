@@ -5,6 +5,7 @@ Also the fresh proof `DELETE /v1/me` takes from a provider's user, and what conf
 revocation worker with for revoking Apple tokens."""
 
 import secrets
+import time
 
 import db_tools
 from identity_client import assert_token_response
@@ -16,6 +17,28 @@ APPLE_REVOKE_RETRY_DELAYS_MS = (300, 600, 1200)
 # How long the provider worker may take to exchange an Apple authorization code and keep the
 # refresh token.
 CODE_EXCHANGE_TIMEOUT = 10.0
+
+
+# The queue an Apple revocation goes to when it can never succeed (a code Apple will not
+# exchange), as the revocation worker declares it; and the AMQP type of what lands there.
+REVOCATION_DEAD_QUEUE = "identity.revocation.dead"
+REVOKE_APPLE_TOKEN_TYPE = "identity.revocation.v1.RevokeAppleToken"
+
+
+def quiet_revocations(client, providers, seconds=1.0, timeout=15.0):
+    """Waits until the stand-in has had no revoke call for `seconds` (a revocation of an
+    earlier test may still be going on); returns the number of revoke calls so far."""
+    seen = {"count": -1, "since": time.monotonic()}
+
+    def settled():
+        count = len(providers.apple_revoke_calls())
+        if count != seen["count"]:
+            seen["count"], seen["since"] = count, time.monotonic()
+            return False
+        return time.monotonic() - seen["since"] >= seconds
+
+    client.wait_for(settled, timeout=timeout, interval=0.2)
+    return len(providers.apple_revoke_calls())
 
 
 def new_authorization_code():

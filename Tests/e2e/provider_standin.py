@@ -9,6 +9,9 @@ listening socket, so a stopped stand-in is a refused connection, not a slow or f
 
 Everything it is asked is recorded (JWKS fetches per path, every /apple/token and /apple/revoke
 call) so tests can check what the service did behind their backs.
+
+Like Apple, /apple/token exchanges an authorization code once: the same code again (or one a test
+marked spent) is 400 `invalid_grant`.
 """
 
 import hashlib
@@ -167,6 +170,10 @@ class ProviderStandin:
         self._token_calls = []
         self._revoke_calls = []
         self._revoke_failures_left = 0
+        # Codes exchanged (or refused as spent) already: Apple's codes are single-use.
+        self._spent_codes = set()
+        # code -> {"arrived": Event, "release": Event, "timeout": seconds} (hold_apple_token)
+        self._held_codes = {}
         self._unknown_requests = []
         # Apple's .p8: an EC P-256 key as PKCS#8 PEM, as Apple hands it out.
         self.apple_private_key = ec.generate_private_key(ec.SECP256R1())
@@ -294,6 +301,40 @@ class ProviderStandin:
     def unknown_requests(self):
         with self._lock:
             return list(self._unknown_requests)
+
+    def spend_apple_code(self, code):
+        """Marks `code` as used already: exchanging it is 400 invalid_grant, as Apple answers a
+        code that was exchanged before (or has expired)."""
+        with self._lock:
+            self._spent_codes.add(code)
+
+    def hold_apple_token(self, code, timeout=4.0):
+        """The exchange of `code` waits, once it has arrived and before it is answered, until
+        release_apple_token(code) or `timeout` seconds (keep it under the service's outbound
+        timeout, 5 s): a test acts while the service's exchange is in flight."""
+        with self._lock:
+            self._held_codes[code] = {"arrived": threading.Event(), "release": threading.Event(),
+                                      "timeout": timeout}
+
+    def apple_token_arrived(self, code, timeout=10.0):
+        """True once the held exchange of `code` has reached the stand-in (waiting up to timeout)."""
+        with self._lock:
+            hold = self._held_codes.get(code)
+        assert hold is not None, f"code {code} is not held"
+        return hold["arrived"].wait(timeout)
+
+    def release_apple_token(self, code):
+        with self._lock:
+            hold = self._held_codes.get(code)
+        if hold is not None:
+            hold["release"].set()
+
+    def _wait_if_held(self, code):
+        with self._lock:
+            hold = self._held_codes.get(code)
+        if hold is not None:
+            hold["arrived"].set()
+            hold["release"].wait(hold["timeout"])
 
     def fail_revoke(self, times):
         """The next `times` revoke calls answer 500 (and are recorded with status 500)."""
@@ -463,6 +504,9 @@ class ProviderStandin:
         elif not form.get("code"):
             status, body = 400, {"error": "invalid_request"}
             call["reason"] = "code missing"
+        elif not self._spend(form["code"]):
+            status, body = 400, {"error": "invalid_grant"}
+            call["reason"] = "code already used"
         else:
             refresh = f"r_apple_{secrets.token_hex(24)}"
             status, body = 200, {"access_token": f"a_{secrets.token_hex(24)}",
@@ -473,6 +517,14 @@ class ProviderStandin:
         with self._lock:
             self._token_calls.append(call)
         return status, body
+
+    def _spend(self, code):
+        """False when the code was exchanged before; marks it used."""
+        with self._lock:
+            if code in self._spent_codes:
+                return False
+            self._spent_codes.add(code)
+            return True
 
     def _apple_revoke(self, form, content_type):
         ok, reason, _, _ = self._check_secret(form, content_type)
@@ -551,6 +603,7 @@ class _Handler(BaseHTTPRequestHandler):
         form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"),
                                              keep_blank_values=True).items()}
         if path == APPLE_TOKEN_PATH:
+            self.standin._wait_if_held(form.get("code"))
             self._send(*self.standin._apple_token(form, content_type))
         elif path == APPLE_REVOKE_PATH:
             self._send(*self.standin._apple_revoke(form, content_type))

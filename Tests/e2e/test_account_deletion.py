@@ -14,7 +14,8 @@ from event_tools import assert_event
 from identity_client import (PASSWORD, assert_no_content, assert_problem, assert_session_ended,
                              assert_session_works, new_guest_secret, unique_email)
 from provider_flows import (APPLE_REVOKE_RETRY_DELAYS_MS, apple_proof, apple_signed_in,
-                            apple_signed_in_with_code, google_proof, google_signed_in)
+                            apple_signed_in_with_code, google_proof, google_signed_in,
+                            quiet_revocations)
 from provider_standin import APPLE_BUNDLE_ID, unique_apple_sub, unique_google_sub
 
 REAUTH = "auth/reauth-required"
@@ -232,22 +233,6 @@ def test_apple_user_with_bad_proof_is_403(client, providers, provider_app, defec
 # --- revoking the Apple refresh token at Apple ----------------------------------------------
 
 
-def _quiet(client, providers, seconds=1.0, timeout=15.0):
-    """Waits until the stand-in has had no revoke call for `seconds` (a revocation of an
-    earlier test may still be going on); returns the number of revoke calls so far."""
-    seen = {"count": -1, "since": time.monotonic()}
-
-    def settled():
-        count = len(providers.apple_revoke_calls())
-        if count != seen["count"]:
-            seen["count"], seen["since"] = count, time.monotonic()
-            return False
-        return time.monotonic() - seen["since"] >= seconds
-
-    client.wait_for(settled, timeout=timeout, interval=0.2)
-    return len(providers.apple_revoke_calls())
-
-
 def _assert_revoke_call(call, refresh_token):
     assert call["token"] == refresh_token, call
     assert call["client_id"] == APPLE_BUNDLE_ID, call
@@ -279,7 +264,7 @@ def test_a_failed_revocation_is_retried_until_apple_answers_200(client, provider
                                                             is_new_user=True)
     proof, _ = apple_proof(client, providers, provider_app, sub=claims["sub"],
                            email=claims["email"])
-    mark = _quiet(client, providers)
+    mark = quiet_revocations(client, providers)
     providers.fail_revoke(2)
     try:
         assert_no_content(client.delete_me(provider_app, data["access_token"], proof))

@@ -7,9 +7,12 @@
 #include <amqp.h>
 #include <amqp_framing.h>
 
-/// Logs in with SASL PLAIN; returns 0 or a negative AMQP status / 1 for a server refusal.
+/// Logs in with SASL PLAIN, asking for heartbeats every `heartbeat_seconds` (the broker may
+/// lower it) and naming the connection `connection_name` (client property `connection_name`,
+/// shown by `rabbitmqctl list_connections client_properties`; NULL or empty: unnamed).
+/// Returns 0 or a negative AMQP status / 1 for a server refusal.
 int crabbitmqshim_login(amqp_connection_state_t conn, const char *vhost, int heartbeat_seconds,
-                        const char *user, const char *password);
+                        const char *user, const char *password, const char *connection_name);
 
 /// The properties this service sets on a message (ARCHITECTURE.md, "Messages"). NULL or empty
 /// strings are left out. `app_id` and `request_id` travel as headers.

@@ -4,8 +4,17 @@ import Foundation
 
 /// Opens an AMQP connection with channel 1 ready, or nil when the broker cannot be reached or
 /// refuses the login; callers retry with their own backoff.
+///
+/// Every connection negotiates heartbeats (`IDENTITY_AMQP_HEARTBEAT_SECONDS`): without them a
+/// connection that stays idle behind a NAT, a load balancer or the broker's own checks is cut
+/// silently and the next publish fails. rabbitmq-c sends a heartbeat only from inside a call
+/// into it (a publish or a frame wait), so every owner of a connection calls in at least every
+/// `ioWaitMilliseconds` while idle.
 enum AMQPConnector {
-    static func open(_ url: AMQPURL, heartbeatSeconds: Int32 = 30) -> amqp_connection_state_t? {
+    /// `name` says which part of the process owns the connection (`outbox-relay`,
+    /// `revocation-worker`…): the broker shows it, with the program and its pid, as the
+    /// connection's `connection_name`.
+    static func open(_ url: AMQPURL, heartbeatSeconds: Int, name: String) -> amqp_connection_state_t? {
         guard let connection = amqp_new_connection() else { return nil }
         guard let socket = amqp_tcp_socket_new(connection) else {
             amqp_destroy_connection(connection)
@@ -13,7 +22,8 @@ enum AMQPConnector {
         }
         var timeout = timeval(tv_sec: 2, tv_usec: 0)
         guard amqp_socket_open_noblock(socket, url.host, url.port, &timeout) == 0,
-              crabbitmqshim_login(connection, url.vhost, heartbeatSeconds, url.user, url.password) == 0
+              crabbitmqshim_login(connection, url.vhost, Int32(clamping: heartbeatSeconds), url.user, url.password,
+                                  connectionName(name)) == 0
         else {
             amqp_destroy_connection(connection)
             return nil
@@ -29,5 +39,18 @@ enum AMQPConnector {
     static func close(_ connection: amqp_connection_state_t) {
         amqp_connection_close(connection, AMQP_REPLY_SUCCESS)
         amqp_destroy_connection(connection)
+    }
+
+    /// The longest an idle I/O loop may go without calling into rabbitmq-c: a quarter of the
+    /// heartbeat interval the broker agreed to (it may lower ours), at most a second. The
+    /// broker gives up after two silent intervals, so a heartbeat sent a quarter late is safe.
+    static func ioWaitMilliseconds(_ connection: amqp_connection_state_t) -> Int {
+        let heartbeat = Int(amqp_get_heartbeat(connection))
+        guard heartbeat > 0 else { return 1000 }
+        return max(50, min(1000, heartbeat * 250))
+    }
+
+    static func connectionName(_ name: String) -> String {
+        "\(ProcessInfo.processInfo.processName) \(name) (pid \(getpid()))"
     }
 }

@@ -10,6 +10,10 @@ import Foundation
 /// When the broker goes away the thread reconnects with growing delays and runs `setup` again
 /// (declare queues, consume), so a broker restart needs no restart of ours. Acks of messages
 /// received on an earlier connection are dropped: the broker redelivers those messages.
+///
+/// The connection negotiates heartbeats, and the thread never waits longer than a quarter of
+/// the interval without calling into rabbitmq-c (which is where heartbeats are sent), so an
+/// idle link stays connected.
 public final class AMQPLink: Sendable {
     public enum Operation: Sendable {
         case publish(OutgoingMessage)
@@ -76,6 +80,7 @@ public final class AMQPLink: Sendable {
 
     private let url: AMQPURL
     private let name: String
+    private let heartbeatSeconds: Int
     private let state = Locked(State())
     /// A pipe whose read end the I/O thread polls beside the socket, so a queued operation
     /// wakes it at once instead of after the poll's timeout.
@@ -86,10 +91,11 @@ public final class AMQPLink: Sendable {
     /// Entered while the I/O thread runs, so `stop` can join it.
     private let ioThread = DispatchGroup()
 
-    public init(url: String, name: String, setup: @escaping @Sendable (Channel) throws -> Void,
+    public init(url: String, name: String, heartbeatSeconds: Int, setup: @escaping @Sendable (Channel) throws -> Void,
                 onDelivery: @escaping @Sendable (BusMessage) -> Void) throws {
         self.url = try AMQPURL(url)
         self.name = name
+        self.heartbeatSeconds = heartbeatSeconds
         self.setup = setup
         self.onDelivery = onDelivery
         var ends: [Int32] = [0, 0]
@@ -168,7 +174,8 @@ public final class AMQPLink: Sendable {
                 state.outbox.removeAll()
                 return state.generation
             }
-            Log.info("bus connected", ["link": name, "host": url.host, "port": String(url.port)])
+            Log.info("bus connected", ["link": name, "host": url.host, "port": String(url.port),
+                                       "heartbeat_seconds": String(amqp_get_heartbeat(connection))])
             serve(connection, generation: generation)
             state.withLock {
                 $0.connected = false
@@ -182,7 +189,7 @@ public final class AMQPLink: Sendable {
     }
 
     private func connect() -> amqp_connection_state_t? {
-        guard let connection = AMQPConnector.open(url) else { return nil }
+        guard let connection = AMQPConnector.open(url, heartbeatSeconds: heartbeatSeconds, name: name) else { return nil }
         do {
             try setup(Channel(connection: connection))
         } catch {
@@ -197,6 +204,8 @@ public final class AMQPLink: Sendable {
     /// connection fails or the link is stopped.
     private func serve(_ connection: amqp_connection_state_t, generation: Int) {
         let socketFD = amqp_get_sockfd(connection)
+        let wait = Int32(AMQPConnector.ioWaitMilliseconds(connection))
+        var lastReceive = DispatchTime.now().uptimeNanoseconds
         while state.withLock({ $0.running }) {
             let work = state.withLock { state -> [Operation] in
                 defer { state.outbox.removeAll(keepingCapacity: true) }
@@ -208,16 +217,19 @@ public final class AMQPLink: Sendable {
             if amqp_frames_enqueued(connection) == 0 && amqp_data_in_buffer(connection) == 0 {
                 var fds = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&fds, 2, 1000)
+                let ready = poll(&fds, 2, wait)
                 if ready < 0 && errno != EINTR { return }
                 if fds[1].revents != 0 {
                     var drained = [UInt8](repeating: 0, count: 64)
                     while read(wakeRead, &drained, 64) > 0 {}
                 }
-                // Even with nothing readable, a zero-timeout consume lets rabbitmq-c send its
-                // heartbeats; after a poll timeout that is its only chance to.
-                if fds[0].revents == 0 && ready != 0 { continue }
+                // Even with nothing readable, a zero-timeout consume lets rabbitmq-c send a due
+                // heartbeat: after a poll timeout, and at least every `wait` ms however often
+                // wake-ups come, that is its chance to.
+                let sinceReceive = (DispatchTime.now().uptimeNanoseconds - lastReceive) / 1_000_000
+                if fds[0].revents == 0 && ready != 0 && sinceReceive < UInt64(wait) { continue }
             }
+            lastReceive = DispatchTime.now().uptimeNanoseconds
             guard receive(connection, generation: generation) else { return }
         }
     }

@@ -15,8 +15,8 @@ public final class BusClient: Sendable {
     private let link: Locked<AMQPLink?> = Locked(nil)
     private let timeouts = DispatchQueue(label: "bus-client-deadlines")
 
-    public init(url: String) throws {
-        let created = try AMQPLink(url: url, name: "gateway", setup: { channel in
+    public init(url: String, heartbeatSeconds: Int) throws {
+        let created = try AMQPLink(url: url, name: "gateway", heartbeatSeconds: heartbeatSeconds, setup: { channel in
             // Declared here too, so commands sent before any worker started wait in the queue.
             for queue in BusTopology.commandQueues { try channel.declareQueue(queue, durable: true) }
             try channel.consume(BusTopology.directReplyTo, autoAck: true)

@@ -53,6 +53,8 @@ public enum BusTopology {
     public static func mailerRetry(_ level: Int) -> String { "identity.mailer.retry.\(level)" }
     /// Delay queues for retried Apple revocations (dead-lettering into the revocation queue).
     public static func revocationRetry(_ level: Int) -> String { "identity.revocation.retry.\(level)" }
+    /// Apple revocations that can never succeed (an authorization code Apple will not exchange).
+    public static let revocationDead = "identity.revocation.dead"
     /// The durable queue the provider workers compete on.
     public static let providerCommands = "identity.provider.commands"
     /// RabbitMQ's direct reply-to pseudo-queue.

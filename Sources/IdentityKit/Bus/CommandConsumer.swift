@@ -50,7 +50,7 @@ public final class CommandConsumer: Sendable {
     private let consumerTag: String
     private let name: String
 
-    public init(url: String, queue: String, name: String, concurrency: Int,
+    public init(url: String, heartbeatSeconds: Int, queue: String, name: String, concurrency: Int,
                 setup extraSetup: @escaping @Sendable (AMQPLink.Channel) throws -> Void = { _ in },
                 handler: @escaping Handler) throws {
         let commands = InFlightCommands()
@@ -61,7 +61,7 @@ public final class CommandConsumer: Sendable {
         let workQueue = DispatchQueue(label: "\(name)-commands", attributes: .concurrent)
         self.workQueue = workQueue
         let linkBox = LinkBox()
-        let link = try AMQPLink(url: url, name: name, setup: { channel in
+        let link = try AMQPLink(url: url, name: name, heartbeatSeconds: heartbeatSeconds, setup: { channel in
             try channel.declareQueue(queue, durable: true)
             try channel.prefetch(UInt16(concurrency))
             try extraSetup(channel)

@@ -7,13 +7,15 @@ import Foundation
 /// id kept, the body passed through `transform`) before it is acked, so a crash midway can
 /// duplicate a message but never lose one.
 public enum QueueReplay {
-    public static func move(url: String, from source: String, to target: String,
+    public static func move(url: String, heartbeatSeconds: Int, from source: String, to target: String,
                             transform: (BusMessage) -> Data) throws -> Int {
-        guard let connection = AMQPConnector.open(try AMQPURL(url)) else { throw BusError("cannot reach the broker") }
+        guard let connection = AMQPConnector.open(try AMQPURL(url), heartbeatSeconds: heartbeatSeconds, name: "replay") else {
+            throw BusError("cannot reach the broker")
+        }
         defer { AMQPConnector.close(connection) }
         _ = amqp_confirm_select(connection, 1)
         guard crabbitmqshim_last_rpc_ok(connection) == 0 else { throw BusError("confirm.select refused") }
-        var publisher = ConfirmingPublisher(connection: connection)
+        var publisher = ConfirmingPublisher<Int>(connection: connection)
         var moved = 0
         while true {
             let reply = source.withCString { amqp_basic_get(connection, 1, amqp_cstring_bytes($0), 0) }
@@ -32,8 +34,10 @@ public enum QueueReplay {
             outgoing.messageId = received.messageId
             outgoing.appId = received.appId
             outgoing.persistent = true
-            try publisher.publish(outgoing)
-            try publisher.awaitConfirms()
+            try publisher.publish(outgoing, id: moved)
+            guard try publisher.awaitConfirms().nacked.isEmpty else {
+                throw BusError("the broker refused a message moved to \(target) (nack); it stays in \(source)")
+            }
             guard amqp_basic_ack(connection, 1, tag, 0) == 0 else { throw BusError("ack failed") }
             moved += 1
         }

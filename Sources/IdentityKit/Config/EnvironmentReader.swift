@@ -58,6 +58,8 @@ public struct CommonConfiguration: Sendable {
     public var databaseURL: String
     public var databasePoolSize: Int
     public var amqpURL: String
+    /// Heartbeat interval every AMQP connection asks the broker for (the broker may lower it).
+    public var amqpHeartbeatSeconds: Int
     public var logLevel: LogLevel
 
     public init(reading env: inout EnvironmentReader, defaultPoolSize: Int) {
@@ -65,6 +67,7 @@ public struct CommonConfiguration: Sendable {
                                  default: "postgresql://identity@127.0.0.1:55432/identity")
         databasePoolSize = env.int("IDENTITY_DB_POOL_SIZE", default: defaultPoolSize, range: 1...200)
         amqpURL = env.string("IDENTITY_AMQP_URL", default: "amqp://guest:guest@127.0.0.1:55672/%2F")
+        amqpHeartbeatSeconds = env.int("IDENTITY_AMQP_HEARTBEAT_SECONDS", default: 30, range: 1...600)
         let level = env.string("IDENTITY_LOG_LEVEL", default: "info")
         if let parsed = LogLevel(rawValue: level) {
             logLevel = parsed

@@ -3,21 +3,27 @@ import CRabbitMQShim
 import Foundation
 
 /// Publishes the outbox (events, and commands that must follow a commit) with publisher confirms, oldest first: a batch
-/// is locked (`FOR UPDATE SKIP LOCKED`, so several relays can run), published, and deleted in
-/// the same transaction only once the broker has confirmed every message. A broker outage or a
-/// crash leaves the rows for the next try, so an event may go out twice (consumers drop
+/// is locked (`FOR UPDATE SKIP LOCKED`, so several relays can run), published, and in the same
+/// transaction exactly the rows the broker acked are deleted. A nacked row stays for a later
+/// batch (held back with a growing delay, `RefusedOutboxRows`); a broker outage or a crash
+/// leaves every unconfirmed row for the next try, so an event may go out twice (consumers drop
 /// duplicates by `event_id`) but is never lost. It owns its own AMQP connection on its own
-/// thread, like every rabbitmq-c handle here.
+/// thread, like every rabbitmq-c handle here, and waits between polls inside rabbitmq-c so the
+/// connection's heartbeats keep going while the outbox is empty.
 public final class OutboxRelay: Sendable {
     /// Entered while the relay's thread runs, so `stop` can join it.
     private let relayThread = DispatchGroup()
     private let url: AMQPURL
+    private let heartbeatSeconds: Int
     private let pool: PGPool
     private let batchSize: Int
     private let running = Locked(true)
+    /// How long to wait between polls of an empty outbox.
+    private let pollMilliseconds = 100
 
-    public init(url: String, pool: PGPool, batchSize: Int = 200) throws {
+    public init(url: String, heartbeatSeconds: Int, pool: PGPool, batchSize: Int = 200) throws {
         self.url = try AMQPURL(url)
+        self.heartbeatSeconds = heartbeatSeconds
         self.pool = pool
         self.batchSize = batchSize
     }
@@ -46,6 +52,7 @@ public final class OutboxRelay: Sendable {
     private func run() {
         var delay = 0.1
         var failureDelay = 0.1
+        var refused = RefusedOutboxRows()
         while isRunning {
             guard let connection = openConfirmingChannel() else {
                 Thread.sleep(forTimeInterval: delay)
@@ -53,12 +60,13 @@ public final class OutboxRelay: Sendable {
                 continue
             }
             delay = 0.1
-            Log.info("outbox relay connected", ["host": url.host, "port": String(url.port)])
-            var publisher = ConfirmingPublisher(connection: connection)
+            Log.info("outbox relay connected", ["host": url.host, "port": String(url.port),
+                                                "heartbeat_seconds": String(amqp_get_heartbeat(connection))])
+            var publisher = ConfirmingPublisher<String>(connection: connection)
             var failed = false
             while isRunning {
                 do {
-                    if try relayBatch(&publisher) == 0 { Thread.sleep(forTimeInterval: 0.1) }
+                    if try relayBatch(&publisher, &refused) == 0 { try publisher.idle(milliseconds: pollMilliseconds) }
                     failureDelay = 0.1
                 } catch {
                     Log.warning("outbox relay interrupted; will retry", ["error": String(describing: error)])
@@ -77,7 +85,9 @@ public final class OutboxRelay: Sendable {
     }
 
     private func openConfirmingChannel() -> amqp_connection_state_t? {
-        guard let connection = AMQPConnector.open(url) else { return nil }
+        guard let connection = AMQPConnector.open(url, heartbeatSeconds: heartbeatSeconds, name: "outbox-relay") else {
+            return nil
+        }
         EventOutbox.exchange.withCString { exchange in
             "topic".withCString { type in
                 _ = amqp_exchange_declare(connection, 1, amqp_cstring_bytes(exchange), amqp_cstring_bytes(type),
@@ -96,79 +106,52 @@ public final class OutboxRelay: Sendable {
         return connection
     }
 
-    /// Publishes one batch; returns how many events went out.
-    private func relayBatch(_ publisher: inout ConfirmingPublisher) throws -> Int {
-        try pool.transaction { connection in
+    /// Publishes one batch; returns how many rows the broker took (and were deleted).
+    private func relayBatch(_ publisher: inout ConfirmingPublisher<String>, _ refused: inout RefusedOutboxRows) throws -> Int {
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        refused.forgetStale(now: now)
+        let heldBack = Self.idArray(refused.heldBack(now: now))
+        var eventIds: [String: String] = [:]
+        let (acked, nacked) = try pool.transaction { connection -> (acked: [String], nacked: [String]) in
             let rows = try connection.query("""
                 SELECT id, app_id, event_id, exchange, routing_key, message_type, payload FROM outbox
+                WHERE NOT (id = ANY($2::bigint[]))
                 ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
-                """, [String(batchSize)])
-            guard !rows.isEmpty else { return 0 }
+                """, [String(batchSize), heldBack])
+            guard !rows.isEmpty else { return ([], []) }
             for row in rows {
                 var message = try OutgoingMessage(exchange: row.string("exchange"), routingKey: row.string("routing_key"),
                                               type: row.string("message_type"), body: Data(row.string("payload").utf8))
                 message.messageId = try row.string("event_id")
                 message.appId = try row.string("app_id")
                 message.persistent = true
-                try publisher.publish(message)
+                let id = try row.string("id")
+                eventIds[id] = message.messageId
+                try publisher.publish(message, id: id)
             }
-            try publisher.awaitConfirms()
-            try connection.query("DELETE FROM outbox WHERE id = ANY($1::bigint[])",
-                                 ["{" + rows.map { try $0.string("id") }.joined(separator: ",") + "}"])
-            return rows.count
-        }
-    }
-}
-
-/// Publishes on a channel in confirm mode and waits until the broker has confirmed all of it.
-struct ConfirmingPublisher {
-    let connection: amqp_connection_state_t
-    /// Delivery tags count publishes on the channel from 1.
-    private var published: UInt64 = 0
-    private var confirmed: UInt64 = 0
-
-    init(connection: amqp_connection_state_t) { self.connection = connection }
-
-    mutating func publish(_ message: OutgoingMessage) throws {
-        let status = message.type.withCString { type in
-            message.messageId.withCString { messageId in
-                message.appId.withCString { appId in
-                    var properties = crabbitmqshim_message(type: type, correlation_id: nil, reply_to: nil,
-                                                           message_id: messageId, expiration: nil, app_id: appId,
-                                                           request_id: nil, persistent: message.persistent ? 1 : 0)
-                    return message.body.withUnsafeBytes { body in
-                        crabbitmqshim_publish(connection, 1, message.exchange, message.routingKey, &properties,
-                                              body.baseAddress, body.count)
-                    }
-                }
+            // Exactly the rows the broker acked go; nacked ones stay for a later batch.
+            let outcome = try publisher.awaitConfirms()
+            if !outcome.acked.isEmpty {
+                try connection.query("DELETE FROM outbox WHERE id = ANY($1::bigint[])", [Self.idArray(outcome.acked)])
             }
+            return outcome
         }
-        guard status == 0 else { throw BusError("publish failed (\(status))") }
-        published += 1
+        refused.delivered(acked)
+        if !acked.isEmpty {
+            Log.debug("outbox batch relayed", ["acked": String(acked.count),
+                                               "event_ids": acked.prefix(20).compactMap { eventIds[$0] }.joined(separator: ",")])
+        }
+        if !nacked.isEmpty {
+            let delay = refused.refused(nacked, now: now)
+            Log.warning("the broker refused outbox messages (nack); they stay in the outbox",
+                        ["refused": String(nacked.count), "acked": String(acked.count),
+                         "retry_in_ms": String(Int(delay * 1000))])
+        }
+        return acked.count
     }
 
-    /// Reads frames until every publish so far is acked; a nack or a silent broker is an error.
-    mutating func awaitConfirms(timeoutSeconds: Int = 5) throws {
-        let deadline = Date().addingTimeInterval(TimeInterval(timeoutSeconds))
-        while confirmed < published {
-            guard Date() < deadline else { throw BusError("no publisher confirm within \(timeoutSeconds) s") }
-            var frame = amqp_frame_t()
-            var timeout = timeval(tv_sec: 1, tv_usec: 0)
-            let status = amqp_simple_wait_frame_noblock(connection, &frame, &timeout)
-            if status == AMQP_STATUS_TIMEOUT.rawValue { continue }
-            guard status == 0 else { throw BusError("connection lost while waiting for confirms (\(status))") }
-            guard frame.frame_type == UInt8(AMQP_FRAME_METHOD) else { continue }
-            switch frame.payload.method.id {
-            case AMQP_BASIC_ACK_METHOD:
-                let ack = frame.payload.method.decoded.assumingMemoryBound(to: amqp_basic_ack_t.self).pointee
-                confirmed = ack.multiple != 0 ? max(confirmed, ack.delivery_tag) : max(confirmed, ack.delivery_tag)
-            case AMQP_BASIC_NACK_METHOD:
-                throw BusError("the broker refused an event (nack)")
-            case AMQP_CHANNEL_CLOSE_METHOD, AMQP_CONNECTION_CLOSE_METHOD:
-                throw BusError("the broker closed the channel")
-            default:
-                continue
-            }
-        }
+    /// A PostgreSQL array literal of row ids (digits only: they come from a bigint column).
+    private static func idArray(_ ids: [String]) -> String {
+        "{" + ids.joined(separator: ",") + "}"
     }
 }

@@ -39,13 +39,17 @@ public struct IdentityStore: Sendable {
         try connection.query("DELETE FROM user_identities WHERE app_id = $1 AND uid = $2 RETURNING 1", [appId, uid]).count
     }
 
-    /// Keeps Apple's refresh token (sealed) on the user's Apple identity.
-    public func storeAppleRefreshToken(appId: String, subject: String, clientId: String, sealed: [UInt8]) throws {
+    /// Keeps Apple's refresh token (sealed) on the user's Apple identity. False when that
+    /// identity is no longer the user's (the account was deleted, or the Apple ID unlinked,
+    /// while the code waited for its exchange): then nothing is stored.
+    public func storeAppleRefreshToken(appId: String, uid: String, subject: String, clientId: String,
+                                       sealed: [UInt8]) throws -> Bool {
         try pool.withConnection { connection in
-            try connection.query("""
+            try !connection.query("""
                 UPDATE user_identities SET apple_refresh_token_enc = $3, apple_client_id = $4
-                WHERE app_id = $1 AND provider = 'apple' AND subject = $2
-                """, [appId, subject, PGParam.bytea(sealed), clientId])
+                WHERE app_id = $1 AND provider = 'apple' AND subject = $2 AND uid = $5
+                RETURNING 1
+                """, [appId, subject, PGParam.bytea(sealed), clientId, uid]).isEmpty
         }
     }
 
@@ -56,13 +60,18 @@ public struct IdentityStore: Sendable {
         public let sealedAppleRefreshToken: [UInt8]?
     }
 
-    public func identity(appId: String, uid: String, provider: String, on connection: PGConnection) throws -> Linked? {
+    /// `lock` takes the row lock (`FOR UPDATE`) until the transaction ends: account deletion
+    /// reads the Apple token that way, so an Apple code exchange finishing at the same moment
+    /// either stores its token before (and the deletion revokes it) or finds the row gone after
+    /// (and revokes it itself), never stores it into a row about to vanish unseen.
+    public func identity(appId: String, uid: String, provider: String, lock: Bool = false,
+                         on connection: PGConnection) throws -> Linked? {
         try connection.query("""
             SELECT subject, apple_client_id, apple_refresh_token_enc FROM user_identities
             WHERE app_id = $1 AND uid = $2 AND provider = $3
-            """, [appId, uid, provider]).first.map { row in
+            """ + (lock ? " FOR UPDATE" : ""), [appId, uid, provider]).first.map { row in
             try Linked(subject: row.string("subject"), appleClientId: row.optionalString("apple_client_id"),
-                   sealedAppleRefreshToken: row.optionalBytes("apple_refresh_token_enc"))
+                       sealedAppleRefreshToken: row.optionalBytes("apple_refresh_token_enc"))
         }
     }
 }

@@ -26,6 +26,11 @@ struct AccountDeletion: Sendable {
             throw ServiceError.reauthRequired
         }
         try pool.transaction { connection in
+            // The user row first, then its identities, in the order unlinking takes them, so the
+            // Apple identity's lock below cannot deadlock with an unlink of the same user.
+            guard try users.lock(appId: command.appId, uid: user.uid, on: connection) else {
+                throw ServiceError.invalidToken
+            }
             if let secret = command.secret {
                 guard try users.guestSecretMatches(appId: command.appId, uid: user.uid, secretHMAC: guests.hmac(secret),
                                                    on: connection) else { throw ServiceError.reauthRequired }
@@ -40,7 +45,8 @@ struct AccountDeletion: Sendable {
                     throw ServiceError.reauthRequired  // a spent nonce is stale proof, not a bad token
                 }
             }
-            if let apple = try identities.identity(appId: command.appId, uid: user.uid, provider: "apple", on: connection) {
+            if let apple = try identities.identity(appId: command.appId, uid: user.uid, provider: "apple", lock: true,
+                                                   on: connection) {
                 try queueAppleRevocation(apple, command: command, on: connection)
             }
             _ = try sessions.end(appId: command.appId, uid: user.uid, sessionId: nil, reason: "account_deleted",

@@ -149,18 +149,21 @@ extension RevocationV1 {
     }
 
     /// Revokes a deleted account's Apple tokens at Apple, retried with growing delays until Apple
-    /// answers 200. Sent through the outbox by the deletion's transaction; no reply.
+    /// answers 200. Sent through the outbox by the deletion's transaction, or by the provider
+    /// worker when a sign-in's code exchange finished after the account was deleted; no reply.
+    /// A code Apple will not exchange sends the message to the queue `identity.revocation.dead`.
     public struct RevokeAppleToken: ProtoMessage {
         public static let protoName = "identity.revocation.v1.RevokeAppleToken"
 
         public var appId: String
         public var subject: String
         public var clientId: String
-        /// Apple's refresh token sealed with the master key (AAD `apple_refresh:<app_id>:<subject>`),
-        /// when one was obtained at sign-in.
+        /// Apple's refresh token sealed with the master key (AAD `apple_refresh:<app_id>:<subject>`):
+        /// the one kept at sign-in, or the one `sealed_code` was exchanged for by an earlier attempt.
         public var sealedRefreshToken: Data
         /// The authorization code sent with the deletion, sealed (AAD `apple_code:<app_id>:<subject>`):
-        /// exchanged for a token to revoke when none was kept.
+        /// exchanged for a token to revoke when none was kept. Codes are single-use: once exchanged,
+        /// retries carry the token in `sealed_refresh_token` and this is left empty.
         public var sealedCode: Data
         public var attempt: Int32
 
