@@ -40,10 +40,18 @@ trap 'interrupted=$((interrupted + 1))' INT TERM
 # Should this script itself fail, leave nothing behind.
 trap 'for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done' EXIT
 
+# Least privilege: the gateway never gets the master key; the mailer gets only the sub-key
+# that opens mail codes.
+MAIL_PAYLOAD_KEY=$("$BIN/identityctl" keys mail-payload-key)
 for name in "${PROCS[@]}"; do
     prefix=$(printf "%-${width}s | " "$name")
+    case $name in
+        identity-gateway) launch=(env -u IDENTITY_MASTER_KEY) ;;
+        identity-mailer-worker) launch=(env -u IDENTITY_MASTER_KEY "IDENTITY_MAIL_PAYLOAD_KEY=$MAIL_PAYLOAD_KEY") ;;
+        *) launch=() ;;
+    esac
     # The log filter ignores Ctrl-C so it still prints what the process says while stopping.
-    "$BIN/$name" > >(trap '' INT TERM; exec sed -u "s/^/${prefix//\//\\/}/") 2>&1 &
+    "${launch[@]}" "$BIN/$name" > >(trap '' INT TERM; exec sed -u "s/^/${prefix//\//\\/}/") 2>&1 &
     PIDS+=("$!")
     NAME_OF[$!]=$name
     say "started $name (pid $!)"

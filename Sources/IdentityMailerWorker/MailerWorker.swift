@@ -29,7 +29,8 @@ public final class MailerWorker: Service {
         }
         let counters = Locked(Counters())
         self.counters = counters
-        let delivery = MailDelivery(apps: AppStore(pool: pool), settings: MailSettingsStore(pool: pool),
+        let delivery = MailDelivery(seal: MailPayloadSeal(key: configuration.mailPayloadKey),
+                                    apps: AppStore(pool: pool), settings: MailSettingsStore(pool: pool),
                                     ledger: DeliveryLedger(pool: pool), transport: transport,
                                     defaultFromName: configuration.defaultFromName,
                                     defaultFromAddress: configuration.defaultFromAddress,
@@ -65,6 +66,8 @@ public final class MailerWorker: Service {
 
 /// One delivery attempt and what follows it (nothing, a retry, or a dead letter).
 struct MailDelivery: Sendable {
+    /// Opens the sealed code (the code never travels or rests in clear on the broker).
+    let seal: MailPayloadSeal
     let apps: AppStore
     let settings: MailSettingsStore
     let ledger: DeliveryLedger
@@ -100,7 +103,11 @@ struct MailDelivery: Sendable {
         }
     }
 
-    private func render(_ command: MailerV1.SendEmail) throws -> (from: String, mime: String) {
+    private func render(_ sent: MailerV1.SendEmail) throws -> (from: String, mime: String) {
+        var command = sent
+        if !sent.sealedCode.isEmpty {
+            command.code = try seal.open(Array(sent.sealedCode), messageId: sent.messageId)
+        }
         let app = try apps.find(id: command.appId)
         let mail = try settings.settings(appId: command.appId)
         var link = command.link ?? ""

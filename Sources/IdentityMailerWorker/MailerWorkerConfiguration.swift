@@ -13,6 +13,9 @@ public struct MailerWorkerConfiguration: Sendable {
     public var defaultFromAddress: String
     /// Delay before each retry of a failed delivery; after the last, the message is dead-lettered.
     public var retryDelaysMilliseconds: [Int]
+    /// Opens the codes of mail commands (`MailPayloadSeal`): a sub-key of the master key, which
+    /// mailer workers are not given.
+    public var mailPayloadKey: [UInt8]
 
     public static func fromEnvironment() -> MailerWorkerConfiguration {
         var env = EnvironmentReader()
@@ -35,10 +38,22 @@ public struct MailerWorkerConfiguration: Sendable {
         if delays.isEmpty || delays.contains(where: { $0 < 1 }) {
             env.fail("IDENTITY_MAIL_RETRY_DELAYS_MS=\(delaysText) must be positive milliseconds, comma-separated")
         }
+        // IDENTITY_MAIL_PAYLOAD_KEY (identityctl keys mail-payload-key prints it). Derived from
+        // IDENTITY_MASTER_KEY only as a fallback, with a warning: mailer operators should not
+        // hold the master key.
+        var payloadKey = env.key32("IDENTITY_MAIL_PAYLOAD_KEY", required: false)
+        if payloadKey == nil, env.raw("IDENTITY_MASTER_KEY") != nil {
+            payloadKey = env.key32("IDENTITY_MASTER_KEY", required: true).map { MailPayloadSeal(masterKey: $0).keyBytes }
+            Log.warning("mailer given IDENTITY_MASTER_KEY: give it IDENTITY_MAIL_PAYLOAD_KEY instead (least privilege)")
+        }
+        if payloadKey == nil {
+            env.fail("IDENTITY_MAIL_PAYLOAD_KEY is required (64 hex characters: identityctl keys mail-payload-key)")
+        }
         let config = MailerWorkerConfiguration(
             common: CommonConfiguration(reading: &env, defaultPoolSize: concurrency), concurrency: concurrency,
             smtp: smtp, mailDirectory: env.string("IDENTITY_MAIL_DIR", default: "mail-outbox"),
-            defaultFromName: fromName, defaultFromAddress: fromAddress, retryDelaysMilliseconds: delays)
+            defaultFromName: fromName, defaultFromAddress: fromAddress, retryDelaysMilliseconds: delays,
+            mailPayloadKey: payloadKey ?? [])
         env.validateOrExit(program: "identity-mailer-worker")
         return config
     }

@@ -23,6 +23,7 @@ public final class ProviderWorker: Service {
                                                             revokeURL: configuration.appleRevokeURL, http: http),
                                          masterKey: configuration.masterKey)
         let nonceLifetime = configuration.nonceLifetimeSeconds
+        let seal = ProviderIdentitySeal(masterKey: configuration.masterKey)
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.providerCommands,
@@ -35,7 +36,9 @@ public final class ProviderWorker: Service {
                     return try .init(ProviderV1.NonceIssued(
                         nonce: issued.nonce, expiresAt: Timestamp.rfc3339(microsecondsSinceEpoch: issued.expiresAtMicros)))
                 case ProviderV1.VerifyIdToken.protoName:
-                    return try .init(verifier.verify(ProtoJSON.decode(ProviderV1.VerifyIdToken.self, from: message.body)))
+                    let command = try ProtoJSON.decode(ProviderV1.VerifyIdToken.self, from: message.body)
+                    // Sealed: the token worker believes only identities this worker verified.
+                    return try .init(seal.seal(verifier.verify(command), appId: command.appId))
                 case ProviderV1.ExchangeAppleCode.protoName:
                     // Sent through the outbox: no one waits for a reply. A token whose account is
                     // gone meanwhile goes on to the revocation worker.

@@ -25,7 +25,8 @@ public final class TokenWorker: Service {
             codes: VerificationCodeStore(key: Digest.hmacSHA256(key: configuration.masterKey,
                                                                 Array("verification-code-v1".utf8))),
             lifetimeSeconds: configuration.codeLifetimeSeconds,
-            verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds)
+            verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds,
+            mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
         let guests = GuestSignIn(pool: pool, users: users, issuer: issuer,
                                  secretKey: Digest.hmacSHA256(key: configuration.masterKey, Array("guest-secret-v1".utf8)))
         let router = CommandRouter(

@@ -18,6 +18,9 @@ let usage = """
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
           off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
       identityctl mail replay-dead    moves dead-lettered mail back to the mailer queue
+      identityctl keys mail-payload-key
+                                      the key mailer workers get (IDENTITY_MAIL_PAYLOAD_KEY), derived
+                                      from IDENTITY_MASTER_KEY: mailers never hold the master key
       identityctl bench argon2|bus|broker [--seconds S] [--threads N] [--concurrency N]
                                       the machine's limits for make bench (JSON)
 
@@ -155,6 +158,12 @@ case ("apps", "settings"):
     } catch {
         fail("apps settings failed: \(error)")
     }
+
+case ("keys", "mail-payload-key"):
+    // What mailer workers get instead of the master key (IDENTITY_MAIL_PAYLOAD_KEY).
+    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: true)
+    env.validateOrExit(program: "identityctl")
+    print(Hex.encode(MailPayloadSeal(masterKey: masterKey ?? []).keyBytes))
 
 case ("mail", "replay-dead"):
     env.validateOrExit(program: "identityctl")

@@ -55,3 +55,45 @@ final class ProviderKeyTests: XCTestCase {
         XCTAssertFalse(rebuilt.verifyRS256(Array("hellO".utf8), signature: signature))
     }
 }
+
+/// HKDF-SHA-256 against RFC 5869's test vectors, and the provider-identity seal.
+final class KeyDerivationTests: XCTestCase {
+    func testHKDFMatchesRFC5869() {
+        // Test case 1.
+        let okm1 = HKDF.sha256(key: [UInt8](repeating: 0x0b, count: 22), salt: Hex.decode("000102030405060708090a0b0c") ?? [],
+                               info: Hex.decode("f0f1f2f3f4f5f6f7f8f9") ?? [], length: 42)
+        XCTAssertEqual(Hex.encode(okm1),
+                       "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865")
+        // Test case 3: no salt, no info.
+        let okm3 = HKDF.sha256(key: [UInt8](repeating: 0x0b, count: 22), info: [], length: 42)
+        XCTAssertEqual(Hex.encode(okm3),
+                       "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8")
+        let master = SecureRandom.bytes(32)
+        XCTAssertNotEqual(HKDF.subkey(of: master, label: "a-v1"), HKDF.subkey(of: master, label: "b-v1"))
+        XCTAssertEqual(HKDF.subkey(of: master, label: "a-v1").count, 32)
+    }
+
+    func testSealedIdentitiesVerifyOnlyUnchangedFreshAndForTheirApp() {
+        let master = SecureRandom.bytes(32)
+        let seal = ProviderIdentitySeal(masterKey: master)
+        let identity = ProviderV1.VerifiedIdentity(provider: "google", subject: "123", email: "a@gmail.com",
+                                                   emailVerified: true, audience: "client", emailAuthoritative: true)
+        let now = Timestamp.nowSeconds()
+        let sealed = seal.seal(identity, appId: "app_1", now: now)
+        XCTAssertTrue(seal.isValid(sealed, appId: "app_1", now: now + 10))
+        XCTAssertFalse(seal.isValid(sealed, appId: "app_2", now: now + 10), "another app")
+        XCTAssertFalse(seal.isValid(sealed, appId: "app_1", now: now + ProviderIdentitySeal.maximumAge + 1), "stale")
+        XCTAssertFalse(seal.isValid(identity, appId: "app_1", now: now), "never sealed")
+        XCTAssertFalse(ProviderIdentitySeal(masterKey: SecureRandom.bytes(32)).isValid(sealed, appId: "app_1", now: now),
+                       "another key")
+        var altered = sealed
+        altered.subject = "456"
+        XCTAssertFalse(seal.isValid(altered, appId: "app_1", now: now))
+        altered = sealed
+        altered.emailAuthoritative = false
+        XCTAssertFalse(seal.isValid(altered, appId: "app_1", now: now))
+        altered = sealed
+        altered.email = nil
+        XCTAssertFalse(seal.isValid(altered, appId: "app_1", now: now))
+    }
+}

@@ -77,6 +77,15 @@ def pytest_runtest_makereport(item, call):
         report.sections.append(("identity service logs (tail)", stack.log_tails()))
 
 
+def mail_payload_key(master_key_hex):
+    """HKDF-SHA-256(master key, salt "identity-service", info "mail-payload-v1"): what
+    `identityctl keys mail-payload-key` prints (MailPayloadSeal), computed independently here."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=b"identity-service",
+                info=b"mail-payload-v1").derive(bytes.fromhex(master_key_hex)).hex()
+
+
 def _free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -220,12 +229,16 @@ class Stack:
             dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
             os.path.join(self.log_dir, "provider-worker.log"))
         # Delivers the mails (codes, password resets, email verification) to the SMTP sink.
+        # The mailer gets the sub-key that opens mail codes, never the master key.
+        mailer_env = {k: v for k, v in self.env.items() if k != "IDENTITY_MASTER_KEY"}
+        mailer_env["IDENTITY_MAIL_PAYLOAD_KEY"] = mail_payload_key(self.env["IDENTITY_MASTER_KEY"])
         self.mailer_worker = ServiceProcess(
             "identity-mailer-worker", [self.binary("identity-mailer-worker")],
-            dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
+            dict(mailer_env, IDENTITY_HTTP_PORT=str(_free_port())),
             os.path.join(self.log_dir, "mailer-worker.log"))
         self.gateway = ServiceProcess("identity-gateway", [self.binary("identity-gateway")],
-                                      self.env, os.path.join(self.log_dir, "gateway.log"))
+                                      {k: v for k, v in self.env.items() if k != "IDENTITY_MASTER_KEY"},
+                                      os.path.join(self.log_dir, "gateway.log"))
         self.client = Client(self.base_url)
 
     @property

@@ -5,12 +5,16 @@ a permanent refusal (550) lands on the dead-letter queue `identity.mailer.dead`,
 worker, so conftest runs them last (marker `disruptive`) and each one restores what it touched,
 even when it fails."""
 
+import base64
 import json
+import re
 import time
 
 import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from identity_client import unique_email
+from conftest import mail_payload_key
 from mail_flows import (SEND_EMAIL_TYPE, dead_letters_to, email_code_signed_in,
                         without_request_id)
 from smtp_sink import code_from
@@ -103,6 +107,14 @@ def test_a_refused_recipient_is_dead_lettered(stack, client, smtp_sink, app):
     assert isinstance(dead.body, dict), f"dead letter body is not JSON: {dead.raw[:300]!r}"
     assert dead.body["to"] == email, dead.body
     assert dead.body["kind"] == "email_code", dead.body
+    # The code rests in the dead-letter queue sealed, never in clear (issue 11): the clear
+    # field is empty and the sealed one opens with the mail-payload key (AES-256-GCM,
+    # nonce || ciphertext || tag, bound to the message id) to six digits.
+    assert not dead.body.get("code"), dead.body
+    sealed = base64.b64decode(dead.body["sealed_code"])
+    key = bytes.fromhex(mail_payload_key(stack.env["IDENTITY_MASTER_KEY"]))
+    code = AESGCM(key).decrypt(sealed[:12], sealed[12:], f"mail:{dead.body['message_id']}".encode())
+    assert re.fullmatch(rb"\d{6}", code), code
 
 
 def test_replay_dead_delivers_what_was_dead_lettered(stack, client, smtp_sink, app):

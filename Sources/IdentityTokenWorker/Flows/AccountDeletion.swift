@@ -25,6 +25,14 @@ struct AccountDeletion: Sendable {
         } else if command.secret == nil && command.identity == nil {
             throw ServiceError.reauthRequired
         }
+        if let identity = command.identity {
+            // Only the provider worker's sealed word counts as provider proof.
+            do {
+                try ProviderAccounts.requireSealed(identity, appId: command.appId, masterKey: masterKey)
+            } catch {
+                throw ServiceError.reauthRequired
+            }
+        }
         try pool.transaction { connection in
             // The user row first, then its identities, in the order unlinking takes them, so the
             // Apple identity's lock below cannot deadlock with an unlink of the same user.

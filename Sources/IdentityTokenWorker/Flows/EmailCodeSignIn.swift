@@ -18,7 +18,7 @@ struct EmailCodeSignIn: Sendable {
                                      lifetimeSeconds: settings.lifetimeSeconds, on: connection)
         }
         return try CommandConsumer.Reply(TokenV1.Accepted(expiresIn: Int32(settings.lifetimeSeconds)))
-            .with(MailRequest.code(code, kind: .emailCode, to: command.email, appId: command.appId, requestId: requestId))
+            .with(MailRequest.code(code, kind: .emailCode, to: command.email, appId: command.appId, requestId: requestId, seal: settings.mailSeal))
     }
 
     /// Spends the code and signs in, creating the account when there is none; the email

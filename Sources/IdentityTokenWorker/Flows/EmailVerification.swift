@@ -25,7 +25,7 @@ struct EmailVerification: Sendable {
                                      lifetimeSeconds: settings.lifetimeSeconds, on: connection)
         }
         return try CommandConsumer.Reply(TokenV1.Accepted(expiresIn: Int32(settings.lifetimeSeconds)))
-            .with(MailRequest.code(code, kind: .emailVerification, to: email, appId: command.appId, requestId: requestId))
+            .with(MailRequest.code(code, kind: .emailVerification, to: email, appId: command.appId, requestId: requestId, seal: settings.mailSeal))
     }
 
     func verify(_ command: TokenV1.VerifyEmail) throws -> TokenV1.UserResult {

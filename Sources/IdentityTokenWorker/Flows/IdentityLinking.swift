@@ -15,6 +15,7 @@ struct IdentityLinking: Sendable {
 
     func link(_ command: TokenV1.LinkIdentity) throws -> TokenV1.UserResult {
         guard let identity = command.identity else { throw ServiceError.validationFailed([]) }
+        try ProviderAccounts.requireSealed(identity, appId: command.appId, masterKey: masterKey)
         try requireFreshProof(command)
         let user = try pool.transaction { connection -> UserRecord in
             try ProviderAccounts.spendNonce(identity, appId: command.appId, nonces: nonces, on: connection)

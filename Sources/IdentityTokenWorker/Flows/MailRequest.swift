@@ -6,9 +6,11 @@ import IdentityKit
 /// at rest only as a keyed hash.
 enum MailRequest {
     static func code(_ code: String, kind: VerificationCodeStore.Purpose, to email: String, appId: String,
-                     requestId: String) throws -> OutgoingMessage {
+                     requestId: String, seal: MailPayloadSeal) throws -> OutgoingMessage {
         let messageId = "mail_" + Identifiers.nowULID()
-        let command = MailerV1.SendEmail(messageId: messageId, appId: appId, to: email, kind: kind.rawValue, code: code)
+        // The message is persistent and may be retried or dead-lettered: the code goes sealed.
+        let command = MailerV1.SendEmail(messageId: messageId, appId: appId, to: email, kind: kind.rawValue, code: "",
+                                         sealedCode: Data(try seal.seal(code, messageId: messageId)))
         var message = OutgoingMessage(exchange: "", routingKey: BusTopology.mailerCommands,
                                       type: MailerV1.SendEmail.protoName, body: try ProtoJSON.encode(command))
         message.messageId = messageId
@@ -24,6 +26,7 @@ struct CodeSettings: Sendable {
     let codes: VerificationCodeStore
     let lifetimeSeconds: Int
     let verificationCooldownSeconds: Int
+    let mailSeal: MailPayloadSeal
 }
 
 extension VerificationCodeStore.Check {

@@ -25,7 +25,7 @@ struct PasswordRecovery: Sendable {
         }
         guard known else { return accepted }
         return accepted.with(try MailRequest.code(code, kind: .passwordReset, to: command.email, appId: command.appId,
-                                                  requestId: requestId))
+                                                  requestId: requestId, seal: settings.mailSeal))
     }
 
     /// Tells whether a code is right without spending it (wrong guesses still count).

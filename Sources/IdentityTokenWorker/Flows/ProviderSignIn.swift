@@ -16,6 +16,7 @@ struct ProviderSignIn: Sendable {
     func handle(_ command: TokenV1.ProviderSignIn, _ context: CommandContext) throws -> TokenV1.AuthResult {
         if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
         guard let identity = command.identity else { throw ServiceError.validationFailed([]) }
+        try ProviderAccounts.requireSealed(identity, appId: command.appId, masterKey: masterKey)
         let signingKey = try issuer.signingKey(appId: command.appId)
         let amr = [identity.provider]
         let (user, started, created) = try pool.transaction { connection -> (UserRecord, SessionIssuer.Started, Bool) in
@@ -112,6 +113,16 @@ struct ProviderSignIn: Sendable {
 
 /// Steps shared by provider sign-in and signed-in linking.
 enum ProviderAccounts {
+    /// An identity counts only with the provider worker's fresh MAC (`ProviderIdentitySeal`):
+    /// anything else was made up or replayed by whoever published the command.
+    static func requireSealed(_ identity: ProviderV1.VerifiedIdentity, appId: String, masterKey: [UInt8]) throws {
+        guard ProviderIdentitySeal(masterKey: masterKey).isValid(identity, appId: appId) else {
+            Log.warning("refused a provider identity without a valid seal (forged, altered or stale)",
+                        ["app_id": appId, "provider": identity.provider])
+            throw ProviderErrors.invalidToken(identity.provider)
+        }
+    }
+
     /// Spends the identity's nonce (Apple) inside the transaction; a nonce spent meanwhile
     /// makes the token invalid, as a reused nonce would.
     static func spendNonce(_ identity: ProviderV1.VerifiedIdentity, appId: String, nonces: NonceStore,

@@ -21,11 +21,18 @@ extension MailerV1 {
         public var to: String
         /// email_code, password_reset or email_verification: picks the template.
         public var kind: String
+        /// Empty: the code travels sealed (`sealed_code`). The field stays for consumers of
+        /// messages written before sealing.
         public var code: String
         /// The magic link (email_code, when the app has a deep-link URL).
         public var link: String?
         /// 0 for the first try.
         public var attempt: Int32
+        /// The code, AES-256-GCM under the mail-payload key (a sub-key of the master key that mailer
+        /// workers are given instead of the master key), bound to `message_id`: the message is
+        /// persistent, retried through delay queues and may end in the dead-letter queue, and a code
+        /// must not rest there in clear.
+        public var sealedCode: Data
 
         public init(
             messageId: String = "",
@@ -34,7 +41,8 @@ extension MailerV1 {
             kind: String = "",
             code: String = "",
             link: String? = nil,
-            attempt: Int32 = 0
+            attempt: Int32 = 0,
+            sealedCode: Data = Data()
         ) {
             self.messageId = messageId
             self.appId = appId
@@ -43,6 +51,7 @@ extension MailerV1 {
             self.code = code
             self.link = link
             self.attempt = attempt
+            self.sealedCode = sealedCode
         }
 
         public init(from decoder: Decoder) throws {
@@ -54,6 +63,7 @@ extension MailerV1 {
             self.code = try container.decodeProto(String.self, "code") ?? ""
             self.link = try container.decodeProto(String.self, "link")
             self.attempt = try container.decodeProto(ProtoJSONInteger<Int32>.self, "attempt")?.value ?? 0
+            self.sealedCode = try container.decodeProto(ProtoJSONBytes.self, "sealed_code", "sealedCode")?.value ?? Data()
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -65,6 +75,7 @@ extension MailerV1 {
             if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
             if let value = self.link { try container.encode(value, forKey: ProtoJSONKey("link")) }
             if self.attempt != 0 { try container.encode(self.attempt, forKey: ProtoJSONKey("attempt")) }
+            if !self.sealedCode.isEmpty { try container.encode(ProtoJSONBytes(self.sealedCode), forKey: ProtoJSONKey("sealed_code")) }
         }
     }
 }
@@ -93,5 +104,26 @@ fileprivate struct ProtoJSONInteger<T: FixedWidthInteger & Decodable>: Decodable
         } else {
             self.value = try container.decode(T.self)
         }
+    }
+}
+
+/// proto3 JSON bytes: printed as standard base64; parsed from standard or URL-safe, padded or not.
+/// Done here rather than by the encoder's data strategy so a caller's settings cannot change it.
+fileprivate struct ProtoJSONBytes: Codable {
+    let value: Data
+    init(_ value: Data) { self.value = value }
+    init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        var text = try container.decode(String.self)
+            .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        guard let value = Data(base64Encoded: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not base64")
+        }
+        self.value = value
+    }
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value.base64EncodedString())
     }
 }

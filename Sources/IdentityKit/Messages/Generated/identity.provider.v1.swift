@@ -125,6 +125,11 @@ extension ProviderV1 {
         /// googlemail.com addresses or a Workspace account (`hd` claim); Firebase only when the app
         /// says so. Otherwise a verified email still only fills a new account's `email_verified`.
         public var emailAuthoritative: Bool
+        /// When the provider worker verified the token (Unix seconds), and its MAC over every field
+        /// above and the app id, under a sub-key of the master key that the gateway never has
+        /// (ProviderIdentitySeal): the token worker accepts only a fresh identity with a valid MAC.
+        public var verifiedAt: Int64
+        public var mac: String
 
         public init(
             provider: String = "",
@@ -137,7 +142,9 @@ extension ProviderV1 {
             photoUrl: String? = nil,
             audience: String = "",
             nonceHash: String? = nil,
-            emailAuthoritative: Bool = false
+            emailAuthoritative: Bool = false,
+            verifiedAt: Int64 = 0,
+            mac: String = ""
         ) {
             self.provider = provider
             self.subject = subject
@@ -150,6 +157,8 @@ extension ProviderV1 {
             self.audience = audience
             self.nonceHash = nonceHash
             self.emailAuthoritative = emailAuthoritative
+            self.verifiedAt = verifiedAt
+            self.mac = mac
         }
 
         public init(from decoder: Decoder) throws {
@@ -165,6 +174,8 @@ extension ProviderV1 {
             self.audience = try container.decodeProto(String.self, "audience") ?? ""
             self.nonceHash = try container.decodeProto(String.self, "nonce_hash", "nonceHash")
             self.emailAuthoritative = try container.decodeProto(Bool.self, "email_authoritative", "emailAuthoritative") ?? false
+            self.verifiedAt = try container.decodeProto(ProtoJSONInteger<Int64>.self, "verified_at", "verifiedAt")?.value ?? 0
+            self.mac = try container.decodeProto(String.self, "mac") ?? ""
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -180,6 +191,8 @@ extension ProviderV1 {
             if !self.audience.isEmpty { try container.encode(self.audience, forKey: ProtoJSONKey("audience")) }
             if let value = self.nonceHash { try container.encode(value, forKey: ProtoJSONKey("nonce_hash")) }
             if self.emailAuthoritative { try container.encode(self.emailAuthoritative, forKey: ProtoJSONKey("email_authoritative")) }
+            if self.verifiedAt != 0 { try container.encode(String(self.verifiedAt), forKey: ProtoJSONKey("verified_at")) }
+            if !self.mac.isEmpty { try container.encode(self.mac, forKey: ProtoJSONKey("mac")) }
         }
     }
 
@@ -238,6 +251,22 @@ extension KeyedDecodingContainer where Key == ProtoJSONKey {
             if let value = try decodeIfPresent(type, forKey: ProtoJSONKey(name)) { return value }
         }
         return nil
+    }
+}
+
+/// A proto3 JSON integer: a JSON number or a decimal string (64-bit integers are printed as strings).
+fileprivate struct ProtoJSONInteger<T: FixedWidthInteger & Decodable>: Decodable {
+    let value: T
+    init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            guard let value = T(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an integer: \(text)")
+            }
+            self.value = value
+        } else {
+            self.value = try container.decode(T.self)
+        }
     }
 }
 
