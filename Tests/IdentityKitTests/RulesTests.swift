@@ -52,3 +52,20 @@ final class RulesTests: XCTestCase {
         XCTAssertEqual(camel.firstName, "J")
     }
 }
+
+final class EnvironmentKeyTests: XCTestCase {
+    func testTheMasterKeyMayComeFromAFile() throws {
+        let hex = Hex.encode(SecureRandom.bytes(32))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mk-\(Identifiers.nowULID())").path
+        try (hex + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var fromFile = EnvironmentReader(["IDENTITY_MASTER_KEY_FILE": path])
+        XCTAssertEqual(fromFile.key32("IDENTITY_MASTER_KEY", required: true).map(Hex.encode), hex)
+        XCTAssertEqual(fromFile.problems, [])
+        var missing = EnvironmentReader(["IDENTITY_MASTER_KEY_FILE": path + ".nope"])
+        XCTAssertNil(missing.key32("IDENTITY_MASTER_KEY", required: true))
+        XCTAssertEqual(missing.problems.count, 1)
+        var direct = EnvironmentReader(["IDENTITY_MASTER_KEY": hex, "IDENTITY_MASTER_KEY_FILE": path + ".nope"])
+        XCTAssertEqual(direct.key32("IDENTITY_MASTER_KEY", required: true).map(Hex.encode), hex, "the variable wins")
+    }
+}

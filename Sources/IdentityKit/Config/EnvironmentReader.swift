@@ -31,9 +31,20 @@ public struct EnvironmentReader {
         return value
     }
 
-    /// A 32-byte key given as 64 hex characters (the master key).
+    /// A 32-byte key given as 64 hex characters (the master key), in `name` or in the file
+    /// named by `<name>_FILE` (a secrets mount: the key then appears in no process listing or
+    /// environment dump).
     public mutating func key32(_ name: String, required: Bool) -> [UInt8]? {
-        guard let text = raw(name) else {
+        var given = raw(name)
+        if given == nil, let path = raw(name + "_FILE") {
+            do {
+                given = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            } catch {
+                problems.append("\(name)_FILE=\(path) cannot be read")
+                return nil
+            }
+        }
+        guard let text = given, !text.isEmpty else {
             if required { problems.append("\(name) is required (64 hex characters: openssl rand -hex 32)") }
             return nil
         }
