@@ -35,16 +35,20 @@ public final class PGPool: Sendable {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     public func transaction<R>(_ body: (PGConnection) throws -> R) throws -> R {
-        try withConnection { connection in
-            try connection.execute("BEGIN")
-            do {
-                let result = try body(connection)
-                try connection.execute("COMMIT")
-                return result
-            } catch {
-                try? connection.execute("ROLLBACK")
-                throw error
-            }
+        try withConnection { try transactionOn($0, body) }
+    }
+
+    /// A transaction on a connection the caller already holds (a run of short transactions on
+    /// one connection, as the retention purge does under its session lock).
+    func transactionOn<R>(_ connection: PGConnection, _ body: (PGConnection) throws -> R) throws -> R {
+        try connection.execute("BEGIN")
+        do {
+            let result = try body(connection)
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
         }
     }
 

@@ -99,18 +99,3 @@ public struct RetentionStore: Sendable {
         }
     }
 }
-
-extension PGPool {
-    /// A transaction on a connection the caller already holds.
-    func transactionOn<R>(_ connection: PGConnection, _ body: (PGConnection) throws -> R) throws -> R {
-        try connection.execute("BEGIN")
-        do {
-            let result = try body(connection)
-            try connection.execute("COMMIT")
-            return result
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
-        }
-    }
-}
