@@ -40,10 +40,17 @@ trap 'interrupted=$((interrupted + 1))' INT TERM
 # Should this script itself fail, leave nothing behind.
 trap 'for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done' EXIT
 
+# Each process on its own broker user: IDENTITY_AMQP_URL_<KIND> from $RUN_DIR/env (identity-token-worker
+# → IDENTITY_AMQP_URL_TOKEN_WORKER), else the shared IDENTITY_AMQP_URL.
+amqp_url_of() {
+    local kind=${1#identity-}; kind=${kind^^}; kind=IDENTITY_AMQP_URL_${kind//-/_}
+    printf '%s' "${!kind:-$IDENTITY_AMQP_URL}"
+}
+
 for name in "${PROCS[@]}"; do
     prefix=$(printf "%-${width}s | " "$name")
     # The log filter ignores Ctrl-C so it still prints what the process says while stopping.
-    "$BIN/$name" > >(trap '' INT TERM; exec sed -u "s/^/${prefix//\//\\/}/") 2>&1 &
+    IDENTITY_AMQP_URL=$(amqp_url_of "$name") "$BIN/$name" > >(trap '' INT TERM; exec sed -u "s/^/${prefix//\//\\/}/") 2>&1 &
     PIDS+=("$!")
     NAME_OF[$!]=$name
     say "started $name (pid $!)"
