@@ -26,6 +26,16 @@ PROCESSES = ["identity-token-worker", "identity-revocation-worker", "identity-pr
              "identity-mailer-worker", "identity-gateway"]
 
 
+def amqp_env(env, name):
+    """`env` with IDENTITY_AMQP_URL = the broker user of process `name` (identity-token-worker →
+    IDENTITY_AMQP_URL_TOKEN_WORKER, scripts/broker-users.sh) on IDENTITY_AMQP_URL's vhost, when
+    the harness gave one."""
+    own = env.get("IDENTITY_AMQP_URL_" + name.removeprefix("identity-").upper().replace("-", "_"))
+    if not own:
+        return env
+    return dict(env, IDENTITY_AMQP_URL=own.rsplit("/", 1)[0] + "/" + env["IDENTITY_AMQP_URL"].rsplit("/", 1)[1])
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -51,14 +61,15 @@ class Stack:
         self.bin_dir, self.env, self.log_dir, self.procs = bin_dir, env, log_dir, {}
 
     def ctl(self, *args, env=None):
-        out = subprocess.run([os.path.join(self.bin_dir, "identityctl"), *args], env=env or self.env,
+        out = subprocess.run([os.path.join(self.bin_dir, "identityctl"), *args],
+                             env=amqp_env(env or self.env, "identityctl"),
                              check=True, capture_output=True, text=True)
         return out.stdout
 
     def start(self):
         for name in PROCESSES:
             log = open(os.path.join(self.log_dir, name + ".log"), "w")
-            self.procs[name] = subprocess.Popen([os.path.join(self.bin_dir, name)], env=self.env,
+            self.procs[name] = subprocess.Popen([os.path.join(self.bin_dir, name)], env=amqp_env(self.env, name),
                                                 stdout=log, stderr=subprocess.STDOUT)
         base = self.env["IDENTITY_PUBLIC_BASE_URL"]
         for _ in range(200):

@@ -43,12 +43,21 @@ trap 'for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done' EXIT
 # Least privilege: the gateway never gets the master key; the mailer gets only the sub-key
 # that opens mail codes.
 MAIL_PAYLOAD_KEY=$("$BIN/identityctl" keys mail-payload-key)
+# Each process on its own broker user: IDENTITY_AMQP_URL_<KIND> from $RUN_DIR/env (identity-token-worker
+# → IDENTITY_AMQP_URL_TOKEN_WORKER), else the shared IDENTITY_AMQP_URL.
+amqp_url_of() {
+    local kind=${1#identity-}; kind=${kind^^}; kind=IDENTITY_AMQP_URL_${kind//-/_}
+    printf '%s' "${!kind:-$IDENTITY_AMQP_URL}"
+}
+
 for name in "${PROCS[@]}"; do
     prefix=$(printf "%-${width}s | " "$name")
+    url=$(amqp_url_of "$name")
     case $name in
-        identity-gateway) launch=(env -u IDENTITY_MASTER_KEY) ;;
-        identity-mailer-worker) launch=(env -u IDENTITY_MASTER_KEY "IDENTITY_MAIL_PAYLOAD_KEY=$MAIL_PAYLOAD_KEY") ;;
-        *) launch=() ;;
+        identity-gateway) launch=(env -u IDENTITY_MASTER_KEY "IDENTITY_AMQP_URL=$url") ;;
+        identity-mailer-worker)
+            launch=(env -u IDENTITY_MASTER_KEY "IDENTITY_MAIL_PAYLOAD_KEY=$MAIL_PAYLOAD_KEY" "IDENTITY_AMQP_URL=$url") ;;
+        *) launch=(env "IDENTITY_AMQP_URL=$url") ;;
     esac
     # The log filter ignores Ctrl-C so it still prints what the process says while stopping.
     "${launch[@]}" "$BIN/$name" > >(trap '' INT TERM; exec sed -u "s/^/${prefix//\//\\/}/") 2>&1 &

@@ -4,7 +4,8 @@
 #   scripts/services.sh start|stop|status|stop-broker|start-broker|stop-db|start-db|destroy
 #   scripts/services.sh ctl ARGS...         rabbitmqctl against this checkout's node
 #   scripts/services.sh psql ARGS...        psql as superuser `postgres` on this checkout's server
-#   scripts/services.sh reset-vhost NAME    delete + recreate a vhost, full permissions for guest
+#   scripts/services.sh reset-vhost NAME    delete + recreate a vhost, full permissions for guest,
+#                                           the per-process broker users (scripts/broker-users.sh)
 #
 # RUN_DIR (default <repo>/.run; IDENTITY_RUN_DIR is honoured too) holds `env`, `master.key` and,
 # when the postgres and rabbitmq users can traverse to it, the data. Otherwise (a parent folder
@@ -283,6 +284,7 @@ rmq_start() {
         ctl -q set_permissions -p / guest '.*' '.*' '.*' >/dev/null
         log "rabbitmq: created vhost $TEST_VHOST"
     fi
+    rmq_users /
 }
 
 rmq_stop() {
@@ -314,6 +316,24 @@ reset_vhost() {
     if ctl -q list_vhosts name | grep -qx "$vhost"; then ctl -q delete_vhost "$vhost" >/dev/null; fi
     ctl -q add_vhost "$vhost" >/dev/null
     ctl -q set_permissions -p "$vhost" guest '.*' '.*' '.*' >/dev/null
+    rmq_users "$vhost"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Broker users: one per process kind (scripts/broker-users.sh defines them and their
+# permissions), passwords in $RUN_DIR/amqp-users (0600), URLs in $RUN_DIR/env as
+# IDENTITY_AMQP_URL_<KIND> (vhost /; the harnesses swap in their own vhost). guest keeps full
+# permissions for the harnesses' own checks.
+AMQP_USERS_FILE=$RUN_DIR/amqp-users
+
+rmq_users() {
+    "$REPO_DIR/scripts/broker-users.sh" definitions "$1" "$AMQP_USERS_FILE" \
+        | ctl -q import_definitions --format json >/dev/null \
+        || die "could not create the broker users in vhost $1"
+}
+
+amqp_user_env() {
+    "$REPO_DIR/scripts/broker-users.sh" urls / "$AMQP_USERS_FILE" "127.0.0.1:$AMQP_PORT"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -336,6 +356,9 @@ write_env() {
             IDENTITY_HTTP_PORT "${IDENTITY_HTTP_PORT:-8080}" \
             IDENTITY_PUBLIC_BASE_URL "${IDENTITY_PUBLIC_BASE_URL:-http://127.0.0.1:8080}" \
             IDENTITY_MIGRATIONS_DIR "${IDENTITY_MIGRATIONS_DIR:-$REPO_DIR/migrations}"
+        echo "# One broker user per process kind (scripts/broker-users.sh); IDENTITY_AMQP_URL (guest)"
+        echo "# is the harnesses' own. scripts/run.sh gives each process its IDENTITY_AMQP_URL_<KIND>."
+        amqp_user_env
     } >"$tmp"
     chmod 0600 "$tmp"
     mv "$tmp" "$RUN_DIR/env"

@@ -82,10 +82,15 @@ int crabbitmqshim_last_rpc_ok(amqp_connection_state_t conn) {
 
 int crabbitmqshim_declare_delay_queue(amqp_connection_state_t conn, amqp_channel_t channel,
                                       const char *name, const char *target) {
+    return crabbitmqshim_declare_delay_queue_via(conn, channel, name, "", target);
+}
+
+int crabbitmqshim_declare_delay_queue_via(amqp_connection_state_t conn, amqp_channel_t channel,
+                                          const char *name, const char *exchange, const char *target) {
     amqp_table_entry_t entries[2];
     entries[0].key = amqp_cstring_bytes("x-dead-letter-exchange");
     entries[0].value.kind = AMQP_FIELD_KIND_UTF8;
-    entries[0].value.value.bytes = amqp_cstring_bytes("");
+    entries[0].value.value.bytes = amqp_cstring_bytes(exchange);
     entries[1].key = amqp_cstring_bytes("x-dead-letter-routing-key");
     entries[1].value.kind = AMQP_FIELD_KIND_UTF8;
     entries[1].value.value.bytes = amqp_cstring_bytes(target);

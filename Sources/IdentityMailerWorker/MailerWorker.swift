@@ -40,9 +40,15 @@ public final class MailerWorker: Service {
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.mailerCommands,
                                        name: "mailer-worker", concurrency: configuration.concurrency, setup: { channel in
+            try channel.declareExchange(BusTopology.mailerExchange, type: "direct")
+            try channel.bindQueue(BusTopology.mailerCommands, exchange: BusTopology.mailerExchange,
+                                  routingKey: BusTopology.mailerCommands)
             try channel.declareQueue(BusTopology.mailerDead, durable: true)
+            try channel.bindQueue(BusTopology.mailerDead, exchange: BusTopology.mailerExchange, routingKey: BusTopology.mailerDead)
             for level in 0..<levels {
-                try channel.declareDelayQueue(BusTopology.mailerRetry(level), deadLetterTo: BusTopology.mailerCommands)
+                let queue = BusTopology.mailerRetry(level)
+                try channel.declareDelayQueue(queue, deadLetterThrough: BusTopology.mailerExchange, to: BusTopology.mailerCommands)
+                try channel.bindQueue(queue, exchange: BusTopology.mailerExchange, routingKey: queue)
             }
         }) { message in
             guard message.type == MailerV1.SendEmail.protoName,
@@ -144,7 +150,8 @@ struct MailDelivery: Sendable {
 
     private func message(_ command: MailerV1.SendEmail, queue: String, expiration: Int?) -> OutgoingMessage? {
         guard let body = try? ProtoJSON.encode(command) else { return nil }
-        var message = OutgoingMessage(exchange: "", routingKey: queue, type: MailerV1.SendEmail.protoName, body: body)
+        var message = OutgoingMessage(exchange: BusTopology.mailerExchange, routingKey: queue,
+                                      type: MailerV1.SendEmail.protoName, body: body)
         message.messageId = command.messageId
         message.appId = command.appId
         message.expirationMilliseconds = expiration

@@ -9,7 +9,9 @@ The harness (scripts/test.sh) provides everything through the environment: IDENT
 (identity-gateway, identity-token-worker, identity-revocation-worker, identity-provider-worker,
 identity-mailer-worker, identityctl),
 IDENTITY_DATABASE_URL (a fresh database),
-IDENTITY_AMQP_URL (a fresh vhost), IDENTITY_MASTER_KEY, IDENTITY_MIGRATIONS_DIR,
+IDENTITY_AMQP_URL (a fresh vhost; guest, for the harness's own checks), IDENTITY_AMQP_URL_<KIND>
+(one broker user per process kind, scripts/broker-users.sh: each process connects as its own, to
+IDENTITY_AMQP_URL's vhost), IDENTITY_MASTER_KEY, IDENTITY_MIGRATIONS_DIR,
 IDENTITY_SERVICES_SCRIPT (stop-broker / start-broker, stop-db / start-db) and IDENTITY_RUN_DIR
 (logs go under it).
 """
@@ -26,6 +28,7 @@ import uuid
 import pytest
 
 import provider_standin
+from broker_users import amqp_url
 from event_tools import EventStream
 from identity_client import Client
 from mail_flows import EMAIL_VERIFICATION_COOLDOWN_SECONDS, MAIL_FROM, MAIL_RETRY_DELAYS_MS
@@ -213,20 +216,21 @@ class Stack:
         # Each worker gets its own HTTP port in case it serves /healthz or /metrics on
         # IDENTITY_HTTP_PORT: it must not take the gateway's port (nor the other worker's).
         self.worker = ServiceProcess("identity-token-worker", [self.binary("identity-token-worker")],
-                                     dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
+                                     dict(self.env, IDENTITY_HTTP_PORT=str(_free_port()),
+                                          IDENTITY_AMQP_URL=amqp_url("identity-token-worker")),
                                      os.path.join(self.log_dir, "token-worker.log"))
         # Ends sessions (and unregisters their push devices), relays the outbox to the broker,
         # and revokes a deleted account's Apple tokens at Apple (decrypting them with
         # IDENTITY_MASTER_KEY, which every process has from the harness's environment).
         self.revocation = ServiceProcess(
             "identity-revocation-worker", [self.binary("identity-revocation-worker")],
-            dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
+            dict(self.env, IDENTITY_HTTP_PORT=str(_free_port()), IDENTITY_AMQP_URL=amqp_url("identity-revocation-worker")),
             os.path.join(self.log_dir, "revocation-worker.log"))
         # Verifies Google, Apple and Firebase tokens, issues and spends nonces, exchanges Apple
         # authorization codes.
         self.provider_worker = ServiceProcess(
             "identity-provider-worker", [self.binary("identity-provider-worker")],
-            dict(self.env, IDENTITY_HTTP_PORT=str(_free_port())),
+            dict(self.env, IDENTITY_HTTP_PORT=str(_free_port()), IDENTITY_AMQP_URL=amqp_url("identity-provider-worker")),
             os.path.join(self.log_dir, "provider-worker.log"))
         # Delivers the mails (codes, password resets, email verification) to the SMTP sink.
         # The mailer gets the sub-key that opens mail codes, never the master key.
@@ -234,10 +238,11 @@ class Stack:
         mailer_env["IDENTITY_MAIL_PAYLOAD_KEY"] = mail_payload_key(self.env["IDENTITY_MASTER_KEY"])
         self.mailer_worker = ServiceProcess(
             "identity-mailer-worker", [self.binary("identity-mailer-worker")],
-            dict(mailer_env, IDENTITY_HTTP_PORT=str(_free_port())),
+            dict(mailer_env, IDENTITY_HTTP_PORT=str(_free_port()), IDENTITY_AMQP_URL=amqp_url("identity-mailer-worker")),
             os.path.join(self.log_dir, "mailer-worker.log"))
         self.gateway = ServiceProcess("identity-gateway", [self.binary("identity-gateway")],
-                                      {k: v for k, v in self.env.items() if k != "IDENTITY_MASTER_KEY"},
+                                      dict({k: v for k, v in self.env.items() if k != "IDENTITY_MASTER_KEY"},
+                                           IDENTITY_AMQP_URL=amqp_url("identity-gateway")),
                                       os.path.join(self.log_dir, "gateway.log"))
         self.client = Client(self.base_url)
 
@@ -378,7 +383,8 @@ class Stack:
         self.services_script("start-db")
 
     def ctl(self, *args):
-        return subprocess.run([self.binary("identityctl"), *args], env=self.env,
+        return subprocess.run([self.binary("identityctl"), *args],
+                              env=dict(self.env, IDENTITY_AMQP_URL=amqp_url("identityctl")),
                               capture_output=True, text=True, timeout=120)
 
     def create_app(self, name=None, access_token_ttl=None):
@@ -555,6 +561,6 @@ def events(stack):
     timeout=10) → the first Event whose JSON body satisfies predicate(body) (fails the test
     otherwise); events.collect(seconds) → all events received so far, after listening that long.
     An Event has routing_key, type, message_id, body (parsed JSON) and properties."""
-    stream = EventStream(os.environ["IDENTITY_AMQP_URL"])
+    stream = EventStream(amqp_url("identity-events-reader"))
     yield stream
     stream.close()

@@ -23,8 +23,24 @@ def connect(url):
 
 def declare_exchange(channel):
     # Declared here too (same arguments as the service) so a test never depends on which
-    # process happened to declare it first.
+    # process happened to declare it first (as guest: the harness's own checks).
     channel.exchange_declare(exchange=EXCHANGE, exchange_type="topic", durable=True)
+
+
+def await_exchange(connection, timeout=10):
+    """A channel once the exchange exists (the revocation worker's relay declares it), at most
+    `timeout` s: a passive declare, since the read-only events user may not declare exchanges.
+    A failed passive declare closes its channel, so each try opens a new one."""
+    deadline = time.monotonic() + timeout
+    while True:
+        channel = connection.channel()
+        try:
+            channel.exchange_declare(exchange=EXCHANGE, passive=True)
+            return channel
+        except pika.exceptions.ChannelClosedByBroker as error:
+            if error.reply_code != 404 or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 @dataclass
@@ -85,8 +101,7 @@ class EventStream:
 
     def __init__(self, url):
         self.connection = connect(url)
-        self.channel = self.connection.channel()
-        declare_exchange(self.channel)
+        self.channel = await_exchange(self.connection)
         self.queue = self.channel.queue_declare(queue="", exclusive=True, auto_delete=True).method.queue
         self.channel.queue_bind(queue=self.queue, exchange=EXCHANGE, routing_key="#")
         self.received = []

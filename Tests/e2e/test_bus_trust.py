@@ -12,6 +12,7 @@ import uuid
 import pika
 
 import provider_standin
+from broker_users import amqp_url
 from event_tools import connect
 from provider_flows import google_signed_in
 
@@ -21,25 +22,28 @@ ERROR_TYPE = "identity.common.v1.Error"
 
 
 def _command(queue, type_name, body, app_id, timeout=10):
-    """Publishes a command as any broker user could and waits for the worker's reply:
+    """Publishes a command with the gateway's own broker credentials (it may publish commands;
+    it never holds the MAC key) and waits for the worker's reply on direct reply-to:
     (type, parsed body)."""
-    connection = connect(os.environ["IDENTITY_AMQP_URL"])
+    connection = connect(amqp_url("identity-gateway"))
     try:
         channel = connection.channel()
-        reply_queue = channel.queue_declare(queue="", exclusive=True, auto_delete=True).method.queue
+        replies = []
+        channel.basic_consume("amq.rabbitmq.reply-to", lambda ch, m, p, b: replies.append((p, b)),
+                              auto_ack=True)
         correlation = uuid.uuid4().hex
         channel.basic_publish(
             exchange="", routing_key=queue, body=json.dumps(body).encode(),
             properties=pika.BasicProperties(
                 type=type_name, content_type="application/json", message_id=f"cmd_{correlation}",
-                correlation_id=correlation, reply_to=reply_queue, expiration=str(timeout * 1000),
+                correlation_id=correlation, reply_to="amq.rabbitmq.reply-to", expiration=str(timeout * 1000),
                 headers={"app_id": app_id, "request_id": f"req_forged_{correlation}"}))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            method, properties, reply = channel.basic_get(reply_queue, auto_ack=True)
-            if method is not None and properties.correlation_id == correlation:
-                return properties.type, json.loads(reply)
-            time.sleep(0.1)
+            connection.process_data_events(time_limit=0.2)
+            for properties, reply in replies:
+                if properties.correlation_id == correlation:
+                    return properties.type, json.loads(reply)
         raise AssertionError(f"no reply to {type_name} within {timeout}s")
     finally:
         connection.close()

@@ -41,6 +41,10 @@ int crabbitmqshim_header(const amqp_basic_properties_t *properties, const char *
 int crabbitmqshim_declare_delay_queue(amqp_connection_state_t conn, amqp_channel_t channel,
                                       const char *name, const char *target);
 
+/// The same with x-dead-letter-exchange `exchange` (a named exchange that routes `target`).
+int crabbitmqshim_declare_delay_queue_via(amqp_connection_state_t conn, amqp_channel_t channel,
+                                          const char *name, const char *exchange, const char *target);
+
 /// 0 when the last synchronous call (declare, qos, consume) succeeded.
 int crabbitmqshim_last_rpc_ok(amqp_connection_state_t conn);
 

@@ -48,6 +48,38 @@ public final class AMQPLink: Sendable {
             }
         }
 
+        /// A queue whose expired messages dead-letter into `target` through the named exchange
+        /// `exchange` (which must route `target` there): a delay line that needs no write on the
+        /// default exchange.
+        public func declareDelayQueue(_ name: String, deadLetterThrough exchange: String, to target: String) throws {
+            guard crabbitmqshim_declare_delay_queue_via(connection, 1, name, exchange, target) == 0 else {
+                throw BusError("queue.declare \(name) refused by the broker")
+            }
+        }
+
+        /// A durable exchange of `type` (direct, topic, ...).
+        public func declareExchange(_ name: String, type: String) throws {
+            name.withCString { pointer in
+                type.withCString { kind in
+                    _ = amqp_exchange_declare(connection, 1, amqp_cstring_bytes(pointer), amqp_cstring_bytes(kind),
+                                              0, 1, 0, 0, amqp_empty_table)
+                }
+            }
+            try check("exchange.declare \(name)")
+        }
+
+        public func bindQueue(_ queue: String, exchange: String, routingKey: String) throws {
+            queue.withCString { q in
+                exchange.withCString { e in
+                    routingKey.withCString { key in
+                        _ = amqp_queue_bind(connection, 1, amqp_cstring_bytes(q), amqp_cstring_bytes(e),
+                                            amqp_cstring_bytes(key), amqp_empty_table)
+                    }
+                }
+            }
+            try check("queue.bind \(queue) to \(exchange)")
+        }
+
         public func prefetch(_ count: UInt16) throws {
             _ = amqp_basic_qos(connection, 1, 0, count, 0)
             try check("basic.qos")

@@ -50,7 +50,12 @@ public enum BusTopology {
     /// The durable queue the mailer workers compete on, its delay queues and its dead letters.
     public static let mailerCommands = "identity.mailer.commands"
     public static let mailerDead = "identity.mailer.dead"
-    public static func mailerRetry(_ level: Int) -> String { "identity.mailer.retry.\(level)" }
+    /// The mailer's delay queues dead-letter through this direct exchange (each of its queues is
+    /// bound to it by name), and the mailer publishes its retries and dead letters on it: its
+    /// broker user has no write on the default exchange (README: "Broker users"), so it cannot
+    /// publish to another worker's queue.
+    public static let mailerExchange = "identity.mailer.direct"
+    public static func mailerRetry(_ level: Int) -> String { "identity.mailer.delay.\(level)" }
     /// Delay queues for retried Apple revocations (dead-lettering into the revocation queue).
     public static func revocationRetry(_ level: Int) -> String { "identity.revocation.retry.\(level)" }
     /// Apple revocations that can never succeed (an authorization code Apple will not exchange).

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# One RabbitMQ user per process kind, with permissions limited to the queues and exchanges it
+# uses (README.md, "Broker users"). This file is the one definition of those users:
+# scripts/services.sh applies it to every vhost it makes (make run, make test, make bench), and a
+# deployment applies it to its own broker the same way.
+#
+#   scripts/broker-users.sh definitions VHOST PASSWORD_FILE    print RabbitMQ definitions (JSON:
+#                                                              users and their permissions on VHOST)
+#   scripts/broker-users.sh apply VHOST PASSWORD_FILE          import them in one call:
+#                                                              ${RABBITMQCTL:-rabbitmqctl} import_definitions
+#   scripts/broker-users.sh urls VHOST PASSWORD_FILE HOST:PORT print `export IDENTITY_AMQP_URL_<KIND>=…`
+#
+# PASSWORD_FILE holds one `user password` line per user; a user missing from it gets a random
+# password, appended (the file is created 0600). Users are broker-wide, permissions per vhost.
+# Only these users are created or changed (password, permissions on VHOST); others (guest, an
+# administrator) are left alone.
+#
+# What RabbitMQ 3.10 checks (see Tests/e2e/test_broker_permissions.py): a publish on the default
+# exchange is a write on `amq.default` whatever the routing key (not a write on the queue);
+# declaring a queue whose dead-letter exchange is "" is also a write on `amq.default` (and a
+# read on the queue); consuming direct reply-to (`amq.rabbitmq.reply-to`) needs no permission.
+set -euo pipefail
+
+usage() { echo "usage: $0 definitions|apply VHOST PASSWORD_FILE | urls VHOST PASSWORD_FILE HOST:PORT" >&2; exit 2; }
+[[ $# -ge 3 ]] || usage
+cmd=$1 vhost=$2 password_file=$3 hostport=${4:-}
+
+definitions() {
+    python3 - "$@" <<'PY'
+import base64, hashlib, json, os, secrets, sys, urllib.parse
+
+cmd, vhost, password_file, hostport = sys.argv[1:5]
+C = r"identity\.(token|provider|revocation|mailer)\.commands"
+MAILER = r"^identity\.mailer\.(commands|dead|delay\.[0-9]+|direct)$"
+REVOCATION = r"^identity\.revocation\.(commands|dead|retry\.[0-9]+)$"
+# user: (configure, write, read), each a regex over queue and exchange names.
+USERS = {
+    # Declares every command queue (a command waits for a worker that has not started yet) and
+    # publishes commands on the default exchange; its direct reply-to consumer needs nothing.
+    "identity-gateway": (f"^{C}$", r"^amq\.default$", "^$"),
+    # Consumes token commands; replies (direct reply-to) and mail commands: default exchange.
+    "identity-token-worker": (r"^identity\.token\.commands$", r"^amq\.default$", r"^identity\.token\.commands$"),
+    # Consumes provider commands; replies and Apple revocation commands: default exchange.
+    "identity-provider-worker": (r"^identity\.provider\.commands$", r"^amq\.default$", r"^identity\.provider\.commands$"),
+    # Consumes mail commands and never replies; its retries and dead letters go through its own
+    # exchange identity.mailer.direct, so it has no write on amq.default: it cannot publish to
+    # any queue but its own.
+    "identity-mailer-worker": (MAILER, MAILER, MAILER),
+    # Its delay queues dead-letter through the default exchange; the outbox relay declares and
+    # publishes identity.events and publishes queued commands on the default exchange; replies.
+    "identity-revocation-worker": (f"{REVOCATION}|^identity\\.events$", r"^amq\.default$|^identity\.events$", REVOCATION),
+    # Operator tool: replays dead letters (basic.get on a dead queue, publish on the default
+    # exchange); `bench` uses a scratch queue identity.bench.<pid> and pings the token worker.
+    "identityctl": (f"^{C}$|^identity\\.bench\\.[0-9]+$", r"^amq\.default$",
+                    r"^identity\.(mailer|revocation)\.dead$|^identity\.bench\.[0-9]+$"),
+    # Event consumers: declare, bind (write on the queue, read on the exchange) and consume their
+    # own server-named queue. No write on any exchange: they cannot publish anything.
+    "identity-events-reader": (r"^amq\.gen-", r"^amq\.gen-", r"^amq\.gen-|^identity\.events$"),
+}
+
+passwords = {}
+if os.path.exists(password_file):
+    with open(password_file) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 2:
+                passwords[parts[0]] = parts[1]
+missing = [u for u in USERS if u not in passwords]
+if missing:
+    fd = os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "a") as f:
+        for user in missing:
+            passwords[user] = secrets.token_hex(24)
+            f.write(f"{user} {passwords[user]}\n")
+
+if cmd == "urls":
+    for user in USERS:
+        kind = user.removeprefix("identity-").upper().replace("-", "_")
+        url = (f"amqp://{urllib.parse.quote(user, safe='')}:{urllib.parse.quote(passwords[user], safe='')}"
+               f"@{hostport}/{urllib.parse.quote(vhost, safe='')}")
+        print(f"export IDENTITY_AMQP_URL_{kind}={url}")
+    sys.exit(0)
+
+def password_hash(password):
+    # rabbit_password_hashing_sha256: base64(salt ++ sha256(salt ++ password)), 4-byte salt.
+    salt = secrets.token_bytes(4)
+    return base64.b64encode(salt + hashlib.sha256(salt + password.encode()).digest()).decode()
+
+print(json.dumps({
+    "users": [{"name": u, "password_hash": password_hash(passwords[u]),
+               "hashing_algorithm": "rabbit_password_hashing_sha256", "tags": []} for u in USERS],
+    "vhosts": [{"name": vhost}],
+    "permissions": [{"user": u, "vhost": vhost, "configure": c, "write": w, "read": r}
+                    for u, (c, w, r) in USERS.items()],
+}, indent=1))
+PY
+}
+
+case $cmd in
+    definitions) definitions definitions "$vhost" "$password_file" "" ;;
+    urls) [[ -n $hostport ]] || usage; definitions urls "$vhost" "$password_file" "$hostport" ;;
+    apply)
+        defs=$(definitions definitions "$vhost" "$password_file" "")
+        # shellcheck disable=SC2086
+        printf '%s\n' "$defs" | ${RABBITMQCTL:-rabbitmqctl} import_definitions --format json >/dev/null
+        ;;
+    *) usage ;;
+esac
