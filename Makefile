@@ -29,7 +29,8 @@ proto-check:
 	python3 tools/protogen.py --check
 
 migrate: services build
-	source "$(RUN_DIR)/env" && "$$(swift build -c release --show-bin-path)/identityctl" migrate
+	source "$(RUN_DIR)/env" && IDENTITY_DATABASE_URL=$${IDENTITY_OWNER_DATABASE_URL:-$$IDENTITY_DATABASE_URL} \
+		"$$(swift build -c release --show-bin-path)/identityctl" migrate
 
 run: services build
 	scripts/run.sh

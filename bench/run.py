@@ -54,6 +54,14 @@ def http(method, url, body=None, headers=None):
         return error.code, json.loads(error.read() or b"null")
 
 
+def db_env(env, name):
+    """`env` with process `name`'s own database login (README, "Database roles"):
+    $<NAME>_DATABASE_URL (identity-gateway: IDENTITY_GATEWAY_DATABASE_URL; identity-owner for
+    migrations), as scripts/bench.sh sets them, or else IDENTITY_DATABASE_URL."""
+    variable = name.upper().replace("-", "_") + "_DATABASE_URL"
+    return dict(env, IDENTITY_DATABASE_URL=env.get(variable) or env["IDENTITY_DATABASE_URL"])
+
+
 class Stack:
     """The service's processes on a bench database and vhost."""
 
@@ -61,15 +69,17 @@ class Stack:
         self.bin_dir, self.env, self.log_dir, self.procs = bin_dir, env, log_dir, {}
 
     def ctl(self, *args, env=None):
+        role = "identity-owner" if args[:1] == ("migrate",) else "identityctl"
         out = subprocess.run([os.path.join(self.bin_dir, "identityctl"), *args],
-                             env=amqp_env(env or self.env, "identityctl"),
+                             env=amqp_env(db_env(env or self.env, role), "identityctl"),
                              check=True, capture_output=True, text=True)
         return out.stdout
 
     def start(self):
         for name in PROCESSES:
             log = open(os.path.join(self.log_dir, name + ".log"), "w")
-            self.procs[name] = subprocess.Popen([os.path.join(self.bin_dir, name)], env=amqp_env(self.env, name),
+            self.procs[name] = subprocess.Popen([os.path.join(self.bin_dir, name)],
+                                                env=amqp_env(db_env(self.env, name), name),
                                                 stdout=log, stderr=subprocess.STDOUT)
         base = self.env["IDENTITY_PUBLIC_BASE_URL"]
         for _ in range(200):

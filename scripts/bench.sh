@@ -12,6 +12,8 @@ source "$RUN_DIR/env"
 swift build -c release >/dev/null
 "$SERVICES" psql -d postgres -c "DROP DATABASE IF EXISTS identity_bench WITH (FORCE)" -c "CREATE DATABASE identity_bench OWNER identity" >/dev/null
 "$SERVICES" reset-vhost identity_bench >/dev/null
+# One database role per process (run.py reads IDENTITY_<ROLE>_DATABASE_URL).
+eval "$("$SERVICES" db-roles identity_bench)"
 ADMIN_URL=$IDENTITY_DATABASE_URL
 export IDENTITY_DATABASE_URL=${IDENTITY_DATABASE_URL%/*}/identity_bench
 export IDENTITY_AMQP_URL=${IDENTITY_AMQP_URL%/*}/identity_bench

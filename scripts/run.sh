@@ -17,11 +17,19 @@ source "$RUN_DIR/env"
 export IDENTITY_MAIL_DIR=${IDENTITY_MAIL_DIR:-$RUN_DIR/mail}
 BIN=${RUN_BIN_DIR:-$(swift build -c release --show-bin-path)}   # RUN_BIN_DIR: other binaries
 
-"$BIN/identityctl" migrate
+# Each process logs in to PostgreSQL as its own role (README, "Database roles"): db_url NAME is
+# $<NAME>_DATABASE_URL from .run/env (identity-gateway: IDENTITY_GATEWAY_DATABASE_URL), or the
+# one IDENTITY_DATABASE_URL of an env written before the roles existed. Migrations run as the owner.
+db_url() {
+    local var; var=$(printf '%s' "$1" | tr 'a-z-' 'A-Z_')_DATABASE_URL
+    printf '%s' "${!var:-$IDENTITY_DATABASE_URL}"
+}
+
+IDENTITY_DATABASE_URL=$(db_url identity-owner) "$BIN/identityctl" migrate
 
 DEV_APP=$RUN_DIR/dev-app.json
 if [[ ! -s $DEV_APP ]]; then
-    "$BIN/identityctl" apps create --name dev >"$DEV_APP.tmp"
+    IDENTITY_DATABASE_URL=$(db_url identityctl) "$BIN/identityctl" apps create --name dev >"$DEV_APP.tmp"
     mv "$DEV_APP.tmp" "$DEV_APP"
     say "created the dev app"
 fi
@@ -60,7 +68,7 @@ for name in "${PROCS[@]}"; do
         *) launch=(env "IDENTITY_AMQP_URL=$url") ;;
     esac
     # The log filter ignores Ctrl-C so it still prints what the process says while stopping.
-    "${launch[@]}" "$BIN/$name" > >(trap '' INT TERM; exec sed -u "s/^/${prefix//\//\\/}/") 2>&1 &
+    "${launch[@]}" "IDENTITY_DATABASE_URL=$(db_url "$name")" "$BIN/$name" > >(trap '' INT TERM; exec sed -u "s/^/${prefix//\//\\/}/") 2>&1 &
     PIDS+=("$!")
     NAME_OF[$!]=$name
     say "started $name (pid $!)"

@@ -6,6 +6,8 @@
 #   scripts/services.sh psql ARGS...        psql as superuser `postgres` on this checkout's server
 #   scripts/services.sh reset-vhost NAME    delete + recreate a vhost, full permissions for guest,
 #                                           the per-process broker users (scripts/broker-users.sh)
+#   scripts/services.sh db-roles DATABASE   the process roles for DATABASE (owner identity_owner);
+#                                           prints export IDENTITY_<ROLE>_DATABASE_URL=... lines
 #
 # RUN_DIR (default <repo>/.run; IDENTITY_RUN_DIR is honoured too) holds `env`, `master.key` and,
 # when the postgres and rabbitmq users can traverse to it, the data. Otherwise (a parent folder
@@ -166,6 +168,67 @@ pg_status() {
         echo "postgres: stopped  (data $PGDATA_DIR)"
         return 1
     fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL roles: one login per process kind (README, "Database roles"). Roles belong to the
+# cluster, grants to each database (migrations/0010_process_roles.sql). `db-roles DB` creates
+# the roles (or resets their passwords), hands DB and everything in its public schema to
+# identity_owner (so migrations run as a role that is not a superuser), and prints one
+# `export IDENTITY_<ROLE>_DATABASE_URL=...` line per role for that database.
+DB_ROLES=(identity_owner identity_gateway identity_token_worker identity_provider_worker
+          identity_mailer_worker identity_revocation_worker identityctl)
+
+# The role's password, made once and kept in $RUN_DIR/db-passwords (mode 0600).
+db_role_password() {
+    local role=$1 file=$RUN_DIR/db-passwords pw
+    pw=$(sed -n "s/^$role://p" "$file" 2>/dev/null | head -n 1)
+    if [[ -z $pw ]]; then
+        pw=$(openssl rand -hex 24)
+        (umask 077; printf '%s:%s\n' "$role" "$pw" >>"$file")
+    fi
+    printf '%s' "$pw"
+}
+
+db_roles() {
+    local db=$1 role pw
+    [[ $db =~ ^[A-Za-z0-9_]+$ ]] || die "database name '$db': letters, digits and _ only"
+    [[ $(pg_psql -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$db'") == 1 ]] \
+        || die "database $db does not exist"
+    for role in "${DB_ROLES[@]}"; do
+        pw=$(db_role_password "$role")
+        # Race-safe (another checkout may create the same cluster-wide role at the same time);
+        # the owner may create tables in databases it owns, nothing more.
+        pg_psql -d postgres <<SQL
+DO \$\$ BEGIN CREATE ROLE $role; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$;
+ALTER ROLE $role WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD '$pw';
+SQL
+    done
+    pg_psql -d postgres -c "ALTER DATABASE $db OWNER TO identity_owner"
+    # A database migrated before it had an owner role (by the superuser `identity`): its tables
+    # (with their sequences), views and functions go to identity_owner.
+    pg_psql -d "$db" <<'SQL'
+DO $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN SELECT c.oid::regclass AS rel, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm')
+               AND c.relowner <> 'identity_owner'::regrole LOOP
+        EXECUTE format('ALTER %s %s OWNER TO identity_owner',
+                       CASE r.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE 'TABLE' END, r.rel);
+    END LOOP;
+    FOR r IN SELECT p.oid::regprocedure AS fn FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+             WHERE n.nspname = 'public' AND p.proowner <> 'identity_owner'::regrole LOOP
+        EXECUTE format('ALTER ROUTINE %s OWNER TO identity_owner', r.fn);
+    END LOOP;
+END
+$$;
+SQL
+    for role in "${DB_ROLES[@]}"; do
+        printf 'export %s=%q\n' "${role^^}_DATABASE_URL" \
+            "postgresql://$role:$(db_role_password "$role")@127.0.0.1:$PG_PORT/$db"
+    done
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -373,6 +436,8 @@ case $cmd in
         pg_start
         rmq_start
         write_env
+        # The per-process database URLs of the dev database (its own block of $RUN_DIR/env).
+        PG_BIN=$(pg_bin); db_roles identity >>"$RUN_DIR/env"
         log "environment: $RUN_DIR/env"
         ;;
     stop)
@@ -415,6 +480,11 @@ case $cmd in
         peek_data_dir; PG_BIN=$(pg_bin)
         pg_psql "$@"
         ;;
+    db-roles)
+        [[ $# -eq 1 ]] || die "usage: $0 db-roles DATABASE"
+        peek_data_dir; PG_BIN=$(pg_bin)
+        db_roles "$1"
+        ;;
     reset-vhost)
         [[ $# -eq 1 ]] || die "usage: $0 reset-vhost NAME"
         peek_data_dir
@@ -430,7 +500,7 @@ case $cmd in
         log "deleted service data in $DATA_DIR"
         ;;
     *)
-        echo "usage: $0 start|stop|status|stop-broker|start-broker|stop-db|start-db|destroy|ctl ARGS|psql ARGS|reset-vhost NAME" >&2
+        echo "usage: $0 start|stop|status|stop-broker|start-broker|stop-db|start-db|destroy|ctl ARGS|psql ARGS|reset-vhost NAME|db-roles DATABASE" >&2
         exit 2
         ;;
 esac

@@ -27,8 +27,14 @@ step "fresh database $STORE_TEST_DB"
     -c "DROP DATABASE IF EXISTS $STORE_TEST_DB WITH (FORCE)" \
     -c "CREATE DATABASE $STORE_TEST_DB OWNER identity"
 
+# The process roles for it (README, "Database roles"): the store tests migrate and write as the
+# owner, and StoreRolesTests checks what the gateway's role is refused.
+STORE_DB_ENV=$("$SERVICES" db-roles "$STORE_TEST_DB")
+STORE_OWNER_URL=$(eval "$STORE_DB_ENV"; printf '%s' "$IDENTITY_OWNER_DATABASE_URL")
+STORE_GATEWAY_URL=$(eval "$STORE_DB_ENV"; printf '%s' "$IDENTITY_GATEWAY_DATABASE_URL")
+
 step "swift test --skip-build  (store tests on db $STORE_TEST_DB)"
-IDENTITY_TEST_DATABASE_URL=${IDENTITY_DATABASE_URL%/*}/$STORE_TEST_DB swift test --skip-build
+IDENTITY_TEST_DATABASE_URL=$STORE_OWNER_URL IDENTITY_TEST_GATEWAY_DATABASE_URL=$STORE_GATEWAY_URL swift test --skip-build
 
 # The end-to-end tests run the release binaries, as make run and production do: a bug that
 # only the optimizer exposes (a C pointer outliving its buffer) must fail here.
@@ -42,6 +48,11 @@ step "fresh database $TEST_DB"
 "$SERVICES" psql -d postgres \
     -c "DROP DATABASE IF EXISTS $TEST_DB WITH (FORCE)" \
     -c "CREATE DATABASE $TEST_DB OWNER identity"
+
+# Each process of the end-to-end tests logs in as its own role (conftest reads these
+# IDENTITY_<ROLE>_DATABASE_URL variables); IDENTITY_DATABASE_URL stays the superuser's, for
+# the tests' own look into the database (db_tools.py).
+eval "$("$SERVICES" db-roles "$TEST_DB")"
 
 step "fresh vhost $TEST_VHOST"
 "$SERVICES" reset-vhost "$TEST_VHOST"

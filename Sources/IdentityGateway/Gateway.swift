@@ -24,7 +24,7 @@ public final class Gateway: Service {
         let sessions = SessionStore(pool: pool)
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
-            verifier: verifier, users: UserStore(pool: pool), sessions: sessions))
+            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions))
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
         let box = DispatchBox()
@@ -34,7 +34,7 @@ public final class Gateway: Service {
 
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
     static func routes(pool: PGPool, bus: BusClient, apps: AppResolver, appStore: AppStore, commands: CommandSender,
-                       verifier: TokenVerifier, users: UserStore, sessions: SessionStore) -> [Route] {
+                       verifier: TokenVerifier, users: UserProfileStore, sessions: SessionStore) -> [Route] {
         let auth = Authenticator(verifier: verifier, sessions: sessions)
         let providers = ProviderRoutes(auth: auth, commands: commands)
         let served = PasswordRoutes(auth: auth, commands: commands).routes

@@ -203,8 +203,8 @@ final class StoreTenancyTests: XCTestCase {
         XCTAssertTrue(try sessions.isLive(appId: appA.id, sessionId: sessionId, uid: a.uid))
         XCTAssertEqual(try sessions.live(appId: appB.id, uid: a.uid).count, 0)
         XCTAssertEqual(try sessions.live(appId: appA.id, uid: a.uid).map(\.id), [sessionId])
-        XCTAssertNil(try users.find(appId: appB.id, uid: a.uid, liveSessionId: sessionId))
-        XCTAssertEqual(try users.find(appId: appA.id, uid: a.uid, liveSessionId: sessionId)?.uid, a.uid)
+        XCTAssertNil(try UserProfileStore(pool: pool).find(appId: appB.id, uid: a.uid, liveSessionId: sessionId))
+        XCTAssertEqual(try UserProfileStore(pool: pool).find(appId: appA.id, uid: a.uid, liveSessionId: sessionId)?.uid, a.uid)
 
         try pool.transaction { connection in
             XCTAssertNil(try sessions.lockRefreshToken(appId: appB.id, hash: hash, graceSeconds: 30, on: connection))

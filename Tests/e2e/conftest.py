@@ -14,21 +14,30 @@ IDENTITY_AMQP_URL (a fresh vhost; guest, for the harness's own checks), IDENTITY
 IDENTITY_AMQP_URL's vhost), IDENTITY_MASTER_KEY, IDENTITY_MIGRATIONS_DIR,
 IDENTITY_SERVICES_SCRIPT (stop-broker / start-broker, stop-db / start-db) and IDENTITY_RUN_DIR
 (logs go under it).
+
+Each process logs in to PostgreSQL as its own role (README, "Database roles"): its URL is
+IDENTITY_<ROLE>_DATABASE_URL (IDENTITY_GATEWAY_DATABASE_URL, ..., IDENTITY_OWNER_DATABASE_URL for
+`identityctl migrate`, IDENTITYCTL_DATABASE_URL for the rest of identityctl), which scripts/test.sh
+sets with `scripts/services.sh db-roles`; when they are missing or name another database, the
+stack runs that itself. IDENTITY_DATABASE_URL (a superuser's) is left to the tests' own look into
+the database (db_tools.py).
 """
 
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
 import tempfile
 import time
+import urllib.parse
 import uuid
 
 import pytest
 
 import provider_standin
-from broker_users import amqp_url
+from broker_users import KINDS as BROKER_KINDS, amqp_url
 from event_tools import EventStream
 from identity_client import Client
 from mail_flows import EMAIL_VERIFICATION_COOLDOWN_SECONDS, MAIL_FROM, MAIL_RETRY_DELAYS_MS
@@ -58,6 +67,39 @@ PROVIDER_SETTINGS = {
               "apple_private_key_file": None},  # the stand-in's .p8, filled in by the stack
     "firebase": {"firebase_project_id": provider_standin.FIREBASE_PROJECT_ID},
 }
+
+
+# The processes' database logins (migrations/0010_process_roles.sql): the owner migrates.
+DB_ROLES = ("identity-owner", "identity-gateway", "identity-token-worker", "identity-provider-worker",
+            "identity-mailer-worker", "identity-revocation-worker", "identityctl")
+REPO_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def db_url_variable(name):
+    """identity-gateway → IDENTITY_GATEWAY_DATABASE_URL."""
+    return name.upper().replace("-", "_") + "_DATABASE_URL"
+
+
+def _database_of(url):
+    return urllib.parse.urlsplit(url).path.lstrip("/")
+
+
+def database_urls():
+    """{process name: its role's URL} for the database of IDENTITY_DATABASE_URL."""
+    database = _database_of(os.environ["IDENTITY_DATABASE_URL"])
+    urls = {name: os.environ.get(db_url_variable(name)) for name in DB_ROLES}
+    if all(url and _database_of(url) == database for url in urls.values()):
+        return urls
+    script = os.path.join(REPO_DIR, "scripts", "services.sh")
+    done = subprocess.run(["bash", script, "db-roles", database], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        pytest.fail(f"scripts/services.sh db-roles {database} failed:\n{done.stdout}\n{done.stderr}", pytrace=False)
+    exported = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("export ") and "=" in line:
+            key, value = line[len("export "):].split("=", 1)
+            exported[key] = shlex.split(value)[0]
+    return {name: exported[db_url_variable(name)] for name in DB_ROLES}
 
 
 def pytest_configure(config):
@@ -213,43 +255,53 @@ class Stack:
             "IDENTITY_RATE_LIMIT_OFF_ALLOWED": "1",
         })
         self.refresh_grace_seconds = REFRESH_GRACE_SECONDS
+        self.db_urls = database_urls()
         # Each worker gets its own HTTP port in case it serves /healthz or /metrics on
         # IDENTITY_HTTP_PORT: it must not take the gateway's port (nor the other worker's).
         self.worker = ServiceProcess("identity-token-worker", [self.binary("identity-token-worker")],
-                                     dict(self.env, IDENTITY_HTTP_PORT=str(_free_port()),
-                                          IDENTITY_AMQP_URL=amqp_url("identity-token-worker")),
+                                     self.env_for("identity-token-worker", IDENTITY_HTTP_PORT=str(_free_port())),
                                      os.path.join(self.log_dir, "token-worker.log"))
         # Ends sessions (and unregisters their push devices), relays the outbox to the broker,
         # and revokes a deleted account's Apple tokens at Apple (decrypting them with
         # IDENTITY_MASTER_KEY, which every process has from the harness's environment).
         self.revocation = ServiceProcess(
             "identity-revocation-worker", [self.binary("identity-revocation-worker")],
-            dict(self.env, IDENTITY_HTTP_PORT=str(_free_port()), IDENTITY_AMQP_URL=amqp_url("identity-revocation-worker")),
+            self.env_for("identity-revocation-worker", IDENTITY_HTTP_PORT=str(_free_port())),
             os.path.join(self.log_dir, "revocation-worker.log"))
         # Verifies Google, Apple and Firebase tokens, issues and spends nonces, exchanges Apple
         # authorization codes.
         self.provider_worker = ServiceProcess(
             "identity-provider-worker", [self.binary("identity-provider-worker")],
-            dict(self.env, IDENTITY_HTTP_PORT=str(_free_port()), IDENTITY_AMQP_URL=amqp_url("identity-provider-worker")),
+            self.env_for("identity-provider-worker", IDENTITY_HTTP_PORT=str(_free_port())),
             os.path.join(self.log_dir, "provider-worker.log"))
         # Delivers the mails (codes, password resets, email verification) to the SMTP sink.
-        # The mailer gets the sub-key that opens mail codes, never the master key.
-        mailer_env = {k: v for k, v in self.env.items() if k != "IDENTITY_MASTER_KEY"}
-        mailer_env["IDENTITY_MAIL_PAYLOAD_KEY"] = mail_payload_key(self.env["IDENTITY_MASTER_KEY"])
         self.mailer_worker = ServiceProcess(
             "identity-mailer-worker", [self.binary("identity-mailer-worker")],
-            dict(mailer_env, IDENTITY_HTTP_PORT=str(_free_port()), IDENTITY_AMQP_URL=amqp_url("identity-mailer-worker")),
+            self.env_for("identity-mailer-worker", IDENTITY_HTTP_PORT=str(_free_port())),
             os.path.join(self.log_dir, "mailer-worker.log"))
         self.gateway = ServiceProcess("identity-gateway", [self.binary("identity-gateway")],
-                                      dict({k: v for k, v in self.env.items() if k != "IDENTITY_MASTER_KEY"},
-                                           IDENTITY_AMQP_URL=amqp_url("identity-gateway")),
-                                      os.path.join(self.log_dir, "gateway.log"))
+                                      self.env_for("identity-gateway"), os.path.join(self.log_dir, "gateway.log"))
         self.client = Client(self.base_url)
 
     @property
     def processes(self):
         return (self.gateway, self.worker, self.revocation, self.provider_worker,
                 self.mailer_worker)
+
+    def env_for(self, name, **extra):
+        """The environment of executable `name` (identity-gateway, identity-token-worker, ...,
+        identityctl; identity-owner for migrations): the stack's, with its own database login and
+        its own broker user, and only the secrets it needs: the gateway never gets the master
+        key, the mailer gets the sub-key that opens mail codes instead of it."""
+        env = dict(self.env, IDENTITY_DATABASE_URL=self.db_urls[name])
+        if name in BROKER_KINDS:
+            env["IDENTITY_AMQP_URL"] = amqp_url(name)
+        if name in ("identity-gateway", "identity-mailer-worker"):
+            env.pop("IDENTITY_MASTER_KEY", None)
+        if name == "identity-mailer-worker":
+            env["IDENTITY_MAIL_PAYLOAD_KEY"] = mail_payload_key(self.env["IDENTITY_MASTER_KEY"])
+        env.update(extra)
+        return env
 
     def binary(self, name):
         path = os.path.join(self.bin_dir, name)
@@ -383,8 +435,9 @@ class Stack:
         self.services_script("start-db")
 
     def ctl(self, *args):
-        return subprocess.run([self.binary("identityctl"), *args],
-                              env=dict(self.env, IDENTITY_AMQP_URL=amqp_url("identityctl")),
+        """identityctl as its own role; `migrate` as the owner."""
+        env = self.env_for("identity-owner" if args[:1] == ("migrate",) else "identityctl")
+        return subprocess.run([self.binary("identityctl"), *args], env=env,
                               capture_output=True, text=True, timeout=120)
 
     def create_app(self, name=None, access_token_ttl=None):

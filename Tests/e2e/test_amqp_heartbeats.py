@@ -55,7 +55,7 @@ def _log(path):
 
 def test_an_idle_worker_keeps_its_connections_with_heartbeats(stack, client):
     log_path = os.path.join(stack.log_dir, f"revocation-worker-heartbeat-{uuid.uuid4().hex[:6]}.log")
-    env = dict(stack.env, IDENTITY_AMQP_HEARTBEAT_SECONDS=str(HEARTBEAT_SECONDS),
+    env = dict(stack.env_for("identity-revocation-worker"), IDENTITY_AMQP_HEARTBEAT_SECONDS=str(HEARTBEAT_SECONDS),
                IDENTITY_LOG_LEVEL="debug", IDENTITY_HTTP_PORT=str(_free_port()))
     with open(log_path, "ab") as log:
         proc = subprocess.Popen([stack.binary("identity-revocation-worker")], env=env,

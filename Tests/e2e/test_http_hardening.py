@@ -44,7 +44,7 @@ class OwnGateway:
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.process = ServiceProcess(
             name, [stack.binary("identity-gateway")],
-            dict(stack.env, IDENTITY_HTTP_PORT=str(self.port), IDENTITY_PUBLIC_BASE_URL=self.base_url, **env),
+            dict(stack.env_for("identity-gateway"), IDENTITY_HTTP_PORT=str(self.port), IDENTITY_PUBLIC_BASE_URL=self.base_url, **env),
             os.path.join(stack.log_dir, f"{name}.log"))
         self.client = Client(self.base_url)
 
@@ -517,7 +517,7 @@ def test_forwarded_for_from_an_untrusted_peer_is_ignored(hardened, untrusting, c
 
 def test_invalid_trusted_proxies_stop_the_gateway_at_start_up(stack):
     done = ServiceProcess("bad-config-gateway", [stack.binary("identity-gateway")],
-                          dict(stack.env, IDENTITY_HTTP_PORT=str(_free_port()),
+                          dict(stack.env_for("identity-gateway"), IDENTITY_HTTP_PORT=str(_free_port()),
                                IDENTITY_TRUSTED_PROXIES="10.0.0.0/8, 10.0.0/8, fd00::/129"),
                           os.path.join(stack.log_dir, "bad-config-gateway.log"))
     done.start()

@@ -202,7 +202,7 @@ def test_identityctl_rate_limit_flags(stack, app):
     for bad in ("no_such_limit=5/1m", "sign_up_per_ip=5", "sign_up_per_ip=0/1m", "sign_up_per_ip=5/1y"):
         done = stack.ctl("apps", "settings", app["app_id"], "--rate-limit", bad)
         assert done.returncode != 0 and "--rate-limit" in done.stderr, (bad, done.stdout, done.stderr)
-    env = {k: v for k, v in stack.env.items() if k != "IDENTITY_RATE_LIMIT_OFF_ALLOWED"}
+    env = {k: v for k, v in stack.env_for("identityctl").items() if k != "IDENTITY_RATE_LIMIT_OFF_ALLOWED"}
     import subprocess
     done = subprocess.run([stack.binary("identityctl"), "apps", "settings", app["app_id"],
                            "--rate-limit", "guest_per_ip=off"], env=env, capture_output=True, text=True)
@@ -304,7 +304,7 @@ def _extra_gateway(stack, tmp_path_factory, name, **env):
         port = sock.getsockname()[1]
     log = tmp_path_factory.mktemp(name) / "gateway.log"
     process = type(stack.gateway)(name, [stack.binary("identity-gateway")],
-                                  dict(stack.env, IDENTITY_HTTP_PORT=str(port), **env), str(log))
+                                  dict(stack.env_for("identity-gateway"), IDENTITY_HTTP_PORT=str(port), **env), str(log))
     process.start()
     client = Client(f"http://127.0.0.1:{port}", forwarded_for=None)
     client.wait_for(lambda: _ready(client), timeout=20)

@@ -68,7 +68,7 @@ SLOW_RCPT_SECONDS = 0.5
 def own_process(stack, binary, name, **env):
     """An executable of the stack's, with its own log (and its own HTTP port, unused by workers)."""
     port = env.pop("port", None) or _free_port()
-    environment = dict(stack.env, IDENTITY_HTTP_PORT=str(port), **env)
+    environment = dict(stack.env_for(binary), IDENTITY_HTTP_PORT=str(port), **env)
     log_path = os.path.join(stack.log_dir, f"{name}-{uuid.uuid4().hex[:6]}.log")
     process = ServiceProcess(name, [stack.binary(binary)], environment, log_path)
     process.port = port

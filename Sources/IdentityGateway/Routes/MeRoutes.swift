@@ -3,7 +3,8 @@ import IdentityKit
 /// `GET /v1/me` (a read, served from the store) and `PATCH /v1/me` (a command).
 struct MeRoutes: Sendable {
     let auth: Authenticator
-    let users: UserStore
+    /// The `user_profiles` read model: the gateway's role may not read `users`.
+    let users: UserProfileStore
     let commands: CommandSender
 
     var routes: [Route] {

@@ -39,8 +39,11 @@ public struct RetentionStore: Sendable {
                 DELETE FROM auth_nonces WHERE ctid IN (SELECT ctid FROM auth_nonces
                   WHERE coalesce(spent_at, expires_at) < now() - make_interval(secs => $1) LIMIT $2)
                 """, keep)
+            // By key, not ctid: the revocation worker's role may not read the table whole
+            // (code_hmac; migrations/0010_process_roles.sql).
             counts["codes"] = try batches(on: connection, """
-                DELETE FROM verification_codes WHERE ctid IN (SELECT ctid FROM verification_codes
+                DELETE FROM verification_codes WHERE (app_id, purpose, email_lower) IN (
+                  SELECT app_id, purpose, email_lower FROM verification_codes
                   WHERE expires_at < now() - make_interval(secs => $1) LIMIT $2)
                 """, keep)
             counts["refresh_tokens"] = try batches(on: connection, """

@@ -1,4 +1,5 @@
-/// A user row. `passwordHash` is read only by the token worker.
+/// A user row, as the workers read it. `passwordHash` is read only by the token worker; the
+/// gateway reads `UserProfile` (the `user_profiles` view) instead, and may not read this.
 public struct UserRecord: Sendable {
     public var appId: String
     public var uid: String

@@ -179,19 +179,6 @@ public struct UserStore: Sendable {
         }
     }
 
-    /// The user behind an access token, only while the token's session lives: one query serves
-    /// `GET /v1/me` and refuses tokens of ended sessions before their `exp`.
-    public func find(appId: String, uid: String, liveSessionId sessionId: String) throws -> UserRecord? {
-        try pool.withConnection { connection in
-            try connection.query("""
-                SELECT \(UserRecord.columns) FROM users
-                WHERE app_id = $1 AND uid = $2 AND EXISTS (
-                    SELECT 1 FROM sessions s
-                    WHERE s.app_id = $1 AND s.id = $3 AND s.uid = $2 AND s.ended_at IS NULL)
-                """, [appId, uid, sessionId]).first.map(UserRecord.init(row:))
-        }
-    }
-
     /// Finds by email or username, case-insensitively.
     public func find(appId: String, identifier: String) throws -> UserRecord? {
         try pool.withConnection { connection in

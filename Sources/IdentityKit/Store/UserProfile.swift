@@ -1,0 +1,58 @@
+/// A user as the gateway reads it: a row of the `user_profiles` view (migration 0010), which
+/// has no secret column. The gateway's database role may read this view but not `users`, so
+/// a password hash or guest secret cannot reach the gateway even through a bug in its SQL.
+public struct UserProfile: Sendable {
+    public var appId: String
+    public var uid: String
+    public var email: String?
+    public var emailVerified: Bool
+    public var phone: String?
+    public var username: String?
+    public var firstName: String?
+    public var lastName: String?
+    public var photoURL: String?
+    /// Whether the user has a password (the view says so without the hash).
+    public var hasPassword: Bool
+    public var isGuest: Bool
+    public var disabled: Bool
+    public var roles: [String]
+    /// Microseconds since the epoch.
+    public var createdAtMicros: Int64
+    /// The linked sign-in providers (apple, google, firebase), sorted.
+    public var identityProviders: [String]
+
+    /// The user as clients see it (the same object `UserRecord.message` makes).
+    public var message: CommonV1.User {
+        CommonV1.User(uid: uid, email: email, emailVerified: emailVerified, phone: phone, username: username,
+                      firstName: firstName, lastName: lastName, photoUrl: photoURL, isGuest: isGuest,
+                      hasPassword: hasPassword,
+                      providers: (hasPassword ? ["password"] : []) + identityProviders,
+                      roles: roles, mfaEnabled: false,
+                      createdAt: Timestamp.rfc3339(microsecondsSinceEpoch: createdAtMicros))
+    }
+
+    /// The columns `init(row:)` reads, all of the `user_profiles` view.
+    static let columns = """
+        app_id, uid, email, email_verified, phone, username, first_name, last_name, photo_url, \
+        has_password, is_guest, disabled, roles, \
+        (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, identity_providers
+        """
+
+    init(row: PGRow) throws {
+        appId = try row.string("app_id")
+        uid = try row.string("uid")
+        email = try row.optionalString("email")
+        emailVerified = try row.bool("email_verified")
+        phone = try row.optionalString("phone")
+        username = try row.optionalString("username")
+        firstName = try row.optionalString("first_name")
+        lastName = try row.optionalString("last_name")
+        photoURL = try row.optionalString("photo_url")
+        hasPassword = try row.bool("has_password")
+        isGuest = try row.bool("is_guest")
+        disabled = try row.bool("disabled")
+        roles = try row.stringArray("roles")
+        createdAtMicros = try row.int64("created_us")
+        identityProviders = try row.stringArray("identity_providers")
+    }
+}
