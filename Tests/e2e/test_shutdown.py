@@ -67,7 +67,7 @@ SLOW_RCPT_SECONDS = 0.5
 
 def own_process(stack, binary, name, **env):
     """An executable of the stack's, with its own log (and its own HTTP port, unused by workers)."""
-    port = env.pop("port", None) or _free_port()
+    port = _free_port()
     environment = dict(stack.env, IDENTITY_HTTP_PORT=str(port), **env)
     log_path = os.path.join(stack.log_dir, f"{name}-{uuid.uuid4().hex[:6]}.log")
     process = ServiceProcess(name, [stack.binary(binary)], environment, log_path)
@@ -83,10 +83,10 @@ def log_text(process):
         return ""
 
 
-def wait_for_log(process, text, timeout=30.0, count=1):
+def wait_for_log(process, text, timeout=30.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if log_text(process).count(text) >= count:
+        if text in log_text(process):
             return
         assert process.alive(), f"{process.name} exited ({process.proc.returncode}):\n{process.tail()}"
         time.sleep(0.05)
