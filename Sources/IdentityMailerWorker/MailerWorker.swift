@@ -16,6 +16,10 @@ public final class MailerWorker: Service {
 
     private let consumer: CommandConsumer
     private let counters: Locked<Counters>
+    /// How long a stop waits for the deliveries under way: one SMTP timeout and a margin, so a
+    /// delivery is finished (or fails and is retried) rather than abandoned mid-send, which
+    /// would leave it claimed in the ledger and make the next worker drop it.
+    private let drainTimeout: Double
 
     public var snapshot: Counters { counters.withLock { $0 } }
 
@@ -29,6 +33,7 @@ public final class MailerWorker: Service {
         }
         let counters = Locked(Counters())
         self.counters = counters
+        drainTimeout = max(10, Double(configuration.smtp?.timeoutMilliseconds ?? 0) / 1000 + 5)
         let delivery = MailDelivery(seal: MailPayloadSeal(key: configuration.mailPayloadKey),
                                     apps: AppStore(pool: pool), settings: MailSettingsStore(pool: pool),
                                     ledger: DeliveryLedger(pool: pool), transport: transport,
@@ -61,8 +66,9 @@ public final class MailerWorker: Service {
     }
 
     public func start() { consumer.start() }
+    public var stopTimeLimit: Double { drainTimeout + 30 }
     public func stop() {
-        consumer.stop()
+        consumer.stop(drainTimeout: drainTimeout)
         let counters = snapshot
         Log.info("mailer counters", ["sent": String(counters.sent), "retried": String(counters.retried),
                                      "dead_lettered": String(counters.deadLettered),

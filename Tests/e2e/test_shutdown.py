@@ -83,10 +83,10 @@ def log_text(process):
         return ""
 
 
-def wait_for_log(process, text, timeout=30.0, count=1):
+def wait_for_log(process, text, timeout=30.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if log_text(process).count(text) >= count:
+        if text in log_text(process):
             return
         assert process.alive(), f"{process.name} exited ({process.proc.returncode}):\n{process.tail()}"
         time.sleep(0.05)

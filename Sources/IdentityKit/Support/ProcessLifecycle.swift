@@ -25,7 +25,8 @@ public enum ProcessLifecycle {
         let shutdown = ShutdownSignal(onRepeat: { number in
             Log.warning("\(program): second signal while stopping; exiting without finishing the drain",
                         ["signal": String(number)])
-            exit(1)
+            // _exit: no exit handlers, which could wait on whatever the drain is stuck on.
+            _exit(1)
         })
         let service: Service
         do {
@@ -42,7 +43,7 @@ public enum ProcessLifecycle {
         Log.info("\(program) stopping", ["time_limit_s": String(Int(limit))])
         DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
             Log.error("\(program) did not stop within its time limit; exiting", ["time_limit_s": String(Int(limit))])
-            exit(1)
+            _exit(1)
         }
         service.stop()
         Log.info("\(program) stopped", ["took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])

@@ -15,6 +15,16 @@ public final class ShutdownSignal: Sendable {
         signal(SIGTERM, SIG_IGN)
         signal(SIGINT, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
+        // Blocked in this thread and so in every thread made after it (made first thing, before
+        // any other): the signals then wait, pending, for the dispatch sources' signalfd. A
+        // thread that had them unblocked could take one first and it would be lost: seen as a
+        // worker that ignored a SIGTERM sent right after a SIGCONT. (Blocked, they are never
+        // discarded as ignored.)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        sigaddset(&mask, SIGTERM)
+        sigaddset(&mask, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &mask, nil)
         let queue = DispatchQueue(label: "signals")
         let made = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
