@@ -8,12 +8,18 @@ struct AccountRoutes: Sendable {
     let commands: CommandSender
 
     var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/guest", needsApp: true, takesBody: true, limits: .guest, handler: guest),
-         // The body is optional (its absence is simply no proof: 403), so no media-type check.
-         Route(method: "DELETE", pattern: "/v1/me", needsApp: true, takesBody: false, limits: .passwordCheck, handler: delete),
-         Route(method: "POST", pattern: "/v1/me/devices", needsApp: true, takesBody: true, handler: register),
-         Route(method: "GET", pattern: "/v1/me/devices", needsApp: true, takesBody: false, handler: list),
-         Route(method: "DELETE", pattern: "/v1/me/devices/{id}", needsApp: true, takesBody: false, handler: unregister)]
+        [Route(method: "POST", pattern: "/v1/auth/guest", needsApp: true, takesBody: true, limits: .guest,
+               errors: [.userDisabled], handler: guest),
+         // The body is optional (its absence is simply no proof: 403), so no media-type check;
+         // the handler parses it when there is one.
+         Route(method: "DELETE", pattern: "/v1/me", needsApp: true, takesBody: false, limits: .passwordCheck,
+               errors: .signedIn + [.reauthRequired, .invalidJSON, .validationFailed([]), .payloadTooLarge,
+                                    .providerUnavailable],
+               handler: delete),
+         Route(method: "POST", pattern: "/v1/me/devices", needsApp: true, takesBody: true, errors: .signedIn, handler: register),
+         Route(method: "GET", pattern: "/v1/me/devices", needsApp: true, takesBody: false, errors: .signedIn, handler: list),
+         Route(method: "DELETE", pattern: "/v1/me/devices/{id}", needsApp: true, takesBody: false,
+               errors: .signedIn + [.notFound], handler: unregister)]
     }
 
     func guest(_ context: RouteContext) throws -> RouteResult {
