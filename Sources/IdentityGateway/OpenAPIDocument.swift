@@ -13,7 +13,7 @@ enum OpenAPIDocument {
       "info": {
         "title": "Identity service",
         "version": "1.0.0",
-        "description": "Multi-tenant sign-in for mobile and web apps. Errors are RFC 9457 problem+json with a stable `code`; each operation lists, per status, the codes it may answer (`x-error-codes`). Any request may also be answered 400 `auth/bad-request` (ambiguous framing), 404 `auth/not-found` (unknown path), 405 `auth/method-not-allowed` (with `Allow`) or 413 `auth/payload-too-large` (a body over 64 KiB). No string may contain NUL (U+0000): 422 `auth/validation-failed`."
+        "description": "Multi-tenant sign-in for mobile and web apps. Errors are RFC 9457 problem+json with a stable `code`; each operation lists, per status, the codes it may answer (`x-error-codes`). Any request may also be answered 400 `auth/bad-request` (ambiguous framing), 404 `auth/not-found` (unknown path), 405 `auth/method-not-allowed` (with `Allow`) or 413 `auth/payload-too-large` (a body over 64 KiB). Lengths (`minLength`, `maxLength`) count characters as JSON Schema does (Unicode scalars); no string may contain NUL (U+0000): 422 `auth/validation-failed`."
       },
       "paths": {
         "/healthz": {
@@ -389,7 +389,7 @@ enum OpenAPIDocument {
           },
           "DeviceRequest": {
             "type": "object", "required": ["token", "platform", "kind"],
-            "properties": {"token": {"type": "string", "minLength": 1, "maxLength": 4096}, "platform": {"enum": ["ios", "android", "web"]},
+            "properties": {"token": {"type": "string", "minLength": 1, "maxLength": 512}, "platform": {"enum": ["ios", "android", "web"]},
                            "kind": {"enum": ["apns", "fcm", "voip"]}, "device_name": {"type": ["string", "null"], "maxLength": 100}}
           },
           "Device": {

@@ -78,8 +78,10 @@ struct AccountRoutes: Sendable {
         let platform = body.requiredString("platform")
         let kind = body.requiredString("kind")
         let name = body.optionalString("device_name", maxLength: 100).string
-        if let token, token.isEmpty || token.utf8.count > 4096 {
-            body.add(.init(location: "body.token", message: "must be 1 to 4096 characters"))
+        // At most 512 characters, so at most 2,048 bytes: the unique index on (app_id, token)
+        // holds about 2,650 bytes, and a longer token made the insert fail (500).
+        if let token, !(1...Self.maximumTokenLength).contains(token.unicodeScalars.count) {
+            body.add(.init(location: "body.token", message: "must be 1 to \(Self.maximumTokenLength) characters"))
         }
         if let platform, !["ios", "android", "web"].contains(platform) {
             body.add(.init(location: "body.platform", message: "must be ios, android or web"))
@@ -112,6 +114,9 @@ struct AccountRoutes: Sendable {
             removed.count > 0 ? .noContent : .problem(.notFound, requestId: requestId)
         }
     }
+
+    /// Push tokens are far shorter (APNs 64 hex digits, FCM about 160 characters).
+    static let maximumTokenLength = 512
 
     static func json(_ device: CommonV1.Device) -> JSONValue {
         .object(["id": .string(device.id), "token": .string(device.token), "platform": .string(device.platform),
