@@ -43,3 +43,20 @@ if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd' 2>/dev/null; then
     fi
     python3 -c 'import pytest, cryptography, pika, aiosmtpd'
 fi
+
+# schemathesis: the e2e fuzz test (Tests/e2e/test_fuzz.py) generates requests from the served
+# OpenAPI document. Pinned: its generation and checks change between releases, and the fuzz run
+# must send the same requests for the same seed. Debian has no package of it, so pip (on Debian
+# 12 and later the system Python is externally managed: as on a CI machine, it goes beside
+# Debian's packages, under /usr/local).
+SCHEMATHESIS_VERSION=4.32.5
+has_schemathesis() {
+    python3 -c "import sys, schemathesis; sys.exit(schemathesis.__version__ != '$SCHEMATHESIS_VERSION')" 2>/dev/null
+}
+if ! has_schemathesis; then
+    echo "deps: installing schemathesis $SCHEMATHESIS_VERSION (pip)" >&2
+    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+    python3 -m pip install -q "schemathesis==$SCHEMATHESIS_VERSION" \
+        || python3 -m pip install -q --break-system-packages "schemathesis==$SCHEMATHESIS_VERSION"
+    has_schemathesis || { echo "deps: error: schemathesis $SCHEMATHESIS_VERSION did not install" >&2; exit 1; }
+fi

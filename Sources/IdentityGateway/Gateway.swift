@@ -44,7 +44,7 @@ public final class Gateway: Service {
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
-        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(limitsOf: served)).routes + served
+        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served)).routes + served
     }
 
     public func start() throws {
@@ -108,6 +108,23 @@ public final class Gateway: Service {
     static func cacheHeaders(_ route: Route) -> [(String, String)] {
         let personal = route.pattern.hasPrefix("/v1/auth/") || route.pattern.hasPrefix("/v1/me")
         return [("X-Content-Type-Options", "nosniff")] + (personal ? [("Cache-Control", "no-store")] : [])
+    }
+
+    /// What `dispatch` (and the HTTP layer under it) may answer for a route of this kind,
+    /// whatever its handler does; the served document lists these with the route's own `errors`.
+    static func pipelineErrors(of route: Route) -> [ServiceError] {
+        var errors: [ServiceError] = []
+        if route.takesBody {
+            // Media type, then JSON, then (in the handler's `BodyReader`) an object with the
+            // right fields; the server refuses a body over 64 KiB before any of it.
+            errors += [.unsupportedMediaType, .invalidJSON, .validationFailed([]), .payloadTooLarge]
+        }
+        if route.needsApp {
+            // The app is looked up in the store; every such route reads the store or waits for a worker.
+            errors += [.invalidAppKey, .unavailable]
+        }
+        if !route.limits.isEmpty { errors.append(.rateLimited(retryAfter: 1)) }
+        return errors
     }
 
     /// `application/json`, with or without parameters, or any `+json` type.

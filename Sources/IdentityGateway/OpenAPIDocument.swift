@@ -1,6 +1,11 @@
-/// The OpenAPI 3.1 document served at `GET /api/docs/openapi.json`. It lists exactly the
-/// routes of `Gateway.routes` (IdentityGatewayTests checks both ways), so add an endpoint here
-/// in the same change that adds its route.
+/// The OpenAPI 3.1 document served at `GET /api/docs/openapi.json`, before rendering
+/// (`OpenAPIRendering.swift`). It lists exactly the routes of `Gateway.routes` (IdentityGatewayTests
+/// checks both ways), so add an endpoint here in the same change that adds its route.
+///
+/// Here: operations, request bodies and **success** answers only. Every error answer (status,
+/// problem+json schema, the `code`s possible), the rate limits, and `X-Request-Id` on every answer
+/// are added by the rendering from the route table, so they cannot drift from what the gateway
+/// does; a test refuses an error answer written here.
 enum OpenAPIDocument {
     static let json = #"""
     {
@@ -8,37 +13,37 @@ enum OpenAPIDocument {
       "info": {
         "title": "Identity service",
         "version": "1.0.0",
-        "description": "Multi-tenant sign-in for mobile and web apps. Errors are RFC 9457 problem+json with a stable `code`."
+        "description": "Multi-tenant sign-in for mobile and web apps. Errors are RFC 9457 problem+json with a stable `code`; each operation lists, per status, the codes it may answer (`x-error-codes`). Any request may also be answered 400 `auth/bad-request` (ambiguous framing), 404 `auth/not-found` (unknown path), 405 `auth/method-not-allowed` (with `Allow`) or 413 `auth/payload-too-large` (a body over 64 KiB). Lengths (`minLength`, `maxLength`) count characters as JSON Schema does (Unicode scalars); no string may contain NUL (U+0000): 422 `auth/validation-failed`."
       },
       "paths": {
         "/healthz": {
           "get": {"summary": "Liveness", "operationId": "healthz", "security": [],
-                  "responses": {"200": {"description": "Alive"}}}
+                  "responses": {"200": {"description": "Alive", "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}}}}}}}
         },
         "/readyz": {
           "get": {"summary": "Readiness: store and broker reachable", "operationId": "readyz", "security": [],
-                  "responses": {"200": {"description": "Ready"}, "503": {"description": "Store or broker unreachable"}}}
+                  "responses": {
+                    "200": {"description": "Ready", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}},
+                    "503": {"description": "Store or broker unreachable", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}}
+                  }}
         },
         "/api/docs": {
           "get": {"summary": "This document as a page where every endpoint can be tried", "operationId": "docsPage",
-                  "security": [], "responses": {"200": {"description": "HTML page"}}}
+                  "security": [], "responses": {"200": {"description": "HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}}
         },
         "/api/docs/openapi.json": {
           "get": {"summary": "This document", "operationId": "openapi", "security": [],
-                  "responses": {"200": {"description": "OpenAPI 3.1 document"}}}
+                  "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
         },
         "/v1/auth/sign-up": {
           "post": {
-            "summary": "Create an account with email and password",
+            "summary": "Create an account with email and password; with a guest's access token, that guest becomes the account",
             "operationId": "signUp",
-            "security": [{"appKey": []}],
+            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SignUpRequest"}}}},
-            "responses": {
-              "201": {"description": "Signed up and signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
-              "409": {"$ref": "#/components/responses/Problem"},
-              "422": {"$ref": "#/components/responses/Problem"},
-              "default": {"$ref": "#/components/responses/Problem"}
-            }
+            "responses": {"201": {"$ref": "#/components/responses/SignedIn"}}
           }
         },
         "/v1/auth/sign-in": {
@@ -47,11 +52,7 @@ enum OpenAPIDocument {
             "operationId": "signIn",
             "security": [{"appKey": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SignInRequest"}}}},
-            "responses": {
-              "200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
-              "401": {"$ref": "#/components/responses/Problem"},
-              "default": {"$ref": "#/components/responses/Problem"}
-            }
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
           }
         },
         "/v1/auth/token/refresh": {
@@ -60,11 +61,7 @@ enum OpenAPIDocument {
             "operationId": "refreshToken",
             "security": [{"appKey": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RefreshRequest"}}}},
-            "responses": {
-              "200": {"description": "A new token pair", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
-              "401": {"$ref": "#/components/responses/Problem"},
-              "default": {"$ref": "#/components/responses/Problem"}
-            }
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
           }
         },
         "/v1/auth/sign-out": {
@@ -72,7 +69,7 @@ enum OpenAPIDocument {
             "summary": "End this session",
             "operationId": "signOut",
             "security": [{"appKey": [], "bearer": []}],
-            "responses": {"204": {"description": "Signed out"}, "401": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"204": {"description": "Signed out"}}
           }
         },
         "/v1/auth/sign-out-all": {
@@ -80,7 +77,7 @@ enum OpenAPIDocument {
             "summary": "End every session of the user in this app",
             "operationId": "signOutAll",
             "security": [{"appKey": [], "bearer": []}],
-            "responses": {"204": {"description": "Signed out everywhere"}, "401": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"204": {"description": "Signed out everywhere"}}
           }
         },
         "/v1/me/sessions": {
@@ -88,10 +85,7 @@ enum OpenAPIDocument {
             "summary": "The user's live sessions, newest first",
             "operationId": "listSessions",
             "security": [{"appKey": [], "bearer": []}],
-            "responses": {
-              "200": {"description": "Sessions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SessionList"}}}},
-              "401": {"$ref": "#/components/responses/Problem"}
-            }
+            "responses": {"200": {"description": "Sessions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SessionList"}}}}}
           }
         },
         "/v1/me/sessions/{id}": {
@@ -100,7 +94,7 @@ enum OpenAPIDocument {
             "operationId": "endSession",
             "security": [{"appKey": [], "bearer": []}],
             "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
-            "responses": {"204": {"description": "Ended"}, "404": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"204": {"description": "Ended"}}
           }
         },
         "/v1/auth/nonce": {
@@ -108,67 +102,57 @@ enum OpenAPIDocument {
             "summary": "A single-use nonce for Sign in with Apple (valid 5 minutes): give Apple its SHA-256, send it raw",
             "operationId": "nonce",
             "security": [{"appKey": []}],
-            "responses": {"200": {"description": "{nonce, expires_at}"}, "401": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"200": {"description": "A nonce", "content": {"application/json": {"schema": {
+              "type": "object", "required": ["data"], "properties": {"data": {
+                "type": "object", "required": ["nonce", "expires_at"],
+                "properties": {"nonce": {"type": "string"}, "expires_at": {"type": "string", "format": "date-time"}}}}}}}}}
           }
         },
         "/v1/auth/apple": {
           "post": {
-            "summary": "Sign in with Apple",
+            "summary": "Sign in with Apple; with a guest's access token, that guest becomes the account",
             "operationId": "signInWithApple",
-            "security": [{"appKey": []}],
+            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AppleSignInRequest"}}}},
-            "responses": {
-              "200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
-              "401": {"$ref": "#/components/responses/Problem"}, "409": {"$ref": "#/components/responses/Problem"},
-              "422": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
-            }
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
           }
         },
         "/v1/auth/google": {
           "post": {
-            "summary": "Sign in with a Google id token",
+            "summary": "Sign in with a Google id token; with a guest's access token, that guest becomes the account",
             "operationId": "signInWithGoogle",
-            "security": [{"appKey": []}],
+            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GoogleSignInRequest"}}}},
-            "responses": {
-              "200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
-              "401": {"$ref": "#/components/responses/Problem"}, "409": {"$ref": "#/components/responses/Problem"},
-              "422": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
-            }
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
           }
         },
         "/v1/auth/id-token": {
           "post": {
-            "summary": "Sign in with a Firebase id token",
+            "summary": "Sign in with a Firebase id token; with a guest's access token, that guest becomes the account",
             "operationId": "signInWithIdToken",
-            "security": [{"appKey": []}],
+            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/IdTokenSignInRequest"}}}},
-            "responses": {
-              "200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
-              "401": {"$ref": "#/components/responses/Problem"}, "409": {"$ref": "#/components/responses/Problem"},
-              "422": {"$ref": "#/components/responses/Problem"}, "503": {"$ref": "#/components/responses/Problem"}
-            }
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
           }
         },
         "/v1/me/identities/{provider}": {
           "post": {
-            "summary": "Link a Google or Apple identity to the signed-in user (body as the provider's sign-in)",
+            "summary": "Link a Google or Apple identity to the signed-in user (the body of that provider's sign-in); needs a sign-in younger than 5 minutes or the account's password",
             "operationId": "linkIdentity",
             "security": [{"appKey": [], "bearer": []}],
             "parameters": [{"name": "provider", "in": "path", "required": true, "schema": {"enum": ["google", "apple"]}}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object"}}}},
-            "responses": {
-              "200": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}},
-              "409": {"$ref": "#/components/responses/Problem"}, "401": {"$ref": "#/components/responses/Problem"}
-            }
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"allOf": [
+              {"anyOf": [{"$ref": "#/components/schemas/GoogleSignInRequest"}, {"$ref": "#/components/schemas/AppleSignInRequest"}]},
+              {"properties": {"password": {"type": ["string", "null"], "maxLength": 1024,
+                                           "description": "Fresh proof when the sign-in is older than 5 minutes"}}}]}}}},
+            "responses": {"200": {"$ref": "#/components/responses/User"}}
           },
           "delete": {
             "summary": "Unlink a provider (never the last way to sign in)",
             "operationId": "unlinkIdentity",
             "security": [{"appKey": [], "bearer": []}],
             "parameters": [{"name": "provider", "in": "path", "required": true, "schema": {"enum": ["google", "apple", "firebase"]}}],
-            "responses": {"204": {"description": "Unlinked"}, "404": {"$ref": "#/components/responses/Problem"},
-                          "409": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"204": {"description": "Unlinked"}}
           }
         },
         "/v1/auth/email-code/send": {
@@ -177,25 +161,25 @@ enum OpenAPIDocument {
             "operationId": "sendEmailCode",
             "security": [{"appKey": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailRequest"}}}},
-            "responses": {"202": {"description": "Queued: {expires_in}"}, "422": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"202": {"$ref": "#/components/responses/Queued"}}
           }
         },
         "/v1/auth/email-code/verify": {
           "post": {
-            "summary": "Sign in (or up) with a mailed code",
+            "summary": "Sign in (or up) with a mailed code; with a guest's access token, that guest becomes the account",
             "operationId": "verifyEmailCode",
-            "security": [{"appKey": []}],
+            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailCodeVerifyRequest"}}}},
-            "responses": {"200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}}, "401": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
           }
         },
         "/v1/auth/password/forgot": {
           "post": {
-            "summary": "Mail a password reset code (always 202)",
+            "summary": "Mail a password reset code (the same answer whether or not the account exists)",
             "operationId": "forgotPassword",
             "security": [{"appKey": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailRequest"}}}},
-            "responses": {"202": {"description": "Queued: {expires_in}"}}
+            "responses": {"202": {"$ref": "#/components/responses/Queued"}}
           }
         },
         "/v1/auth/password/verify-code": {
@@ -204,7 +188,9 @@ enum OpenAPIDocument {
             "operationId": "checkPasswordCode",
             "security": [{"appKey": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailAndCodeRequest"}}}},
-            "responses": {"200": {"description": "{valid}"}}
+            "responses": {"200": {"description": "Whether the code is good", "content": {"application/json": {"schema": {
+              "type": "object", "required": ["data"], "properties": {"data": {
+                "type": "object", "required": ["valid"], "properties": {"valid": {"type": "boolean"}}}}}}}}}
           }
         },
         "/v1/auth/password/reset": {
@@ -213,7 +199,7 @@ enum OpenAPIDocument {
             "operationId": "resetPassword",
             "security": [{"appKey": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasswordResetRequest"}}}},
-            "responses": {"204": {"description": "Reset"}, "401": {"$ref": "#/components/responses/Problem"}, "422": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"204": {"description": "Reset"}}
           }
         },
         "/v1/me/password": {
@@ -222,7 +208,7 @@ enum OpenAPIDocument {
             "operationId": "changePassword",
             "security": [{"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasswordChangeRequest"}}}},
-            "responses": {"204": {"description": "Changed"}, "401": {"$ref": "#/components/responses/Problem"}, "422": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"204": {"description": "Changed"}}
           }
         },
         "/v1/me/email/verification": {
@@ -230,7 +216,7 @@ enum OpenAPIDocument {
             "summary": "Mail an email-verification code (at most once a minute)",
             "operationId": "sendEmailVerification",
             "security": [{"appKey": [], "bearer": []}],
-            "responses": {"202": {"description": "Queued: {expires_in}"}, "429": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"202": {"$ref": "#/components/responses/Queued"}}
           }
         },
         "/v1/auth/email/verify": {
@@ -239,7 +225,7 @@ enum OpenAPIDocument {
             "operationId": "verifyEmail",
             "security": [{"appKey": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailAndCodeRequest"}}}},
-            "responses": {"200": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}}, "401": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"200": {"$ref": "#/components/responses/User"}}
           }
         },
         "/v1/auth/guest": {
@@ -248,10 +234,7 @@ enum OpenAPIDocument {
             "operationId": "guestSignIn",
             "security": [{"appKey": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GuestRequest"}}}},
-            "responses": {
-              "200": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
-              "422": {"$ref": "#/components/responses/Problem"}
-            }
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
           }
         },
         "/v1/me/devices": {
@@ -260,13 +243,15 @@ enum OpenAPIDocument {
             "operationId": "registerDevice",
             "security": [{"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/DeviceRequest"}}}},
-            "responses": {"201": {"description": "The device"}, "422": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"201": {"description": "The device", "content": {"application/json": {"schema": {
+              "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/Device"}}}}}}}
           },
           "get": {
             "summary": "The user's push devices",
             "operationId": "listDevices",
             "security": [{"appKey": [], "bearer": []}],
-            "responses": {"200": {"description": "Devices"}, "401": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"200": {"description": "Devices", "content": {"application/json": {"schema": {
+              "type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Device"}}}}}}}}
           }
         },
         "/v1/me/devices/{id}": {
@@ -275,7 +260,7 @@ enum OpenAPIDocument {
             "operationId": "unregisterDevice",
             "security": [{"appKey": [], "bearer": []}],
             "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
-            "responses": {"204": {"description": "Unregistered"}, "404": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"204": {"description": "Unregistered"}}
           }
         },
         "/v1/me": {
@@ -283,29 +268,21 @@ enum OpenAPIDocument {
             "summary": "The signed-in user",
             "operationId": "getMe",
             "security": [{"appKey": [], "bearer": []}],
-            "responses": {
-              "200": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}},
-              "401": {"$ref": "#/components/responses/Problem"}
-            }
+            "responses": {"200": {"$ref": "#/components/responses/User"}}
           },
           "delete": {
             "summary": "Delete the account and all its data, given fresh proof: {password}, a guest's {secret}, Apple {identity_token, authorization_code, nonce} or Google {id_token}",
             "operationId": "deleteMe",
             "security": [{"appKey": [], "bearer": []}],
             "requestBody": {"required": false, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/DeletionProof"}}}},
-            "responses": {"204": {"description": "Deleted"}, "403": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"204": {"description": "Deleted"}}
           },
           "patch": {
             "summary": "Change the profile; a field sent as null is cleared",
             "operationId": "updateMe",
             "security": [{"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UpdateMeRequest"}}}},
-            "responses": {
-              "200": {"description": "The updated user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}},
-              "409": {"$ref": "#/components/responses/Problem"},
-              "422": {"$ref": "#/components/responses/Problem"},
-              "default": {"$ref": "#/components/responses/Problem"}
-            }
+            "responses": {"200": {"$ref": "#/components/responses/User"}}
           }
         },
         "/v1/apps/{app_id}/jwks.json": {
@@ -314,7 +291,7 @@ enum OpenAPIDocument {
             "operationId": "jwks",
             "security": [],
             "parameters": [{"$ref": "#/components/parameters/AppId"}],
-            "responses": {"200": {"description": "JWK set"}, "404": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"200": {"description": "JWK set", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/JWKSet"}}}}}
           }
         },
         "/v1/apps/{app_id}/.well-known/openid-configuration": {
@@ -323,7 +300,7 @@ enum OpenAPIDocument {
             "operationId": "openidConfiguration",
             "security": [],
             "parameters": [{"$ref": "#/components/parameters/AppId"}],
-            "responses": {"200": {"description": "Discovery document"}, "404": {"$ref": "#/components/responses/Problem"}}
+            "responses": {"200": {"description": "Discovery document", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpenIDConfiguration"}}}}}
           }
         }
       },
@@ -335,15 +312,23 @@ enum OpenAPIDocument {
         "parameters": {
           "AppId": {"name": "app_id", "in": "path", "required": true, "schema": {"type": "string"}}
         },
+        "headers": {
+          "X-Request-Id": {"description": "The client's own X-Request-Id when it is 1 to 128 of [A-Za-z0-9._:-], else a new id", "required": true,
+                           "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"}}
+        },
         "responses": {
-          "Problem": {"description": "An error", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+          "SignedIn": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
+          "User": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}},
+          "Queued": {"description": "The mail is queued; its code lives this many seconds", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["data"], "properties": {"data": {
+              "type": "object", "required": ["expires_in"], "properties": {"expires_in": {"type": "integer"}}}}}}}}
         },
         "schemas": {
           "SignUpRequest": {
             "type": "object", "required": ["email", "password"],
             "properties": {
-              "email": {"type": "string", "format": "email"},
-              "password": {"type": "string", "minLength": 8, "maxLength": 256},
+              "email": {"type": "string", "format": "email", "maxLength": 254},
+              "password": {"type": "string", "minLength": 8, "maxLength": 256, "description": "Not a very common password either (422 auth/weak-password)"},
               "first_name": {"type": ["string", "null"], "maxLength": 100},
               "last_name": {"type": ["string", "null"], "maxLength": 100},
               "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"}
@@ -351,9 +336,10 @@ enum OpenAPIDocument {
           },
           "SignInRequest": {
             "type": "object", "required": ["password"],
+            "anyOf": [{"required": ["email"]}, {"required": ["identifier"]}],
             "properties": {
-              "email": {"type": "string"},
-              "identifier": {"type": "string", "description": "An email or a username"},
+              "email": {"type": "string", "minLength": 1, "maxLength": 254},
+              "identifier": {"type": "string", "minLength": 1, "maxLength": 254, "description": "An email or a username"},
               "password": {"type": "string"}
             }
           },
@@ -361,29 +347,37 @@ enum OpenAPIDocument {
             "type": "object", "required": ["identity_token", "nonce"],
             "properties": {
               "identity_token": {"type": "string"}, "nonce": {"type": "string", "description": "The raw nonce from GET /v1/auth/nonce"},
-              "authorization_code": {"type": "string"}, "first_name": {"type": "string"}, "last_name": {"type": "string"}
+              "authorization_code": {"type": ["string", "null"], "maxLength": 2048},
+              "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}
             }
           },
           "GoogleSignInRequest": {
             "type": "object", "required": ["id_token"],
-            "properties": {"id_token": {"type": "string"}, "nonce": {"type": "string"}}
+            "properties": {"id_token": {"type": "string"}, "nonce": {"type": ["string", "null"], "maxLength": 256},
+                           "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}}
           },
           "IdTokenSignInRequest": {
             "type": "object", "required": ["provider", "id_token"],
-            "properties": {"provider": {"const": "firebase"}, "id_token": {"type": "string"}}
+            "properties": {"provider": {"const": "firebase"}, "id_token": {"type": "string"}, "nonce": {"type": ["string", "null"], "maxLength": 256},
+                           "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}}
           },
-          "EmailRequest": {"type": "object", "required": ["email"], "properties": {"email": {"type": "string", "format": "email"}}},
+          "EmailRequest": {"type": "object", "required": ["email"], "properties": {"email": {"type": "string", "format": "email", "maxLength": 254}}},
           "EmailAndCodeRequest": {
             "type": "object", "required": ["email", "code"],
-            "properties": {"email": {"type": "string", "format": "email"}, "code": {"type": "string", "pattern": "^[0-9]{6}$"}}
+            "properties": {"email": {"type": "string", "format": "email", "maxLength": 254},
+                           "code": {"type": "string", "description": "The 6 digits from the mail; anything else is a wrong guess"}}
           },
           "EmailCodeVerifyRequest": {
             "type": "object", "required": ["email", "code"],
-            "properties": {"email": {"type": "string"}, "code": {"type": "string"}, "first_name": {"type": "string"}, "last_name": {"type": "string"}}
+            "properties": {"email": {"type": "string", "format": "email", "maxLength": 254},
+                           "code": {"type": "string", "description": "The 6 digits from the mail; anything else is a wrong guess"},
+                           "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}}
           },
           "PasswordResetRequest": {
             "type": "object", "required": ["email", "code", "password"],
-            "properties": {"email": {"type": "string"}, "code": {"type": "string"}, "password": {"type": "string", "minLength": 8, "maxLength": 256}}
+            "properties": {"email": {"type": "string", "format": "email", "maxLength": 254},
+                           "code": {"type": "string", "description": "The 6 digits from the mail; anything else is a wrong guess"},
+                           "password": {"type": "string", "minLength": 8, "maxLength": 256}}
           },
           "PasswordChangeRequest": {
             "type": "object", "required": ["current_password", "new_password"],
@@ -391,17 +385,25 @@ enum OpenAPIDocument {
           },
           "GuestRequest": {
             "type": "object", "required": ["secret"],
-            "properties": {"secret": {"type": "string", "minLength": 32, "maxLength": 256, "description": "256 random bits, base64url (43 characters), made once by the client"}}
+            "properties": {"secret": {"type": "string", "minLength": 32, "maxLength": 256, "description": "256 random bits, base64url (43 characters), made once by the client; a secret that does not look random (fewer than 8 distinct characters, a repeated block, under 100 bits by a per-character estimate) is refused (422 auth/validation-failed)"}}
           },
           "DeviceRequest": {
             "type": "object", "required": ["token", "platform", "kind"],
-            "properties": {"token": {"type": "string"}, "platform": {"enum": ["ios", "android", "web"]},
-                           "kind": {"enum": ["apns", "fcm", "voip"]}, "device_name": {"type": "string"}}
+            "properties": {"token": {"type": "string", "minLength": 1, "maxLength": 512}, "platform": {"enum": ["ios", "android", "web"]},
+                           "kind": {"enum": ["apns", "fcm", "voip"]}, "device_name": {"type": ["string", "null"], "maxLength": 100}}
+          },
+          "Device": {
+            "type": "object", "required": ["id", "token", "platform", "kind", "device_name", "session_id", "created_at"],
+            "properties": {"id": {"type": "string"}, "token": {"type": "string"}, "platform": {"enum": ["ios", "android", "web"]},
+                           "kind": {"enum": ["apns", "fcm", "voip"]}, "device_name": {"type": ["string", "null"]},
+                           "session_id": {"type": "string"}, "created_at": {"type": "string", "format": "date-time"}}
           },
           "DeletionProof": {
             "type": "object",
-            "properties": {"password": {"type": "string"}, "secret": {"type": "string"}, "identity_token": {"type": "string"},
-                           "authorization_code": {"type": "string"}, "nonce": {"type": "string"}, "id_token": {"type": "string"}}
+            "properties": {"password": {"type": ["string", "null"]}, "secret": {"type": ["string", "null"]},
+                           "identity_token": {"type": ["string", "null"], "maxLength": 16384},
+                           "authorization_code": {"type": ["string", "null"]}, "nonce": {"type": ["string", "null"]},
+                           "id_token": {"type": ["string", "null"], "maxLength": 16384}}
           },
           "RefreshRequest": {
             "type": "object", "required": ["refresh_token"],
@@ -409,6 +411,7 @@ enum OpenAPIDocument {
           },
           "Session": {
             "type": "object",
+            "required": ["id", "current", "created_at", "last_seen_at", "expires_at", "ip", "user_agent", "amr", "mfa_verified"],
             "properties": {
               "id": {"type": "string"},
               "current": {"type": "boolean"},
@@ -421,13 +424,13 @@ enum OpenAPIDocument {
               "mfa_verified": {"type": "boolean"}
             }
           },
-          "SessionList": {"type": "object", "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}},
+          "SessionList": {"type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}},
           "UpdateMeRequest": {
             "type": "object",
             "properties": {
               "first_name": {"type": ["string", "null"], "maxLength": 100},
               "last_name": {"type": ["string", "null"], "maxLength": 100},
-              "photo_url": {"type": ["string", "null"], "format": "uri"},
+              "photo_url": {"type": ["string", "null"], "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://", "maxLength": 2048},
               "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"}
             }
           },
@@ -452,11 +455,12 @@ enum OpenAPIDocument {
               "created_at": {"type": "string", "format": "date-time"}
             }
           },
-          "UserEnvelope": {"type": "object", "properties": {"data": {"$ref": "#/components/schemas/User"}}},
+          "UserEnvelope": {"type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/User"}}},
           "TokenEnvelope": {
-            "type": "object",
+            "type": "object", "required": ["data"],
             "properties": {"data": {
               "type": "object",
+              "required": ["access_token", "token_type", "expires_in", "refresh_token", "session_id", "is_new_user", "user"],
               "properties": {
                 "access_token": {"type": "string"},
                 "token_type": {"const": "Bearer"},
@@ -468,17 +472,33 @@ enum OpenAPIDocument {
               }
             }}
           },
+          "JWKSet": {
+            "type": "object", "required": ["keys"],
+            "properties": {"keys": {"type": "array", "items": {
+              "type": "object", "required": ["kty", "use", "alg", "kid", "n", "e"],
+              "properties": {"kty": {"const": "RSA"}, "use": {"const": "sig"}, "alg": {"type": "string"}, "kid": {"type": "string"},
+                             "n": {"type": "string"}, "e": {"type": "string"}}}}}
+          },
+          "OpenIDConfiguration": {
+            "type": "object", "required": ["issuer", "jwks_uri", "id_token_signing_alg_values_supported"],
+            "properties": {"issuer": {"type": "string"}, "jwks_uri": {"type": "string"},
+                           "id_token_signing_alg_values_supported": {"type": "array", "items": {"type": "string"}}}
+          },
+          "Readiness": {
+            "type": "object", "required": ["store", "broker"],
+            "properties": {"store": {"enum": ["ok", "unreachable"]}, "broker": {"enum": ["ok", "unreachable"]}}
+          },
           "Problem": {
             "type": "object",
-            "required": ["type", "title", "status", "code", "request_id"],
+            "required": ["type", "title", "status", "code", "detail", "request_id"],
             "properties": {
               "type": {"type": "string"},
               "title": {"type": "string"},
               "status": {"type": "integer"},
-              "code": {"type": "string", "examples": ["auth/invalid-credential"]},
+              "code": {"type": "string", "description": "Stable; clients match on it. Each answer lists the codes it may carry."},
               "detail": {"type": "string"},
               "request_id": {"type": "string"},
-              "errors": {"type": "array", "items": {"type": "object", "properties": {
+              "errors": {"type": "array", "items": {"type": "object", "required": ["location", "message"], "properties": {
                 "location": {"type": "string"}, "message": {"type": "string"}}}}
             }
           }

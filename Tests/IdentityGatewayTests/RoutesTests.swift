@@ -32,18 +32,21 @@ final class RoutesTests: XCTestCase {
 
     func testServedDocumentShowsEveryRateLimitOfTheRouteTable() throws {
         let table = try routes()
-        let document = try XCTUnwrap(JSONValue.parse(OpenAPIDocument.rendered(limitsOf: table)))
-        XCTAssertNotNil(document["components"]?["responses"]?["RateLimited"]?["headers"]?["RateLimit-Policy"])
+        let document = try XCTUnwrap(JSONValue.parse(OpenAPIDocument.rendered(routes: table), maximumBytes: 1 << 20))
         var limited = 0
         for route in table {
             let operation = document["paths"]?[route.pattern]?[route.method.lowercased()]
             let answer429 = operation?["responses"]?["429"]
             if route.limits.isEmpty {
-                XCTAssertNil(answer429, "\(route.method) \(route.pattern) has no limits")
+                XCTAssertNil(operation?["x-rate-limits"], "\(route.method) \(route.pattern) has no limits")
+                // A worker may still refuse with 429 (a cooldown, a guess budget): then it is declared.
+                XCTAssertEqual(answer429 != nil, route.errors.contains { $0.status == 429 }, route.pattern)
                 continue
             }
             limited += 1
-            XCTAssertEqual(answer429?["$ref"], .string("#/components/responses/RateLimited"), route.pattern)
+            XCTAssertEqual(answer429?["x-error-codes"], .array(["auth/rate-limited"]), route.pattern)
+            XCTAssertEqual(answer429?["headers"]?["Retry-After"]?["required"], .bool(true), route.pattern)
+            XCTAssertNotNil(answer429?["headers"]?["RateLimit-Policy"], route.pattern)
             guard case .array(let names)? = operation?["x-rate-limits"] else { return XCTFail(route.pattern) }
             XCTAssertEqual(names.count, route.limits.count)
             for (name, limit) in zip(names, route.limits) {
@@ -54,6 +57,91 @@ final class RoutesTests: XCTestCase {
         // Every sign-in, sign-up, guest, nonce, refresh, code-sending and code-checking call,
         // and the password checks of signed-in users (change, deletion, linking).
         XCTAssertEqual(limited, 18)
+    }
+
+    /// The hand-written document has success answers only: an error answer written there could
+    /// drift from what the route table says (the rendering adds them all).
+    func testDocumentSourceDocumentsSuccessAnswersOnly() throws {
+        let source = try XCTUnwrap(JSONValue.parse(Data(OpenAPIDocument.json.utf8)))
+        for route in try routes() {
+            guard case .object(let answers)? = source["paths"]?[route.pattern]?[route.method.lowercased()]?["responses"] else {
+                return XCTFail("\(route.method) \(route.pattern): no responses")
+            }
+            let statuses = answers.keys.sorted()
+            XCTAssertTrue(statuses.contains { $0.hasPrefix("2") }, "\(route.method) \(route.pattern): no success answer")
+            // /readyz's 503 is its own JSON (which of store and broker is down), not a problem.
+            let errors = statuses.filter { !$0.hasPrefix("2") && !(route.pattern == "/readyz" && $0 == "503") }
+            XCTAssertEqual(errors, [], "\(route.method) \(route.pattern): error answers come from the route table")
+        }
+    }
+
+    /// Each operation of the served document lists, per status, exactly the errors of its route
+    /// and of the pipeline for a route of its kind, as problem+json whose schema pins the
+    /// status and enumerates the codes; every answer documents `X-Request-Id`.
+    func testServedDocumentListsEveryErrorOfTheRouteTable() throws {
+        let table = try routes()
+        let document = try XCTUnwrap(JSONValue.parse(OpenAPIDocument.rendered(routes: table), maximumBytes: 1 << 20))
+        for route in table {
+            let name = "\(route.method) \(route.pattern)"
+            guard case .object(let answers)? = document["paths"]?[route.pattern]?[route.method.lowercased()]?["responses"] else {
+                return XCTFail("\(name): no responses")
+            }
+            let expected = OpenAPIDocument.documentedErrors(of: route)
+            let errorStatuses = answers.keys.filter { !$0.hasPrefix("2") && !(route.pattern == "/readyz" && $0 == "503") }
+            XCTAssertEqual(Set(errorStatuses), Set(expected.map { String($0.status) }), name)
+            for (status, errors) in expected {
+                let answer = answers[String(status)]
+                let codes = JSONValue(errors.map(\.code))
+                XCTAssertEqual(answer?["x-error-codes"], codes, "\(name) \(status)")
+                guard case .object(let content)? = answer?["content"] else { return XCTFail("\(name) \(status)") }
+                XCTAssertEqual(Array(content.keys), ["application/problem+json"], "\(name) \(status)")
+                guard case .array(let parts)? = content["application/problem+json"]?["schema"]?["allOf"], parts.count == 2 else {
+                    return XCTFail("\(name) \(status): schema")
+                }
+                XCTAssertEqual(parts[0]["$ref"], .string("#/components/schemas/Problem"))
+                XCTAssertEqual(parts[1]["properties"]?["code"]?["enum"], codes, "\(name) \(status)")
+                XCTAssertEqual(parts[1]["properties"]?["status"]?["const"], JSONValue(status), "\(name) \(status)")
+                for error in errors { XCTAssertEqual(error.status, status, error.code) }
+            }
+            for (status, answer) in answers {
+                let response = answer["$ref"].flatMap { reference -> JSONValue? in
+                    guard case .string(let path) = reference else { return nil }
+                    return document["components"]?["responses"]?[String(path.split(separator: "/").last ?? "")]
+                } ?? answer
+                XCTAssertEqual(response["headers"]?["X-Request-Id"]?["$ref"], .string("#/components/headers/X-Request-Id"),
+                               "\(name) \(status)")
+            }
+        }
+        XCTAssertEqual(document["components"]?["headers"]?["X-Request-Id"]?["required"], .bool(true))
+    }
+
+    /// What the pipeline does for a route follows from how the route is declared, and the
+    /// document's security follows from it too: a route that needs the app key says so, and
+    /// one that reads a bearer token (to sign in, or to upgrade a guest) documents 401
+    /// `auth/invalid-token` and `auth/token-expired`.
+    func testDocumentedErrorsFollowTheRouteDeclaration() throws {
+        let table = try routes()
+        let document = try XCTUnwrap(JSONValue.parse(OpenAPIDocument.rendered(routes: table), maximumBytes: 1 << 20))
+        for route in table {
+            let name = "\(route.method) \(route.pattern)"
+            let codes = Set(OpenAPIDocument.documentedErrors(of: route).flatMap { $0.errors.map(\.code) })
+            let bodyCodes: Set = ["auth/unsupported-media-type", "auth/invalid-json", "auth/validation-failed",
+                                  "auth/payload-too-large"]
+            if route.takesBody { XCTAssertTrue(bodyCodes.isSubset(of: codes), name) }
+            XCTAssertEqual(codes.contains("auth/invalid-app-key"), route.needsApp, name)
+            if route.needsApp { XCTAssertTrue(codes.contains("auth/unavailable"), name) }
+            XCTAssertEqual(codes.contains("auth/rate-limited"), !route.limits.isEmpty || route.errors.contains { $0.status == 429 }, name)
+            guard case .array(let security)? = document["paths"]?[route.pattern]?[route.method.lowercased()]?["security"] else {
+                return XCTFail("\(name): no security")
+            }
+            let schemes = Set(security.flatMap { requirement -> [String] in
+                guard case .object(let fields) = requirement else { return [] }
+                return Array(fields.keys)
+            })
+            XCTAssertEqual(schemes.contains("appKey"), route.needsApp, name)
+            XCTAssertEqual(schemes.contains("bearer"), codes.contains("auth/invalid-token"), name)
+            if codes.contains("auth/invalid-token") { XCTAssertTrue(codes.contains("auth/token-expired"), name) }
+        }
     }
 
     func testRouterMatchesParametersAndTellsNotFoundFromMethodNotAllowed() throws {

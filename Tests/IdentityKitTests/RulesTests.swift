@@ -18,6 +18,10 @@ final class RulesTests: XCTestCase {
         XCTAssertNotNil(PasswordPolicy.problem(with: "Password123"))
         XCTAssertNil(PasswordPolicy.problem(with: "tolerable-secret"))
         XCTAssertNil(PasswordPolicy.problem(with: String(repeating: "x", count: 256)))
+        // Lengths count Unicode scalars, as the OpenAPI document's minLength/maxLength do:
+        // "e" + U+0301 is one grapheme but two characters there (found by fuzzing the document).
+        XCTAssertNil(PasswordPolicy.problem(with: String(repeating: "e\u{301}", count: 4) + "!"))
+        XCTAssertNotNil(PasswordPolicy.problem(with: String(repeating: "e\u{301}", count: 129)))
     }
 
     func testEmailAddress() {

@@ -8,12 +8,18 @@ struct AccountRoutes: Sendable {
     let commands: CommandSender
 
     var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/guest", needsApp: true, takesBody: true, limits: .guest, handler: guest),
-         // The body is optional (its absence is simply no proof: 403), so no media-type check.
-         Route(method: "DELETE", pattern: "/v1/me", needsApp: true, takesBody: false, limits: .passwordCheck, handler: delete),
-         Route(method: "POST", pattern: "/v1/me/devices", needsApp: true, takesBody: true, handler: register),
-         Route(method: "GET", pattern: "/v1/me/devices", needsApp: true, takesBody: false, handler: list),
-         Route(method: "DELETE", pattern: "/v1/me/devices/{id}", needsApp: true, takesBody: false, handler: unregister)]
+        [Route(method: "POST", pattern: "/v1/auth/guest", needsApp: true, takesBody: true, limits: .guest,
+               errors: [.userDisabled], handler: guest),
+         // The body is optional (its absence is simply no proof: 403), so no media-type check;
+         // the handler parses it when there is one.
+         Route(method: "DELETE", pattern: "/v1/me", needsApp: true, takesBody: false, limits: .passwordCheck,
+               errors: .signedIn + [.reauthRequired, .invalidJSON, .validationFailed([]), .payloadTooLarge,
+                                    .providerUnavailable],
+               handler: delete),
+         Route(method: "POST", pattern: "/v1/me/devices", needsApp: true, takesBody: true, errors: .signedIn, handler: register),
+         Route(method: "GET", pattern: "/v1/me/devices", needsApp: true, takesBody: false, errors: .signedIn, handler: list),
+         Route(method: "DELETE", pattern: "/v1/me/devices/{id}", needsApp: true, takesBody: false,
+               errors: .signedIn + [.notFound], handler: unregister)]
     }
 
     func guest(_ context: RouteContext) throws -> RouteResult {
@@ -72,8 +78,10 @@ struct AccountRoutes: Sendable {
         let platform = body.requiredString("platform")
         let kind = body.requiredString("kind")
         let name = body.optionalString("device_name", maxLength: 100).string
-        if let token, token.isEmpty || token.utf8.count > 4096 {
-            body.add(.init(location: "body.token", message: "must be 1 to 4096 characters"))
+        // At most 512 characters, so at most 2,048 bytes: the unique index on (app_id, token)
+        // holds about 2,650 bytes, and a longer token made the insert fail (500).
+        if let token, !(1...Self.maximumTokenLength).contains(token.unicodeScalars.count) {
+            body.add(.init(location: "body.token", message: "must be 1 to \(Self.maximumTokenLength) characters"))
         }
         if let platform, !["ios", "android", "web"].contains(platform) {
             body.add(.init(location: "body.platform", message: "must be ios, android or web"))
@@ -106,6 +114,9 @@ struct AccountRoutes: Sendable {
             removed.count > 0 ? .noContent : .problem(.notFound, requestId: requestId)
         }
     }
+
+    /// Push tokens are far shorter (APNs 64 hex digits, FCM about 160 characters).
+    static let maximumTokenLength = 512
 
     static func json(_ device: CommonV1.Device) -> JSONValue {
         .object(["id": .string(device.id), "token": .string(device.token), "platform": .string(device.platform),

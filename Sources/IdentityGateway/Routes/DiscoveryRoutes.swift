@@ -7,9 +7,10 @@ struct DiscoveryRoutes: Sendable {
     let store: AppStore
 
     var routes: [Route] {
-        [Route(method: "GET", pattern: "/v1/apps/{app_id}/jwks.json", needsApp: false, takesBody: false, handler: jwks),
+        [Route(method: "GET", pattern: "/v1/apps/{app_id}/jwks.json", needsApp: false, takesBody: false,
+               errors: [.notFound, .unavailable], handler: jwks),
          Route(method: "GET", pattern: "/v1/apps/{app_id}/.well-known/openid-configuration", needsApp: false,
-               takesBody: false, handler: openIDConfiguration)]
+               takesBody: false, errors: [.notFound, .unavailable], handler: openIDConfiguration)]
     }
 
     func jwks(_ context: RouteContext) throws -> RouteResult {

@@ -8,23 +8,21 @@ struct EmailRoutes: Sendable {
 
     var routes: [Route] {
         [Route(method: "POST", pattern: "/v1/auth/email-code/send", needsApp: true, takesBody: true,
-               limits: .codeSend, handler: sendCode),
+               limits: .codeSend, errors: [.invalidEmail()], handler: sendCode),
          Route(method: "POST", pattern: "/v1/auth/email-code/verify", needsApp: true, takesBody: true,
-               limits: .codeVerify, handler: verifyCode),
+               limits: .codeVerify, errors: .codeCheck + .signedIn + [.accountExists, .userDisabled], handler: verifyCode),
          Route(method: "POST", pattern: "/v1/auth/password/forgot", needsApp: true, takesBody: true,
-               limits: .codeSend, handler: forgot),
+               limits: .codeSend, errors: [.invalidEmail()], handler: forgot),
          Route(method: "POST", pattern: "/v1/auth/password/verify-code", needsApp: true, takesBody: true,
-               limits: .codeVerify,
-               handler: checkResetCode),
+               limits: .codeVerify, errors: [.invalidEmail(), .rateLimited(retryAfter: 1)], handler: checkResetCode),
          Route(method: "POST", pattern: "/v1/auth/password/reset", needsApp: true, takesBody: true,
-               limits: .codeVerify, handler: reset),
+               limits: .codeVerify, errors: .codeCheck + [.weakPassword("")], handler: reset),
          Route(method: "POST", pattern: "/v1/me/password", needsApp: true, takesBody: true,
-               limits: .passwordCheck, handler: change),
+               limits: .passwordCheck, errors: .signedIn + [.invalidCredential, .weakPassword("")], handler: change),
          Route(method: "POST", pattern: "/v1/me/email/verification", needsApp: true, takesBody: false,
-               limits: .verificationSend,
-               handler: sendVerification),
+               limits: .verificationSend, errors: .signedIn + [.validationFailed([])], handler: sendVerification),
          Route(method: "POST", pattern: "/v1/auth/email/verify", needsApp: true, takesBody: true,
-               limits: .codeVerify, handler: verifyEmail)]
+               limits: .codeVerify, errors: .codeCheck, handler: verifyEmail)]
     }
 
     private static func accepted(_ reply: TokenV1.Accepted) -> HTTPResponse {

@@ -8,8 +8,9 @@ struct MeRoutes: Sendable {
     let commands: CommandSender
 
     var routes: [Route] {
-        [Route(method: "GET", pattern: "/v1/me", needsApp: true, takesBody: false, handler: me),
-         Route(method: "PATCH", pattern: "/v1/me", needsApp: true, takesBody: true, handler: update)]
+        [Route(method: "GET", pattern: "/v1/me", needsApp: true, takesBody: false, errors: .signedIn, handler: me),
+         Route(method: "PATCH", pattern: "/v1/me", needsApp: true, takesBody: true, errors: .signedIn + [.usernameTaken],
+               handler: update)]
     }
 
     func me(_ context: RouteContext) throws -> RouteResult {

@@ -7,9 +7,11 @@ struct PasswordRoutes: Sendable {
     let commands: CommandSender
 
     var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/sign-up", needsApp: true, takesBody: true, limits: .signUp, handler: signUp),
+        [Route(method: "POST", pattern: "/v1/auth/sign-up", needsApp: true, takesBody: true, limits: .signUp,
+               errors: .signedIn + [.invalidEmail(), .weakPassword(""), .emailAlreadyInUse, .usernameTaken, .accountExists],
+               handler: signUp),
          Route(method: "POST", pattern: "/v1/auth/sign-in", needsApp: true, takesBody: true,
-               limits: .passwordSignIn, handler: signIn)]
+               limits: .passwordSignIn, errors: [.invalidCredential, .userDisabled], handler: signIn)]
     }
 
     func signUp(_ context: RouteContext) throws -> RouteResult {

@@ -10,14 +10,17 @@ struct ProviderRoutes: Sendable {
     var routes: [Route] {
         [Route(method: "GET", pattern: "/v1/auth/nonce", needsApp: true, takesBody: false, limits: .nonce, handler: nonce),
          Route(method: "POST", pattern: "/v1/auth/apple", needsApp: true, takesBody: true,
-               limits: .providerSignIn) { try signIn($0, provider: "apple") },
+               limits: .providerSignIn, errors: .providerSignIn("apple")) { try signIn($0, provider: "apple") },
          Route(method: "POST", pattern: "/v1/auth/google", needsApp: true, takesBody: true,
-               limits: .providerSignIn) { try signIn($0, provider: "google") },
+               limits: .providerSignIn, errors: .providerSignIn("google")) { try signIn($0, provider: "google") },
          Route(method: "POST", pattern: "/v1/auth/id-token", needsApp: true, takesBody: true,
-               limits: .providerSignIn) { try signIn($0, provider: nil) },
+               limits: .providerSignIn, errors: .providerSignIn("firebase")) { try signIn($0, provider: nil) },
          Route(method: "POST", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: true,
-               limits: .passwordCheck, handler: link),
-         Route(method: "DELETE", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: false, handler: unlink)]
+               limits: .passwordCheck, errors: .signedIn + [.notFound] + .providerVerification("apple") + .providerVerification("google")
+                   + [.accountExists, .reauthRequired],
+               handler: link),
+         Route(method: "DELETE", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: false,
+               errors: .signedIn + [.notFound, .lastSignInMethod], handler: unlink)]
     }
 
     func nonce(_ context: RouteContext) throws -> RouteResult {

@@ -11,17 +11,23 @@ struct Route: Sendable {
     let takesBody: Bool
     /// Rate limits taken before the handler runs (the pipeline's `RateLimitStep`).
     let limits: [RouteLimit]
+    /// The errors of this operation beyond what the pipeline answers for every route like it
+    /// (`Gateway.pipelineErrors`): the handler's own and those of the workers it sends
+    /// commands to. The served OpenAPI document lists both, per status, as the codes a client
+    /// may see; the e2e fuzzer fails on any 4xx whose code is not listed.
+    let errors: [ServiceError]
     let handler: @Sendable (RouteContext) throws -> RouteResult
     /// The pattern split once, not on every request.
     let segments: [Substring]
 
     init(method: String, pattern: String, needsApp: Bool, takesBody: Bool, limits: [RouteLimit] = [],
-         handler: @escaping @Sendable (RouteContext) throws -> RouteResult) {
+         errors: [ServiceError] = [], handler: @escaping @Sendable (RouteContext) throws -> RouteResult) {
         self.method = method
         self.pattern = pattern
         self.needsApp = needsApp
         self.takesBody = takesBody
         self.limits = limits
+        self.errors = errors
         self.handler = handler
         segments = pattern.split(separator: "/", omittingEmptySubsequences: false)
     }

@@ -9,11 +9,14 @@ struct SessionRoutes: Sendable {
     let commands: CommandSender
 
     var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/token/refresh", needsApp: true, takesBody: true, limits: .refresh, handler: refresh),
-         Route(method: "POST", pattern: "/v1/auth/sign-out", needsApp: true, takesBody: false, handler: signOut),
-         Route(method: "POST", pattern: "/v1/auth/sign-out-all", needsApp: true, takesBody: false, handler: signOutAll),
-         Route(method: "GET", pattern: "/v1/me/sessions", needsApp: true, takesBody: false, handler: list),
-         Route(method: "DELETE", pattern: "/v1/me/sessions/{id}", needsApp: true, takesBody: false, handler: end)]
+        [Route(method: "POST", pattern: "/v1/auth/token/refresh", needsApp: true, takesBody: true, limits: .refresh,
+               errors: [.refreshTokenRevoked, .refreshTokenExpired, .sessionExpired, .userDisabled], handler: refresh),
+         Route(method: "POST", pattern: "/v1/auth/sign-out", needsApp: true, takesBody: false, errors: .signedIn, handler: signOut),
+         Route(method: "POST", pattern: "/v1/auth/sign-out-all", needsApp: true, takesBody: false, errors: .signedIn,
+               handler: signOutAll),
+         Route(method: "GET", pattern: "/v1/me/sessions", needsApp: true, takesBody: false, errors: .signedIn, handler: list),
+         Route(method: "DELETE", pattern: "/v1/me/sessions/{id}", needsApp: true, takesBody: false,
+               errors: .signedIn + [.notFound], handler: end)]
     }
 
     func refresh(_ context: RouteContext) throws -> RouteResult {

@@ -56,6 +56,8 @@ struct BodyReader {
         }
     }
 
+    /// `maxLength` counts characters as JSON Schema's `maxLength` does (Unicode scalars, the
+    /// limit the OpenAPI document states), not Swift's grapheme clusters: `"e\u{301}"` is two.
     mutating func optionalString(_ key: String, maxLength: Int = 256,
                                  validate: ((String) -> String?)? = nil) -> Optional {
         switch object[key] {
@@ -63,7 +65,7 @@ struct BodyReader {
         case .null?: return .null
         case .string(let value)?:
             guard refusingNUL(value, key) != nil else { return .absent }
-            if value.count > maxLength {
+            if value.unicodeScalars.count > maxLength {
                 problems.append(.init(location: "body.\(key)", message: "must be at most \(maxLength) characters"))
             } else if let problem = validate?(value) {
                 problems.append(.init(location: "body.\(key)", message: problem))

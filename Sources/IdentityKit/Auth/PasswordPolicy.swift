@@ -6,7 +6,8 @@ public enum PasswordPolicy {
 
     /// Why `password` is refused, or nil when it is acceptable.
     public static func problem(with password: String) -> String? {
-        let length = password.count
+        // Characters as the OpenAPI document's minLength/maxLength count them (Unicode scalars).
+        let length = password.unicodeScalars.count
         if length < minimumLength { return "must be at least \(minimumLength) characters" }
         if length > maximumLength { return "must be at most \(maximumLength) characters" }
         if commonPasswords.contains(password.lowercased()) { return "is too common" }

@@ -20,7 +20,7 @@ struct AccountDeletion: Sendable {
         guard let user = try users.find(appId: command.appId, uid: command.uid) else { throw ServiceError.invalidToken }
         // A password is checked before the transaction: Argon2 should not hold a row lock.
         if let password = command.password {
-            guard let hash = user.passwordHash, password.count <= PasswordPolicy.maximumLength,
+            guard let hash = user.passwordHash, password.unicodeScalars.count <= PasswordPolicy.maximumLength,
                   hasher.verify(password, against: hash) else { throw ServiceError.reauthRequired }
         } else if command.secret == nil && command.identity == nil {
             throw ServiceError.reauthRequired

@@ -11,7 +11,7 @@ struct GuestSignIn: Sendable {
     func hmac(_ secret: String) -> [UInt8] { Digest.hmacSHA256(key: secretKey, Array(secret.utf8)) }
 
     func handle(_ command: TokenV1.GuestSignIn, _ context: CommandContext) throws -> TokenV1.AuthResult {
-        guard (32...256).contains(command.secret.count) else {
+        guard (32...256).contains(command.secret.unicodeScalars.count) else {
             throw ServiceError.validationFailed([.init(location: "body.secret", message: "must be 32 to 256 characters")])
         }
         if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }

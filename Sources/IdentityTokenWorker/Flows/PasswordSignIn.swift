@@ -11,7 +11,7 @@ struct PasswordSignIn: Sendable {
 
     func handle(_ command: TokenV1.SignIn, _ context: CommandContext) throws -> TokenV1.AuthResult {
         if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
-        guard command.password.count <= PasswordPolicy.maximumLength else { throw ServiceError.invalidCredential }
+        guard command.password.unicodeScalars.count <= PasswordPolicy.maximumLength else { throw ServiceError.invalidCredential }
         let found = try users.find(appId: command.appId, identifier: command.identifier)
         guard let user = found, let hash = user.passwordHash else {
             hasher.verifyDecoy(command.password)
