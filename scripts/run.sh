@@ -68,7 +68,10 @@ for name in "${PROCS[@]}"; do
         *) launch=(env "IDENTITY_AMQP_URL=$url") ;;
     esac
     # The log filter ignores Ctrl-C so it still prints what the process says while stopping.
-    "${launch[@]}" "IDENTITY_DATABASE_URL=$(db_url "$name")" "$BIN/$name" > >(trap '' INT TERM; exec sed -u "s/^/${prefix//\//\\/}/") 2>&1 &
+    # Each process runs in a session of its own (setsid), so a Ctrl-C reaches only this script,
+    # which sends each process exactly one SIGTERM: a terminal's SIGINT to the whole group plus
+    # our SIGTERM would be two signals, which a process takes as "stop now, skip the drain".
+    setsid "${launch[@]}" "IDENTITY_DATABASE_URL=$(db_url "$name")" "$BIN/$name" > >(trap '' INT TERM; exec sed -u "s/^/${prefix//\//\\/}/") 2>&1 &
     PIDS+=("$!")
     NAME_OF[$!]=$name
     say "started $name (pid $!)"
