@@ -15,6 +15,8 @@ public final class TokenWorker: Service {
         let sessions = SessionStore(pool: pool)
         let identities = IdentityStore(pool: pool)
         let ownership = EmailOwnership(users: users, sessions: sessions, identities: identities)
+        // Made once: every provider identity a command brings is checked against it.
+        let identitySeal = ProviderIdentitySeal(masterKey: configuration.masterKey)
         let nonces = NonceStore(pool: pool)
         let issuer = SessionIssuer(sessions: sessions,
                                    keys: SigningKeyCache(apps: AppStore(pool: pool), masterKey: configuration.masterKey),
@@ -32,7 +34,8 @@ public final class TokenWorker: Service {
         let router = CommandRouter(
             guest: guests,
             deletion: AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
-                                      hasher: hasher, guests: guests, masterKey: configuration.masterKey),
+                                      hasher: hasher, guests: guests, masterKey: configuration.masterKey,
+                                      identitySeal: identitySeal),
             devices: DeviceRegistration(pool: pool, devices: DeviceStore(pool: pool)),
             signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, issuer: issuer),
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, issuer: issuer),
@@ -43,10 +46,10 @@ public final class TokenWorker: Service {
                                        ownership: ownership),
             verification: EmailVerification(pool: pool, users: users, settings: codeSettings),
             providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
-                                           issuer: issuer, masterKey: configuration.masterKey),
+                                           issuer: issuer, masterKey: configuration.masterKey, identitySeal: identitySeal),
             linking: IdentityLinking(pool: pool, users: users, identities: identities, nonces: nonces,
                                      sessions: sessions, hasher: hasher,
-                                     masterKey: configuration.masterKey),
+                                     masterKey: configuration.masterKey, identitySeal: identitySeal),
             refresh: TokenRefresh(pool: pool, users: users, sessions: sessions, issuer: issuer,
                                   // Bound to its purpose, so the master key itself never keys an HMAC.
                                   successorKey: Digest.hmacSHA256(key: configuration.masterKey,

@@ -23,7 +23,14 @@ final class TokenVerifier: Sendable {
     private let verified = Locked<[String: Verified]>([:])
     private static let verifiedLimit = 50_000
 
-    init(store: AppStore) { self.store = store }
+    /// How long an app's public keys are used before they are read again (a key retired in
+    /// the store stops verifying within this).
+    private let keyCacheSeconds: TimeInterval
+
+    init(store: AppStore, keyCacheSeconds: TimeInterval = 60) {
+        self.store = store
+        self.keyCacheSeconds = keyCacheSeconds
+    }
 
     /// The claims of a valid bearer token for `app`, or the error to answer with.
     func verify(authorization: String?, app: AppRecord) throws -> AccessTokenClaims {
@@ -59,7 +66,7 @@ final class TokenVerifier: Sendable {
     }
 
     private func keys(appId: String) throws -> Keys {
-        if let cached = cache.withLock({ $0[appId] }), Date().timeIntervalSince(cached.loaded) < 60 {
+        if let cached = cache.withLock({ $0[appId] }), Date().timeIntervalSince(cached.loaded) < keyCacheSeconds {
             return cached
         }
         return try reload(appId: appId, ifOlderThan: 0)

@@ -20,11 +20,16 @@ public struct RetentionStore: Sendable {
 
     let pool: PGPool
     let batchSize: Int
+    /// A stale guest goes as any deleted account does: sessions ended (with their events), then the user.
+    private let sessions: SessionStore
+    private let users: UserStore
     static let lockKey = 727_275
 
     public init(pool: PGPool, batchSize: Int = 1000) {
         self.pool = pool
         self.batchSize = batchSize
+        sessions = SessionStore(pool: pool)
+        users = UserStore(pool: pool)
     }
 
     /// One run over every kind; nil when another purger holds the lock.
@@ -90,9 +95,8 @@ public struct RetentionStore: Sendable {
                     """, [String(keepGuests), String(batchSize)])
                 for row in stale {
                     let appId = try row.string("app_id"), uid = try row.string("uid")
-                    _ = try SessionStore(pool: pool).end(appId: appId, uid: uid, sessionId: nil, reason: "guest_expired",
-                                                         on: connection)
-                    try UserStore(pool: pool).delete(appId: appId, uid: uid, on: connection)
+                    _ = try sessions.end(appId: appId, uid: uid, sessionId: nil, reason: "guest_expired", on: connection)
+                    try users.delete(appId: appId, uid: uid, on: connection)
                     try Events.userDeleted(appId: appId, uid: uid, on: connection)
                 }
                 return stale.count

@@ -21,7 +21,8 @@ public struct UserProfile: Sendable {
     /// The linked sign-in providers (apple, google, firebase), sorted.
     public var identityProviders: [String]
 
-    /// The user as clients see it (the same object `UserRecord.message` makes).
+    /// The user as clients see it: the one place the client's user object is made
+    /// (`UserRecord.message` goes through here too).
     public var message: CommonV1.User {
         CommonV1.User(uid: uid, email: email, emailVerified: emailVerified, phone: phone, username: username,
                       firstName: firstName, lastName: lastName, photoUrl: photoURL, isGuest: isGuest,
@@ -38,6 +39,9 @@ public struct UserProfile: Sendable {
         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, identity_providers
         """
 
+}
+
+extension UserProfile {
     init(row: PGRow) throws {
         appId = try row.string("app_id")
         uid = try row.string("uid")

@@ -19,15 +19,16 @@ public struct UserRecord: Sendable {
     /// The linked sign-in providers (apple, google, firebase), sorted.
     public var identityProviders: [String]
 
-    /// The user as clients see it.
-    public var message: CommonV1.User {
-        CommonV1.User(uid: uid, email: email, emailVerified: emailVerified, phone: phone, username: username,
-                      firstName: firstName, lastName: lastName, photoUrl: photoURL, isGuest: isGuest,
-                      hasPassword: passwordHash != nil,
-                      providers: (passwordHash != nil ? ["password"] : []) + identityProviders,
-                      roles: roles, mfaEnabled: false,
-                      createdAt: Timestamp.rfc3339(microsecondsSinceEpoch: createdAtMicros))
+    /// What the account shows of itself: its profile, with `has_password` instead of the hash.
+    public var profile: UserProfile {
+        UserProfile(appId: appId, uid: uid, email: email, emailVerified: emailVerified, phone: phone, username: username,
+                    firstName: firstName, lastName: lastName, photoURL: photoURL, hasPassword: passwordHash != nil,
+                    isGuest: isGuest, disabled: disabled, roles: roles, createdAtMicros: createdAtMicros,
+                    identityProviders: identityProviders)
     }
+
+    /// The user as clients see it.
+    public var message: CommonV1.User { profile.message }
 
     /// The columns `init(row:)` reads, for SELECT and RETURNING clauses.
     static let columns = """

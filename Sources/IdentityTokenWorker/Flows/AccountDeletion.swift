@@ -15,6 +15,7 @@ struct AccountDeletion: Sendable {
     let hasher: PasswordHasher
     let guests: GuestSignIn
     let masterKey: [UInt8]
+    let identitySeal: ProviderIdentitySeal
 
     func handle(_ command: TokenV1.DeleteAccount) throws -> TokenV1.Done {
         guard let user = try users.find(appId: command.appId, uid: command.uid) else { throw ServiceError.invalidToken }
@@ -28,7 +29,7 @@ struct AccountDeletion: Sendable {
         if let identity = command.identity {
             // Only the provider worker's sealed word counts as provider proof.
             do {
-                try ProviderAccounts.requireSealed(identity, appId: command.appId, masterKey: masterKey)
+                try ProviderAccounts.requireSealed(identity, appId: command.appId, seal: identitySeal)
             } catch {
                 throw ServiceError.reauthRequired
             }

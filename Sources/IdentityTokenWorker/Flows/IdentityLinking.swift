@@ -9,13 +9,14 @@ struct IdentityLinking: Sendable {
     let sessions: SessionStore
     let hasher: PasswordHasher
     let masterKey: [UInt8]
+    let identitySeal: ProviderIdentitySeal
 
     /// How recent a sign-in must be to link without a password.
     static let freshSignInSeconds = 300
 
     func link(_ command: TokenV1.LinkIdentity) throws -> TokenV1.UserResult {
         guard let identity = command.identity else { throw ServiceError.validationFailed([]) }
-        try ProviderAccounts.requireSealed(identity, appId: command.appId, masterKey: masterKey)
+        try ProviderAccounts.requireSealed(identity, appId: command.appId, seal: identitySeal)
         try requireFreshProof(command)
         let user = try pool.transaction { connection -> UserRecord in
             try ProviderAccounts.spendNonce(identity, appId: command.appId, nonces: nonces, on: connection)

@@ -1,0 +1,31 @@
+/// Every limit the service applies, with its default (PRODUCT.md, "Rate limits", where it names
+/// one; our choice otherwise, said in the README).
+public enum RateLimitCatalogue {
+    // Password sign-in and provider sign-ins.
+    public static let signInPerIP = RateLimitPolicy(name: "sign_in_per_ip", count: 100, window: 60)
+    public static let signInPerIdentifier = RateLimitPolicy(name: "sign_in_per_identifier", count: 10, window: 900)
+    public static let signUpPerIP = RateLimitPolicy(name: "sign_up_per_ip", count: 20, window: 3600)
+    public static let guestPerIP = RateLimitPolicy(name: "guest_per_ip", count: 30, window: 3600)
+    public static let noncePerIP = RateLimitPolicy(name: "nonce_per_ip", count: 60, window: 60)
+    public static let refreshPerIP = RateLimitPolicy(name: "refresh_per_ip", count: 600, window: 60)
+    // Mailed codes (sign-in codes, password reset, email verification) share one budget per
+    // address: a reset is as good a way into an account as a sign-in code.
+    public static let codeSendPerIP = RateLimitPolicy(name: "code_send_per_ip", count: 30, window: 3600)
+    public static let codeSendPerAddress = RateLimitPolicy(name: "code_send_per_address", count: 5, window: 3600)
+    public static let codeResendPerAddress = RateLimitPolicy(name: "code_resend_per_address", count: 1, window: 60)
+    public static let codeVerifyPerIP = RateLimitPolicy(name: "code_verify_per_ip", count: 100, window: 3600)
+    /// Wrong guesses per address, whatever the number of codes sent (counted by the token
+    /// worker in the transaction that checks the code; a right guess is given back).
+    public static let codeGuessPerAddress = RateLimitPolicy(name: "code_guess_per_address", count: 20, window: 3600)
+    /// Current-password checks of a signed-in user (password change, account deletion): a
+    /// stolen access token must not become a password oracle.
+    public static let passwordCheckPerUser = RateLimitPolicy(name: "password_check_per_user", count: 10, window: 900)
+
+    public static let all: [RateLimitPolicy] = [
+        signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
+        codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
+        passwordCheckPerUser,
+    ]
+
+    public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }
+}
