@@ -84,7 +84,7 @@ public enum AppleCredentials {
     public static func load(_ settings: ProviderSettings, appId: String, masterKey: [UInt8]) throws -> AppleClient.Credentials? {
         guard let team = settings.appleTeamId, let keyId = settings.appleKeyId, let sealed = settings.applePrivateKeySealed
         else { return nil }
-        let pem = try AESGCM.open(sealed, key: masterKey, associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
+        let pem = try SecretSealer(masterKey: masterKey, purpose: .appleSecretSeal).open(sealed, associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
         return AppleClient.Credentials(teamId: team, keyId: keyId,
                                        key: try ECSigningKey.fromPEM(String(decoding: pem, as: UTF8.self)))
     }

@@ -25,12 +25,12 @@ struct AppleCodeExchange: Sendable {
                 Log.warning("Apple code not exchanged: no team id, key id or .p8 key set", fields)
                 return []
             }
-            let code = try AESGCM.open(Array(command.sealedCode), key: masterKey,
-                                       associatedData: ProviderSecretAAD.appleCode(appId: command.appId, subject: command.subject))
+            let code = try SecretSealer(masterKey: masterKey, purpose: .busSecretSeal)
+                .open(Array(command.sealedCode), associatedData: ProviderSecretAAD.appleCode(appId: command.appId, subject: command.subject))
             let refreshToken = try apple.exchange(code: String(decoding: code, as: UTF8.self), clientId: command.clientId,
                                                   credentials: credentials)
-            let sealed = try AESGCM.seal(Array(refreshToken.utf8), key: masterKey,
-                                         associatedData: ProviderSecretAAD.appleRefreshToken(appId: command.appId,
+            let sealed = try SecretSealer(masterKey: masterKey, purpose: .appleSecretSeal)
+                .seal(Array(refreshToken.utf8), associatedData: ProviderSecretAAD.appleRefreshToken(appId: command.appId,
                                                                                              subject: command.subject))
             if try identities.storeAppleRefreshToken(appId: command.appId, uid: command.uid, subject: command.subject,
                                                      clientId: command.clientId, sealed: sealed) {

@@ -23,6 +23,7 @@ struct AppleRevocation: Sendable {
     let settings: ProviderSettingsStore
     let apple: AppleClient
     let masterKey: [UInt8]
+    private var appleSecrets: SecretSealer { SecretSealer(masterKey: masterKey, purpose: .appleSecretSeal) }
     let retryDelays: [Int]
     let counters: Locked<Counters>
 
@@ -37,12 +38,12 @@ struct AppleRevocation: Sendable {
             }
             let token: String
             if !command.sealedRefreshToken.isEmpty {
-                token = String(decoding: try AESGCM.open(Array(command.sealedRefreshToken), key: masterKey,
-                                                         associatedData: refreshTokenAAD(command)), as: UTF8.self)
+                let sealed = Array(command.sealedRefreshToken)
+                token = String(decoding: try appleSecrets.open(sealed, associatedData: refreshTokenAAD(command)), as: UTF8.self)
             } else if !command.sealedCode.isEmpty {
-                let code = try AESGCM.open(Array(command.sealedCode), key: masterKey,
-                                           associatedData: ProviderSecretAAD.appleCode(appId: command.appId,
-                                                                                       subject: command.subject))
+                let code = try SecretSealer(masterKey: masterKey, purpose: .busSecretSeal)
+                    .open(Array(command.sealedCode),
+                          associatedData: ProviderSecretAAD.appleCode(appId: command.appId, subject: command.subject))
                 do {
                     token = try apple.exchange(code: String(decoding: code, as: UTF8.self), clientId: command.clientId,
                                                credentials: credentials)
@@ -53,8 +54,8 @@ struct AppleRevocation: Sendable {
                 counters.withLock { $0.codesExchanged += 1 }
                 // The code is spent from here on, whatever happens next.
                 next.sealedCode = Data()
-                next.sealedRefreshToken = Data(try AESGCM.seal(Array(token.utf8), key: masterKey,
-                                                               associatedData: refreshTokenAAD(command)))
+                next.sealedRefreshToken = Data(try appleSecrets.seal(Array(token.utf8),
+                                                                     associatedData: refreshTokenAAD(command)))
             } else {
                 return deadLetter(command, why: "neither a refresh token nor an authorization code to revoke with", fields)
             }

@@ -21,16 +21,14 @@ public final class TokenWorker: Service {
         let issuer = SessionIssuer(sessions: sessions,
                                    keys: SigningKeyCache(apps: AppStore(pool: pool), masterKey: configuration.masterKey),
                                    refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds,
-                                   commandKey: Digest.hmacSHA256(key: configuration.masterKey, Array("command-session-v1".utf8)))
+                                   commandKey: SubKey.commandSession.derive(from: configuration.masterKey))
         let codeSettings = CodeSettings(
-            // Bound to its purpose, like every key derived from the master key.
-            codes: VerificationCodeStore(key: Digest.hmacSHA256(key: configuration.masterKey,
-                                                                Array("verification-code-v1".utf8))),
+            codes: VerificationCodeStore(key: SubKey.verificationCode.derive(from: configuration.masterKey)),
             lifetimeSeconds: configuration.codeLifetimeSeconds,
             verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds,
             mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
         let guests = GuestSignIn(pool: pool, users: users, issuer: issuer,
-                                 secretKey: Digest.hmacSHA256(key: configuration.masterKey, Array("guest-secret-v1".utf8)))
+                                 secretKey: SubKey.guestSecret.derive(from: configuration.masterKey))
         let router = CommandRouter(
             guest: guests,
             deletion: AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
@@ -51,9 +49,7 @@ public final class TokenWorker: Service {
                                      sessions: sessions, hasher: hasher,
                                      masterKey: configuration.masterKey, identitySeal: identitySeal),
             refresh: TokenRefresh(pool: pool, users: users, sessions: sessions, issuer: issuer,
-                                  // Bound to its purpose, so the master key itself never keys an HMAC.
-                                  successorKey: Digest.hmacSHA256(key: configuration.masterKey,
-                                                                  Array("refresh-token-successor-v1".utf8)),
+                                  successorKey: SubKey.refreshSuccessor.derive(from: configuration.masterKey),
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()))

@@ -21,6 +21,8 @@ let usage = """
       identityctl keys mail-payload-key
                                       the key mailer workers get (IDENTITY_MAIL_PAYLOAD_KEY), derived
                                       from IDENTITY_MASTER_KEY: mailers never hold the master key
+      identityctl keys reseal         once after upgrading, as the database owner: reseals rows sealed
+                                      with the master key itself under their sub-keys (idempotent)
       identityctl bench argon2|bus|broker [--seconds S] [--threads N] [--concurrency N]
                                       the machine's limits for make bench (JSON)
 
@@ -128,7 +130,7 @@ case ("apps", "settings"):
         if let keyFile {
             let pem = try String(contentsOfFile: keyFile, encoding: .utf8)
             _ = try ECSigningKey.fromPEM(pem)  // refuse a file that is not an EC private key
-            settings.applePrivateKeySealed = try AESGCM.seal(Array(pem.utf8), key: masterKey ?? [],
+            settings.applePrivateKeySealed = try SecretSealer(masterKey: masterKey ?? [], purpose: .appleSecretSeal).seal(Array(pem.utf8),
                                                              associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
         }
         try store.save(appId: appId, settings)
@@ -164,6 +166,19 @@ case ("keys", "mail-payload-key"):
     let masterKey = env.key32("IDENTITY_MASTER_KEY", required: true)
     env.validateOrExit(program: "identityctl")
     print(Hex.encode(MailPayloadSeal(masterKey: masterKey ?? []).keyBytes))
+
+case ("keys", "reseal"):
+    // Once after upgrading from a version that sealed rows with the master key itself
+    // (LegacySealUpgrade); run with the owner's database URL, as migrate is.
+    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: true)
+    env.validateOrExit(program: "identityctl")
+    do {
+        let counts = try LegacySealUpgrade(pool: PGPool(url: common.databaseURL, size: 1), masterKey: masterKey ?? []).run()
+        printJSON(["signing_keys": counts.signingKeys, "apple_private_keys": counts.applePrivateKeys,
+                   "apple_refresh_tokens": counts.appleRefreshTokens])
+    } catch {
+        fail("keys reseal failed: \(error)")
+    }
 
 case ("mail", "replay-dead"):
     env.validateOrExit(program: "identityctl")

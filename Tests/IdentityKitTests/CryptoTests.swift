@@ -96,4 +96,21 @@ final class KeyDerivationTests: XCTestCase {
         altered.email = nil
         XCTAssertFalse(seal.isValid(altered, appId: "app_1", now: now))
     }
+
+    /// Each purpose its own key: no two sub-keys alike, none the master key, and a sealed value
+    /// opens only under the sub-key of its purpose.
+    func testSubKeysAreDistinctAndBoundToTheirPurpose() throws {
+        let master = SecureRandom.bytes(32)
+        let keys = SubKey.allCases.map { $0.derive(from: master) }
+        XCTAssertEqual(Set(SubKey.allCases.map(\.rawValue)).count, SubKey.allCases.count)
+        XCTAssertEqual(Set(keys.map(Hex.encode)).count, keys.count)
+        XCTAssertFalse(keys.contains(master))
+        XCTAssertTrue(keys.allSatisfy { $0.count == 32 })
+        let aad = Array("signing_key:app_1:key_1".utf8)
+        let sealed = try SecretSealer(masterKey: master, purpose: .signingKeySeal).seal(Array("pem".utf8), associatedData: aad)
+        XCTAssertEqual(try SecretSealer(masterKey: master, purpose: .signingKeySeal).open(sealed, associatedData: aad),
+                       Array("pem".utf8))
+        XCTAssertThrowsError(try SecretSealer(masterKey: master, purpose: .appleSecretSeal).open(sealed, associatedData: aad))
+        XCTAssertThrowsError(try AESGCM.open(sealed, key: master, associatedData: aad))
+    }
 }

@@ -128,7 +128,7 @@ final class JSONParserTests: XCTestCase {
             [0xC3, 0x41],                                       // lead without continuation
         ]
         for bytes in invalid {
-            XCTAssertNotNil(failure([0x22] + bytes + [0x22]), "string \(bytes)")
+            XCTAssertEqual(failure([0x22] + bytes + [0x22]), .invalidUnicode(offset: 1), "string \(bytes)")
             // The same after an escape (the decoding path) and as a key.
             XCTAssertNotNil(failure(Array(#""\n"#.utf8) + bytes + [0x22]), "escaped string \(bytes)")
             XCTAssertNotNil(failure([0x7B, 0x22] + bytes + Array(#"":1}"#.utf8)), "key \(bytes)")
@@ -169,14 +169,22 @@ final class JSONParserTests: XCTestCase {
         }
     }
 
+    func testMalformedJSONWinsOverInvalidUnicode() {
+        // Invalid text in a document that is broken elsewhere is a broken document (400), not
+        // a field to complain about (422).
+        XCTAssertEqual(failure([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x2C, 0x7D]), .unexpectedByte(offset: 9))
+        XCTAssertEqual(failure(#"["\ud834", ]"#), .unexpectedByte(offset: 11))
+        XCTAssertEqual(failure(#"{"a":"\ud834","b":[1,2]}"#), .invalidUnicode(offset: 6))
+    }
+
     func testSurrogatePairsCombineAndLoneOnesAreRefused() throws {
         XCTAssertEqual(try parse(#""\uD834\uDD1E""#), .string("𝄞"))
         XCTAssertEqual(try parse(#"{"\ud83d\ude00":1}"#), .object(["😀": .number(1)]))
-        XCTAssertEqual(failure(#""\ud834""#), .invalidString(offset: 1))
-        XCTAssertEqual(failure(#""a\udd1e""#), .invalidString(offset: 2))
-        XCTAssertEqual(failure(#""\ud834\ud834""#), .invalidString(offset: 1))
-        XCTAssertEqual(failure(#""\udd1e\ud834""#), .invalidString(offset: 1))
-        XCTAssertEqual(failure(#""\ud834\n""#), .invalidString(offset: 1))
+        XCTAssertEqual(failure(#""\ud834""#), .invalidUnicode(offset: 1))
+        XCTAssertEqual(failure(#""a\udd1e""#), .invalidUnicode(offset: 2))
+        XCTAssertEqual(failure(#""\ud834\ud834""#), .invalidUnicode(offset: 1))
+        XCTAssertEqual(failure(#""\udd1e\ud834""#), .invalidUnicode(offset: 1))
+        XCTAssertEqual(failure(#""\ud834\n""#), .invalidUnicode(offset: 1))
     }
 
     // MARK: - duplicate keys

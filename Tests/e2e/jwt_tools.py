@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicNumbers
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 import db_tools
 
@@ -82,6 +83,14 @@ def tamper_segment(token, index):
     return ".".join(parts)
 
 
+def subkey(label, master_key_hex=None):
+    """A sub-key of the master key as the service derives it (SubKey.swift): HKDF-SHA256 with
+    salt "identity-service" and the label as info."""
+    master = bytes.fromhex(master_key_hex or os.environ["IDENTITY_MASTER_KEY"])
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=b"identity-service",
+                info=label.encode()).derive(master)
+
+
 def load_signing_key(app_id):
     """(kid, private key) of the app's current signing key, decrypted as the workers do:
     private_key_enc = nonce(12) || AES-256-GCM ciphertext || tag(16),
@@ -92,7 +101,7 @@ def load_signing_key(app_id):
     assert len(out) == 1, f"expected one current signing key for {app_id}, got {out!r}"
     kid, blob_hex = out[0]
     blob = bytes.fromhex(blob_hex)
-    aes = AESGCM(bytes.fromhex(os.environ["IDENTITY_MASTER_KEY"]))
+    aes = AESGCM(subkey("seal-signing-key-v1"))
     pem = aes.decrypt(blob[:12], blob[12:], f"signing_key:{app_id}:{kid}".encode())
     return kid, serialization.load_pem_private_key(pem, password=None)
 

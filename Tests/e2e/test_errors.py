@@ -117,3 +117,14 @@ def test_a_nul_character_is_refused_not_cut(client, app, field):
     assert_problem(resp, 422, "auth/validation-failed", locations=(f"body.{field}",))
     resp = client.sign_up(app, email=unique_email(), first_name="Jane\u0000Doe")
     assert_problem(resp, 422, "auth/validation-failed", locations=("body.first_name",))
+
+
+@pytest.mark.parametrize("raw", [b"Jane\xffDoe", b"Jane\xc3", b"\xed\xa0\x80", b"Jane\\ud800Doe", b"\\udc00"])
+def test_a_string_that_is_not_utf8_text_is_refused_not_replaced(client, app, raw):
+    """Invalid UTF-8 or a lone surrogate in a string field: 422, and nothing is made with the
+    string cut or replaced (U+FFFD) instead."""
+    email = unique_email()
+    body = b'{"email":"%s","password":"%s","first_name":"%s"}' % (email.encode(), PASSWORD.encode(), raw)
+    resp = client.post("/v1/auth/sign-up", data=body, app_key=app["app_key"], content_type="application/json")
+    assert_problem(resp, 422, "auth/validation-failed", locations=("body",))
+    assert client.sign_in(app, email=email).status == 401

@@ -12,12 +12,20 @@ struct BodyReader {
         try self.init(parsed: try context.json ?? Self.parse(context.request.body))
     }
 
-    /// Parses a body: not JSON → 400. The strict parser (`JSONParser`: linear time, depth 32,
-    /// duplicate keys refused) also gets the body cap, so a caller that skips HTTPServer's
-    /// check still cannot hand it more.
+    /// Parses a body: not JSON → 400; JSON with a string that is not Unicode text (invalid
+    /// UTF-8, a lone surrogate) → 422, as a NUL is: refused, never cut or replaced. The strict
+    /// parser (`JSONParser`: linear time, depth 32, duplicate keys refused) also gets the body
+    /// cap, so a caller that skips HTTPServer's check still cannot hand it more.
     static func parse(_ body: Data) throws -> JSONValue {
-        guard let value = JSONValue.parse(body, maximumBytes: HTTPServer.maximumBody) else { throw ServiceError.invalidJSON }
-        return value
+        switch JSONValue.parseBody(body, maximumBytes: HTTPServer.maximumBody) {
+        case .value(let value):
+            return value
+        case .invalidUnicode:
+            throw ServiceError.validationFailed([.init(location: "body",
+                                                       message: "strings must be valid UTF-8 text (no lone surrogates)")])
+        case .malformed:
+            throw ServiceError.invalidJSON
+        }
     }
 
     /// JSON but not an object → 422.

@@ -3,7 +3,7 @@
 /// workers get only this sub-key (`IDENTITY_MAIL_PAYLOAD_KEY`, see `identityctl keys
 /// mail-payload-key`), never the master key.
 public struct MailPayloadSeal: Sendable {
-    public static let label = "mail-payload-v1"
+    public static let label = SubKey.mailPayload.rawValue
 
     let key: [UInt8]
 

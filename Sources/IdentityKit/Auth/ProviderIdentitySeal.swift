@@ -13,7 +13,7 @@ public struct ProviderIdentitySeal: Sendable {
     let key: [UInt8]
 
     public init(masterKey: [UInt8]) {
-        key = HKDF.subkey(of: masterKey, label: "provider-identity-mac-v1")
+        key = SubKey.providerIdentityMAC.derive(from: masterKey)
     }
 
     /// The identity with `verified_at` and `mac` set, for `appId`.

@@ -19,8 +19,8 @@ public struct AppStore: Sendable {
         let issuer = publicBaseURL.trimmingSuffix("/") + "/v1/apps/" + appId
         let key = try RSAKey.generate()
         let kid = Identifiers.prefixed("key")
-        let sealed = try AESGCM.seal(Array(try key.privateKeyPEM().utf8), key: masterKey,
-                                     associatedData: SigningKeyAAD.make(appId: appId, kid: kid))
+        let sealed = try SecretSealer(masterKey: masterKey, purpose: .signingKeySeal)
+            .seal(Array(try key.privateKeyPEM().utf8), associatedData: SigningKeyAAD.make(appId: appId, kid: kid))
         try pool.transaction { connection in
             try connection.query("""
                 INSERT INTO apps (id, name, app_key, secret_key_hash, issuer, access_token_ttl)
@@ -118,8 +118,8 @@ public struct AppStore: Sendable {
         }
         guard let row else { return nil }
         let kid = try row.string("kid")
-        let pem = try AESGCM.open(row.bytes("private_key_enc"), key: masterKey,
-                                  associatedData: SigningKeyAAD.make(appId: appId, kid: kid))
+        let pem = try SecretSealer(masterKey: masterKey, purpose: .signingKeySeal)
+            .open(row.bytes("private_key_enc"), associatedData: SigningKeyAAD.make(appId: appId, kid: kid))
         return (kid, try RSAKey.fromPEM(String(decoding: pem, as: UTF8.self)))
     }
 

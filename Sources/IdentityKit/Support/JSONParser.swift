@@ -37,7 +37,7 @@ import Foundation
 /// Refused: more bytes than `maximumBytes`, nesting deeper than `maximumDepth` (`[[1]]` is
 /// depth 2), trailing commas, leading zeros, `NaN`/`Infinity`, numbers that overflow to
 /// infinity, unescaped control characters in strings, unknown escapes, lone surrogates
-/// (escaped or encoded), invalid UTF-8, whitespace other than space, tab, CR and LF, anything
+/// (escaped or encoded) and invalid UTF-8 (`invalidUnicode`, once the rest is well-formed), whitespace other than space, tab, CR and LF, anything
 /// after the value, and a key repeated in one object: different layers (this service, a
 /// database's JSON type, an app's backend) would each keep a different one of the two.
 public struct JSONParser {
@@ -54,6 +54,9 @@ public struct JSONParser {
         case unexpectedByte(offset: Int)
         case invalidNumber(offset: Int)
         case invalidString(offset: Int)
+        /// Well-formed JSON around a string that is not Unicode text: invalid UTF-8 or a lone
+        /// surrogate. Told apart so the gateway answers 422 for the field rather than 400.
+        case invalidUnicode(offset: Int)
         case duplicateKey(offset: Int)
     }
 
@@ -81,6 +84,9 @@ public struct JSONParser {
     private var position = 0
     /// Escaped strings are decoded here.
     private var scratch: [UInt8] = []
+    /// The first string that was not Unicode text. Parsing goes on (with U+FFFD in its place),
+    /// so a document that is also malformed elsewhere is still refused as malformed.
+    private var firstInvalidUnicode: Int?
 
     private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -92,7 +98,12 @@ public struct JSONParser {
         let value = try value(depth: 0)
         skipWhitespace()
         guard position == bytes.count else { throw .unexpectedByte(offset: position) }
+        if let offset = firstInvalidUnicode { throw .invalidUnicode(offset: offset) }
         return value
+    }
+
+    private mutating func notUnicode(at offset: Int) {
+        if firstInvalidUnicode == nil { firstInvalidUnicode = offset }
     }
 
     /// A value starting at `position`; `depth` is the number of containers around it.
@@ -183,7 +194,7 @@ public struct JSONParser {
             if byte == Byte.quote {
                 let run = UnsafeBufferPointer(rebasing: bytes[start..<position])
                 position += 1
-                guard orOfBytes & 0x80 == 0 || Self.isValidUTF8(run) else { throw .invalidString(offset: start) }
+                if orOfBytes & 0x80 != 0, !Self.isValidUTF8(run) { notUnicode(at: start) }
                 return String(decoding: run, as: UTF8.self)
             }
             if byte == Byte.backslash { break }
@@ -202,11 +213,9 @@ public struct JSONParser {
                 position += 1
                 // Escapes only ever add whole UTF-8 sequences, so checking the decoded buffer
                 // checks every raw run between them too.
-                let text = scratch.withUnsafeBufferPointer { decoded in
-                    Self.isValidUTF8(decoded) ? String(decoding: decoded, as: UTF8.self) : nil
-                }
-                guard let text else { throw .invalidString(offset: start) }
-                return text
+                let valid = scratch.withUnsafeBufferPointer { Self.isValidUTF8($0) }
+                if !valid { notUnicode(at: start) }
+                return String(decoding: scratch, as: UTF8.self)
             case Byte.backslash:
                 try escape()
             case 0..<0x20:
@@ -270,17 +279,24 @@ public struct JSONParser {
             var scalarValue = UInt32(unit)
             if (0xD800...0xDBFF).contains(unit) {
                 // A high surrogate must be followed at once by an escaped low one.
-                guard position + 1 < bytes.count, bytes[position] == Byte.backslash, bytes[position + 1] == Byte.u else {
-                    throw .invalidString(offset: escapeOffset)
+                if position + 1 < bytes.count, bytes[position] == Byte.backslash, bytes[position + 1] == Byte.u {
+                    position += 2
+                    let low = try hex4()
+                    if (0xDC00...0xDFFF).contains(low) {
+                        scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                    } else {
+                        notUnicode(at: escapeOffset)
+                        scalarValue = 0xFFFD
+                    }
+                } else {
+                    notUnicode(at: escapeOffset)
+                    scalarValue = 0xFFFD
                 }
-                position += 2
-                let low = try hex4()
-                guard (0xDC00...0xDFFF).contains(low) else { throw .invalidString(offset: escapeOffset) }
-                scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(unit) {
-                throw .invalidString(offset: escapeOffset)
+                notUnicode(at: escapeOffset)
+                scalarValue = 0xFFFD
             }
-            guard let scalar = Unicode.Scalar(scalarValue) else { throw .invalidString(offset: escapeOffset) }
+            let scalar = Unicode.Scalar(scalarValue) ?? "\u{FFFD}"
             scratch.append(contentsOf: scalar.utf8)
         default:
             throw .invalidString(offset: escapeOffset)

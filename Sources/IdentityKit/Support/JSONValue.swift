@@ -21,6 +21,25 @@ public enum JSONValue: Sendable, Equatable {
         try? JSONParser.parse(data, maximumBytes: maximumBytes, maximumDepth: maximumDepth)
     }
 
+    /// What a request body is: a value, well-formed JSON whose strings are not all Unicode text
+    /// (invalid UTF-8 or a lone surrogate: the gateway answers 422 for it, never cutting or
+    /// replacing characters), or not acceptable JSON at all.
+    public enum BodyParse: Sendable {
+        case value(JSONValue)
+        case invalidUnicode
+        case malformed
+    }
+
+    public static func parseBody(_ data: Data, maximumBytes: Int = JSONParser.defaultMaximumBytes) -> BodyParse {
+        do {
+            return .value(try JSONParser.parse(data, maximumBytes: maximumBytes))
+        } catch .invalidUnicode {
+            return .invalidUnicode
+        } catch {
+            return .malformed
+        }
+    }
+
     public subscript(_ key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil

@@ -75,8 +75,8 @@ struct AccountDeletion: Sendable {
                                       on connection: PGConnection) throws {
         var sealedCode: [UInt8] = []
         if let code = command.authorizationCode, !code.isEmpty, command.identity?.provider == "apple" {
-            sealedCode = try AESGCM.seal(Array(code.utf8), key: masterKey,
-                                         associatedData: ProviderSecretAAD.appleCode(appId: command.appId, subject: apple.subject))
+            sealedCode = try SecretSealer(masterKey: masterKey, purpose: .busSecretSeal)
+                .seal(Array(code.utf8), associatedData: ProviderSecretAAD.appleCode(appId: command.appId, subject: apple.subject))
         }
         guard apple.sealedAppleRefreshToken != nil || !sealedCode.isEmpty else { return }
         let clientId = apple.appleClientId ?? command.identity?.audience ?? ""

@@ -27,8 +27,8 @@ enum ProviderAccounts {
     /// (through the outbox), with the code sealed so it never rests in plaintext.
     static func queueAppleCodeExchange(code: String, identity: ProviderV1.VerifiedIdentity, appId: String, uid: String,
                                        masterKey: [UInt8], on connection: PGConnection) throws {
-        let sealed = try AESGCM.seal(Array(code.utf8), key: masterKey,
-                                     associatedData: ProviderSecretAAD.appleCode(appId: appId, subject: identity.subject))
+        let sealed = try SecretSealer(masterKey: masterKey, purpose: .busSecretSeal)
+            .seal(Array(code.utf8), associatedData: ProviderSecretAAD.appleCode(appId: appId, subject: identity.subject))
         let command = ProviderV1.ExchangeAppleCode(appId: appId, uid: uid, subject: identity.subject,
                                                    clientId: identity.audience, sealedCode: Data(sealed))
         try EventOutbox.appendCommand(command, queue: BusTopology.providerCommands, appId: appId, on: connection)
