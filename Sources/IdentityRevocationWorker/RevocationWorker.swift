@@ -25,6 +25,9 @@ public final class RevocationWorker: Service {
                                     retryDelays: configuration.appleRevokeRetryDelaysMilliseconds,
                                     counters: appleCounters)
         let levels = configuration.appleRevokeRetryDelaysMilliseconds.count
+        // Ending a user's sessions or removing their device acts for that user: only with their
+        // access token in the message (CallerAuthority).
+        let authority = CallerAuthority(apps: AppStore(pool: pool))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.revocationCommands,
@@ -37,11 +40,17 @@ public final class RevocationWorker: Service {
             CommandReplies.answer(message) { message in
                 switch message.type {
                 case RevocationV1.EndSession.protoName:
-                    return try .init(sessions.endOne(ProtoJSON.decode(RevocationV1.EndSession.self, from: message.body)))
+                    let command = try ProtoJSON.decode(RevocationV1.EndSession.self, from: message.body)
+                    try authority.check(message, appId: command.appId, uid: command.uid)
+                    return try .init(sessions.endOne(command))
                 case RevocationV1.EndAllSessions.protoName:
-                    return try .init(sessions.endAll(ProtoJSON.decode(RevocationV1.EndAllSessions.self, from: message.body)))
+                    let command = try ProtoJSON.decode(RevocationV1.EndAllSessions.self, from: message.body)
+                    try authority.check(message, appId: command.appId, uid: command.uid)
+                    return try .init(sessions.endAll(command))
                 case RevocationV1.UnregisterDevice.protoName:
-                    return try .init(sessions.unregister(ProtoJSON.decode(RevocationV1.UnregisterDevice.self, from: message.body)))
+                    let command = try ProtoJSON.decode(RevocationV1.UnregisterDevice.self, from: message.body)
+                    try authority.check(message, appId: command.appId, uid: command.uid)
+                    return try .init(sessions.unregister(command))
                 case RevocationV1.RevokeAppleToken.protoName:
                     return .none(followUps: apple.handle(try ProtoJSON.decode(RevocationV1.RevokeAppleToken.self,
                                                                               from: message.body)))

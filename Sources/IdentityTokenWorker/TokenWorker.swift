@@ -42,7 +42,7 @@ public final class TokenWorker: Service {
                                        ownership: ownership),
             recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings,
                                        ownership: ownership),
-            verification: EmailVerification(pool: pool, users: users, settings: codeSettings),
+            verification: EmailVerification(pool: pool, users: users, settings: codeSettings, ownership: ownership),
             providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
                                            issuer: issuer, masterKey: configuration.masterKey, identitySeal: identitySeal),
             linking: IdentityLinking(pool: pool, users: users, identities: identities, nonces: nonces,
@@ -52,7 +52,8 @@ public final class TokenWorker: Service {
                                   successorKey: SubKey.refreshSuccessor.derive(from: configuration.masterKey),
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
-            workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()))
+            workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
+            authority: CallerAuthority(apps: AppStore(pool: pool)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,
@@ -79,6 +80,7 @@ struct CommandRouter: Sendable {
     let linking: IdentityLinking
     let refresh: TokenRefresh
     let workerName: String
+    let authority: CallerAuthority
 
     func handle(_ message: BusMessage) -> CommandConsumer.Reply {
         CommandReplies.answer(message) { message in
@@ -127,8 +129,13 @@ struct CommandRouter: Sendable {
         }
     }
 
-    /// The command in `message`, of the type the call site expects.
+    /// The command in `message`, of the type the call site expects; a command that acts for a
+    /// user (`ActsForUser`) only with that user's access token in the message.
     private func decode<Command: ProtoMessage>(_ message: BusMessage) throws -> Command {
-        try ProtoJSON.decode(Command.self, from: message.body)
+        let command = try ProtoJSON.decode(Command.self, from: message.body)
+        if let acting = command as? ActsForUser, !acting.actingUid.isEmpty {
+            try authority.check(message, appId: message.appId, uid: acting.actingUid, sessionId: acting.actingSessionId)
+        }
+        return command
     }
 }

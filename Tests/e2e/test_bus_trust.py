@@ -2,7 +2,12 @@
 provider identity crosses the bus sealed with a MAC that only the provider worker makes (a
 sub-key of the master key the gateway never has). A `ProviderSignIn` published straight to the
 token worker's queue with a made-up or altered identity gets no tokens, and the refusal is
-logged; the identity the provider worker really verified still signs in (the control)."""
+logged; the identity the provider worker really verified still signs in (the control).
+
+Likewise every command that acts for a user on the gateway's word (profile, password, devices,
+linking, deletion, sign-out, guest upgrades) runs only with that user's access token in the
+message's `caller_token` header (CallerAuthority): another process that may publish to the
+default exchange (here the provider worker's broker user) cannot act for anyone."""
 
 import json
 import os
@@ -21,11 +26,11 @@ PROVIDER_QUEUE = "identity.provider.commands"
 ERROR_TYPE = "identity.common.v1.Error"
 
 
-def _command(queue, type_name, body, app_id, timeout=10):
-    """Publishes a command with the gateway's own broker credentials (it may publish commands;
-    it never holds the MAC key) and waits for the worker's reply on direct reply-to:
-    (type, parsed body)."""
-    connection = connect(amqp_url("identity-gateway"))
+def _command(queue, type_name, body, app_id, timeout=10, user="identity-gateway", caller_token=None):
+    """Publishes a command with `user`'s broker credentials (by default the gateway's: it may
+    publish commands; it never holds the MAC key), with `caller_token` as the acting user's
+    token when given, and waits for the worker's reply on direct reply-to: (type, parsed body)."""
+    connection = connect(amqp_url(user))
     try:
         channel = connection.channel()
         replies = []
@@ -37,7 +42,8 @@ def _command(queue, type_name, body, app_id, timeout=10):
             properties=pika.BasicProperties(
                 type=type_name, content_type="application/json", message_id=f"cmd_{correlation}",
                 correlation_id=correlation, reply_to="amq.rabbitmq.reply-to", expiration=str(timeout * 1000),
-                headers={"app_id": app_id, "request_id": f"req_forged_{correlation}"}))
+                headers={"app_id": app_id, "request_id": f"req_forged_{correlation}",
+                         **({"caller_token": caller_token} if caller_token else {})}))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             connection.process_data_events(time_limit=0.2)
@@ -100,3 +106,54 @@ def test_an_altered_identity_gets_no_tokens_and_the_real_one_does(client, provid
     reply_type, reply = _sign_in(provider_app, sealed)
     assert reply_type == "identity.token.v1.AuthResult", reply
     assert reply.get("access_token"), reply
+
+
+REVOCATION_QUEUE = "identity.revocation.commands"
+REFUSAL_LOG = "command refused: it does not carry the acting user's access token"
+
+
+def test_a_command_acting_for_a_user_needs_that_users_own_token(stack, client, app):
+    victim = client.new_user(app, first_name="Victim")
+    attacker = client.new_user(app, first_name="Attacker")
+    uid = victim["user"]["uid"]
+    update = {"app_id": app["app_id"], "uid": uid, "first_name": "Pwned"}
+    # Published by a process that may write to the default exchange, without a token, with a
+    # garbled one, and with a valid token of another user: all refused, nothing changed.
+    for token in (None, victim["access_token"][:-4] + "AAAA", attacker["access_token"]):
+        reply_type, reply = _command(TOKEN_QUEUE, "identity.token.v1.UpdateProfile", update, app["app_id"],
+                                     user="identity-provider-worker", caller_token=token)
+        assert reply_type == ERROR_TYPE and reply["code"] == "auth/invalid-token", reply
+    me = client.get("/v1/me", app_key=app["app_key"], token=victim["access_token"])
+    assert me.status == 200 and me.data["first_name"] == "Victim", me
+    assert REFUSAL_LOG in stack.worker.tail(400)
+    # The control: with the victim's own token the same command runs.
+    reply_type, reply = _command(TOKEN_QUEUE, "identity.token.v1.UpdateProfile", update, app["app_id"],
+                                 user="identity-provider-worker", caller_token=victim["access_token"])
+    assert reply_type == "identity.token.v1.UserResult" and reply["user"]["first_name"] == "Pwned", reply
+
+
+def test_a_forged_sign_out_ends_no_session(stack, client, app):
+    victim = client.new_user(app)
+    uid = victim["user"]["uid"]
+    for type_name, body in (("identity.revocation.v1.EndAllSessions", {"app_id": app["app_id"], "uid": uid,
+                                                                        "reason": "forged"}),
+                            ("identity.revocation.v1.EndSession", {"app_id": app["app_id"], "uid": uid,
+                                                                    "session_id": victim["session_id"],
+                                                                    "reason": "forged"})):
+        reply_type, reply = _command(REVOCATION_QUEUE, type_name, body, app["app_id"], user="identity-provider-worker")
+        assert reply_type == ERROR_TYPE and reply["code"] == "auth/invalid-token", reply
+    assert client.get("/v1/me", app_key=app["app_key"], token=victim["access_token"]).status == 200
+    assert _sessions_of(uid) == 1
+    assert REFUSAL_LOG in stack.revocation.tail(400)
+
+
+def test_a_guest_cannot_be_taken_over_without_its_token(client, app):
+    guest, _ = client.new_guest(app)
+    uid = guest["user"]["uid"]
+    reply_type, reply = _command(TOKEN_QUEUE, "identity.token.v1.SignUp",
+                                 {"app_id": app["app_id"], "email": f"taker-{uuid.uuid4().hex[:8]}@example.com",
+                                  "password": "correct horse battery staple", "guest_uid": uid}, app["app_id"])
+    assert reply_type == ERROR_TYPE and reply["code"] == "auth/invalid-token", reply
+    # The guest is still a guest, signed in as before.
+    me = client.get("/v1/me", app_key=app["app_key"], token=guest["access_token"])
+    assert me.status == 200 and me.data["is_guest"] is True, me

@@ -15,7 +15,7 @@ int crabbitmqshim_login(amqp_connection_state_t conn, const char *vhost, int hea
                         const char *user, const char *password, const char *connection_name);
 
 /// The properties this service sets on a message (ARCHITECTURE.md, "Messages"). NULL or empty
-/// strings are left out. `app_id` and `request_id` travel as headers.
+/// strings are left out. `app_id`, `request_id` and `caller_token` travel as headers.
 typedef struct {
     const char *type;
     const char *correlation_id;
@@ -24,6 +24,7 @@ typedef struct {
     const char *expiration;
     const char *app_id;
     const char *request_id;
+    const char *caller_token;
     int persistent;
 } crabbitmqshim_message;
 

@@ -13,8 +13,10 @@ struct CommandSender: Sendable {
         appId: String, request: HTTPRequest, render: @escaping @Sendable (Reply) -> HTTPResponse
     ) -> RouteResult {
         let requestId = request.requestId
+        let callerToken = Self.callerToken(request, queue: queue)
         return .later { respond in
-            bus.request(command, queue: queue, appId: appId, requestId: requestId, timeout: timeout) { result in
+            bus.request(command, queue: queue, appId: appId, requestId: requestId, callerToken: callerToken,
+                        timeout: timeout) { result in
                 respond(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render))
             }
         }
@@ -33,8 +35,11 @@ struct CommandSender: Sendable {
         let requestId = request.requestId
         let bus = self.bus
         let timeout = self.timeout
+        let firstCaller = Self.callerToken(request, queue: firstQueue)
+        let secondCaller = Self.callerToken(request, queue: secondQueue)
         return .later { respond in
-            bus.request(first, queue: firstQueue, appId: appId, requestId: requestId, timeout: timeout) { result in
+            bus.request(first, queue: firstQueue, appId: appId, requestId: requestId, callerToken: firstCaller,
+                        timeout: timeout) { result in
                 var intermediate: Middle?
                 let failure = Self.response(to: result, expecting: Middle.self, requestId: requestId) { value in
                     intermediate = value
@@ -47,11 +52,21 @@ struct CommandSender: Sendable {
                     return respond(failure)
                 }
                 bus.request(next(intermediate), queue: secondQueue, appId: appId, requestId: requestId,
-                            timeout: timeout) { result in
+                            callerToken: secondCaller, timeout: timeout) { result in
                     respond(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render))
                 }
             }
         }
+    }
+
+    /// The caller's bearer token, forwarded so the worker can check that a command acting for a
+    /// user comes with that user's token (`CallerAuthority`). Only to the workers that act for
+    /// users: the provider worker verifies third-party tokens and has no use for ours.
+    private static func callerToken(_ request: HTTPRequest, queue: String) -> String {
+        guard queue == BusTopology.tokenCommands || queue == BusTopology.revocationCommands,
+              let authorization = request.header("authorization"), authorization.hasPrefix("Bearer ") else { return "" }
+        let token = authorization.dropFirst(7).drop { $0 == " " }
+        return token.utf8.count < 8192 ? String(token) : ""
     }
 
     private static func response<Reply: ProtoMessage>(

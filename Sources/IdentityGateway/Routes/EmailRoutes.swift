@@ -22,7 +22,7 @@ struct EmailRoutes: Sendable {
          Route(method: "POST", pattern: "/v1/me/email/verification", needsApp: true, takesBody: false,
                limits: .verificationSend, errors: .signedIn + [.validationFailed([])], handler: sendVerification),
          Route(method: "POST", pattern: "/v1/auth/email/verify", needsApp: true, takesBody: true,
-               limits: .codeVerify, errors: .codeCheck, handler: verifyEmail)]
+               limits: .codeVerify, errors: .codeCheck + [.invalidToken], handler: verifyEmail)]
     }
 
     private static func accepted(_ reply: TokenV1.Accepted) -> HTTPResponse {
@@ -126,7 +126,16 @@ struct EmailRoutes: Sendable {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let (address, code) = try emailAndCode(&body)
-        let command = TokenV1.VerifyEmail(appId: app.id, email: address, code: code)
+        var command = TokenV1.VerifyEmail(appId: app.id, email: address, code: code)
+        // Signed in (optional): the proof is made in that session (PRODUCT.md, "Email
+        // ownership"; EmailOwnership.provedInSession). A token that does not verify is a 401,
+        // so a client bug never turns an in-session proof into an anonymous one.
+        if context.request.header("authorization") != nil {
+            let claims = try auth.liveSession(context)
+            guard claims.aud == app.id else { throw ServiceError.invalidToken }
+            command.uid = claims.sub
+            command.sessionId = claims.sid
+        }
         return commands.send(command, expecting: TokenV1.UserResult.self, appId: app.id, request: context.request) {
             HTTPResponse.data($0.user.map(UserJSON.make) ?? .null)
         }

@@ -292,14 +292,17 @@ public final class AMQPLink: Sendable {
                             expiration.withCString { expirationC in
                                 message.appId.withCString { appId in
                                     message.requestId.withCString { requestId in
+                                      message.callerToken.withCString { callerToken in
                                         var properties = crabbitmqshim_message(
                                             type: type, correlation_id: correlation, reply_to: replyTo,
                                             message_id: messageId, expiration: expirationC, app_id: appId,
-                                            request_id: requestId, persistent: message.persistent ? 1 : 0)
+                                            request_id: requestId, caller_token: callerToken,
+                                            persistent: message.persistent ? 1 : 0)
                                         return message.body.withUnsafeBytes { body in
                                             crabbitmqshim_publish(connection, 1, message.exchange, message.routingKey,
                                                                   &properties, body.baseAddress, body.count) == 0
                                         }
+                                      }
                                     }
                                 }
                             }
@@ -351,8 +354,8 @@ public final class AMQPLink: Sendable {
             guard properties._flags & amqp_flags_t(flag) != 0, let pointer = bytes.bytes, bytes.len > 0 else { return "" }
             return String(decoding: UnsafeRawBufferPointer(start: pointer, count: bytes.len), as: UTF8.self)
         }
-        func header(_ name: String) -> String {
-            var buffer = [CChar](repeating: 0, count: 256)
+        func header(_ name: String, capacity: Int = 256) -> String {
+            var buffer = [CChar](repeating: 0, count: capacity)
             let length = crabbitmqshim_header(&properties, name, &buffer, buffer.count)
             guard length >= 0 else { return "" }
             return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -365,6 +368,8 @@ public final class AMQPLink: Sendable {
             messageId: text(properties.message_id, AMQP_BASIC_MESSAGE_ID_FLAG),
             appId: header("app_id"),
             requestId: header("request_id"),
+            // Access tokens are under 8 KiB (the gateway refuses longer ones).
+            callerToken: header("caller_token", capacity: 8192),
             deliveryTag: deliveryTag,
             linkGeneration: generation,
             redelivered: redelivered)

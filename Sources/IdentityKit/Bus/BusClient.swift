@@ -32,7 +32,7 @@ public final class BusClient: Sendable {
 
     /// Sends `message` (a command) to `queue` and waits at most `timeout` seconds for a reply.
     public func request<M: ProtoMessage>(_ message: M, queue: String, appId: String, requestId: String,
-                                         timeout: Double, completion: @escaping Completion) {
+                                         callerToken: String = "", timeout: Double, completion: @escaping Completion) {
         guard let body = try? ProtoJSON.encode(message), let link = link.withLock({ $0 }) else {
             completion(.failure(.unavailable))
             return
@@ -45,6 +45,7 @@ public final class BusClient: Sendable {
         outgoing.expirationMilliseconds = Int(timeout * 1000)
         outgoing.appId = appId
         outgoing.requestId = requestId
+        outgoing.callerToken = callerToken
         pending.withLock { $0[correlationId] = completion }
         guard link.send(.publish(outgoing)) else {
             take(correlationId)?(.failure(.unavailable))

@@ -10,6 +10,8 @@ public struct BusMessage: Sendable {
     public var messageId: String
     public var appId: String
     public var requestId: String
+    /// The access token of the user a gateway command acts for (`OutgoingMessage.callerToken`).
+    public var callerToken: String
     public var deliveryTag: UInt64
     public var linkGeneration: Int
     public var redelivered: Bool
@@ -28,6 +30,11 @@ public struct OutgoingMessage: Sendable {
     public var expirationMilliseconds: Int?
     public var appId: String = ""
     public var requestId: String = ""
+    /// The access token of the user a command acts for, as the gateway received it: the worker
+    /// verifies it again (`CallerAuthority`), so a command's authority over a user rests on that
+    /// user's signed token, not on who could publish to the queue. Commands only: their
+    /// messages are transient and expire with the caller's deadline.
+    public var callerToken: String = ""
     public var persistent: Bool = false
 
     public init(exchange: String, routingKey: String, type: String, body: Data) {

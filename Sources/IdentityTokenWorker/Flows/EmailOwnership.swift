@@ -24,4 +24,16 @@ struct EmailOwnership: Sendable {
         try Events.userUpdated(appId: appId, uid: user.uid, change: "email_ownership_proved", on: connection)
         return true
     }
+
+    /// The rule for a proof made in one of the account's own sessions (email verification sent
+    /// with that session's token): whoever holds the session also reads the mailbox, so they
+    /// are the owner and keep their password and links; every other session ends, as any proof
+    /// ends them. Returns true when the account was unverified.
+    @discardableResult
+    func provedInSession(_ user: UserRecord, appId: String, sessionId: String, on connection: PGConnection) throws -> Bool {
+        guard !user.emailVerified else { return false }
+        _ = try sessions.end(appId: appId, uid: user.uid, sessionId: nil, except: sessionId,
+                             reason: "email_ownership_proved", on: connection)
+        return true
+    }
 }

@@ -5,6 +5,7 @@ struct EmailVerification: Sendable {
     let pool: PGPool
     let users: UserStore
     let settings: CodeSettings
+    let ownership: EmailOwnership
 
     func send(_ command: TokenV1.SendEmailVerification, requestId: String) throws -> CommandConsumer.Reply {
         guard let user = try users.find(appId: command.appId, uid: command.uid) else { throw ServiceError.invalidToken }
@@ -35,6 +36,14 @@ struct EmailVerification: Sendable {
             if let failure = check.failure { return .failure(failure) }
             guard let user = try users.find(appId: command.appId, email: command.email, on: connection) else {
                 return .failure(.invalidCode)
+            }
+            if let sessionId = command.sessionId, !sessionId.isEmpty, command.uid == user.uid {
+                // Proved in the account's own session (its token checked by CallerAuthority): the
+                // holder of the session reads the mailbox, so what they set stays; any other
+                // session ends.
+                try ownership.provedInSession(user, appId: command.appId, sessionId: sessionId, on: connection)
+            } else {
+                try ownership.proved(user, appId: command.appId, on: connection)
             }
             try users.markEmailVerified(appId: command.appId, uid: user.uid, on: connection)
             return .success(try users.find(appId: command.appId, uid: user.uid, on: connection) ?? user)

@@ -618,15 +618,25 @@ extension TokenV1 {
         public var appId: String
         public var email: String
         public var code: String
+        /// Set when the call carried a live access token: the user and session making the proof. A
+        /// proof made in the account's own session keeps its password and links (only the account's
+        /// holder has both the session and the mailbox); any other proof on an unverified account is
+        /// the email-ownership rule in full (PRODUCT.md, "Email ownership").
+        public var uid: String?
+        public var sessionId: String?
 
         public init(
             appId: String = "",
             email: String = "",
-            code: String = ""
+            code: String = "",
+            uid: String? = nil,
+            sessionId: String? = nil
         ) {
             self.appId = appId
             self.email = email
             self.code = code
+            self.uid = uid
+            self.sessionId = sessionId
         }
 
         public init(from decoder: Decoder) throws {
@@ -634,6 +644,8 @@ extension TokenV1 {
             self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
             self.email = try container.decodeProto(String.self, "email") ?? ""
             self.code = try container.decodeProto(String.self, "code") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid")
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -641,6 +653,8 @@ extension TokenV1 {
             if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
             if !self.email.isEmpty { try container.encode(self.email, forKey: ProtoJSONKey("email")) }
             if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
+            if let value = self.uid { try container.encode(value, forKey: ProtoJSONKey("uid")) }
+            if let value = self.sessionId { try container.encode(value, forKey: ProtoJSONKey("session_id")) }
         }
     }
 

@@ -1,10 +1,11 @@
 import Foundation
-import IdentityKit
 
 /// Verifies access tokens with the app's public keys, cached per app for a minute and
 /// reloaded at once (at most every 5 seconds) when a token names a key not yet seen, so a
-/// rotated key is accepted without waiting for the cache to expire.
-final class TokenVerifier: Sendable {
+/// rotated key is accepted without waiting for the cache to expire. The gateway checks every
+/// bearer token with it, and the token and revocation workers check again the token a command
+/// acts on (`CallerAuthority`).
+public final class TokenVerifier: Sendable {
     private struct Keys: Sendable {
         let byKid: [String: RSAKey]
         let loaded: Date
@@ -27,13 +28,13 @@ final class TokenVerifier: Sendable {
     /// the store stops verifying within this).
     private let keyCacheSeconds: TimeInterval
 
-    init(store: AppStore, keyCacheSeconds: TimeInterval = 60) {
+    public init(store: AppStore, keyCacheSeconds: TimeInterval = 60) {
         self.store = store
         self.keyCacheSeconds = keyCacheSeconds
     }
 
     /// The claims of a valid bearer token for `app`, or the error to answer with.
-    func verify(authorization: String?, app: AppRecord) throws -> AccessTokenClaims {
+    public func verify(authorization: String?, app: AppRecord) throws -> AccessTokenClaims {
         guard let authorization, authorization.hasPrefix("Bearer ") else { throw ServiceError.invalidToken }
         let token = String(authorization.utf8.dropFirst(7).drop { $0 == 32 }) ?? ""
         guard !token.isEmpty, token.utf8.count < 8192 else { throw ServiceError.invalidToken }

@@ -1,0 +1,49 @@
+import Foundation
+
+/// A command that acts for one user (changes their profile, ends their session, upgrades their
+/// guest account…) has the gateway's word for who that user is: the gateway verified a bearer
+/// token. The gateway is not the only process that can publish to a worker's queue (the provider
+/// worker and the token worker write to the default exchange too), so that word alone would let
+/// any of them act for any user. The gateway therefore forwards the caller's access token with
+/// the command (the `caller_token` header, `OutgoingMessage.callerToken`) and the worker checks it
+/// again with the same `TokenVerifier`: signed by the app's key, not expired, for this app, for
+/// this user (and session, where the command names one). Whoever lacks the user's token cannot
+/// make a worker act for that user; a refusal is logged and answered 401.
+///
+/// Not checked here: that the session is still live. The gateway checks that before sending, and
+/// the flows that depend on it (linking's recent sign-in, device registration) check it again in
+/// their own transaction.
+public struct CallerAuthority: Sendable {
+    let verifier: TokenVerifier
+    let apps: AppStore
+
+    public init(apps: AppStore) {
+        self.apps = apps
+        verifier = TokenVerifier(store: apps)
+    }
+
+    /// The verified claims when `message` carries an access token of `appId` for `uid` (and for
+    /// `sessionId` when one is given), else throws 401 `auth/invalid-token` after logging why.
+    @discardableResult
+    public func check(_ message: BusMessage, appId: String, uid: String, sessionId: String? = nil) throws -> AccessTokenClaims {
+        let fields = ["app_id": appId, "type": message.type, "request_id": message.requestId]
+        func refuse(_ why: String) -> ServiceError {
+            Log.warning("command refused: it does not carry the acting user's access token", fields.merging(["why": why]) { $1 })
+            return ServiceError.invalidToken
+        }
+        guard !message.callerToken.isEmpty else { throw refuse("no caller token") }
+        guard message.appId.isEmpty || message.appId == appId else { throw refuse("message app differs from the command's") }
+        guard let app = try apps.find(id: appId) else { throw refuse("unknown app") }
+        let claims: AccessTokenClaims
+        do {
+            claims = try verifier.verify(authorization: "Bearer " + message.callerToken, app: app)
+        } catch let error as ServiceError where error.code == ServiceError.tokenExpired.code {
+            throw refuse("caller token expired")
+        } catch {
+            throw refuse("caller token does not verify")
+        }
+        guard claims.sub == uid else { throw refuse("token of another user") }
+        if let sessionId, !sessionId.isEmpty, claims.sid != sessionId { throw refuse("token of another session") }
+        return claims
+    }
+}

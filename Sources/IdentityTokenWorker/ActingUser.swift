@@ -1,0 +1,42 @@
+import IdentityKit
+
+/// Commands that act for one user on the gateway's word, and which user (and session) that is:
+/// the token worker runs one only when its message carries that user's access token
+/// (`CallerAuthority`, checked in `CommandRouter.decode` for every command, so a new command
+/// type gets the check by conforming here). Commands whose authority is their own content (a
+/// password, a code, a refresh token, a provider identity sealed by the provider worker) do not
+/// conform; those that upgrade a guest conform with the guest's uid when they name one.
+protocol ActsForUser {
+    var actingUid: String { get }
+    /// The session the command says it comes from; empty when it names none.
+    var actingSessionId: String { get }
+}
+
+extension ActsForUser {
+    var actingSessionId: String { "" }
+}
+
+extension TokenV1.UpdateProfile: ActsForUser { var actingUid: String { uid } }
+extension TokenV1.UnlinkIdentity: ActsForUser { var actingUid: String { uid } }
+extension TokenV1.SendEmailVerification: ActsForUser { var actingUid: String { uid } }
+extension TokenV1.DeleteAccount: ActsForUser { var actingUid: String { uid } }
+extension TokenV1.ChangePassword: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+extension TokenV1.RegisterDevice: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+extension TokenV1.LinkIdentity: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+extension TokenV1.VerifyEmail: ActsForUser {
+    var actingUid: String { uid ?? "" }
+    var actingSessionId: String { sessionId ?? "" }
+}
+// Guest upgrades: the guest's token, when a guest is named.
+extension TokenV1.SignUp: ActsForUser { var actingUid: String { guestUid ?? "" } }
+extension TokenV1.VerifyEmailCode: ActsForUser { var actingUid: String { guestUid ?? "" } }
+extension TokenV1.ProviderSignIn: ActsForUser { var actingUid: String { guestUid ?? "" } }
