@@ -23,6 +23,8 @@ NAME=$1; shift
 [[ -f $RUN_DIR/env ]] || { echo "e2e: $RUN_DIR/env missing: run scripts/services.sh start" >&2; exit 1; }
 # shellcheck disable=SC1091
 source "$RUN_DIR/env"
+# This checkout's migrations, not those of the checkout that started the services.
+export IDENTITY_MIGRATIONS_DIR=$REPO_DIR/migrations
 
 swift build -c release
 "$SERVICES" psql -d postgres -q \

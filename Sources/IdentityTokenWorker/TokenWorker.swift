@@ -27,7 +27,9 @@ public final class TokenWorker: Service {
             lifetimeSeconds: configuration.codeLifetimeSeconds,
             verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds,
             mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
-        let guests = GuestSignIn(pool: pool, users: users, issuer: issuer,
+        // Every first factor ends here: tokens, or (MFA) a challenge first.
+        let signIns = SignInOutcome(issuer: issuer)
+        let guests = GuestSignIn(pool: pool, users: users, outcome: signIns,
                                  secretKey: SubKey.guestSecret.derive(from: configuration.masterKey))
         let router = CommandRouter(
             guest: guests,
@@ -35,16 +37,16 @@ public final class TokenWorker: Service {
                                       hasher: hasher, guests: guests, masterKey: configuration.masterKey,
                                       identitySeal: identitySeal),
             devices: DeviceRegistration(pool: pool, devices: DeviceStore(pool: pool)),
-            signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, issuer: issuer),
-            signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, issuer: issuer),
+            signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, outcome: signIns),
+            signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, outcome: signIns),
             profile: ProfileUpdate(pool: pool, users: users),
-            emailCode: EmailCodeSignIn(pool: pool, users: users, issuer: issuer, settings: codeSettings,
+            emailCode: EmailCodeSignIn(pool: pool, users: users, outcome: signIns, settings: codeSettings,
                                        ownership: ownership),
             recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings,
                                        ownership: ownership),
             verification: EmailVerification(pool: pool, users: users, settings: codeSettings, ownership: ownership),
             providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
-                                           issuer: issuer, masterKey: configuration.masterKey, identitySeal: identitySeal),
+                                           outcome: signIns, masterKey: configuration.masterKey, identitySeal: identitySeal),
             linking: IdentityLinking(pool: pool, users: users, identities: identities, nonces: nonces,
                                      sessions: sessions, hasher: hasher,
                                      masterKey: configuration.masterKey, identitySeal: identitySeal),

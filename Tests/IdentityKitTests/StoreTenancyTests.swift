@@ -619,7 +619,7 @@ final class StoreTenancyTests: XCTestCase {
     private func createSession(_ app: AppRecord, uid: String, refreshHash: [UInt8]) throws -> String {
         let sessionId = Identifiers.prefixed("ses")
         try pool.transaction {
-            try sessions.create(appId: app.id, uid: uid, sessionId: sessionId, amr: ["pwd"], ip: "127.0.0.1",
+            try sessions.create(appId: app.id, uid: uid, sessionId: sessionId, amr: ["pwd"], aal: 1, ip: "127.0.0.1",
                                 userAgent: "tenancy-tests", refreshTokenHash: refreshHash, refreshLifetimeSeconds: 3600,
                                 commandId: nil, createdAccount: false, on: $0)
         }

@@ -8,13 +8,16 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var exp: Int64
     public var jti: String
     public var amr: [String]
+    /// Authenticator assurance level: 1 for one factor, 2 for two (or a passkey with user
+    /// verification). Tokens minted before MFA carry none and read as 1.
+    public var aal: Int
     public var isGuest: Bool
     public var email: String?
     public var emailVerified: Bool
     public var roles: [String]
 
     public init(iss: String, aud: String, sub: String, sid: String, iat: Int64, exp: Int64, jti: String,
-                amr: [String], isGuest: Bool, email: String?, emailVerified: Bool, roles: [String]) {
+                amr: [String], aal: Int = 1, isGuest: Bool, email: String?, emailVerified: Bool, roles: [String]) {
         self.iss = iss
         self.aud = aud
         self.sub = sub
@@ -23,6 +26,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         self.exp = exp
         self.jti = jti
         self.amr = amr
+        self.aal = aal
         self.isGuest = isGuest
         self.email = email
         self.emailVerified = emailVerified
@@ -30,8 +34,25 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case iss, aud, sub, sid, iat, exp, jti, amr, email, roles
+        case iss, aud, sub, sid, iat, exp, jti, amr, aal, email, roles
         case isGuest = "is_guest"
         case emailVerified = "email_verified"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        iss = try c.decode(String.self, forKey: .iss)
+        aud = try c.decode(String.self, forKey: .aud)
+        sub = try c.decode(String.self, forKey: .sub)
+        sid = try c.decode(String.self, forKey: .sid)
+        iat = try c.decode(Int64.self, forKey: .iat)
+        exp = try c.decode(Int64.self, forKey: .exp)
+        jti = try c.decode(String.self, forKey: .jti)
+        amr = try c.decode([String].self, forKey: .amr)
+        aal = try c.decodeIfPresent(Int.self, forKey: .aal) ?? 1
+        isGuest = try c.decode(Bool.self, forKey: .isGuest)
+        email = try c.decodeIfPresent(String.self, forKey: .email)
+        emailVerified = try c.decode(Bool.self, forKey: .emailVerified)
+        roles = try c.decode([String].self, forKey: .roles)
     }
 }

@@ -26,15 +26,15 @@ public struct SessionStore: Sendable {
     }
 
     /// Creates a session with its first refresh token inside the caller's transaction.
-    public func create(appId: String, uid: String, sessionId: String, amr: [String], ip: String, userAgent: String,
+    public func create(appId: String, uid: String, sessionId: String, amr: [String], aal: Int, ip: String, userAgent: String,
                        refreshTokenHash: [UInt8], refreshLifetimeSeconds: Int, commandId: String?, createdAccount: Bool,
                        on connection: PGConnection) throws {
         try connection.query("""
-            INSERT INTO sessions (app_id, id, uid, amr, ip, user_agent, expires_at, command_id, created_account)
-            VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8, $9)
+            INSERT INTO sessions (app_id, id, uid, amr, ip, user_agent, expires_at, command_id, created_account, aal)
+            VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8, $9, $10)
             """, [appId, sessionId, uid, PGParam.textArray(amr), ip.isEmpty ? nil : ip,
                   userAgent.isEmpty ? nil : String(userAgent.prefix(512)), String(refreshLifetimeSeconds), commandId,
-                  PGParam.bool(createdAccount)])
+                  PGParam.bool(createdAccount), String(aal)])
         try connection.query("""
             INSERT INTO refresh_tokens (app_id, token_hash, session_id, expires_at)
             VALUES ($1, $2, $3, now() + make_interval(secs => $4))
@@ -44,12 +44,12 @@ public struct SessionStore: Sendable {
     /// The session a command already started (its worker died after the commit, before the
     /// reply), if any.
     public func startedBy(commandId: String, appId: String) throws -> (sessionId: String, uid: String, amr: [String],
-                                                                       createdAccount: Bool)? {
+                                                                       aal: Int, createdAccount: Bool)? {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT id, uid, amr, created_account FROM sessions WHERE app_id = $1 AND command_id = $2
+                SELECT id, uid, amr, aal, created_account FROM sessions WHERE app_id = $1 AND command_id = $2
                 """, [appId, commandId]).first.map {
-                try ($0.string("id"), $0.string("uid"), $0.stringArray("amr"), $0.bool("created_account"))
+                try ($0.string("id"), $0.string("uid"), $0.stringArray("amr"), $0.int("aal"), $0.bool("created_account"))
             }
         }
     }
@@ -59,6 +59,7 @@ public struct SessionStore: Sendable {
         public let sessionId: String
         public let uid: String
         public let amr: [String]
+        public let aal: Int
         public let spent: Bool
         /// Spent at most `grace` seconds ago.
         public let withinGrace: Bool
@@ -75,7 +76,7 @@ public struct SessionStore: Sendable {
     public func lockRefreshToken(appId: String, hash: [UInt8], graceSeconds: Int,
                                  on connection: PGConnection) throws -> RefreshTokenState? {
         try connection.query("""
-            SELECT rt.session_id, s.uid, s.amr, rt.spent_at IS NOT NULL AS spent,
+            SELECT rt.session_id, s.uid, s.amr, s.aal, rt.spent_at IS NOT NULL AS spent,
                    rt.spent_at IS NOT NULL AND rt.spent_at >= now() - make_interval(secs => $3) AS within_grace,
                    rt.expires_at <= now() AS expired, s.ended_at IS NOT NULL AS ended, rt.successor_hash,
                    s.created_at <= now() - make_interval(secs => a.session_lifetime) AS past_lifetime
@@ -85,7 +86,7 @@ public struct SessionStore: Sendable {
             FOR UPDATE OF rt
             """, [appId, PGParam.bytea(hash), String(graceSeconds)]).first.map { row in
             try RefreshTokenState(sessionId: row.string("session_id"), uid: row.string("uid"), amr: row.stringArray("amr"),
-                              spent: row.bool("spent"), withinGrace: row.bool("within_grace"),
+                              aal: row.int("aal"), spent: row.bool("spent"), withinGrace: row.bool("within_grace"),
                               expired: row.bool("expired"), sessionEnded: row.bool("ended"),
                               successorHash: row.optionalBytes("successor_hash") ?? [],
                               pastLifetime: row.bool("past_lifetime"))

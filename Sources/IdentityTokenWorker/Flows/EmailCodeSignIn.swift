@@ -4,7 +4,7 @@ import IdentityKit
 struct EmailCodeSignIn: Sendable {
     let pool: PGPool
     let users: UserStore
-    let issuer: SessionIssuer
+    let outcome: SignInOutcome
     let settings: CodeSettings
     let ownership: EmailOwnership
 
@@ -24,10 +24,9 @@ struct EmailCodeSignIn: Sendable {
     /// Spends the code and signs in, creating the account when there is none; the email
     /// counts as verified from now on.
     func verify(_ command: TokenV1.VerifyEmailCode, _ context: CommandContext) throws -> TokenV1.AuthResult {
-        if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
-        let signingKey = try issuer.signingKey(appId: command.appId)
-        let amr = ["otp"]
-        let outcome = try pool.transaction { connection -> Result<(UserRecord, SessionIssuer.Started, Bool), ServiceError> in
+        if let replay = try outcome.replay(context, appId: command.appId, users: users) { return replay }
+        let signingKey = try outcome.signingKey(appId: command.appId)
+        let checked = try pool.transaction { connection -> Result<(UserRecord, SignInOutcome.Decision, Bool), ServiceError> in
             let check = try settings.codes.check(command.code, purpose: .emailCode, appId: command.appId,
                                                  email: command.email, spend: true, on: connection)
             if let failure = check.failure { return .failure(failure) }
@@ -58,10 +57,10 @@ struct EmailCodeSignIn: Sendable {
                 try Events.userCreated(appId: command.appId, uid: user.uid, email: user.email, on: connection)
                 created = true
             }
-            return .success((user, try issuer.start(for: user, amr: amr, client: command.client, command: context,
-                                                         createdAccount: created, on: connection), created))
+            return .success((user, try outcome.decide(for: user, by: .emailCode, client: command.client, command: context,
+                                                      createdAccount: created, on: connection), created))
         }
-        let (user, started, created) = try outcome.get()
-        return try issuer.result(for: user, started: started, amr: amr, isNewUser: created, signingKey: signingKey)
+        let (user, decision, created) = try checked.get()
+        return try outcome.answer(decision, for: user, isNewUser: created, signingKey: signingKey)
     }
 }

@@ -5,7 +5,7 @@ import IdentityKit
 struct GuestSignIn: Sendable {
     let pool: PGPool
     let users: UserStore
-    let issuer: SessionIssuer
+    let outcome: SignInOutcome
     let secretKey: [UInt8]
 
     func hmac(_ secret: String) -> [UInt8] { Digest.hmacSHA256(key: secretKey, Array(secret.utf8)) }
@@ -14,18 +14,17 @@ struct GuestSignIn: Sendable {
         guard (32...256).contains(command.secret.unicodeScalars.count) else {
             throw ServiceError.validationFailed([.init(location: "body.secret", message: "must be 32 to 256 characters")])
         }
-        if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
-        let signingKey = try issuer.signingKey(appId: command.appId)
-        let amr = ["guest"]
-        let (user, started, created) = try pool.transaction { connection -> (UserRecord, SessionIssuer.Started, Bool) in
+        if let replay = try outcome.replay(context, appId: command.appId, users: users) { return replay }
+        let signingKey = try outcome.signingKey(appId: command.appId)
+        let (user, decision, created) = try pool.transaction { connection -> (UserRecord, SignInOutcome.Decision, Bool) in
             let (user, created) = try users.findOrCreateGuest(appId: command.appId, secretHMAC: hmac(command.secret),
                                                               on: connection)
             guard !user.disabled else { throw ServiceError.userDisabled }
             if created { try Events.userCreated(appId: user.appId, uid: user.uid, email: nil, on: connection) }
-            return (user, try issuer.start(for: user, amr: amr, client: command.client, command: context,
-                                               createdAccount: created, on: connection), created)
+            return (user, try outcome.decide(for: user, by: .guest, client: command.client, command: context,
+                                             createdAccount: created, on: connection), created)
         }
-        return try issuer.result(for: user, started: started, amr: amr, isNewUser: created, signingKey: signingKey)
+        return try outcome.answer(decision, for: user, isNewUser: created, signingKey: signingKey)
     }
 }
 

@@ -7,10 +7,10 @@ struct PasswordSignIn: Sendable {
     let pool: PGPool
     let users: UserStore
     let hasher: PasswordHasher
-    let issuer: SessionIssuer
+    let outcome: SignInOutcome
 
     func handle(_ command: TokenV1.SignIn, _ context: CommandContext) throws -> TokenV1.AuthResult {
-        if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
+        if let replay = try outcome.replay(context, appId: command.appId, users: users) { return replay }
         guard command.password.unicodeScalars.count <= PasswordPolicy.maximumLength else { throw ServiceError.invalidCredential }
         let found = try users.find(appId: command.appId, identifier: command.identifier)
         guard let user = found, let hash = user.passwordHash else {
@@ -20,12 +20,11 @@ struct PasswordSignIn: Sendable {
         guard hasher.verify(command.password, against: hash) else { throw ServiceError.invalidCredential }
         // Told only to someone who knows the password, so it reveals nothing to a guesser.
         guard !user.disabled else { throw ServiceError.userDisabled }
-        let signingKey = try issuer.signingKey(appId: command.appId)
-        let amr = ["pwd"]
-        let started = try pool.transaction { connection in
-            try issuer.start(for: user, amr: amr, client: command.client, command: context, createdAccount: false,
-                             on: connection)
+        let signingKey = try outcome.signingKey(appId: command.appId)
+        let decision = try pool.transaction { connection in
+            try outcome.decide(for: user, by: .password, client: command.client, command: context, createdAccount: false,
+                               on: connection)
         }
-        return try issuer.result(for: user, started: started, amr: amr, isNewUser: false, signingKey: signingKey)
+        return try outcome.answer(decision, for: user, isNewUser: false, signingKey: signingKey)
     }
 }

@@ -7,17 +7,16 @@ struct PasswordSignUp: Sendable {
     let pool: PGPool
     let users: UserStore
     let hasher: PasswordHasher
-    let issuer: SessionIssuer
+    let outcome: SignInOutcome
 
     func handle(_ command: TokenV1.SignUp, _ context: CommandContext) throws -> TokenV1.AuthResult {
-        if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
+        if let replay = try outcome.replay(context, appId: command.appId, users: users) { return replay }
         // The gateway already checked the shape; these checks keep the worker safe on its own.
         if let problem = PasswordPolicy.problem(with: command.password) { throw ServiceError.weakPassword(problem) }
         guard EmailAddress.isValid(command.email) else { throw ServiceError.invalidEmail() }
-        let signingKey = try issuer.signingKey(appId: command.appId)
+        let signingKey = try outcome.signingKey(appId: command.appId)
         let hash = try hasher.hash(command.password)
-        let amr = ["pwd"]
-        let (user, started) = try pool.transaction { connection in
+        let (user, decision) = try pool.transaction { connection in
             let user: UserRecord
             if let guest = try GuestUpgrade.guest(command.guestUid, appId: command.appId, users: users, on: connection) {
                 var upgrade = UserStore.Upgrade()
@@ -40,11 +39,11 @@ struct PasswordSignUp: Sendable {
                 }
                 try Events.userCreated(appId: user.appId, uid: user.uid, email: user.email, on: connection)
             }
-            return (user, try issuer.start(for: user, amr: amr, client: command.client, command: context,
+            return (user, try outcome.decide(for: user, by: .password, client: command.client, command: context,
                                                createdAccount: command.guestUid == nil || user.uid != command.guestUid,
                                                on: connection))
         }
-        return try issuer.result(for: user, started: started, amr: amr, isNewUser: command.guestUid == nil || user.uid != command.guestUid,
+        return try outcome.answer(decision, for: user, isNewUser: command.guestUid == nil || user.uid != command.guestUid,
                                  signingKey: signingKey)
     }
 }

@@ -10,17 +10,16 @@ struct ProviderSignIn: Sendable {
     let users: UserStore
     let identities: IdentityStore
     let nonces: NonceStore
-    let issuer: SessionIssuer
+    let outcome: SignInOutcome
     let masterKey: [UInt8]
     let identitySeal: ProviderIdentitySeal
 
     func handle(_ command: TokenV1.ProviderSignIn, _ context: CommandContext) throws -> TokenV1.AuthResult {
-        if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
+        if let replay = try outcome.replay(context, appId: command.appId, users: users) { return replay }
         guard let identity = command.identity else { throw ServiceError.validationFailed([]) }
         try ProviderAccounts.requireSealed(identity, appId: command.appId, seal: identitySeal)
-        let signingKey = try issuer.signingKey(appId: command.appId)
-        let amr = [identity.provider]
-        let (user, started, created) = try pool.transaction { connection -> (UserRecord, SessionIssuer.Started, Bool) in
+        let signingKey = try outcome.signingKey(appId: command.appId)
+        let (user, decision, created) = try pool.transaction { connection -> (UserRecord, SignInOutcome.Decision, Bool) in
             try ProviderAccounts.spendNonce(identity, appId: command.appId, nonces: nonces, on: connection)
             let found: (UserRecord, Bool)
             if let guest = try GuestUpgrade.guest(command.guestUid, appId: command.appId, users: users, on: connection) {
@@ -38,10 +37,10 @@ struct ProviderSignIn: Sendable {
                 try ProviderAccounts.queueAppleCodeExchange(code: code, identity: identity, appId: command.appId,
                                                             uid: user.uid, masterKey: masterKey, on: connection)
             }
-            return (user, try issuer.start(for: user, amr: amr, client: command.client, command: context,
-                                               createdAccount: created, on: connection), created)
+            return (user, try outcome.decide(for: user, by: .provider(identity.provider), client: command.client,
+                                             command: context, createdAccount: created, on: connection), created)
         }
-        return try issuer.result(for: user, started: started, amr: amr, isNewUser: created, signingKey: signingKey)
+        return try outcome.answer(decision, for: user, isNewUser: created, signingKey: signingKey)
     }
 
     /// The guest becomes the identity's account, unless the identity or its email already

@@ -17,7 +17,7 @@ struct TokenRefresh: Sendable {
     let lifetimeSeconds: Int
 
     private enum Outcome {
-        case issue(uid: String, sessionId: String, amr: [String])
+        case issue(uid: String, sessionId: String, assurance: Assurance)
         case refuse(ServiceError)
     }
 
@@ -47,10 +47,10 @@ struct TokenRefresh: Sendable {
                                     successorHash: successorHash, lifetimeSeconds: lifetimeSeconds,
                                     ip: command.client?.ip ?? "", userAgent: command.client?.userAgent ?? "",
                                     on: connection)
-                return .issue(uid: token.uid, sessionId: token.sessionId, amr: token.amr)
+                return .issue(uid: token.uid, sessionId: token.sessionId, assurance: Assurance(amr: token.amr, aal: token.aal))
             }
             if token.withinGrace && Digest.constantTimeEqual(token.successorHash, successorHash) {
-                return .issue(uid: token.uid, sessionId: token.sessionId, amr: token.amr)
+                return .issue(uid: token.uid, sessionId: token.sessionId, assurance: Assurance(amr: token.amr, aal: token.aal))
             }
             // A spent token after the grace period: someone else holds a copy. End the session.
             _ = try sessions.end(appId: command.appId, uid: token.uid, sessionId: token.sessionId,
@@ -64,10 +64,10 @@ struct TokenRefresh: Sendable {
         switch outcome {
         case .refuse(let error):
             throw error
-        case .issue(let uid, let sessionId, let amr):
+        case .issue(let uid, let sessionId, let assurance):
             guard let user = try users.find(appId: command.appId, uid: uid) else { throw ServiceError.refreshTokenRevoked }
             guard !user.disabled else { throw ServiceError.userDisabled }
-            return try issuer.result(for: user, sessionId: sessionId, refreshToken: successor, amr: amr,
+            return try issuer.result(for: user, sessionId: sessionId, refreshToken: successor, assurance: assurance,
                                      isNewUser: false, signingKey: signingKey)
         }
     }

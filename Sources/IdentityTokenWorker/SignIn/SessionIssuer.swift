@@ -15,24 +15,25 @@ struct SessionIssuer: Sendable {
         let refreshToken: String
     }
 
-    func start(for user: UserRecord, amr: [String], client: CommonV1.ClientInfo?, command: CommandContext,
+    func start(for user: UserRecord, assurance: Assurance, client: CommonV1.ClientInfo?, command: CommandContext,
                createdAccount: Bool, on connection: PGConnection) throws -> Started {
         let sessionId = Identifiers.prefixed("ses")
         let refreshToken = firstRefreshToken(command)
-        try sessions.create(appId: user.appId, uid: user.uid, sessionId: sessionId, amr: amr,
+        try sessions.create(appId: user.appId, uid: user.uid, sessionId: sessionId, amr: assurance.amr, aal: assurance.aal,
                             ip: client?.ip ?? "", userAgent: client?.userAgent ?? "",
                             refreshTokenHash: Digest.sha256(refreshToken),
                             refreshLifetimeSeconds: refreshTokenLifetimeSeconds,
                             commandId: command.id.isEmpty ? nil : command.id, createdAccount: createdAccount,
                             on: connection)
-        try Events.sessionCreated(appId: user.appId, uid: user.uid, sessionId: sessionId, amr: amr, on: connection)
+        try Events.sessionCreated(appId: user.appId, uid: user.uid, sessionId: sessionId, amr: assurance.amr,
+                                  on: connection)
         return Started(sessionId: sessionId, refreshToken: refreshToken)
     }
 
     /// A session's first refresh token is derived from the id of the command that starts it
     /// (HMAC with a key only token workers hold): unguessable, stored only as a hash, and the
     /// same again when the command is redelivered, so `replay` can answer with it.
-    private func firstRefreshToken(_ command: CommandContext) -> String {
+    func firstRefreshToken(_ command: CommandContext) -> String {
         guard !command.id.isEmpty else { return Identifiers.secret("rt") }
         return "rt_" + Base64URL.encode(Digest.hmacSHA256(key: commandKey, Array(command.id.utf8)))
     }
@@ -46,7 +47,7 @@ struct SessionIssuer: Sendable {
               let user = try users.find(appId: appId, uid: started.uid) else { return nil }
         Log.info("redelivered command answered from its committed session", ["app_id": appId, "session_id": started.sessionId])
         return try result(for: user, sessionId: started.sessionId, refreshToken: firstRefreshToken(command),
-                          amr: started.amr, isNewUser: started.createdAccount, signingKey: signingKey(appId: appId))
+                          assurance: Assurance(amr: started.amr, aal: started.aal), isNewUser: started.createdAccount, signingKey: signingKey(appId: appId))
     }
 
     /// The app's signing key, fetched before a flow writes anything, so a key that cannot be
@@ -58,20 +59,20 @@ struct SessionIssuer: Sendable {
         return entry
     }
 
-    func result(for user: UserRecord, started: Started, amr: [String], isNewUser: Bool,
+    func result(for user: UserRecord, started: Started, assurance: Assurance, isNewUser: Bool,
                 signingKey entry: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
-        try result(for: user, sessionId: started.sessionId, refreshToken: started.refreshToken, amr: amr,
+        try result(for: user, sessionId: started.sessionId, refreshToken: started.refreshToken, assurance: assurance,
                    isNewUser: isNewUser, signingKey: entry)
     }
 
     /// The token response for a session: a new access token beside `refreshToken`.
-    func result(for user: UserRecord, sessionId: String, refreshToken: String, amr: [String], isNewUser: Bool,
+    func result(for user: UserRecord, sessionId: String, refreshToken: String, assurance: Assurance, isNewUser: Bool,
                 signingKey entry: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
         let now = Timestamp.nowSeconds()
         let claims = AccessTokenClaims(
             iss: entry.app.issuer, aud: entry.app.id, sub: user.uid, sid: sessionId,
             iat: now, exp: now + Int64(entry.app.accessTokenTTL), jti: Identifiers.nowULID(),
-            amr: amr, isGuest: user.isGuest, email: user.email, emailVerified: user.emailVerified,
+            amr: assurance.amr, aal: assurance.aal, isGuest: user.isGuest, email: user.email, emailVerified: user.emailVerified,
             roles: user.roles)
         let accessToken = try JWT.sign(claims, kid: entry.kid, key: entry.key)
         return TokenV1.AuthResult(accessToken: accessToken, tokenType: "Bearer",
