@@ -20,8 +20,12 @@ import time
 import urllib.request
 from datetime import datetime, timezone
 
+import peers
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH_DIR = os.path.join(ROOT, "bench")
+# The bench's database; its pgbench and peer databases are named after it.
+BENCH_DB = os.environ.get("BENCH_DB", "identity_bench")
 PROCESSES = ["identity-token-worker", "identity-revocation-worker", "identity-provider-worker",
              "identity-mailer-worker", "identity-gateway"]
 
@@ -127,9 +131,10 @@ def psql(url, sql):
 
 def pgbench(admin_url, seconds, clients):
     """pgbench -N on the same PostgreSQL with the service's connection count: the limit for refresh."""
-    url = admin_url.rsplit("/", 1)[0] + "/identity_pgbench"
-    psql(admin_url, "DROP DATABASE IF EXISTS identity_pgbench WITH (FORCE)")
-    psql(admin_url, "CREATE DATABASE identity_pgbench")
+    database = BENCH_DB + "_pgbench"
+    url = admin_url.rsplit("/", 1)[0] + "/" + database
+    psql(admin_url, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % database)
+    psql(admin_url, "CREATE DATABASE %s" % database)
     subprocess.run(["pgbench", "-q", "-i", "-s", "4", url], check=True, capture_output=True)
     out = subprocess.run(["pgbench", "-N", "-c", str(clients), "-j", "2", "-T", str(max(1, int(seconds))), url],
                          check=True, capture_output=True, text=True).stdout
@@ -142,7 +147,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--smoke", action="store_true", help="a second per figure: checks the bench still runs")
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--peers", dest="peers", action="store_true", default=None,
+                        help="also measure the peer stacks (the default except with --smoke)")
+    parser.add_argument("--no-peers", dest="peers", action="store_false")
     args = parser.parse_args()
+    with_peers = (not args.smoke) if args.peers is None else args.peers
     seconds = 1 if args.smoke else args.seconds
     limit_seconds = 1 if args.smoke else min(5, seconds)
     if not shutil.which("wrk"):
@@ -176,6 +185,10 @@ def main():
         extra["rate_limit_cost"] = rate_limit_cost(stack, app, unlimited, base, seconds, cores, args.smoke)
     finally:
         stack.stop()
+    if with_peers:
+        # After the service has stopped: the peers get the machine the service had.
+        extra["peers"] = peers.run_peers(os.environ["BENCH_PEERS_VENV"], admin_db, BENCH_DB, log_dir, wrk, free_port,
+                                         psql, seconds, 32 if not args.smoke else 4, max(2, cores))
     report(rows, extra, args.smoke)
 
 
@@ -259,7 +272,7 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
     rows = [
         ("GET /v1/me", me, "GET /healthz (same server)", healthz),
         ("POST /v1/auth/token/refresh", refresh, "pgbench -N, %d clients" % pool, pg),
-        ("POST /v1/auth/sign-in (Argon2id m=19MiB t=2)", sign_in, "raw Argon2id, %d threads" % cores, argon2),
+        ("POST /v1/auth/sign-in (Argon2id m=19MiB t=2)", sign_in, "raw libsodium Argon2id, %d thr" % cores, argon2),
         ("bus round trip (no-op command)", bus, "RabbitMQ publish+consume", broker),
     ]
     extra = {"rss_kib_idle": idle, "rss_kib_loaded": loaded, "live_sessions": live,
@@ -289,6 +302,7 @@ def report(rows, extra, smoke):
             print("  %-8s on %-24s off %-24s on/off %.3f" % (
                 path, ", ".join("%.1f" % v for v in runs["on"]), ", ".join("%.1f" % v for v in runs["off"]),
                 runs["ratio_on_to_off"] or 0))
+    report_peers(results, extra.get("peers"))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = "smoke-latest.json" if smoke else "bench-%s.json" % stamp
     os.makedirs(os.path.join(BENCH_DIR, "results"), exist_ok=True)
@@ -299,6 +313,39 @@ def report(rows, extra, smoke):
     if any(r["figure"].get("non_2xx") or r["figure"].get("failures") for r in results):
         errors = {r["path"]: r["figure"].get("non_2xx") or r["figure"].get("failures") for r in results}
         raise SystemExit("bench: some requests failed: %s" % errors)
+
+
+# Our rows (by the start of their name) and the peer path each compares with.
+PEER_PATHS = (("GET /v1/me", "me"), ("POST /v1/auth/token/refresh", "refresh"), ("POST /v1/auth/sign-in", "sign_in"))
+
+
+def report_peers(results, peer_runs):
+    """Each peer's figure beside ours, ratio ours/peer; into each row's JSON as "peers"."""
+    if not peer_runs:
+        return
+    names = list(peer_runs)
+    print("\npeers (same run, same wrk scripts, same PostgreSQL; ratio = ours / peer):")
+    print("%-30s %10s" % ("path", "ours/s") + "".join("   %-42s %9s %7s" % (peer_runs[n]["label"], "p99 ms", "ratio")
+                                                   for n in names))
+    for prefix, key in PEER_PATHS:
+        row = next(r for r in results if r["path"].startswith(prefix))
+        row["peers"] = {}
+        line = "%-30s %10.1f" % (prefix, row["figure"]["per_second"])
+        for name in names:
+            run = peer_runs[name]
+            figure = (run.get("paths") or {}).get(key)
+            if figure is None:
+                line += "   %-42s %9s %7s" % (run.get("error", "(no such path)")[:42], "", "")
+                continue
+            if not figure["valid"]:
+                row["peers"][name] = {"figure": figure, "ratio": None, "valid": False}
+                line += "   %-42s %9s %7s" % ("INVALID: %d non-2xx, %d errors" % (figure["non_2xx"], figure["errors"]),
+                                             "", "")
+                continue
+            ratio = row["figure"]["per_second"] / figure["per_second"] if figure["per_second"] else None
+            row["peers"][name] = {"figure": figure, "ratio": ratio, "valid": True}
+            line += "   %-42.1f %9.2f %7.2f" % (figure["per_second"], figure["p99_ms"], ratio or 0)
+        print(line)
 
 
 if __name__ == "__main__":
