@@ -95,6 +95,15 @@ class Stack:
             time.sleep(0.1)
         raise SystemExit("bench: the gateway never became ready (logs in %s)" % self.log_dir)
 
+    def add_copy(self, name):
+        """Another copy of worker `name` on the same queue (the scale measurement)."""
+        copy = "%s#%d" % (name, 1 + sum(1 for n in self.procs if n.split("#")[0] == name))
+        log = open(os.path.join(self.log_dir, copy.replace("#", "-") + ".log"), "w")
+        self.procs[copy] = subprocess.Popen([os.path.join(self.bin_dir, name)], env=amqp_env(db_env(self.env, name), name),
+                                            stdout=log, stderr=subprocess.STDOUT)
+        time.sleep(2)  # connected and consuming before the load starts
+        return copy
+
     def rss_kib(self):
         out = {}
         for name, proc in self.procs.items():
@@ -124,6 +133,41 @@ def wrk(script, url, seconds, connections, threads, extra_env):
     return json.loads(line[len("WRK_JSON "):])
 
 
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids):
+    """User + system CPU seconds of these processes so far (gone ones count 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+    return total / TICKS
+
+
+def measured(stack, run_load):
+    """`run_load()`'s wrk figure with the CPU it cost, in milliseconds per request: the service's
+    processes and the PostgreSQL backends of the bench database. Robust where req/s is not: on
+    a machine shared with other work, throughput moves with the neighbours, CPU per request less."""
+    db = stack.env["IDENTITY_DATABASE_URL"]
+    backends = lambda: [int(p) for p in psql(db, "SELECT pid FROM pg_stat_activity WHERE datname = "
+                                                  "current_database() AND pid <> pg_backend_pid()").split()]
+    ours = [proc.pid for proc in stack.procs.values()]
+    before_pg = {pid: cpu_seconds([pid]) for pid in backends()}
+    before = cpu_seconds(ours)
+    figure = run_load()
+    service = cpu_seconds(ours) - before
+    postgres = sum(cpu_seconds([pid]) - before_pg.get(pid, 0) for pid in backends())
+    requests = max(1, figure.get("requests", 0))
+    figure["cpu_ms_per_request"] = {"service": round(1000 * service / requests, 3),
+                                    "postgres": round(1000 * postgres / requests, 3)}
+    return figure
+
+
 def psql(url, sql):
     return subprocess.run(["psql", url, "-X", "-q", "-At", "-c", sql], check=True, capture_output=True,
                           text=True).stdout.strip()
@@ -150,6 +194,8 @@ def main():
     parser.add_argument("--peers", dest="peers", action="store_true", default=None,
                         help="also measure the peer stacks (the default except with --smoke)")
     parser.add_argument("--no-peers", dest="peers", action="store_false")
+    parser.add_argument("--no-rate-limit-cost", action="store_true",
+                        help="skip the limits-on/off runs (a quicker before/after comparison)")
     args = parser.parse_args()
     with_peers = (not args.smoke) if args.peers is None else args.peers
     seconds = 1 if args.smoke else args.seconds
@@ -182,7 +228,8 @@ def main():
     stack.start()
     try:
         rows, extra = run(stack, app, app["app_key"], base, seconds, limit_seconds, cores, admin_db, args.smoke)
-        extra["rate_limit_cost"] = rate_limit_cost(stack, app, unlimited, base, seconds, cores, args.smoke)
+        if not args.no_rate_limit_cost:
+            extra["rate_limit_cost"] = rate_limit_cost(stack, app, unlimited, base, seconds, cores, args.smoke)
     finally:
         stack.stop()
     if with_peers:
@@ -249,22 +296,36 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
     idle = stack.rss_kib()
     connections = 32 if not smoke else 4
 
-    me = wrk("me.lua", base + "/v1/me", seconds, connections, 2, {"BENCH_APP_KEY": key, "BENCH_TOKEN": token})
+    me = measured(stack, lambda: wrk("me.lua", base + "/v1/me", seconds, connections, 2,
+                                     {"BENCH_APP_KEY": key, "BENCH_TOKEN": token}))
     healthz = wrk("healthz.lua", base + "/healthz", limit_seconds, connections, 2, {})
 
     tokens_file = refresh_tokens(base, key, connections + 2, os.path.join(stack.log_dir, "refresh-tokens.txt"))
-    refresh = wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
-                  {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file})
+    refresh = measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
+                                          {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file}))
     loaded = stack.rss_kib()
     pool = int(os.environ.get("IDENTITY_WORKER_CONCURRENCY", str(max(2, cores * 2))))
     pg = pgbench(admin_db, limit_seconds, pool)
 
-    sign_in = wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, max(2, cores), 2,
-                  {"BENCH_APP_KEY": key, "BENCH_EMAIL": email, "BENCH_PASSWORD": password})
+    sign_in_load = lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, max(2, cores), 2,
+                               {"BENCH_APP_KEY": key, "BENCH_EMAIL": email, "BENCH_PASSWORD": password})
+    sign_in = measured(stack, sign_in_load)
     argon2 = json.loads(stack.ctl("bench", "argon2", "--seconds", str(limit_seconds), "--threads", str(cores)))
 
     bus = json.loads(stack.ctl("bench", "bus", "--seconds", str(seconds), "--concurrency", "1"))
     broker = json.loads(stack.ctl("bench", "broker", "--seconds", str(limit_seconds)))
+
+    # Scale: a second token worker on the same queue, then refresh and sign-in again (sign-in
+    # with as many connections as there are worker threads in all, so the copies have work).
+    scale = {"token_workers_1": {"refresh": refresh, "sign_in": sign_in}}
+    stack.add_copy("identity-token-worker")
+    tokens_file = refresh_tokens(base, key, connections + 2, os.path.join(stack.log_dir, "refresh-tokens-2.txt"))
+    scale["token_workers_2"] = {
+        "refresh": measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
+                                               {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file})),
+        "sign_in": measured(stack, lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, 2 * max(2, cores), 2,
+                                               {"BENCH_APP_KEY": key, "BENCH_EMAIL": email,
+                                                "BENCH_PASSWORD": password}))}
 
     db = stack.env["IDENTITY_DATABASE_URL"]
     live = int(psql(db, "SELECT count(*) FROM sessions WHERE ended_at IS NULL") or 0)
@@ -278,7 +339,7 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
     extra = {"rss_kib_idle": idle, "rss_kib_loaded": loaded, "live_sessions": live,
              "session_bytes_total": session_bytes,
              "bytes_per_live_session": round(session_bytes / live) if live else None,
-             "cores": cores, "seconds": seconds}
+             "cores": cores, "seconds": seconds, "scale": scale}
     return rows, extra
 
 
@@ -291,6 +352,19 @@ def report(rows, extra, smoke):
             name, figure["per_second"], figure.get("p50_ms") or 0, figure.get("p99_ms") or 0, limit_name,
             limit["per_second"], ratio or 0))
         results.append({"path": name, "figure": figure, "limit_name": limit_name, "limit": limit, "ratio": ratio})
+    print("\nCPU per request (ms; service processes + PostgreSQL backends of the bench database):")
+    for name, figure, _, _ in rows:
+        cpu = figure.get("cpu_ms_per_request")
+        if cpu:
+            print("  %-44s service %7.3f   postgres %7.3f" % (name, cpu["service"], cpu["postgres"]))
+    scale = extra.get("scale")
+    if scale:
+        print("\ntoken worker copies (same run; sign-in with 2 connections per copy and core):")
+        for label, figures in scale.items():
+            print("  %-16s refresh %8.1f/s p99 %7.2f ms cpu %s   sign-in %6.1f/s p99 %7.2f ms" % (
+                label, figures["refresh"]["per_second"], figures["refresh"]["p99_ms"],
+                figures["refresh"].get("cpu_ms_per_request"), figures["sign_in"]["per_second"],
+                figures["sign_in"]["p99_ms"]))
     print("\nresident memory (KiB) idle:   %s" % extra["rss_kib_idle"])
     print("resident memory (KiB) loaded: %s" % extra["rss_kib_loaded"])
     print("PostgreSQL: %s live sessions, %s bytes per live session (sessions + refresh tokens, with indexes)"
@@ -310,8 +384,11 @@ def report(rows, extra, smoke):
     with open(path, "w") as out:
         json.dump({"time": stamp, "smoke": smoke, "rows": results, **extra}, out, indent=2)
     print("written: %s" % os.path.relpath(path, ROOT))
-    if any(r["figure"].get("non_2xx") or r["figure"].get("failures") for r in results):
-        errors = {r["path"]: r["figure"].get("non_2xx") or r["figure"].get("failures") for r in results}
+    checked = [(r["path"], r["figure"]) for r in results] + [
+        ("%s %s" % (label, path), figure) for label, figures in (extra.get("scale") or {}).items()
+        for path, figure in figures.items()]
+    if any(figure.get("non_2xx") or figure.get("failures") for _, figure in checked):
+        errors = {name: figure.get("non_2xx") or figure.get("failures") for name, figure in checked}
         raise SystemExit("bench: some requests failed: %s" % errors)
 
 
