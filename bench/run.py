@@ -156,15 +156,17 @@ def measured(stack, run_load):
     db = stack.env["IDENTITY_DATABASE_URL"]
     backends = lambda: [int(p) for p in psql(db, "SELECT pid FROM pg_stat_activity WHERE datname = "
                                                   "current_database() AND pid <> pg_backend_pid()").split()]
-    ours = [proc.pid for proc in stack.procs.values()]
+    ours = {name: proc.pid for name, proc in stack.procs.items()}
     before_pg = {pid: cpu_seconds([pid]) for pid in backends()}
-    before = cpu_seconds(ours)
+    before = {name: cpu_seconds([pid]) for name, pid in ours.items()}
     figure = run_load()
-    service = cpu_seconds(ours) - before
+    spent = {name: cpu_seconds([pid]) - before[name] for name, pid in ours.items()}
     postgres = sum(cpu_seconds([pid]) - before_pg.get(pid, 0) for pid in backends())
     requests = max(1, figure.get("requests", 0))
-    figure["cpu_ms_per_request"] = {"service": round(1000 * service / requests, 3),
-                                    "postgres": round(1000 * postgres / requests, 3)}
+    per_request = lambda seconds: round(1000 * seconds / requests, 3)
+    figure["cpu_ms_per_request"] = {"service": per_request(sum(spent.values())), "postgres": per_request(postgres),
+                                    "by_process": {name.removeprefix("identity-"): per_request(value)
+                                                   for name, value in spent.items() if value > 0}}
     return figure
 
 
@@ -208,7 +210,8 @@ def main():
     cores = os.cpu_count() or 2
     port = free_port()
     base = "http://127.0.0.1:%d" % port
-    log_dir = os.path.join(os.environ.get("IDENTITY_RUN_DIR", "/tmp"), "bench-logs")
+    log_dir = os.path.join(os.environ.get("IDENTITY_RUN_DIR", "/tmp"),
+                           "bench-logs" if BENCH_DB == "identity_bench" else "bench-logs-" + BENCH_DB)
     os.makedirs(log_dir, exist_ok=True)
     env = dict(os.environ, IDENTITY_HTTP_PORT=str(port), IDENTITY_HTTP_HOST="127.0.0.1", IDENTITY_PUBLIC_BASE_URL=base,
                IDENTITY_LOG_LEVEL="warning", IDENTITY_MAIL_DIR=os.path.join(log_dir, "mail"))
@@ -356,15 +359,18 @@ def report(rows, extra, smoke):
     for name, figure, _, _ in rows:
         cpu = figure.get("cpu_ms_per_request")
         if cpu:
-            print("  %-44s service %7.3f   postgres %7.3f" % (name, cpu["service"], cpu["postgres"]))
+            print("  %-44s service %7.3f   postgres %7.3f   (%s)" % (
+                name, cpu["service"], cpu["postgres"],
+                ", ".join("%s %.3f" % item for item in cpu["by_process"].items())))
     scale = extra.get("scale")
     if scale:
         print("\ntoken worker copies (same run; sign-in with 2 connections per copy and core):")
         for label, figures in scale.items():
-            print("  %-16s refresh %8.1f/s p99 %7.2f ms cpu %s   sign-in %6.1f/s p99 %7.2f ms" % (
-                label, figures["refresh"]["per_second"], figures["refresh"]["p99_ms"],
-                figures["refresh"].get("cpu_ms_per_request"), figures["sign_in"]["per_second"],
-                figures["sign_in"]["p99_ms"]))
+            cpu = figures["refresh"].get("cpu_ms_per_request") or {}
+            print("  %-16s refresh %8.1f/s p99 %7.2f ms (cpu ms: service %.3f, postgres %.3f)   "
+                  "sign-in %6.1f/s p99 %7.2f ms" % (
+                      label, figures["refresh"]["per_second"], figures["refresh"]["p99_ms"], cpu.get("service", 0),
+                      cpu.get("postgres", 0), figures["sign_in"]["per_second"], figures["sign_in"]["p99_ms"]))
     print("\nresident memory (KiB) idle:   %s" % extra["rss_kib_idle"])
     print("resident memory (KiB) loaded: %s" % extra["rss_kib_loaded"])
     print("PostgreSQL: %s live sessions, %s bytes per live session (sessions + refresh tokens, with indexes)"
