@@ -85,8 +85,11 @@ def run_peers(venv, admin_url, db_prefix, log_dir, wrk, free_port, psql, seconds
         cwd = os.path.join(PEERS_DIR, peer.folder)
         email, password = "peer-%s@example.com" % secrets.token_hex(4), "peer-" + secrets.token_hex(8)
         log = open(os.path.join(log_dir, "peer-%s.log" % peer.name), "w")
-        subprocess.run([os.path.join(venv, "bin", "python"), *peer.setup, email, password], cwd=cwd, env=env,
-                       check=True, stdout=log, stderr=subprocess.STDOUT)
+        # A peer that cannot be set up costs its rows, never the service's figures of this run.
+        if subprocess.run([os.path.join(venv, "bin", "python"), *peer.setup, email, password], cwd=cwd, env=env,
+                          stdout=log, stderr=subprocess.STDOUT).returncode != 0:
+            out[peer.name] = {"label": peer.label, "error": "set-up failed (log: %s)" % log.name}
+            continue
         proc = subprocess.Popen(peer.serve(venv, port), cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         try:
@@ -111,6 +114,8 @@ def run_peers(venv, admin_url, db_prefix, log_dir, wrk, free_port, psql, seconds
             for figure in paths.values():
                 figure["valid"] = not (figure.get("non_2xx") or figure.get("errors"))
             out[peer.name] = {"label": peer.label, "paths": paths}
+        except (OSError, KeyError, ValueError, StopIteration, subprocess.CalledProcessError) as error:
+            out[peer.name] = {"label": peer.label, "error": "failed: %s (log: %s)" % (error, log.name)}
         finally:
             try:
                 os.killpg(proc.pid, signal.SIGTERM)
