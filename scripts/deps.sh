@@ -6,6 +6,7 @@ PACKAGES=(
     postgresql rabbitmq-server
     libpq-dev librabbitmq-dev libssl-dev libargon2-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev
     pkg-config wrk argon2 openssl curl
+    python3-venv  # make bench: the peer stacks' virtual environment (scripts/bench.sh)
 )
 
 SUDO=()
