@@ -20,8 +20,12 @@ import time
 import urllib.request
 from datetime import datetime, timezone
 
+import peers
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH_DIR = os.path.join(ROOT, "bench")
+# The bench's database; its pgbench and peer databases are named after it.
+BENCH_DB = os.environ.get("BENCH_DB", "identity_bench")
 PROCESSES = ["identity-token-worker", "identity-revocation-worker", "identity-provider-worker",
              "identity-mailer-worker", "identity-gateway"]
 
@@ -91,6 +95,15 @@ class Stack:
             time.sleep(0.1)
         raise SystemExit("bench: the gateway never became ready (logs in %s)" % self.log_dir)
 
+    def add_copy(self, name):
+        """Another copy of worker `name` on the same queue (the scale measurement)."""
+        copy = "%s#%d" % (name, 1 + sum(1 for n in self.procs if n.split("#")[0] == name))
+        log = open(os.path.join(self.log_dir, copy.replace("#", "-") + ".log"), "w")
+        self.procs[copy] = subprocess.Popen([os.path.join(self.bin_dir, name)], env=amqp_env(db_env(self.env, name), name),
+                                            stdout=log, stderr=subprocess.STDOUT)
+        time.sleep(2)  # connected and consuming before the load starts
+        return copy
+
     def rss_kib(self):
         out = {}
         for name, proc in self.procs.items():
@@ -120,6 +133,43 @@ def wrk(script, url, seconds, connections, threads, extra_env):
     return json.loads(line[len("WRK_JSON "):])
 
 
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids):
+    """User + system CPU seconds of these processes so far (gone ones count 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+    return total / TICKS
+
+
+def measured(stack, run_load):
+    """`run_load()`'s wrk figure with the CPU it cost, in milliseconds per request: the service's
+    processes and the PostgreSQL backends of the bench database. Robust where req/s is not: on
+    a machine shared with other work, throughput moves with the neighbours, CPU per request less."""
+    db = stack.env["IDENTITY_DATABASE_URL"]
+    backends = lambda: [int(p) for p in psql(db, "SELECT pid FROM pg_stat_activity WHERE datname = "
+                                                  "current_database() AND pid <> pg_backend_pid()").split()]
+    ours = {name: proc.pid for name, proc in stack.procs.items()}
+    before_pg = {pid: cpu_seconds([pid]) for pid in backends()}
+    before = {name: cpu_seconds([pid]) for name, pid in ours.items()}
+    figure = run_load()
+    spent = {name: cpu_seconds([pid]) - before[name] for name, pid in ours.items()}
+    postgres = sum(cpu_seconds([pid]) - before_pg.get(pid, 0) for pid in backends())
+    requests = max(1, figure.get("requests", 0))
+    per_request = lambda seconds: round(1000 * seconds / requests, 3)
+    figure["cpu_ms_per_request"] = {"service": per_request(sum(spent.values())), "postgres": per_request(postgres),
+                                    "by_process": {name.removeprefix("identity-"): per_request(value)
+                                                   for name, value in spent.items() if value > 0}}
+    return figure
+
+
 def psql(url, sql):
     return subprocess.run(["psql", url, "-X", "-q", "-At", "-c", sql], check=True, capture_output=True,
                           text=True).stdout.strip()
@@ -127,9 +177,10 @@ def psql(url, sql):
 
 def pgbench(admin_url, seconds, clients):
     """pgbench -N on the same PostgreSQL with the service's connection count: the limit for refresh."""
-    url = admin_url.rsplit("/", 1)[0] + "/identity_pgbench"
-    psql(admin_url, "DROP DATABASE IF EXISTS identity_pgbench WITH (FORCE)")
-    psql(admin_url, "CREATE DATABASE identity_pgbench")
+    database = BENCH_DB + "_pgbench"
+    url = admin_url.rsplit("/", 1)[0] + "/" + database
+    psql(admin_url, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % database)
+    psql(admin_url, "CREATE DATABASE %s" % database)
     subprocess.run(["pgbench", "-q", "-i", "-s", "4", url], check=True, capture_output=True)
     out = subprocess.run(["pgbench", "-N", "-c", str(clients), "-j", "2", "-T", str(max(1, int(seconds))), url],
                          check=True, capture_output=True, text=True).stdout
@@ -142,7 +193,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--smoke", action="store_true", help="a second per figure: checks the bench still runs")
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--peers", dest="peers", action="store_true", default=None,
+                        help="also measure the peer stacks (the default except with --smoke)")
+    parser.add_argument("--no-peers", dest="peers", action="store_false")
+    parser.add_argument("--no-rate-limit-cost", action="store_true",
+                        help="skip the limits-on/off runs (a quicker before/after comparison)")
     args = parser.parse_args()
+    with_peers = (not args.smoke) if args.peers is None else args.peers
     seconds = 1 if args.smoke else args.seconds
     limit_seconds = 1 if args.smoke else min(5, seconds)
     if not shutil.which("wrk"):
@@ -153,7 +210,8 @@ def main():
     cores = os.cpu_count() or 2
     port = free_port()
     base = "http://127.0.0.1:%d" % port
-    log_dir = os.path.join(os.environ.get("IDENTITY_RUN_DIR", "/tmp"), "bench-logs")
+    log_dir = os.path.join(os.environ.get("IDENTITY_RUN_DIR", "/tmp"),
+                           "bench-logs" if BENCH_DB == "identity_bench" else "bench-logs-" + BENCH_DB)
     os.makedirs(log_dir, exist_ok=True)
     env = dict(os.environ, IDENTITY_HTTP_PORT=str(port), IDENTITY_HTTP_HOST="127.0.0.1", IDENTITY_PUBLIC_BASE_URL=base,
                IDENTITY_LOG_LEVEL="warning", IDENTITY_MAIL_DIR=os.path.join(log_dir, "mail"))
@@ -173,9 +231,14 @@ def main():
     stack.start()
     try:
         rows, extra = run(stack, app, app["app_key"], base, seconds, limit_seconds, cores, admin_db, args.smoke)
-        extra["rate_limit_cost"] = rate_limit_cost(stack, app, unlimited, base, seconds, cores, args.smoke)
+        if not args.no_rate_limit_cost:
+            extra["rate_limit_cost"] = rate_limit_cost(stack, app, unlimited, base, seconds, cores, args.smoke)
     finally:
         stack.stop()
+    if with_peers:
+        # After the service has stopped: the peers get the machine the service had.
+        extra["peers"] = peers.run_peers(os.environ["BENCH_PEERS_VENV"], admin_db, BENCH_DB, log_dir, wrk, free_port,
+                                         psql, seconds, 32 if not args.smoke else 4, max(2, cores))
     report(rows, extra, args.smoke)
 
 
@@ -236,22 +299,36 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
     idle = stack.rss_kib()
     connections = 32 if not smoke else 4
 
-    me = wrk("me.lua", base + "/v1/me", seconds, connections, 2, {"BENCH_APP_KEY": key, "BENCH_TOKEN": token})
+    me = measured(stack, lambda: wrk("me.lua", base + "/v1/me", seconds, connections, 2,
+                                     {"BENCH_APP_KEY": key, "BENCH_TOKEN": token}))
     healthz = wrk("healthz.lua", base + "/healthz", limit_seconds, connections, 2, {})
 
     tokens_file = refresh_tokens(base, key, connections + 2, os.path.join(stack.log_dir, "refresh-tokens.txt"))
-    refresh = wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
-                  {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file})
+    refresh = measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
+                                          {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file}))
     loaded = stack.rss_kib()
     pool = int(os.environ.get("IDENTITY_WORKER_CONCURRENCY", str(max(2, cores * 2))))
     pg = pgbench(admin_db, limit_seconds, pool)
 
-    sign_in = wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, max(2, cores), 2,
-                  {"BENCH_APP_KEY": key, "BENCH_EMAIL": email, "BENCH_PASSWORD": password})
+    sign_in_load = lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, max(2, cores), 2,
+                               {"BENCH_APP_KEY": key, "BENCH_EMAIL": email, "BENCH_PASSWORD": password})
+    sign_in = measured(stack, sign_in_load)
     argon2 = json.loads(stack.ctl("bench", "argon2", "--seconds", str(limit_seconds), "--threads", str(cores)))
 
     bus = json.loads(stack.ctl("bench", "bus", "--seconds", str(seconds), "--concurrency", "1"))
     broker = json.loads(stack.ctl("bench", "broker", "--seconds", str(limit_seconds)))
+
+    # Scale: a second token worker on the same queue, then refresh and sign-in again (sign-in
+    # with as many connections as there are worker threads in all, so the copies have work).
+    scale = {"token_workers_1": {"refresh": refresh, "sign_in": sign_in}}
+    stack.add_copy("identity-token-worker")
+    tokens_file = refresh_tokens(base, key, connections + 2, os.path.join(stack.log_dir, "refresh-tokens-2.txt"))
+    scale["token_workers_2"] = {
+        "refresh": measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
+                                               {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file})),
+        "sign_in": measured(stack, lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, 2 * max(2, cores), 2,
+                                               {"BENCH_APP_KEY": key, "BENCH_EMAIL": email,
+                                                "BENCH_PASSWORD": password}))}
 
     db = stack.env["IDENTITY_DATABASE_URL"]
     live = int(psql(db, "SELECT count(*) FROM sessions WHERE ended_at IS NULL") or 0)
@@ -259,13 +336,13 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
     rows = [
         ("GET /v1/me", me, "GET /healthz (same server)", healthz),
         ("POST /v1/auth/token/refresh", refresh, "pgbench -N, %d clients" % pool, pg),
-        ("POST /v1/auth/sign-in (Argon2id m=19MiB t=2)", sign_in, "raw Argon2id, %d threads" % cores, argon2),
+        ("POST /v1/auth/sign-in (Argon2id m=19MiB t=2)", sign_in, "raw libsodium Argon2id, %d thr" % cores, argon2),
         ("bus round trip (no-op command)", bus, "RabbitMQ publish+consume", broker),
     ]
     extra = {"rss_kib_idle": idle, "rss_kib_loaded": loaded, "live_sessions": live,
              "session_bytes_total": session_bytes,
              "bytes_per_live_session": round(session_bytes / live) if live else None,
-             "cores": cores, "seconds": seconds}
+             "cores": cores, "seconds": seconds, "scale": scale}
     return rows, extra
 
 
@@ -278,6 +355,22 @@ def report(rows, extra, smoke):
             name, figure["per_second"], figure.get("p50_ms") or 0, figure.get("p99_ms") or 0, limit_name,
             limit["per_second"], ratio or 0))
         results.append({"path": name, "figure": figure, "limit_name": limit_name, "limit": limit, "ratio": ratio})
+    print("\nCPU per request (ms; service processes + PostgreSQL backends of the bench database):")
+    for name, figure, _, _ in rows:
+        cpu = figure.get("cpu_ms_per_request")
+        if cpu:
+            print("  %-44s service %7.3f   postgres %7.3f   (%s)" % (
+                name, cpu["service"], cpu["postgres"],
+                ", ".join("%s %.3f" % item for item in cpu["by_process"].items())))
+    scale = extra.get("scale")
+    if scale:
+        print("\ntoken worker copies (same run; sign-in with 2 connections per copy and core):")
+        for label, figures in scale.items():
+            cpu = figures["refresh"].get("cpu_ms_per_request") or {}
+            print("  %-16s refresh %8.1f/s p99 %7.2f ms (cpu ms: service %.3f, postgres %.3f)   "
+                  "sign-in %6.1f/s p99 %7.2f ms" % (
+                      label, figures["refresh"]["per_second"], figures["refresh"]["p99_ms"], cpu.get("service", 0),
+                      cpu.get("postgres", 0), figures["sign_in"]["per_second"], figures["sign_in"]["p99_ms"]))
     print("\nresident memory (KiB) idle:   %s" % extra["rss_kib_idle"])
     print("resident memory (KiB) loaded: %s" % extra["rss_kib_loaded"])
     print("PostgreSQL: %s live sessions, %s bytes per live session (sessions + refresh tokens, with indexes)"
@@ -289,6 +382,7 @@ def report(rows, extra, smoke):
             print("  %-8s on %-24s off %-24s on/off %.3f" % (
                 path, ", ".join("%.1f" % v for v in runs["on"]), ", ".join("%.1f" % v for v in runs["off"]),
                 runs["ratio_on_to_off"] or 0))
+    report_peers(results, extra.get("peers"))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = "smoke-latest.json" if smoke else "bench-%s.json" % stamp
     os.makedirs(os.path.join(BENCH_DIR, "results"), exist_ok=True)
@@ -296,9 +390,45 @@ def report(rows, extra, smoke):
     with open(path, "w") as out:
         json.dump({"time": stamp, "smoke": smoke, "rows": results, **extra}, out, indent=2)
     print("written: %s" % os.path.relpath(path, ROOT))
-    if any(r["figure"].get("non_2xx") or r["figure"].get("failures") for r in results):
-        errors = {r["path"]: r["figure"].get("non_2xx") or r["figure"].get("failures") for r in results}
+    checked = [(r["path"], r["figure"]) for r in results] + [
+        ("%s %s" % (label, path), figure) for label, figures in (extra.get("scale") or {}).items()
+        for path, figure in figures.items()]
+    if any(figure.get("non_2xx") or figure.get("failures") for _, figure in checked):
+        errors = {name: figure.get("non_2xx") or figure.get("failures") for name, figure in checked}
         raise SystemExit("bench: some requests failed: %s" % errors)
+
+
+# Our rows (by the start of their name) and the peer path each compares with.
+PEER_PATHS = (("GET /v1/me", "me"), ("POST /v1/auth/token/refresh", "refresh"), ("POST /v1/auth/sign-in", "sign_in"))
+
+
+def report_peers(results, peer_runs):
+    """Each peer's figure beside ours, ratio ours/peer; into each row's JSON as "peers"."""
+    if not peer_runs:
+        return
+    names = list(peer_runs)
+    print("\npeers (same run, same wrk scripts, same PostgreSQL; ratio = ours / peer):")
+    print("%-30s %10s" % ("path", "ours/s") + "".join("   %-42s %9s %7s" % (peer_runs[n]["label"], "p99 ms", "ratio")
+                                                   for n in names))
+    for prefix, key in PEER_PATHS:
+        row = next(r for r in results if r["path"].startswith(prefix))
+        row["peers"] = {}
+        line = "%-30s %10.1f" % (prefix, row["figure"]["per_second"])
+        for name in names:
+            run = peer_runs[name]
+            figure = (run.get("paths") or {}).get(key)
+            if figure is None:
+                line += "   %-42s %9s %7s" % (run.get("error", "(no such path)")[:42], "", "")
+                continue
+            if not figure["valid"]:
+                row["peers"][name] = {"figure": figure, "ratio": None, "valid": False}
+                line += "   %-42s %9s %7s" % ("INVALID: %d non-2xx, %d errors" % (figure["non_2xx"], figure["errors"]),
+                                             "", "")
+                continue
+            ratio = row["figure"]["per_second"] / figure["per_second"] if figure["per_second"] else None
+            row["peers"][name] = {"figure": figure, "ratio": ratio, "valid": True}
+            line += "   %-42.1f %9.2f %7.2f" % (figure["per_second"], figure["p99_ms"], ratio or 0)
+        print(line)
 
 
 if __name__ == "__main__":

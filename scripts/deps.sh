@@ -4,8 +4,9 @@ set -euo pipefail
 
 PACKAGES=(
     postgresql rabbitmq-server
-    libpq-dev librabbitmq-dev libssl-dev libargon2-dev libmicrohttpd-dev libcurl4-openssl-dev
+    libpq-dev librabbitmq-dev libssl-dev libargon2-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev
     pkg-config wrk argon2 openssl curl
+    python3-venv  # make bench: the peer stacks' virtual environment (scripts/bench.sh)
 )
 
 SUDO=()

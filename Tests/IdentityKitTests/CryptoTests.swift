@@ -1,3 +1,4 @@
+import CArgon2
 import XCTest
 @testable import IdentityKit
 
@@ -32,6 +33,37 @@ final class CryptoTests: XCTestCase {
         XCTAssertTrue(hasher.verify("correct horse", against: hash))
         XCTAssertFalse(hasher.verify("correct horsE", against: hash))
         XCTAssertNotEqual(try hasher.hash("correct horse"), hash, "salts are random")
+    }
+
+    /// PHC strings made by the libargon2 code this service used before libsodium (same password,
+    /// a fixed salt): stored hashes must keep verifying after the switch, whatever their cost.
+    func testHashesMadeByLibargon2StillVerify() throws {
+        let hasher = try PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 1, parallelism: 1))
+        let old = [
+            "$argon2id$v=19$m=1024,t=1,p=1$b2xkLWxpYmFyZ29uMi1zYQ$Ipr9PjsQQZNpwx0cpfXAo2MbRcWuzvZXoVxrQfESZH4",
+            "$argon2id$v=19$m=19456,t=2,p=1$b2xkLWxpYmFyZ29uMi1zYQ$QRw8MJS37IPKOjuQXLkif0ghE3L//sviuJKK6hI66jc",
+            "$argon2id$v=19$m=1024,t=1,p=2$b2xkLWxpYmFyZ29uMi1zYQ$oZcHZL5ocwVUiYoDOuAZu8Ekhd8cy6+9LBUmD2l68YY",
+        ]
+        for phc in old {
+            XCTAssertTrue(hasher.verify("correct horse", against: phc), phc)
+            XCTAssertFalse(hasher.verify("correct horsE", against: phc), phc)
+        }
+        // Argon2i is not what the service stores: refused even with the right password.
+        XCTAssertFalse(hasher.verify("correct horse", against:
+            "$argon2i$v=19$m=1024,t=1,p=1$b2xkLWxpYmFyZ29uMi1zYQ$AWRGODWkzhsllCfD56tgeC++R4lU1XOqQgebkKZnA+g"))
+        XCTAssertFalse(hasher.verify("correct horse", against: "$argon2id$v=19$m=1024,t=1,p=1$garbage"))
+    }
+
+    /// The other way round: what libsodium writes, libargon2 reads (a rollback keeps every hash).
+    func testLibsodiumHashesVerifyUnderLibargon2() throws {
+        for parallelism: UInt32 in [1, 2] {
+            let hasher = try PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 2, parallelism: parallelism))
+            let hash = try hasher.hash("correct horse")
+            XCTAssertTrue(hash.hasPrefix("$argon2id$v=19$m=1024,t=2,p=\(parallelism)$"), hash)
+            let password = Array("correct horse".utf8)
+            XCTAssertEqual(hash.withCString { argon2id_verify($0, password, password.count) }, ARGON2_OK.rawValue)
+            XCTAssertTrue(hasher.verify("correct horse", against: hash))
+        }
     }
 
     func testBase64URLRoundTripWithoutPadding() {

@@ -14,9 +14,27 @@ public enum Timestamp {
         let fraction = Int(micros % 1_000_000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
-                      Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-                      Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), fraction)
+        // Digits written by hand: String(format:) went through CFString and was 3.5 % of the
+        // machine's CPU under GET /v1/me (three timestamps a user object).
+        var text = [UInt8](repeating: 0, count: 27)
+        func put(_ value: Int, width: Int, at offset: Int) {
+            var rest = value
+            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                text[index] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+                rest /= 10
+            }
+        }
+        put(Int(parts.tm_year) + 1900, width: 4, at: 0)
+        put(Int(parts.tm_mon) + 1, width: 2, at: 5)
+        put(Int(parts.tm_mday), width: 2, at: 8)
+        put(Int(parts.tm_hour), width: 2, at: 11)
+        put(Int(parts.tm_min), width: 2, at: 14)
+        put(Int(parts.tm_sec), width: 2, at: 17)
+        put(fraction, width: 6, at: 20)
+        for (offset, byte) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (26, "Z")] as [(Int, Unicode.Scalar)] {
+            text[offset] = UInt8(byte.value)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Seconds since the epoch, as JWT claims carry them.

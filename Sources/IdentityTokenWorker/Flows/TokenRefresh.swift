@@ -28,6 +28,32 @@ struct TokenRefresh: Sendable {
         let presentedHash = Digest.sha256(presented)
         let successor = "rt_" + Base64URL.encode(Digest.hmacSHA256(key: successorKey, Array(presented.utf8)))
         let successorHash = Digest.sha256(successor)
+        // The common cases in one round trip: a live token rotated, a retry within the grace
+        // answered, a dead token refused. Only what ends a session goes the transactional way.
+        guard let fast = try sessions.rotateIfLive(appId: command.appId, presentedHash: presentedHash,
+                                                   successorHash: successorHash, graceSeconds: graceSeconds,
+                                                   lifetimeSeconds: lifetimeSeconds, ip: command.client?.ip ?? "",
+                                                   userAgent: command.client?.userAgent ?? "")
+        else { throw ServiceError.refreshTokenRevoked }
+        let token = fast.state
+        let answerable = fast.rotated
+            || (token.spent && token.withinGrace && !token.sessionEnded && !token.pastLifetime
+                && Digest.constantTimeEqual(token.successorHash, successorHash))
+        if answerable {
+            return try issue(user: fast.user, sessionId: token.sessionId,
+                             assurance: Assurance(amr: token.amr, aal: token.aal), successor: successor,
+                             signingKey: signingKey)
+        }
+        if token.sessionEnded { throw ServiceError.refreshTokenRevoked }
+        if !token.spent && !token.pastLifetime && token.expired { throw ServiceError.refreshTokenExpired }
+        return try handleEnding(command, presentedHash: presentedHash, successor: successor,
+                                successorHash: successorHash, signingKey: signingKey)
+    }
+
+    /// A session past its lifetime or a stolen token: the locked transaction that ends the
+    /// session (and re-decides from scratch, the row may have moved since the fast path read it).
+    private func handleEnding(_ command: TokenV1.Refresh, presentedHash: [UInt8], successor: String,
+                              successorHash: [UInt8], signingKey: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
         // The transaction commits in every case, theft included: ending the session must stick
         // even though this call answers with an error.
         let outcome: Outcome = try pool.transaction { connection in
@@ -65,10 +91,16 @@ struct TokenRefresh: Sendable {
         case .refuse(let error):
             throw error
         case .issue(let uid, let sessionId, let assurance):
-            guard let user = try users.find(appId: command.appId, uid: uid) else { throw ServiceError.refreshTokenRevoked }
-            guard !user.disabled else { throw ServiceError.userDisabled }
-            return try issuer.result(for: user, sessionId: sessionId, refreshToken: successor, assurance: assurance,
-                                     isNewUser: false, signingKey: signingKey)
+            return try issue(user: users.find(appId: command.appId, uid: uid), sessionId: sessionId, assurance: assurance,
+                             successor: successor, signingKey: signingKey)
         }
+    }
+
+    private func issue(user: UserRecord?, sessionId: String, assurance: Assurance, successor: String,
+                       signingKey: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
+        guard let user else { throw ServiceError.refreshTokenRevoked }
+        guard !user.disabled else { throw ServiceError.userDisabled }
+        return try issuer.result(for: user, sessionId: sessionId, refreshToken: successor, assurance: assurance,
+                                 isNewUser: false, signingKey: signingKey)
     }
 }
