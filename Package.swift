@@ -37,7 +37,8 @@ let package = Package(
 
         // Shared by every process: configuration, errors, crypto, JWT, store, bus, messages.
         .target(name: "IdentityKit",
-                dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim", "CArgon2"]),
+                dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim", "CArgon2",
+                               "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The HTTP gateway: routing, validation, reads, commands to workers.
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.

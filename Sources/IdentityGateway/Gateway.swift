@@ -6,7 +6,7 @@ import IdentityKit
 public final class Gateway: Service {
     private let configuration: GatewayConfiguration
     private let bus: BusClient
-    private let router: Router
+    let router: Router
     private let apps: AppResolver
     private let server: HTTPServer
     private let rateLimits: RateLimitStep
@@ -24,17 +24,19 @@ public final class Gateway: Service {
         let sessions = SessionStore(pool: pool)
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
-            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions))
+            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions,
+            metricsToken: configuration.metricsToken))
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
         let box = DispatchBox()
-        server = HTTPServer { request in box.gateway?.dispatch(request) ?? .now(.problem(.unavailable, requestId: request.requestId)) }
+        server = HTTPServer { request in box.gateway?.measured(request) ?? .now(.problem(.unavailable, requestId: request.requestId)) }
         box.gateway = self
     }
 
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
     static func routes(pool: PGPool, bus: BusClient, apps: AppResolver, appStore: AppStore, commands: CommandSender,
-                       verifier: TokenVerifier, users: UserProfileStore, sessions: SessionStore) -> [Route] {
+                       verifier: TokenVerifier, users: UserProfileStore, sessions: SessionStore,
+                       metricsToken: String? = nil) -> [Route] {
         let auth = Authenticator(verifier: verifier, sessions: sessions)
         let providers = ProviderRoutes(auth: auth, commands: commands)
         let served = PasswordRoutes(auth: auth, commands: commands).routes
@@ -44,7 +46,8 @@ public final class Gateway: Service {
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
-        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served)).routes + served
+        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served),
+                                metricsToken: metricsToken).routes + served
     }
 
     public func start() throws {
@@ -93,6 +96,7 @@ public final class Gateway: Service {
             } catch let error as ServiceError {
                 return .now(.problem(error, requestId: requestId))
             } catch StoreError.unavailable(let reason) {
+                ServiceMetrics.unavailable.inc("store")
                 Log.warning("store unavailable", ["request_id": requestId, "reason": reason])
                 return .now(.problem(.unavailable, requestId: requestId))
             } catch {

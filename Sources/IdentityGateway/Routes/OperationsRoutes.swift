@@ -7,12 +7,17 @@ struct OperationsRoutes: Sendable {
     let bus: BusClient
     /// The OpenAPI document as served (`OpenAPIDocument.rendered`), made once.
     let document: Data
+    /// `IDENTITY_METRICS_TOKEN`: who may read `/metrics` on the public port. Unset: nobody
+    /// here (404); the operations listener on `IDENTITY_METRICS_PORT` serves them instead.
+    var metricsToken: String? = nil
 
     var routes: [Route] {
         [Route(method: "GET", pattern: "/healthz", needsApp: false, takesBody: false) { _ in
             .now(.json(.object(["status": "ok"])))
          },
          Route(method: "GET", pattern: "/readyz", needsApp: false, takesBody: false, handler: ready),
+         Route(method: "GET", pattern: "/metrics", needsApp: false, takesBody: false,
+               errors: [.notFound, .invalidToken], handler: metrics),
          Route(method: "GET", pattern: "/api/docs", needsApp: false, takesBody: false) { _ in
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
                                                      ("Content-Security-Policy", DocsPage.contentSecurityPolicy),
@@ -23,6 +28,19 @@ struct OperationsRoutes: Sendable {
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
                               body: document))
          }]
+    }
+
+    /// Metrics show the traffic's shape (routes, rates, failures): only for the bearer of the
+    /// metrics token, compared in constant time (as digests, so its length leaks nothing either).
+    func metrics(_ context: RouteContext) throws -> RouteResult {
+        guard let metricsToken else { throw ServiceError.notFound }
+        let header = context.request.header("authorization") ?? ""
+        let given = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
+        guard Digest.constantTimeEqual(Digest.sha256(given), Digest.sha256(metricsToken)) else {
+            throw ServiceError.invalidToken
+        }
+        return .now(HTTPResponse(status: 200, headers: [("Content-Type", Metrics.contentType), ("Cache-Control", "no-store")],
+                                 body: Data(Metrics.shared.render().utf8)))
     }
 
     /// Ready when the store answers and the broker connection is up.
