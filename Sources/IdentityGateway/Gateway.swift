@@ -10,12 +10,14 @@ public final class Gateway: Service {
     private let apps: AppResolver
     private let server: HTTPServer
     private let rateLimits: RateLimitStep
+    private let pool: PGPool
 
     public init(configuration: GatewayConfiguration) throws {
         self.configuration = configuration
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
         let bus = try BusClient(url: configuration.common.amqpURL, heartbeatSeconds: configuration.common.amqpHeartbeatSeconds)
         self.bus = bus
+        self.pool = pool
         let appStore = AppStore(pool: pool)
         let apps = AppResolver(store: appStore)
         self.apps = apps
@@ -62,6 +64,12 @@ public final class Gateway: Service {
     public func stop() {
         server.stop(grace: configuration.shutdownGrace)
         bus.stop()
+    }
+
+    /// The operations listener's /readyz: the same checks as the public /readyz.
+    public var readinessChecks: [OperationsListener.Check] {
+        let bus = self.bus
+        return [Readiness.store(pool), (name: "broker", check: { @Sendable in bus.isConnected })]
     }
 
     /// The drain, the last answers and the bus's close, with room to spare.

@@ -30,7 +30,7 @@ enum OpenAPIDocument {
         },
         "/metrics": {
           "get": {"summary": "Prometheus metrics (text format 0.0.4), for the operator's scraper", "operationId": "metrics",
-                  "description": "Served only with `Authorization: Bearer <IDENTITY_METRICS_TOKEN>`; without that setting the path is not served here (404), and metrics are read from the operations listener on `IDENTITY_METRICS_PORT` instead, which is never exposed publicly.",
+                  "description": "Served only with `Authorization: Bearer <IDENTITY_METRICS_TOKEN>`; without that setting, or without the token, the answer is the 404 of an unknown path, and metrics are read from the operations listener on `IDENTITY_METRICS_PORT` instead, which is never exposed publicly.",
                   "security": [{"metricsToken": []}],
                   "responses": {"200": {"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}}}
         },

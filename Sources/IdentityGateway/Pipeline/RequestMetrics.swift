@@ -18,10 +18,15 @@ extension Gateway {
             route = "unmatched"
             method = "other"
         }
+        let requestId = request.requestId
         let record: @Sendable (HTTPResponse) -> Void = { response in
             let statusClass = ServiceMetrics.statusClass(response.status)
             ServiceMetrics.httpRequests.inc(route, method, statusClass)
             ServiceMetrics.httpDuration.observeSince(started, route, method, statusClass)
+            // The access log (debug): the pattern, never the raw path (it may carry an id).
+            Log.debug("request answered", ["request_id": requestId, "route": route, "method": method,
+                                           "status": String(response.status),
+                                           "took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
         }
         switch Log.withRequestId(request.requestId, { dispatch(request) }) {
         case .now(let response):

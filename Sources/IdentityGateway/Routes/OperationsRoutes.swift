@@ -17,7 +17,7 @@ struct OperationsRoutes: Sendable {
          },
          Route(method: "GET", pattern: "/readyz", needsApp: false, takesBody: false, handler: ready),
          Route(method: "GET", pattern: "/metrics", needsApp: false, takesBody: false,
-               errors: [.notFound, .invalidToken], handler: metrics),
+               errors: [.notFound], handler: metrics),
          Route(method: "GET", pattern: "/api/docs", needsApp: false, takesBody: false) { _ in
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
                                                      ("Content-Security-Policy", DocsPage.contentSecurityPolicy),
@@ -32,12 +32,13 @@ struct OperationsRoutes: Sendable {
 
     /// Metrics show the traffic's shape (routes, rates, failures): only for the bearer of the
     /// metrics token, compared in constant time (as digests, so its length leaks nothing either).
+    /// Anyone else gets the 404 of an unknown path: the public port does not say it serves them.
     func metrics(_ context: RouteContext) throws -> RouteResult {
         guard let metricsToken else { throw ServiceError.notFound }
         let header = context.request.header("authorization") ?? ""
         let given = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
         guard Digest.constantTimeEqual(Digest.sha256(given), Digest.sha256(metricsToken)) else {
-            throw ServiceError.invalidToken
+            throw ServiceError.notFound
         }
         return .now(HTTPResponse(status: 200, headers: [("Content-Type", Metrics.contentType), ("Cache-Control", "no-store")],
                                  body: Data(Metrics.shared.render().utf8)))

@@ -100,6 +100,9 @@ public final class CommandConsumer: Sendable {
                 ServiceMetrics.inFlight.add(-1, name)
                 ServiceMetrics.commands.inc(name, ServiceMetrics.commandType(message.type), ServiceMetrics.outcome(replyType: reply.type, body: reply.body))
                 ServiceMetrics.commandDuration.observeSince(started, name, ServiceMetrics.commandType(message.type))
+                Log.debug("command handled", ["request_id": message.requestId, "consumer": name, "type": message.type,
+                                              "redelivered": message.redelivered ? "1" : "0",
+                                              "took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
             }
         })
         linkBox.link = link

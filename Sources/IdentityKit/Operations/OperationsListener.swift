@@ -2,8 +2,8 @@ import CMicroHTTPD
 import CMicroHTTPDShim
 import Foundation
 
-/// The small HTTP listener every process runs on `IDENTITY_METRICS_PORT` (libmicrohttpd, one
-/// thread): `GET /metrics` (Prometheus text), `GET /healthz` (the process is alive) and
+/// The small HTTP listener every process runs on `IDENTITY_METRICS_PORT` (libmicrohttpd, two
+/// threads): `GET /metrics` (Prometheus text), `GET /healthz` (the process is alive) and
 /// `GET /readyz` (200 when every readiness check passes, else 503, with each check named).
 /// It serves nothing else and reads no body, so it is safe to expose to the cluster's
 /// scraper and kubelet; it is not meant for the public internet (the traffic shape it shows).
@@ -27,7 +27,9 @@ public final class OperationsListener: @unchecked Sendable {
 
     public func start() throws {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let settings = cmhdshim_settings(port: port, threads: 1, idle_timeout_seconds: 10, connection_limit: 64)
+        // Two threads: the shim always asks for a thread pool, and libmicrohttpd complains on
+        // stderr (outside the log format) about a pool of one.
+        let settings = cmhdshim_settings(port: port, threads: 2, idle_timeout_seconds: 10, connection_limit: 64)
         daemon = cmhdshim_start(host, settings, operationsAccess, context, nil, nil, nil, nil)
         guard daemon != nil else { throw BusError("cannot listen on \(host):\(port) for /metrics") }
         Log.info("operations listener", ["host": host, "port": String(port)])
