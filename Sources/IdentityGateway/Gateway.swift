@@ -26,8 +26,7 @@ public final class Gateway: Service {
         let sessions = SessionStore(pool: pool)
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
-            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions,
-            metricsToken: configuration.metricsToken))
+            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions))
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
         let box = DispatchBox()
@@ -37,8 +36,7 @@ public final class Gateway: Service {
 
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
     static func routes(pool: PGPool, bus: BusClient, apps: AppResolver, appStore: AppStore, commands: CommandSender,
-                       verifier: TokenVerifier, users: UserProfileStore, sessions: SessionStore,
-                       metricsToken: String? = nil) -> [Route] {
+                       verifier: TokenVerifier, users: UserProfileStore, sessions: SessionStore) -> [Route] {
         let auth = Authenticator(verifier: verifier, sessions: sessions)
         let providers = ProviderRoutes(auth: auth, commands: commands)
         let served = PasswordRoutes(auth: auth, commands: commands).routes
@@ -48,8 +46,7 @@ public final class Gateway: Service {
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
-        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served),
-                                metricsToken: metricsToken).routes + served
+        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served)).routes + served
     }
 
     public func start() throws {

@@ -19,9 +19,6 @@ public struct GatewayConfiguration: Sendable {
     var trustedProxies: TrustedProxies
     /// Connection limits and header/body deadlines (`IDENTITY_HTTP_MAX_CONNECTIONS…`).
     var connectionLimits: ConnectionLimits
-    /// `IDENTITY_METRICS_TOKEN`: the bearer token that may read `/metrics` on the public port
-    /// (at least 32 characters); unset, `/metrics` is served only by the operations listener.
-    var metricsToken: String?
 
     public static func fromEnvironment() -> GatewayConfiguration {
         var env = EnvironmentReader()
@@ -43,11 +40,7 @@ public struct GatewayConfiguration: Sendable {
                 maxConnections: env.int("IDENTITY_HTTP_MAX_CONNECTIONS", default: 4096, range: 16...1_000_000),
                 maxConnectionsPerIP: env.int("IDENTITY_HTTP_MAX_CONNECTIONS_PER_IP", default: 64, range: 1...1_000_000),
                 headerTimeoutSeconds: env.int("IDENTITY_HTTP_HEADER_TIMEOUT_SECONDS", default: 10, range: 1...3600),
-                bodyTimeoutSeconds: env.int("IDENTITY_HTTP_BODY_TIMEOUT_SECONDS", default: 30, range: 1...3600)),
-            metricsToken: env.raw("IDENTITY_METRICS_TOKEN"))
-        if let token = config.metricsToken, token.count < 32 {
-            env.fail("IDENTITY_METRICS_TOKEN must be at least 32 characters (openssl rand -hex 32)")
-        }
+                bodyTimeoutSeconds: env.int("IDENTITY_HTTP_BODY_TIMEOUT_SECONDS", default: 30, range: 1...3600)))
         env.validateOrExit(program: "identity-gateway")
         return config
     }

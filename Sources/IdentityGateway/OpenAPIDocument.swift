@@ -28,12 +28,6 @@ enum OpenAPIDocument {
                     "503": {"description": "Store or broker unreachable", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}}
                   }}
         },
-        "/metrics": {
-          "get": {"summary": "Prometheus metrics (text format 0.0.4), for the operator's scraper", "operationId": "metrics",
-                  "description": "Served only with `Authorization: Bearer <IDENTITY_METRICS_TOKEN>`; without that setting, or without the token, the answer is the 404 of an unknown path, and metrics are read from the operations listener on `IDENTITY_METRICS_PORT` instead, which is never exposed publicly.",
-                  "security": [{"metricsToken": []}],
-                  "responses": {"200": {"description": "Metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}}}
-        },
         "/api/docs": {
           "get": {"summary": "This document as a page where every endpoint can be tried", "operationId": "docsPage",
                   "security": [], "responses": {"200": {"description": "HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}}
@@ -313,8 +307,7 @@ enum OpenAPIDocument {
       "components": {
         "securitySchemes": {
           "appKey": {"type": "apiKey", "in": "header", "name": "X-App-Key"},
-          "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
-          "metricsToken": {"type": "http", "scheme": "bearer", "description": "IDENTITY_METRICS_TOKEN"}
+          "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
         },
         "parameters": {
           "AppId": {"name": "app_id", "in": "path", "required": true, "schema": {"type": "string"}}

@@ -256,8 +256,6 @@ class Stack:
         })
         self.refresh_grace_seconds = REFRESH_GRACE_SECONDS
         self.db_urls = database_urls()
-        # Who may read the gateway's /metrics on its public port (test_operations.py).
-        self.metrics_token = uuid.uuid4().hex + uuid.uuid4().hex
 
         # Each worker gets its own HTTP port in case it serves /healthz or /metrics on
         # IDENTITY_HTTP_PORT: it must not take the gateway's port (nor the other worker's).
@@ -312,8 +310,6 @@ class Stack:
             env.pop("IDENTITY_MASTER_KEY", None)
         if name == "identity-mailer-worker":
             env["IDENTITY_MAIL_PAYLOAD_KEY"] = mail_payload_key(self.env["IDENTITY_MASTER_KEY"])
-        if name == "identity-gateway":
-            env["IDENTITY_METRICS_TOKEN"] = self.metrics_token
         env.update(extra)
         return env
 

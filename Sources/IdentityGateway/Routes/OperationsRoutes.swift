@@ -1,23 +1,20 @@
 import Foundation
 import IdentityKit
 
-/// Liveness, readiness, the API document and its page.
+/// Liveness, readiness, the API document and its page. Not `/metrics`: metrics show the
+/// traffic's shape, so the gateway serves them only on its operations listener
+/// (`IDENTITY_METRICS_PORT`, never the public port; README "Operations").
 struct OperationsRoutes: Sendable {
     let pool: PGPool
     let bus: BusClient
     /// The OpenAPI document as served (`OpenAPIDocument.rendered`), made once.
     let document: Data
-    /// `IDENTITY_METRICS_TOKEN`: who may read `/metrics` on the public port. Unset: nobody
-    /// here (404); the operations listener on `IDENTITY_METRICS_PORT` serves them instead.
-    var metricsToken: String? = nil
 
     var routes: [Route] {
         [Route(method: "GET", pattern: "/healthz", needsApp: false, takesBody: false) { _ in
             .now(.json(.object(["status": "ok"])))
          },
          Route(method: "GET", pattern: "/readyz", needsApp: false, takesBody: false, handler: ready),
-         Route(method: "GET", pattern: "/metrics", needsApp: false, takesBody: false,
-               errors: [.notFound], handler: metrics),
          Route(method: "GET", pattern: "/api/docs", needsApp: false, takesBody: false) { _ in
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
                                                      ("Content-Security-Policy", DocsPage.contentSecurityPolicy),
@@ -28,20 +25,6 @@ struct OperationsRoutes: Sendable {
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
                               body: document))
          }]
-    }
-
-    /// Metrics show the traffic's shape (routes, rates, failures): only for the bearer of the
-    /// metrics token, compared in constant time (as digests, so its length leaks nothing either).
-    /// Anyone else gets the 404 of an unknown path: the public port does not say it serves them.
-    func metrics(_ context: RouteContext) throws -> RouteResult {
-        guard let metricsToken else { throw ServiceError.notFound }
-        let header = context.request.header("authorization") ?? ""
-        let given = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : ""
-        guard Digest.constantTimeEqual(Digest.sha256(given), Digest.sha256(metricsToken)) else {
-            throw ServiceError.notFound
-        }
-        return .now(HTTPResponse(status: 200, headers: [("Content-Type", Metrics.contentType), ("Cache-Control", "no-store")],
-                                 body: Data(Metrics.shared.render().utf8)))
     }
 
     /// Ready when the store answers and the broker connection is up.

@@ -77,6 +77,15 @@ public enum ServiceMetrics {
     public static let startTime = registry.gauge(
         "identity_process_start_time_seconds", "When this process started (Unix time).", labels: ["program"])
 
+    /// Declares every family at start-up (Swift initializes these lazily), so a scrape lists
+    /// them all, with HELP and TYPE, before the first event of each kind.
+    public static func registerAll() {
+        _ = [httpRequests.family, rateLimitRefusals.family, unavailable.family, commands.family, redeliveries.family,
+             signIns.family, signUps.family, refreshes.family, reuseDetections.family, outboxRelayed.family,
+             deliveries.family, httpDuration.family, busRoundTrip.family, commandDuration.family,
+             outboxRelayLag.family, inFlight.family, outboxBacklog.family, outboxOldestAge.family, startTime.family]
+    }
+
     /// The type label of a command: its proto name, or "other" for anything that is not one of
     /// ours (a message type is the sender's word, and labels must stay a short list).
     public static func commandType(_ type: String) -> String {

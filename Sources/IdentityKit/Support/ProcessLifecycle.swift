@@ -35,6 +35,7 @@ public enum ProcessLifecycle {
         let service: Service
         let stopping = Locked(false)
         var listener: OperationsListener?
+        ServiceMetrics.registerAll()
         ServiceMetrics.startTime.set(Date().timeIntervalSince1970, program)
         do {
             service = try make()
