@@ -24,6 +24,10 @@ error_log {dir}/nginx-error.log warn;
 events {{ worker_connections 1024; }}
 http {{
     access_log {dir}/nginx-access.log;
+    # Nothing spills to temporary files (nginx's workers may not be able to reach this folder
+    # when the master runs as root): bodies are under 64 KiB, answers small.
+    client_body_buffer_size 128k;
+    proxy_max_temp_file_size 0;
     client_body_temp_path {dir}/tmp/body;
     proxy_temp_path {dir}/tmp/proxy;
     fastcgi_temp_path {dir}/tmp/fastcgi;
