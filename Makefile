@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check migrate run test stop bench clean
+.PHONY: deps services build proto proto-check migrate run test stop bench chaos deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -43,6 +43,15 @@ stop:
 
 bench: services
 	scripts/bench.sh
+
+# Rolling restarts under load, longer than make test's one round (Tests/e2e/test_rolling_restart.py)
+# on a database and vhost of its own: ROUNDS=N restarts every process N times.
+chaos: services
+	IDENTITY_CHAOS_ROUNDS=$${ROUNDS:-3} scripts/e2e.sh identity_chaos Tests/e2e/test_rolling_restart.py -s
+
+# deploy/ validated (Kubernetes and Compose schemas, systemd-analyze); make test runs it too.
+deploy-check: deps
+	python3 scripts/check-deploy.py
 
 clean:
 	rm -rf .build

@@ -40,7 +40,8 @@ let package = Package(
 
         // Shared by every process: configuration, errors, crypto, JWT, store, bus, messages.
         .target(name: "IdentityKit",
-                dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim", "CArgon2", "CSodium"]),
+                dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim", "CArgon2", "CSodium",
+                               "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The HTTP gateway: routing, validation, reads, commands to workers.
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.

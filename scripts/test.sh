@@ -15,6 +15,11 @@ step() { printf '\n==> %s\n' "$*" >&2; }
 # shellcheck disable=SC1091
 source "$RUN_DIR/env"
 
+# deploy/: Kubernetes manifests against the Kubernetes JSON schemas, compose against the Compose
+# Specification, systemd units through systemd-analyze verify (about 10 s; scripts/check-deploy.py).
+step "deploy/ checks"
+python3 "$REPO_DIR/scripts/check-deploy.py"
+
 step "swift build --build-tests"
 swift build --build-tests
 

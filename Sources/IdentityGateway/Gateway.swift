@@ -6,16 +6,18 @@ import IdentityKit
 public final class Gateway: Service {
     private let configuration: GatewayConfiguration
     private let bus: BusClient
-    private let router: Router
+    let router: Router
     private let apps: AppResolver
     private let server: HTTPServer
     private let rateLimits: RateLimitStep
+    private let pool: PGPool
 
     public init(configuration: GatewayConfiguration) throws {
         self.configuration = configuration
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
         let bus = try BusClient(url: configuration.common.amqpURL, heartbeatSeconds: configuration.common.amqpHeartbeatSeconds)
         self.bus = bus
+        self.pool = pool
         let appStore = AppStore(pool: pool)
         let apps = AppResolver(store: appStore)
         self.apps = apps
@@ -28,7 +30,7 @@ public final class Gateway: Service {
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
         let box = DispatchBox()
-        server = HTTPServer { request in box.gateway?.dispatch(request) ?? .now(.problem(.unavailable, requestId: request.requestId)) }
+        server = HTTPServer { request in box.gateway?.measured(request) ?? .now(.problem(.unavailable, requestId: request.requestId)) }
         box.gateway = self
     }
 
@@ -59,6 +61,12 @@ public final class Gateway: Service {
     public func stop() {
         server.stop(grace: configuration.shutdownGrace)
         bus.stop()
+    }
+
+    /// The operations listener's /readyz: the same checks as the public /readyz.
+    public var readinessChecks: [OperationsListener.Check] {
+        let bus = self.bus
+        return [Readiness.store(pool), (name: "broker", check: { @Sendable in bus.isConnected })]
     }
 
     /// The drain, the last answers and the bus's close, with room to spare.
@@ -93,6 +101,7 @@ public final class Gateway: Service {
             } catch let error as ServiceError {
                 return .now(.problem(error, requestId: requestId))
             } catch StoreError.unavailable(let reason) {
+                ServiceMetrics.unavailable.inc("store")
                 Log.warning("store unavailable", ["request_id": requestId, "reason": reason])
                 return .now(.problem(.unavailable, requestId: requestId))
             } catch {

@@ -15,6 +15,7 @@ public final class MailerWorker: Service {
     }
 
     private let consumer: CommandConsumer
+    private let pool: PGPool
     private let counters: Locked<Counters>
     /// How long a stop waits for the deliveries under way: one SMTP timeout and a margin, so a
     /// delivery is finished (or fails and is retried) rather than abandoned mid-send, which
@@ -26,6 +27,7 @@ public final class MailerWorker: Service {
     public init(configuration: MailerWorkerConfiguration) throws {
         OutboundHTTP.initialize()
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
+        self.pool = pool
         let transport: MailTransport = configuration.smtp.map { SMTPTransport(client: SMTPClient(settings: $0)) }
             ?? FileTransport(directory: configuration.mailDirectory)
         if configuration.smtp == nil {
@@ -67,6 +69,7 @@ public final class MailerWorker: Service {
 
     public func start() { consumer.start() }
     public var stopTimeLimit: Double { drainTimeout + 30 }
+    public var readinessChecks: [OperationsListener.Check] { [Readiness.store(pool), Readiness.consuming(consumer)] }
     public func stop() {
         consumer.stop(drainTimeout: drainTimeout)
         let counters = snapshot
@@ -94,6 +97,7 @@ struct MailDelivery: Sendable {
         do {
             guard try ledger.claim(messageId: command.messageId, appId: command.appId) else {
                 counters.withLock { $0.duplicatesDropped += 1 }
+                ServiceMetrics.deliveries.inc("email", "duplicate")
                 Log.info("mail already sent or being sent; dropped", fields)
                 return []
             }
@@ -106,6 +110,7 @@ struct MailDelivery: Sendable {
             }
             try ledger.markSent(messageId: command.messageId)
             counters.withLock { $0.sent += 1 }
+            ServiceMetrics.deliveries.inc("email", "sent")
             Log.info("mail sent", fields)
             return []
         } catch {
@@ -145,11 +150,13 @@ struct MailDelivery: Sendable {
         let attempt = Int(command.attempt)
         if case .transient = failure, attempt < retryDelays.count {
             counters.withLock { $0.retried += 1 }
+            ServiceMetrics.deliveries.inc("email", "retried")
             Log.warning("mail delivery failed; will retry", fields.merging(
                 ["attempt": String(attempt), "error": failure.description]) { $1 })
             return message(next, queue: BusTopology.mailerRetry(attempt), expiration: retryDelays[attempt]).map { [$0] } ?? []
         }
         counters.withLock { $0.deadLettered += 1 }
+        ServiceMetrics.deliveries.inc("email", "dead_lettered")
         Log.error("mail dead-lettered", fields.merging(["attempt": String(attempt), "error": failure.description]) { $1 })
         return message(next, queue: BusTopology.mailerDead, expiration: nil).map { [$0] } ?? []
     }

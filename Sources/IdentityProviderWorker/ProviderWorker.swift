@@ -6,10 +6,12 @@ import IdentityOutbound
 /// verification, Apple code exchange). It never creates accounts or signs tokens.
 public final class ProviderWorker: Service {
     private let consumer: CommandConsumer
+    private let pool: PGPool
 
     public init(configuration: ProviderWorkerConfiguration) throws {
         OutboundHTTP.initialize()
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
+        self.pool = pool
         let http = OutboundHTTP(timeoutMilliseconds: configuration.outboundTimeoutMilliseconds)
         let cache = { (url: String) in JWKSCache(url: url, http: http, refetchInterval: configuration.jwksRefetchInterval,
                                                       maximumStaleness: configuration.jwksMaximumStaleness) }
@@ -53,4 +55,5 @@ public final class ProviderWorker: Service {
 
     public func start() { consumer.start() }
     public func stop() { consumer.stop() }
+    public var readinessChecks: [OperationsListener.Check] { [Readiness.store(pool), Readiness.consuming(consumer)] }
 }

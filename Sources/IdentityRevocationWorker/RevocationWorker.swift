@@ -9,12 +9,14 @@ import IdentityOutbound
 /// endpoint.
 public final class RevocationWorker: Service {
     private let consumer: CommandConsumer
+    private let pool: PGPool
     private let relay: OutboxRelay
     private let purge: RetentionPurge
     private let appleCounters = Locked(AppleRevocation.Counters())
 
     public init(configuration: RevocationWorkerConfiguration) throws {
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
+        self.pool = pool
         OutboundHTTP.initialize()
         let sessions = SessionEnding(pool: pool, sessions: SessionStore(pool: pool), devices: DeviceStore(pool: pool))
         let apple = AppleRevocation(settings: ProviderSettingsStore(pool: pool),
@@ -65,6 +67,7 @@ public final class RevocationWorker: Service {
                                periods: RetentionStore.Periods(keep: configuration.retentionSeconds,
                                                                keepGuests: configuration.guestRetentionSeconds),
                                interval: Double(configuration.purgeIntervalSeconds))
+        OutboxRelay.reportBacklog(pool: pool)
     }
 
     public func start() {
@@ -72,6 +75,8 @@ public final class RevocationWorker: Service {
         consumer.start()
         purge.start()
     }
+
+    public var readinessChecks: [OperationsListener.Check] { [Readiness.store(pool), Readiness.consuming(consumer)] }
 
     public func stop() {
         purge.stop()

@@ -60,11 +60,12 @@ public final class TokenWorker: Service {
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,
                                        name: "token-worker", concurrency: configuration.concurrency,
-                                       handler: router.handle)
+                                       handler: { message in AuthOutcomes.record(message, router.handle(message)) })
     }
 
     public func start() { consumer.start() }
     public func stop() { consumer.stop() }
+    public var readinessChecks: [OperationsListener.Check] { [Readiness.store(pool), Readiness.consuming(consumer)] }
 }
 
 /// Decodes a command by its type, runs its flow, and encodes the answer.

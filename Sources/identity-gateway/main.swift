@@ -3,8 +3,9 @@ import IdentityKit
 
 // identity-gateway: serves HTTP until SIGTERM or SIGINT.
 let configuration = GatewayConfiguration.fromEnvironment()
-Log.setLevel(configuration.common.logLevel)
+configuration.common.applyToProcess()
 ProcessLifecycle.run("identity-gateway", fields: ["host": configuration.httpHost, "port": String(configuration.httpPort),
-                                                  "threads": String(configuration.httpThreads)]) {
+                                                  "threads": String(configuration.httpThreads)],
+                       operations: configuration.common) {
     try Gateway(configuration: configuration)
 }

@@ -3,7 +3,8 @@ import IdentityProviderWorker
 
 // identity-provider-worker: verifies provider id tokens until SIGTERM or SIGINT.
 let configuration = ProviderWorkerConfiguration.fromEnvironment()
-Log.setLevel(configuration.common.logLevel)
-ProcessLifecycle.run("identity-provider-worker", fields: ["concurrency": String(configuration.concurrency)]) {
+configuration.common.applyToProcess()
+ProcessLifecycle.run("identity-provider-worker", fields: ["concurrency": String(configuration.concurrency)],
+                       operations: configuration.common) {
     try ProviderWorker(configuration: configuration)
 }

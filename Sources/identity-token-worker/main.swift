@@ -3,7 +3,8 @@ import IdentityTokenWorker
 
 // identity-token-worker: consumes token commands until SIGTERM or SIGINT.
 let configuration = TokenWorkerConfiguration.fromEnvironment()
-Log.setLevel(configuration.common.logLevel)
-ProcessLifecycle.run("identity-token-worker", fields: ["concurrency": String(configuration.concurrency)]) {
+configuration.common.applyToProcess()
+ProcessLifecycle.run("identity-token-worker", fields: ["concurrency": String(configuration.concurrency)],
+                       operations: configuration.common) {
     try TokenWorker(configuration: configuration)
 }

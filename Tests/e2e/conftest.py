@@ -256,37 +256,47 @@ class Stack:
         })
         self.refresh_grace_seconds = REFRESH_GRACE_SECONDS
         self.db_urls = database_urls()
+
         # Each worker gets its own HTTP port in case it serves /healthz or /metrics on
         # IDENTITY_HTTP_PORT: it must not take the gateway's port (nor the other worker's).
         self.worker = ServiceProcess("identity-token-worker", [self.binary("identity-token-worker")],
-                                     self.env_for("identity-token-worker", IDENTITY_HTTP_PORT=str(_free_port())),
+                                     self.env_for("identity-token-worker", IDENTITY_HTTP_PORT=str(_free_port()),
+                                                  IDENTITY_METRICS_PORT=str(_free_port())),
                                      os.path.join(self.log_dir, "token-worker.log"))
         # Ends sessions (and unregisters their push devices), relays the outbox to the broker,
         # and revokes a deleted account's Apple tokens at Apple (decrypting them with
         # IDENTITY_MASTER_KEY, which every process has from the harness's environment).
         self.revocation = ServiceProcess(
             "identity-revocation-worker", [self.binary("identity-revocation-worker")],
-            self.env_for("identity-revocation-worker", IDENTITY_HTTP_PORT=str(_free_port())),
+            self.env_for("identity-revocation-worker", IDENTITY_HTTP_PORT=str(_free_port()),
+                         IDENTITY_METRICS_PORT=str(_free_port())),
             os.path.join(self.log_dir, "revocation-worker.log"))
         # Verifies Google, Apple and Firebase tokens, issues and spends nonces, exchanges Apple
         # authorization codes.
         self.provider_worker = ServiceProcess(
             "identity-provider-worker", [self.binary("identity-provider-worker")],
-            self.env_for("identity-provider-worker", IDENTITY_HTTP_PORT=str(_free_port())),
+            self.env_for("identity-provider-worker", IDENTITY_HTTP_PORT=str(_free_port()),
+                         IDENTITY_METRICS_PORT=str(_free_port())),
             os.path.join(self.log_dir, "provider-worker.log"))
         # Delivers the mails (codes, password resets, email verification) to the SMTP sink.
         self.mailer_worker = ServiceProcess(
             "identity-mailer-worker", [self.binary("identity-mailer-worker")],
-            self.env_for("identity-mailer-worker", IDENTITY_HTTP_PORT=str(_free_port())),
+            self.env_for("identity-mailer-worker", IDENTITY_HTTP_PORT=str(_free_port()),
+                         IDENTITY_METRICS_PORT=str(_free_port())),
             os.path.join(self.log_dir, "mailer-worker.log"))
         self.gateway = ServiceProcess("identity-gateway", [self.binary("identity-gateway")],
-                                      self.env_for("identity-gateway"), os.path.join(self.log_dir, "gateway.log"))
+                                      self.env_for("identity-gateway", IDENTITY_METRICS_PORT=str(_free_port())),
+                                      os.path.join(self.log_dir, "gateway.log"))
         self.client = Client(self.base_url)
 
     @property
     def processes(self):
         return (self.gateway, self.worker, self.revocation, self.provider_worker,
                 self.mailer_worker)
+
+    def metrics_url(self, process, path="/metrics"):
+        """The URL of `path` on a process's operations listener (IDENTITY_METRICS_PORT)."""
+        return f"http://127.0.0.1:{process.env['IDENTITY_METRICS_PORT']}{path}"
 
     def env_for(self, name, **extra):
         """The environment of executable `name` (identity-gateway, identity-token-worker, ...,

@@ -111,6 +111,7 @@ final class HTTPServer: @unchecked Sendable {
         // Drained or not, no connection may stay suspended through MHD_stop_daemon (it aborts
         // the process), and none may be suspended after: refuse suspensions from here on.
         answered503 += suspensions.resumeAll { .problem(.unavailable, requestId: $0, headers: [("Connection", "close")]) }
+        ServiceMetrics.unavailable.inc("draining", by: Double(answered503))
         MHD_stop_daemon(daemon)
         self.daemon = nil
         cmhdshim_close_socket(listener)

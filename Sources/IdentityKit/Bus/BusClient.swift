@@ -34,8 +34,20 @@ public final class BusClient: Sendable {
     public func request<M: ProtoMessage>(_ message: M, queue: String, appId: String, requestId: String,
                                          callerToken: String = "", timeout: Double, completion: @escaping Completion) {
         guard let body = try? ProtoJSON.encode(message), let link = link.withLock({ $0 }) else {
+            ServiceMetrics.unavailable.inc("bus_disconnected")
             completion(.failure(.unavailable))
             return
+        }
+        let started = DispatchTime.now().uptimeNanoseconds
+        // Timed from the publish to the reply or the deadline; the first to come completes.
+        let timed: Completion = { result in
+            switch result {
+            case .success:
+                ServiceMetrics.busRoundTrip.observeSince(started, queue, "reply")
+            case .failure:
+                ServiceMetrics.busRoundTrip.observeSince(started, queue, "timeout")
+            }
+            completion(result)
         }
         let correlationId = Identifiers.nowULID()
         var outgoing = OutgoingMessage(exchange: "", routingKey: queue, type: M.protoName, body: body)
@@ -46,13 +58,16 @@ public final class BusClient: Sendable {
         outgoing.appId = appId
         outgoing.requestId = requestId
         outgoing.callerToken = callerToken
-        pending.withLock { $0[correlationId] = completion }
+        pending.withLock { $0[correlationId] = timed }
         guard link.send(.publish(outgoing)) else {
+            ServiceMetrics.unavailable.inc("bus_disconnected")
             take(correlationId)?(.failure(.unavailable))
             return
         }
         timeouts.asyncAfter(deadline: .now() + timeout) { [weak self] in
-            self?.take(correlationId)?(.failure(.unavailable))
+            guard let waiting = self?.take(correlationId) else { return }
+            ServiceMetrics.unavailable.inc("bus_timeout")
+            waiting(.failure(.unavailable))
         }
     }
 

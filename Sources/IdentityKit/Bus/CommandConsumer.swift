@@ -78,8 +78,16 @@ public final class CommandConsumer: Sendable {
                 }
                 // After the ack is queued: the drain then knows the link has it to send.
                 defer { commands.end() }
-                let reply = handler(message)
-                for followUp in reply.followUps { link.send(.publish(followUp)) }
+                let started = DispatchTime.now().uptimeNanoseconds
+                ServiceMetrics.inFlight.add(1, name)
+                if message.redelivered { ServiceMetrics.redeliveries.inc(name, ServiceMetrics.commandType(message.type)) }
+                // Every line the handler logs carries the request id that came with the command.
+                let reply = Log.withRequestId(message.requestId) { handler(message) }
+                for var followUp in reply.followUps {
+                    // The request id travels on, to the mailer's (or the next worker's) lines.
+                    if followUp.requestId.isEmpty { followUp.requestId = message.requestId }
+                    link.send(.publish(followUp))
+                }
                 if !message.replyTo.isEmpty && !reply.type.isEmpty {
                     var outgoing = OutgoingMessage(exchange: "", routingKey: message.replyTo, type: reply.type, body: reply.body)
                     outgoing.correlationId = message.correlationId
@@ -89,6 +97,12 @@ public final class CommandConsumer: Sendable {
                     link.send(.publish(outgoing))
                 }
                 link.send(.ack(deliveryTag: message.deliveryTag, linkGeneration: message.linkGeneration))
+                ServiceMetrics.inFlight.add(-1, name)
+                ServiceMetrics.commands.inc(name, ServiceMetrics.commandType(message.type), ServiceMetrics.outcome(replyType: reply.type, body: reply.body))
+                ServiceMetrics.commandDuration.observeSince(started, name, ServiceMetrics.commandType(message.type))
+                Log.debug("command handled", ["request_id": message.requestId, "consumer": name, "type": message.type,
+                                              "redelivered": message.redelivered ? "1" : "0",
+                                              "took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
             }
         })
         linkBox.link = link
@@ -112,6 +126,8 @@ public final class CommandConsumer: Sendable {
             "took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
     }
     public var isConnected: Bool { link.isConnected }
+    /// Connected and still taking commands (the readiness of a worker's broker side).
+    public var isConsuming: Bool { link.isConnected && !commands.isStopping }
 }
 
 /// Lets the delivery closure reach the link it is given to (set once, before start).

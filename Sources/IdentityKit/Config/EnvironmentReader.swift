@@ -72,6 +72,16 @@ public struct CommonConfiguration: Sendable {
     /// Heartbeat interval every AMQP connection asks the broker for (the broker may lower it).
     public var amqpHeartbeatSeconds: Int
     public var logLevel: LogLevel
+    /// `IDENTITY_LOG_FORMAT`: logfmt (default) or json.
+    public var logFormat: LogFormat
+    /// `IDENTITY_METRICS_PORT`: the operations listener (`/metrics`, `/healthz`, `/readyz`);
+    /// nil (unset or 0) runs none.
+    public var metricsPort: UInt16?
+    /// `IDENTITY_METRICS_HOST`: the address it binds (a pod's 0.0.0.0, or loopback on a host).
+    public var metricsHost: String
+    /// `IDENTITY_METRICS_PER_APP`: an `app` label on per-request metrics (one series per app:
+    /// off by default, for cardinality).
+    public var metricsPerApp: Bool
 
     public init(reading env: inout EnvironmentReader, defaultPoolSize: Int) {
         databaseURL = env.string("IDENTITY_DATABASE_URL",
@@ -86,6 +96,25 @@ public struct CommonConfiguration: Sendable {
             env.fail("IDENTITY_LOG_LEVEL=\(level) must be debug, info, warning or error")
             logLevel = .info
         }
+        let format = env.string("IDENTITY_LOG_FORMAT", default: "logfmt")
+        if let parsed = LogFormat(rawValue: format) {
+            logFormat = parsed
+        } else {
+            env.fail("IDENTITY_LOG_FORMAT=\(format) must be logfmt or json")
+            logFormat = .logfmt
+        }
+        let port = env.int("IDENTITY_METRICS_PORT", default: 0, range: 0...65_535)
+        metricsPort = port == 0 ? nil : UInt16(port)
+        metricsHost = env.string("IDENTITY_METRICS_HOST", default: "127.0.0.1")
+        let perApp = env.string("IDENTITY_METRICS_PER_APP", default: "0")
+        metricsPerApp = ["1", "true", "on", "yes"].contains(perApp.lowercased())
+    }
+
+    /// Applies what the process-wide parts take from here: log level and format, metric labels.
+    public func applyToProcess() {
+        Log.setLevel(logLevel)
+        Log.setFormat(logFormat)
+        Metrics.shared.setPerApp(metricsPerApp)
     }
 }
 

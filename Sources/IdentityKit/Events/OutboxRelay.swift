@@ -112,9 +112,11 @@ public final class OutboxRelay: Sendable {
         refused.forgetStale(now: now)
         let heldBack = Self.idArray(refused.heldBack(now: now))
         var eventIds: [String: String] = [:]
+        var ages: [String: Double] = [:]
         let (acked, nacked) = try pool.transaction { connection -> (acked: [String], nacked: [String]) in
             let rows = try connection.query("""
-                SELECT id, app_id, event_id, exchange, routing_key, message_type, payload FROM outbox
+                SELECT id, app_id, event_id, exchange, routing_key, message_type, payload,
+                       extract(epoch FROM clock_timestamp() - created_at)::float8 AS age FROM outbox
                 WHERE NOT (id = ANY($2::bigint[]))
                 ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
                 """, [String(batchSize), heldBack])
@@ -127,6 +129,7 @@ public final class OutboxRelay: Sendable {
                 message.persistent = true
                 let id = try row.string("id")
                 eventIds[id] = message.messageId
+                ages[id] = (try? row.double("age")) ?? 0
                 try publisher.publish(message, id: id)
             }
             // Exactly the rows the broker acked go; nacked ones stay for a later batch.
@@ -137,6 +140,9 @@ public final class OutboxRelay: Sendable {
             return outcome
         }
         refused.delivered(acked)
+        let confirmedAfter = Double(DispatchTime.now().uptimeNanoseconds) / 1e9 - now
+        ServiceMetrics.outboxRelayed.inc(by: Double(acked.count))
+        for id in acked { ServiceMetrics.outboxRelayLag.observe((ages[id] ?? 0) + confirmedAfter) }
         if !acked.isEmpty {
             Log.debug("outbox batch relayed", ["acked": String(acked.count),
                                                "event_ids": acked.prefix(20).compactMap { eventIds[$0] }.joined(separator: ",")])
@@ -148,6 +154,19 @@ public final class OutboxRelay: Sendable {
                          "retry_in_ms": String(Int(delay * 1000))])
         }
         return acked.count
+    }
+
+    /// Reads the outbox's backlog and the age of its oldest row each time metrics are rendered
+    /// (a scrape), through `pool` (a role that may read the outbox: the relay's).
+    public static func reportBacklog(pool: PGPool) {
+        Metrics.shared.onCollect {
+            guard let row = try? pool.withConnection({ try $0.query("""
+                SELECT count(*)::bigint AS backlog,
+                       coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest FROM outbox
+                """).first }) else { return }
+            ServiceMetrics.outboxBacklog.set(Double((try? row.int("backlog")) ?? 0))
+            ServiceMetrics.outboxOldestAge.set((try? row.double("oldest")) ?? 0)
+        }
     }
 
     /// A PostgreSQL array literal of row ids (digits only: they come from a bigint column).

@@ -48,11 +48,15 @@ public struct RateLimitStore: Sendable {
             .object(["name": .string($0.policy.name), "subject": .string($0.subject),
                      "count": JSONValue($0.policy.count), "window": .number($0.policy.window)])
         })
-        return try connection.query("SELECT * FROM rate_limit_take($1, $2::jsonb)", [appId, items.serialized]).map {
+        let statuses = try connection.query("SELECT * FROM rate_limit_take($1, $2::jsonb)", [appId, items.serialized]).map {
             try Status(name: $0.string("name"), count: $0.int("quota"), window: $0.double("window_seconds"),
                        remaining: $0.int("remaining"), resetSeconds: $0.double("reset_seconds"),
                        retryAfter: $0.double("retry_after"))
         }
+        for status in statuses where status.refused {
+            ServiceMetrics.rateLimitRefusals.inc(status.name, Metrics.shared.appLabel(appId))
+        }
+        return statuses
     }
 
     /// Gives back the request `check` took (a right code guess is not a wrong one).

@@ -83,6 +83,7 @@ struct TokenRefresh: Sendable {
                                  reason: "refresh_token_reuse", on: connection)
             try Events.refreshTokenReuseDetected(appId: command.appId, uid: token.uid, sessionId: token.sessionId,
                                                  on: connection)
+            ServiceMetrics.reuseDetections.inc(Metrics.shared.appLabel(command.appId))
             Log.warning("refresh token reuse: session ended",
                         ["app_id": command.appId, "session_id": token.sessionId])
             return .refuse(.refreshTokenRevoked)
