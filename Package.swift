@@ -26,6 +26,9 @@ let package = Package(
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2",
                        providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]),
+        // libxcrypt: bcrypt for imported password hashes.
+        .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt",
+                       providers: [.apt(["libcrypt-dev"]), .brew(["libxcrypt"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
@@ -37,7 +40,7 @@ let package = Package(
 
         // Shared by every process: configuration, errors, crypto, JWT, store, bus, messages.
         .target(name: "IdentityKit",
-                dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim", "CArgon2"]),
+                dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim", "CArgon2", "CCrypt"]),
         // The HTTP gateway: routing, validation, reads, commands to workers.
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.
