@@ -19,7 +19,8 @@ public final class TokenWorker: Service {
         let identitySeal = ProviderIdentitySeal(masterKey: configuration.masterKey)
         let nonces = NonceStore(pool: pool)
         let issuer = SessionIssuer(sessions: sessions,
-                                   keys: SigningKeyCache(apps: AppStore(pool: pool), masterKey: configuration.masterKey),
+                                   keys: SigningKeyCache(apps: AppStore(pool: pool), keys: SigningKeyStore(pool: pool),
+                                                          masterKey: configuration.masterKey),
                                    refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds,
                                    commandKey: Digest.hmacSHA256(key: configuration.masterKey, Array("command-session-v1".utf8)))
         let codeSettings = CodeSettings(

@@ -6,7 +6,7 @@ import IdentityKit
 /// rotated key is accepted without waiting for the cache to expire.
 final class TokenVerifier: Sendable {
     private struct Keys: Sendable {
-        let byKid: [String: RSAKey]
+        let byKid: [String: TokenSigningKey]
         let loaded: Date
     }
 
@@ -76,9 +76,10 @@ final class TokenVerifier: Sendable {
         if let cached = cache.withLock({ $0[appId] }), Date().timeIntervalSince(cached.loaded) < age {
             return cached
         }
-        var byKid: [String: RSAKey] = [:]
-        for key in try store.publicKeys(appId: appId) {
-            byKid[key.kid] = try RSAKey.fromPEM(key.publicPEM)
+        var byKid: [String: TokenSigningKey] = [:]
+        // Next, current and previous keys: a token is checked under its key's own algorithm.
+        for key in try store.signingKeys.published(appId: appId) {
+            byKid[key.kid] = try TokenSigningKey.fromPEM(key.publicPEM, algorithm: key.algorithm)
         }
         let keys = Keys(byKid: byKid, loaded: Date())
         cache.withLock { $0[appId] = keys }

@@ -17,13 +17,21 @@ struct PasswordSignIn: Sendable {
             hasher.verifyDecoy(command.password)
             throw ServiceError.invalidCredential
         }
-        guard hasher.verify(command.password, against: hash) else { throw ServiceError.invalidCredential }
+        guard hasher.verifyStored(command.password, against: hash) else { throw ServiceError.invalidCredential }
         // Told only to someone who knows the password, so it reveals nothing to a guesser.
         guard !user.disabled else { throw ServiceError.userDisabled }
         let signingKey = try issuer.signingKey(appId: command.appId)
+        // An imported hash (bcrypt, scrypt, PBKDF2…) or an Argon2id of another cost is replaced
+        // by the service's own, hashed before the transaction so no row lock waits on Argon2.
+        let rehashed = hasher.needsRehash(hash) ? try hasher.hash(command.password) : nil
         let amr = ["pwd"]
         let started = try pool.transaction { connection in
-            try issuer.start(for: user, amr: amr, client: command.client, command: context, createdAccount: false,
+            if let rehashed {
+                // Only if the hash is still the one just checked: a password changed meanwhile wins.
+                try users.replacePasswordHash(appId: user.appId, uid: user.uid, expected: hash, with: rehashed,
+                                              on: connection)
+            }
+            return try issuer.start(for: user, amr: amr, client: command.client, command: context, createdAccount: false,
                              on: connection)
         }
         return try issuer.result(for: user, started: started, amr: amr, isNewUser: false, signingKey: signingKey)

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Imports users with the password hashes, provider identities and profile they had in
+/// another system. One implementation for `identityctl users import FILE.jsonl` and
+/// `POST /v1/admin/users/import`: each user is validated, then written in a transaction of its
+/// own with its identities and its `user.created` event, so one refused user (a taken email,
+/// a bad hash) never leaves half a user behind and never stops the others.
+public struct UserImport: Sendable {
+    /// Users one call (one API request, one chunk of a file) may carry.
+    public static let maximumPerCall = 1000
+
+    let pool: PGPool
+
+    public init(pool: PGPool) { self.pool = pool }
+
+    public struct Failure: Sendable, Equatable {
+        /// The user's position in the call (0-based), or its line number minus one in a file.
+        public let index: Int
+        public let problem: ImportedUser.Problem
+    }
+
+    public struct Report: Sendable {
+        /// The uid of each user written, by index.
+        public var imported: [(index: Int, uid: String)] = []
+        public var failures: [Failure] = []
+
+        public init() {}
+
+        public var json: JSONValue {
+            .object([
+                "imported": .number(Double(imported.count)),
+                "failed": .number(Double(failures.count)),
+                "users": .array(imported.map { .object(["index": .number(Double($0.index)), "uid": .string($0.uid)]) }),
+                "errors": .array(failures.map { failure in
+                    var object: [String: JSONValue] = ["index": .number(Double(failure.index)),
+                                                       "code": .string(failure.problem.code),
+                                                       "detail": .string(failure.problem.detail)]
+                    if let field = failure.problem.field { object["field"] = .string(field) }
+                    return .object(object)
+                }),
+            ])
+        }
+    }
+
+    /// Imports `users` (at most `maximumPerCall`) into the app; `firstIndex` numbers them in
+    /// the report. Store failures other than a taken value (the database gone) are thrown.
+    public func run(appId: String, users: [JSONValue], firstIndex: Int = 0) throws -> Report {
+        precondition(users.count <= Self.maximumPerCall, "callers split imports into calls of at most 1000")
+        var report = Report()
+        for (offset, json) in users.enumerated() {
+            let index = firstIndex + offset
+            do {
+                let user = try ImportedUser(json: json)
+                report.imported.append((index, try write(user, appId: appId)))
+            } catch let problem as ImportedUser.Problem {
+                report.failures.append(Failure(index: index, problem: problem))
+            }
+        }
+        return report
+    }
+
+    private func write(_ user: ImportedUser, appId: String) throws -> String {
+        let uid = user.uid ?? Identifiers.nowULID()
+        return try pool.transaction { connection in
+            do {
+                try connection.query("""
+                    INSERT INTO users (app_id, uid, email, email_verified, phone, username, first_name, last_name,
+                                       photo_url, password_hash)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                    """, [appId, uid, user.email, PGParam.bool(user.emailVerified), user.phone, user.username,
+                          user.firstName, user.lastName, user.photoURL, user.passwordHash?.storedForm])
+            } catch StoreError.uniqueViolation(let constraint) {
+                switch constraint {
+                case "users_email_per_app": throw ImportedUser.Problem(code: "import/email-taken", field: "/email", detail: "the email is taken")
+                case "users_username_per_app": throw ImportedUser.Problem(code: "import/username-taken", field: "/username", detail: "the username is taken")
+                default: throw ImportedUser.Problem(code: "import/uid-taken", field: "/uid", detail: "the uid is taken")
+                }
+            }
+            for (position, identity) in user.providers.enumerated() {
+                do {
+                    try connection.query("""
+                        INSERT INTO user_identities (app_id, provider, subject, uid, email) VALUES ($1, $2, $3, $4, $5)
+                        """, [appId, identity.provider, identity.subject, uid, identity.email])
+                } catch StoreError.uniqueViolation {
+                    throw ImportedUser.Problem(code: "import/identity-taken", field: "/providers/\(position)",
+                                               detail: "this provider identity belongs to another user")
+                }
+            }
+            try Events.userCreated(appId: appId, uid: uid, email: user.email, on: connection)
+            return uid
+        }
+    }
+}
