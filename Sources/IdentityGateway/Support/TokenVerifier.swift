@@ -8,6 +8,9 @@ final class TokenVerifier: Sendable {
     private struct Keys: Sendable {
         let byKid: [String: TokenSigningKey]
         let loaded: Date
+        /// At most the app's JWKS cache period: like any backend's cache, this one must be
+        /// fresh by the time a rotation's next key (published that long before) signs.
+        let lifetime: TimeInterval
     }
 
     private let store: AppStore
@@ -66,7 +69,7 @@ final class TokenVerifier: Sendable {
     }
 
     private func keys(appId: String) throws -> Keys {
-        if let cached = cache.withLock({ $0[appId] }), Date().timeIntervalSince(cached.loaded) < keyCacheSeconds {
+        if let cached = cache.withLock({ $0[appId] }), Date().timeIntervalSince(cached.loaded) < cached.lifetime {
             return cached
         }
         return try reload(appId: appId, ifOlderThan: 0)
@@ -81,7 +84,8 @@ final class TokenVerifier: Sendable {
         for key in try store.signingKeys.published(appId: appId) {
             byKid[key.kid] = try TokenSigningKey.fromPEM(key.publicPEM, algorithm: key.algorithm)
         }
-        let keys = Keys(byKid: byKid, loaded: Date())
+        let period = TimeInterval(try store.signingKeys.jwksCacheSeconds(appId: appId) ?? Int(keyCacheSeconds))
+        let keys = Keys(byKid: byKid, loaded: Date(), lifetime: min(keyCacheSeconds, period))
         cache.withLock { $0[appId] = keys }
         return keys
     }

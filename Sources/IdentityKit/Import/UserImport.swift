@@ -26,13 +26,16 @@ public struct UserImport: Sendable {
 
         public init() {}
 
-        public var json: JSONValue {
+        public var json: JSONValue { json(indexName: "index", indexOffset: 0) }
+
+        /// The report with indexes named and shifted as the caller counts (a file: line numbers).
+        public func json(indexName: String, indexOffset: Int) -> JSONValue {
             .object([
                 "imported": .number(Double(imported.count)),
                 "failed": .number(Double(failures.count)),
-                "users": .array(imported.map { .object(["index": .number(Double($0.index)), "uid": .string($0.uid)]) }),
+                "users": .array(imported.map { .object([indexName: .number(Double($0.index + indexOffset)), "uid": .string($0.uid)]) }),
                 "errors": .array(failures.map { failure in
-                    var object: [String: JSONValue] = ["index": .number(Double(failure.index)),
+                    var object: [String: JSONValue] = [indexName: .number(Double(failure.index + indexOffset)),
                                                        "code": .string(failure.problem.code),
                                                        "detail": .string(failure.problem.detail)]
                     if let field = failure.problem.field { object["field"] = .string(field) }
@@ -44,12 +47,14 @@ public struct UserImport: Sendable {
 
     /// Imports `users` (at most `maximumPerCall`) into the app; `firstIndex` numbers them in
     /// the report. Store failures other than a taken value (the database gone) are thrown.
-    public func run(appId: String, users: [JSONValue], firstIndex: Int = 0) throws -> Report {
+    public func run(appId: String, users: [JSONValue?], firstIndex: Int = 0) throws -> Report {
         precondition(users.count <= Self.maximumPerCall, "callers split imports into calls of at most 1000")
         var report = Report()
         for (offset, json) in users.enumerated() {
             let index = firstIndex + offset
             do {
+                // nil: a line of a file that was not JSON.
+                guard let json else { throw ImportedUser.Problem.invalid("", "not a JSON object") }
                 let user = try ImportedUser(json: json)
                 report.imported.append((index, try write(user, appId: appId)))
             } catch let problem as ImportedUser.Problem {
