@@ -57,7 +57,8 @@ public final class TokenWorker: Service {
                                                                   Array("refresh-token-successor-v1".utf8)),
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
-            workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()))
+            workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
+            admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool))))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,
@@ -84,6 +85,8 @@ struct CommandRouter: Sendable {
     let linking: IdentityLinking
     let refresh: TokenRefresh
     let workerName: String
+    /// The admin API's commands (`identity.admin.v1`).
+    let admin: AdminCommands
 
     func handle(_ message: BusMessage) -> CommandConsumer.Reply {
         CommandReplies.answer(message) { message in
@@ -124,6 +127,8 @@ struct CommandRouter: Sendable {
                 return try .init(refresh.handle(decode(message)))
             case TokenV1.UpdateProfile.protoName:
                 return try .init(profile.handle(decode(message)))
+            case AdminV1.RotateSecretKey.protoName:
+                return try .init(admin.secretKeys.handle(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

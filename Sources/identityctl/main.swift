@@ -18,6 +18,9 @@ let usage = """
           [--jwks-cache-seconds SECONDS]   (JWKS max-age and a new key's lead before it signs, 1 to 86400; default 300)
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
           off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
+      identityctl apps rotate-secret-key APP_ID [--overlap SECONDS]
+                                      a new secret key (shown once); the live ones keep working for
+                                      SECONDS (default 86400, at most 2592000; 0: they stop now)
       identityctl keys rotate APP_ID [--alg RS256|ES256|EdDSA]
                                       adds the next signing key (published now, signing one JWKS cache
                                       period later); the current key retires when its tokens have expired
@@ -177,6 +180,26 @@ case ("apps", "settings"):
                    "session_lifetime": sessionLifetime, "jwks_cache_seconds": jwksCacheSeconds])
     } catch {
         fail("apps settings failed: \(error)")
+    }
+
+case ("apps", "rotate-secret-key"):
+    // The same rotation as POST /v1/admin/secret-keys/rotate: a new key, shown once; the keys
+    // live now keep working for --overlap seconds (default 1 day; 0: they stop at once).
+    let rest = Array(arguments.dropFirst(2))
+    guard let appId = rest.first, !appId.hasPrefix("--") else { fail("apps rotate-secret-key needs APP_ID\n\(usage)") }
+    guard let overlap = Int(option("--overlap", in: rest) ?? "86400"), (0...2_592_000).contains(overlap) else {
+        fail("--overlap must be 0 to 2592000 seconds (30 days)")
+    }
+    env.validateOrExit(program: "identityctl")
+    do {
+        guard let rotation = try SecretKeyStore(pool: PGPool(url: common.databaseURL, size: 1))
+            .rotate(appId: appId, overlapSeconds: overlap) else { fail("no app \(appId)") }
+        printJSON(["app_id": appId, "key_id": rotation.keyId, "secret_key": rotation.secretKey,
+                   "previous_key_ids": rotation.previousKeyIds,
+                   "previous_keys_expire_at": rotation.previousKeyIds.isEmpty
+                       ? NSNull() : Timestamp.rfc3339(microsecondsSinceEpoch: rotation.previousKeysExpireAtMicros)])
+    } catch {
+        fail("apps rotate-secret-key failed: \(error)")
     }
 
 case ("keys", "mail-payload-key"):

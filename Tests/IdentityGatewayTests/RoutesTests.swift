@@ -11,7 +11,8 @@ final class RoutesTests: XCTestCase {
         let store = AppStore(pool: pool)
         return Gateway.routes(pool: pool, bus: bus, apps: AppResolver(store: store), appStore: store,
                               commands: CommandSender(bus: bus, timeout: 1), verifier: TokenVerifier(store: store),
-                              users: UserProfileStore(pool: pool), sessions: SessionStore(pool: pool))
+                              users: UserProfileStore(pool: pool), sessions: SessionStore(pool: pool),
+                              secretKeys: SecretKeyStep(store: SecretKeyStore(pool: pool)))
     }
 
     func testOpenAPIDocumentListsExactlyTheServedRoutes() throws {

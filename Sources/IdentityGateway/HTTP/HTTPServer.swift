@@ -185,7 +185,7 @@ final class HTTPServer: @unchecked Sendable {
         let peer = Self.peerAddress(of: connection)
         let request = HTTPRequest(method: method, path: url, headers: state.headers, body: state.body,
                                   clientIP: trustedProxies.clientAddress(peer: peer, forwardedFor: state.headers["x-forwarded-for"]),
-                                  peerIP: peer, requestId: state.requestId)
+                                  peerIP: peer, requestId: state.requestId, query: Self.queryArguments(of: connection))
         switch dispatch(request) {
         case .now(let response):
             return queue(response, state: state, on: connection)
@@ -226,6 +226,17 @@ final class HTTPServer: @unchecked Sendable {
             _ = cmhdshim_each_header(connection, visitHeader, pointer)
         }
         return lines
+    }
+
+    /// The query string's arguments, decoded; a name given twice keeps its first value.
+    private static func queryArguments(of connection: OpaquePointer) -> [String: String] {
+        var lines = HeaderLines()
+        withUnsafeMutablePointer(to: &lines) { pointer in
+            _ = cmhdshim_each_argument(connection, visitHeader, pointer)
+        }
+        var arguments: [String: String] = [:]
+        for (name, value) in lines.lines where arguments[name] == nil { arguments[name] = value }
+        return arguments
     }
 
     private static func peerAddress(of connection: OpaquePointer) -> String {

@@ -77,6 +77,34 @@ struct BodyReader {
         }
     }
 
+    /// An optional integer within `range` (absent or null: nil).
+    mutating func optionalInteger(_ key: String, in range: ClosedRange<Int>) -> Int? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .number(let value)? where value.rounded() == value && Double(range.lowerBound) <= value
+                                      && value <= Double(range.upperBound):
+            return Int(value)
+        default:
+            problems.append(.init(location: "body.\(key)",
+                                  message: "must be an integer from \(range.lowerBound) to \(range.upperBound)"))
+            return nil
+        }
+    }
+
+    /// An optional boolean (absent or null: nil).
+    mutating func optionalBool(_ key: String) -> Bool? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .bool(let value)?: return value
+        default:
+            problems.append(.init(location: "body.\(key)", message: "must be true or false"))
+            return nil
+        }
+    }
+
+    /// The raw value of a field, for callers with rules of their own (metadata objects).
+    func value(_ key: String) -> JSONValue? { object[key] }
+
     /// A NUL character is refused, never cut: C layers below (libpq) would end the string
     /// there, so `"jane@example.com\u0000x"` would mean jane to them and something else here.
     private mutating func refusingNUL(_ value: String, _ key: String) -> String? {

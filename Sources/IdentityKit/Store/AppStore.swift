@@ -30,6 +30,10 @@ public struct AppStore: Sendable {
                 INSERT INTO apps (id, name, app_key, secret_key_hash, issuer, access_token_ttl)
                 VALUES ($1, $2, $3, $4, $5, $6)
                 """, [appId, name, appKey, PGParam.bytea(Digest.sha256(secretKey)), issuer, String(accessTokenTTL)])
+            // The key the app starts with (app_secret_keys holds every key; apps.secret_key_hash
+            // keeps the first one, as before migration 0012).
+            try connection.query("INSERT INTO app_secret_keys (app_id, id, key_hash) VALUES ($1, $2, $3)",
+                                 [appId, Identifiers.prefixed("skid"), PGParam.bytea(Digest.sha256(secretKey))])
             try connection.query("""
                 INSERT INTO signing_keys (app_id, kid, alg, public_pem, private_key_enc, status)
                 VALUES ($1, $2, $3, $4, $5, 'current')

@@ -1,0 +1,6 @@
+import IdentityKit
+
+/// The flows behind the admin API (`identity.admin.v1` commands), one per area.
+struct AdminCommands: Sendable {
+    let secretKeys: SecretKeyRotation
+}
