@@ -36,6 +36,10 @@ GRANT SELECT ON signing_key_states TO identity_gateway, identity_token_worker, i
 GRANT SELECT (activates_at, retires_at) ON signing_keys TO identity_gateway, identity_token_worker;
 GRANT SELECT (jwks_cache_seconds) ON apps TO identity_gateway, identity_token_worker;
 
+-- The token worker rotates keys for POST /v1/admin/keys/rotate (it holds the master key).
+GRANT INSERT (app_id, kid, alg, public_pem, private_key_enc, status, activates_at), UPDATE (status, retires_at)
+    ON signing_keys TO identity_token_worker;
+
 -- identityctl rotates keys (reads times and statuses, never a sealed key) and sets the cache period.
 GRANT SELECT (activates_at, retires_at), INSERT (activates_at), UPDATE (status, retires_at)
     ON signing_keys TO identityctl;

@@ -51,6 +51,7 @@ public final class Gateway: Service {
             + EmailRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
+            + AdminImportAndKeyRoutes(commands: commands).routes
             + AdminAppRoutes(secretKeys: secretKeys, audit: AuditLog(pool: pool), commands: commands).routes
         return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served)).routes + served
     }
@@ -97,7 +98,9 @@ public final class Gateway: Service {
                     context.admin = caller
                     context.app = caller.app
                 }
-                if route.takesBody { context.json = try BodyReader.parse(request.body) }
+                if route.takesBody {
+                    context.json = try BodyReader.parse(request.body, maximumBytes: HTTPServer.maximumBody(forPath: request.path))
+                }
                 var limitHeaders: [(String, String)] = []
                 if let app = context.app, !route.limits.isEmpty {
                     limitHeaders = try rateLimits.apply(route.limits, context: context, appId: app.id)

@@ -58,7 +58,10 @@ public final class TokenWorker: Service {
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
-            admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool))))
+            admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool)),
+                                 userImport: AdminUserImport(importer: UserImport(pool: pool)),
+                                 signingKeys: AdminSigningKeyRotation(keys: SigningKeyStore(pool: pool),
+                                                                      masterKey: configuration.masterKey)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,
@@ -129,6 +132,10 @@ struct CommandRouter: Sendable {
                 return try .init(profile.handle(decode(message)))
             case AdminV1.RotateSecretKey.protoName:
                 return try .init(admin.secretKeys.handle(decode(message)))
+            case AdminV1.ImportUsers.protoName:
+                return try .init(admin.userImport.handle(decode(message)))
+            case AdminV1.RotateSigningKey.protoName:
+                return try .init(admin.signingKeys.handle(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

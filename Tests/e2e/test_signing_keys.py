@@ -224,3 +224,29 @@ def test_rotation_under_load_never_refuses_a_token_of_the_previous_key(client, s
     assert {old_kid, rotation["kid"]} <= kids_seen, kids_seen
     refused = [s for s in statuses if s != 200]
     assert len(statuses) > 100 and not refused, (len(statuses), refused[:10])
+
+
+# --- POST /v1/admin/keys/rotate -----------------------------------------------------------------
+
+def test_admin_rotate_route_publishes_the_next_key_and_refuses_a_second_rotation(client, stack, fast_app):
+    from admin_tools import admin, audit_rows
+    app = fast_app
+    first = client.new_user(app)
+    old_kid = header_of(first["access_token"])["kid"]
+    assert_problem(admin(client, app, "POST", "/v1/admin/keys/rotate", {"alg": "HS256"}), 422, "auth/validation-failed")
+    resp = admin(client, app, "POST", "/v1/admin/keys/rotate", {"alg": "EdDSA"})
+    assert resp.status == 201, resp
+    rotated = resp.data
+    assert (rotated["alg"], rotated["state"], rotated["replaces"]) == ("EdDSA", "next", old_kid), rotated
+    assert rotated["kid"] in {k["kid"] for k in jwks(client, app).json["keys"]}
+    assert_problem(admin(client, app, "POST", "/v1/admin/keys/rotate", {}), 409, "auth/key-rotation-pending")
+    when = datetime.datetime.strptime(rotated["signs_from"][:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+    time.sleep(max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds()) + 1.6)
+    token = client.sign_in(app, email=first["user"]["email"]).data["access_token"]
+    assert (header_of(token)["alg"], header_of(token)["kid"]) == ("EdDSA", rotated["kid"])
+    verify(token, jwks(client, app).json)
+    assert client.me(app, first["access_token"]).status == 200
+    assert any(row["action"] == "admin.keys.rotate" for row in audit_rows(client, app, action="admin.keys.rotate"))
+    # A user's token is never a secret key.
+    assert_problem(client.post("/v1/admin/keys/rotate", {}, token=token, app_key=app["app_key"]), 401,
+                   "auth/invalid-secret-key")

@@ -166,3 +166,50 @@ def test_imported_users_belong_to_their_app_only(client, stack, app, app_factory
     assert code == 0, report
     assert_problem(client.sign_in(other, email=email, password="U*U"), 401, "auth/invalid-credential")
     assert client.sign_in(app, email=email, password="U*U").status == 200
+
+
+# --- POST /v1/admin/users/import ----------------------------------------------------------------
+
+def test_admin_import_route_imports_each_hash_kind_and_reports_by_index(client, app, other_app):
+    from admin_tools import admin, audit_rows
+    kinds = hash_kinds()
+    users = [{"email": unique_email(kind), "password_hash": hashed} for kind, _, hashed in kinds]
+    users.append({"email": users[0]["email"], "password_hash": kinds[0][2]})  # taken by the first
+    resp = admin(client, app, "POST", "/v1/admin/users/import", {"users": users})
+    assert resp.status == 200, resp
+    report = resp.data
+    assert report["imported"] == len(kinds) and report["failed"] == 1, report
+    assert report["errors"] == [{"index": len(kinds), "code": "import/email-taken", "field": "/email",
+                                 "detail": "the email is taken"}], report
+    for (kind, password, _), user in zip(kinds, users):
+        signed_in = client.sign_in(app, email=user["email"], password=password)
+        assert signed_in.status == 200, (kind, signed_in)
+        assert stored_hash(app, user["email"]).startswith("$argon2id$"), kind
+    # Audited as the key's call; another app's key imports into its own app only.
+    assert any(row["action"] == "admin.users.import" for row in audit_rows(client, app, action="admin.users.import"))
+    theirs = admin(client, other_app, "POST", "/v1/admin/users/import", {"users": [{"email": users[1]["email"]}]})
+    assert theirs.status == 200 and theirs.data["imported"] == 1, theirs
+    assert_problem(client.sign_in(other_app, email=users[1]["email"], password=kinds[1][1]), 401, "auth/invalid-credential")
+
+
+def test_admin_import_route_takes_1000_users_in_one_call(client, app):
+    from admin_tools import admin
+    bcrypt = hash_kinds()[0][2]
+    users = [{"email": unique_email(f"bulk{i}"), "first_name": "Bulk", "password_hash": bcrypt} for i in range(1000)]
+    body = json.dumps({"users": users})
+    assert len(body) > 64 * 1024, "larger than the ordinary body cap"
+    resp = admin(client, app, "POST", "/v1/admin/users/import", {"users": users}, timeout=120)
+    assert resp.status == 200 and resp.data["imported"] == 1000, resp
+    assert client.sign_in(app, email=users[999]["email"], password="U*U").status == 200
+
+
+def test_admin_import_route_refuses_bad_bodies_and_non_admin_credentials(client, app):
+    from admin_tools import admin
+    too_many = [{"email": f"x{i}@example.com"} for i in range(1001)]
+    for body in ({}, {"users": []}, {"users": "x"}, {"users": [1]}, {"users": [{"email": "a@b.co"}], "x": 1},
+                 {"users": too_many}):
+        assert_problem(admin(client, app, "POST", "/v1/admin/users/import", body), 422, "auth/validation-failed")
+    signed_up = client.new_user(app)
+    resp = client.post("/v1/admin/users/import", {"users": [{"email": unique_email()}]},
+                       token=signed_up["access_token"], app_key=app["app_key"])
+    assert_problem(resp, 401, "auth/invalid-secret-key")

@@ -17,6 +17,10 @@ import IdentityKit
 final class HTTPServer: @unchecked Sendable {
     /// The largest body accepted (PRODUCT.md: 64 KiB, larger → 413).
     static let maximumBody = 64 * 1024
+    /// Bulk admin calls whose bodies may be larger: a user import carries up to 1,000 users.
+    static let largeBodyPaths: [String: Int] = ["/v1/admin/users/import": 2 << 20]
+
+    static func maximumBody(forPath path: String) -> Int { largeBodyPaths[path] ?? maximumBody }
     /// Descriptors kept back from the connection limit for everything else the process opens:
     /// the database pool, the broker, epoll and pipes per thread, logs.
     static let reservedDescriptors = 256
@@ -146,7 +150,8 @@ final class HTTPServer: @unchecked Sendable {
             connections?.headersComplete(key)
             let lines = Self.headerLines(of: connection)
             let headers = lines.combined
-            let state = ExchangeState(requestId: Self.requestId(from: headers["x-request-id"]), headers: headers)
+            let state = ExchangeState(requestId: Self.requestId(from: headers["x-request-id"]), headers: headers,
+                                      maximumBody: Self.maximumBody(forPath: url))
             statePointer.pointee = Unmanaged.passRetained(state).toOpaque()
             switch RequestFraming.check(lines, httpVersion: version) {
             case .refused(let reason):
@@ -157,7 +162,7 @@ final class HTTPServer: @unchecked Sendable {
                              state: state, on: connection)
             case .acceptable(let length):
                 // Refuse a declared oversized body before reading it.
-                if let length, length > Self.maximumBody {
+                if let length, length > state.maximumBody {
                     return queue(.problem(.payloadTooLarge, requestId: state.requestId), state: state, on: connection)
                 }
                 return true
@@ -165,7 +170,7 @@ final class HTTPServer: @unchecked Sendable {
         }
         let state = Unmanaged<ExchangeState>.fromOpaque(existing).takeUnretainedValue()
         if uploadSize.pointee > 0 {
-            if let uploadData, state.body.count + uploadSize.pointee <= Self.maximumBody {
+            if let uploadData, state.body.count + uploadSize.pointee <= state.maximumBody {
                 state.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
             } else {
                 state.tooLarge = true
@@ -298,11 +303,14 @@ private final class ExchangeState: @unchecked Sendable {
     var body = Data()
     var tooLarge = false
     var dispatched = false
+    /// The body cap of the request's path (`HTTPServer.maximumBody(forPath:)`).
+    let maximumBody: Int
     private let response = Locked<HTTPResponse?>(nil)
 
-    init(requestId: String, headers: [String: String]) {
+    init(requestId: String, headers: [String: String], maximumBody: Int) {
         self.requestId = requestId
         self.headers = headers
+        self.maximumBody = maximumBody
     }
 
     func setResponse(_ value: HTTPResponse) { response.withLock { $0 = value } }

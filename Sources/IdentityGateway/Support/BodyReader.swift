@@ -15,8 +15,8 @@ struct BodyReader {
     /// Parses a body: not JSON → 400. The strict parser (`JSONParser`: linear time, depth 32,
     /// duplicate keys refused) also gets the body cap, so a caller that skips HTTPServer's
     /// check still cannot hand it more.
-    static func parse(_ body: Data) throws -> JSONValue {
-        guard let value = JSONValue.parse(body, maximumBytes: HTTPServer.maximumBody) else { throw ServiceError.invalidJSON }
+    static func parse(_ body: Data, maximumBytes: Int = HTTPServer.maximumBody) throws -> JSONValue {
+        guard let value = JSONValue.parse(body, maximumBytes: maximumBytes) else { throw ServiceError.invalidJSON }
         return value
     }
 
