@@ -132,5 +132,5 @@ enum OpenAPIAdminDocument {
 
 extension OpenAPIDocument {
     /// The whole source document: the base and the admin API.
-    static let json = OpenAPIAdminDocument.merged(into: baseJSON)
+    static let json = OpenAPIImportKeysDocument.merged(into: OpenAPIAdminDocument.merged(into: baseJSON))
 }
