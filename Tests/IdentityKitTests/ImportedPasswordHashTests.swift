@@ -64,6 +64,8 @@ final class ImportedPasswordHashTests: XCTestCase {
         try assertStoredCheck("$argon2i$v=19$m=256,t=2,p=2$c29tZXNhbHQ$T/XOJ2mh1/TIpJHfCdQan76Q5esCFVoT5MAeIM1Oq2E", accepts: "password")
         try assertStoredCheck("$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4", accepts: "password")
         XCTAssertThrowsError(try ImportedPasswordHash.argon2("$argon2id$v=19$m=4194304,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4").validate())
+        XCTAssertThrowsError(try ImportedPasswordHash.argon2("$argon2id$v=19$m=131072,t=16,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4").validate())
+        XCTAssertThrowsError(try ImportedPasswordHash.bcrypt("$2b$15$VvlCUKbTMjaxaYJ.k5juoecpG/7IzcH1AkmqKi.lIZMVIOLClWAk.").validate())
     }
 
     /// The service's hasher checks every stored kind and asks for a re-hash of all but its own.

@@ -71,15 +71,25 @@ struct Router: Sendable {
 
     let routes: [Route]
 
+    /// A literal segment beats a parameter: `/v1/admin/users/import` is the import route's
+    /// path only (POST), never `/v1/admin/users/{uid}` with uid "import", so its `Allow` names
+    /// only what that resource supports.
     func match(method: String, path: String) -> Match {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        var allowed: [String] = []
+        var best: [(route: Route, parameters: [String: String])] = []
+        var bestLiterals = -1
         for route in routes {
             guard let parameters = Self.parameters(route.segments, parts) else { continue }
-            if route.method == method { return .found(route, parameters: parameters) }
-            allowed.append(route.method)
+            let literals = route.segments.count - parameters.count
+            if literals > bestLiterals {
+                best = [(route, parameters)]
+                bestLiterals = literals
+            } else if literals == bestLiterals {
+                best.append((route, parameters))
+            }
         }
-        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+        if let hit = best.first(where: { $0.route.method == method }) { return .found(hit.route, parameters: hit.parameters) }
+        return best.isEmpty ? .notFound : .methodNotAllowed(allowed: best.map(\.route.method))
     }
 
     private static func parameters(_ pattern: [Substring], _ parts: [Substring]) -> [String: String]? {

@@ -5,8 +5,9 @@ import Foundation
 /// `users.password_hash` as a self-describing string (PHC style where one exists), so the one
 /// column keeps meaning "the password check": `storedForm` writes it and `init(stored:)` reads it.
 ///
-/// Parameters are bounded at import: a hash whose check would take more than a few hundred
-/// milliseconds or 64 MiB is refused there, so an import cannot make sign-ins exhaust a worker.
+/// Parameters are bounded at import: a hash whose check would take more than about a second
+/// or 64 MiB (128 MiB for Argon2) is refused there, so an import cannot make sign-ins exhaust a
+/// worker.
 public enum ImportedPasswordHash: Equatable, Sendable {
     /// `$2a$`, `$2b$` or `$2y$` with its cost and salt (libxcrypt).
     case bcrypt(String)
@@ -23,7 +24,7 @@ public enum ImportedPasswordHash: Equatable, Sendable {
 
     // MARK: Bounds
 
-    static let bcryptCosts = 4...15
+    static let bcryptCosts = 4...14
     static let pbkdf2Iterations = 1...2_000_000
     static let byteLengths = 1...128
     static let argon2MemoryKiB = 8...131_072
@@ -134,7 +135,7 @@ public enum ImportedPasswordHash: Equatable, Sendable {
         switch self {
         case .bcrypt(let hash):
             guard let cost = Bcrypt.cost(of: hash) else { throw Invalid(reason: "not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters)") }
-            try check(Self.bcryptCosts.contains(cost), "bcrypt cost must be 4 to 15")
+            try check(Self.bcryptCosts.contains(cost), "bcrypt cost must be 4 to 14")
         case .argon2(let phc):
             try Self.validateArgon2(phc)
         case .scrypt(let logN, let r, let p, let salt, let hash):
@@ -168,9 +169,11 @@ public enum ImportedPasswordHash: Equatable, Sendable {
             guard parts.count == 2, let value = Int(parts[1]) else { throw Invalid(reason: "bad Argon2 parameters") }
             values[parts[0]] = value
         }
+        // m·t bounds the work (about a second here at 1 GiB of passes), m alone the memory.
         guard let m = values["m"], let t = values["t"], let p = values["p"], values.count == 3,
-              argon2MemoryKiB.contains(m), argon2Iterations.contains(t), argon2Parallelism.contains(p) else {
-            throw Invalid(reason: "Argon2 parameters out of range (m ≤ 131072 KiB, t ≤ 16, p ≤ 8)")
+              argon2MemoryKiB.contains(m), argon2Iterations.contains(t), argon2Parallelism.contains(p),
+              m * t <= 1 << 20 else {
+            throw Invalid(reason: "Argon2 parameters out of range (m ≤ 131072 KiB, t ≤ 16, m·t ≤ 1048576, p ≤ 8)")
         }
         let salt = fields[fields.count - 2], hash = fields[fields.count - 1]
         guard unb64(String(salt)).map({ byteLengths.contains($0.count) }) == true,
