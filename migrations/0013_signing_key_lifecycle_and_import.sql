@@ -32,9 +32,12 @@ SELECT s.app_id, s.kid, s.alg, s.public_pem, s.activates_at, s.retires_at, s.cre
             ELSE 'previous' END AS state
 FROM signing_keys s;
 
-GRANT SELECT ON signing_key_states TO identity_gateway, identity_token_worker, identityctl;
-GRANT SELECT (activates_at, retires_at) ON signing_keys TO identity_gateway, identity_token_worker;
-GRANT SELECT (jwks_cache_seconds) ON apps TO identity_gateway, identity_token_worker;
+-- Every process that verifies access tokens reads the published keys and the cache period
+-- (the revocation worker too, which checks a caller's token on main: migration 0015).
+GRANT SELECT ON signing_key_states TO identity_gateway, identity_token_worker, identity_revocation_worker, identityctl;
+GRANT SELECT (activates_at, retires_at) ON signing_keys
+    TO identity_gateway, identity_token_worker, identity_revocation_worker;
+GRANT SELECT (jwks_cache_seconds) ON apps TO identity_gateway, identity_token_worker, identity_revocation_worker;
 
 -- The token worker rotates keys for POST /v1/admin/keys/rotate (it holds the master key).
 GRANT INSERT (app_id, kid, alg, public_pem, private_key_enc, status, activates_at), UPDATE (status, retires_at)
