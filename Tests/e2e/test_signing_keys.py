@@ -250,3 +250,17 @@ def test_admin_rotate_route_publishes_the_next_key_and_refuses_a_second_rotation
     # A user's token is never a secret key.
     assert_problem(client.post("/v1/admin/keys/rotate", {}, token=token, app_key=app["app_key"]), 401,
                    "auth/invalid-secret-key")
+
+
+def test_a_longer_token_lifetime_pushes_back_the_replaced_keys_retirement(client, stack, fast_app):
+    app = fast_app
+    old_kid = header_of(client.new_user(app)["access_token"])["kid"]
+    rotate(stack, app, "ES256")
+    before = seconds_until(keys_by_kid(stack, app)[old_kid]["retires_at"])
+    longer = app["access_token_ttl"] + 600
+    assert stack.configure_app(app["app_id"], access_token_ttl=longer)["access_token_ttl"] == longer
+    after = seconds_until(keys_by_kid(stack, app)[old_kid]["retires_at"])
+    assert 595 <= after - before <= 605, (before, after)
+    # A shorter one leaves it: tokens signed earlier still carry the longer lifetime.
+    assert stack.configure_app(app["app_id"], access_token_ttl=app["access_token_ttl"])
+    assert abs(seconds_until(keys_by_kid(stack, app)[old_kid]["retires_at"]) - after) <= 5

@@ -58,12 +58,24 @@ public struct AppStore: Sendable {
     }
 
     /// Changes the lifetime of the app's access tokens (5 minutes to 24 hours).
+    /// A longer lifetime also pushes back the retirement of a key being replaced (it may still
+    /// sign until its successor activates, now with the longer lifetime), so none of its
+    /// tokens outlives its publication.
     public func setAccessTokenTTL(appId: String, seconds: Int) throws -> AppRecord? {
-        try pool.withConnection { connection in
-            try connection.query("""
+        try pool.transaction { connection in
+            let previous = try connection.query("SELECT access_token_ttl FROM apps WHERE id = $1 FOR UPDATE", [appId])
+                .first.map { try $0.int("access_token_ttl") }
+            let app = try connection.query("""
                 UPDATE apps SET access_token_ttl = $2 WHERE id = $1
                 RETURNING id, name, app_key, issuer, access_token_ttl
                 """, [appId, String(seconds)]).first.map(Self.app)
+            if let previous, seconds > previous {
+                try connection.query("""
+                    UPDATE signing_keys SET retires_at = retires_at + make_interval(secs => $2::int)
+                    WHERE app_id = $1 AND retires_at > now() AND status <> 'retired'
+                    """, [appId, String(seconds - previous)])
+            }
+            return app
         }
     }
 
