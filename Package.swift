@@ -29,6 +29,9 @@ let package = Package(
         // Argon2id with run-time-selected SIMD code (libargon2 from Debian is the portable build).
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]),
+        // libxcrypt: bcrypt for imported password hashes.
+        .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt",
+                       providers: [.apt(["libcrypt-dev"]), .brew(["libxcrypt"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
@@ -41,7 +44,7 @@ let package = Package(
         // Shared by every process: configuration, errors, crypto, JWT, store, bus, messages.
         .target(name: "IdentityKit",
                 dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim", "CArgon2", "CSodium",
-                               "CMicroHTTPD", "CMicroHTTPDShim"]),
+                               "CCrypt", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The HTTP gateway: routing, validation, reads, commands to workers.
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.

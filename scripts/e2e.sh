@@ -33,6 +33,8 @@ swift build -c release
 eval "$("$SERVICES" db-roles "$NAME")"
 "$SERVICES" reset-vhost "$NAME" >/dev/null
 
+# This checkout's migrations, not those of the checkout that wrote RUN_DIR/env.
+export IDENTITY_MIGRATIONS_DIR=$REPO_DIR/migrations
 export IDENTITY_DATABASE_URL=${IDENTITY_DATABASE_URL%/*}/$NAME
 export IDENTITY_AMQP_URL=${IDENTITY_AMQP_URL%/*}/$NAME
 IDENTITY_BIN_DIR=$(swift build -c release --show-bin-path)

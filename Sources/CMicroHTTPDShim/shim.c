@@ -49,6 +49,11 @@ int cmhdshim_each_header(struct MHD_Connection *connection, cmhdshim_header_visi
     return MHD_get_connection_values(connection, MHD_HEADER_KIND, visit_header, &state);
 }
 
+int cmhdshim_each_argument(struct MHD_Connection *connection, cmhdshim_header_visitor visit, void *context) {
+    struct header_visit state = { visit, context };
+    return MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, visit_header, &state);
+}
+
 int cmhdshim_client_ip(struct MHD_Connection *connection, char *buffer, size_t size) {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);

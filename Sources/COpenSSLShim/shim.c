@@ -43,3 +43,25 @@ int copensslshim_ecdsa_der_to_raw(const unsigned char *der, size_t der_length,
     ECDSA_SIG_free(signature);
     return ok ? 0 : -1;
 }
+
+int copensslshim_ecdsa_raw_to_der(const unsigned char *raw, size_t component_length,
+                                  unsigned char *der, size_t der_capacity) {
+    ECDSA_SIG *signature = ECDSA_SIG_new();
+    BIGNUM *r = BN_bin2bn(raw, (int)component_length, NULL);
+    BIGNUM *s = BN_bin2bn(raw + component_length, (int)component_length, NULL);
+    if (signature == NULL || r == NULL || s == NULL || ECDSA_SIG_set0(signature, r, s) != 1) {
+        ECDSA_SIG_free(signature);
+        BN_free(r);
+        BN_free(s);
+        return -1;
+    }
+    int length = i2d_ECDSA_SIG(signature, NULL);
+    if (length <= 0 || (size_t)length > der_capacity) {
+        ECDSA_SIG_free(signature);
+        return -1;
+    }
+    unsigned char *cursor = der;
+    length = i2d_ECDSA_SIG(signature, &cursor);
+    ECDSA_SIG_free(signature);
+    return length;
+}

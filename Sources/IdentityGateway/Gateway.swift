@@ -11,6 +11,8 @@ public final class Gateway: Service {
     private let server: HTTPServer
     private let rateLimits: RateLimitStep
     private let pool: PGPool
+    private let secretKeys: SecretKeyStep
+    private let audit: AuditLog
 
     public init(configuration: GatewayConfiguration) throws {
         self.configuration = configuration
@@ -24,9 +26,12 @@ public final class Gateway: Service {
         let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
         let verifier = TokenVerifier(store: appStore)
         let sessions = SessionStore(pool: pool)
+        let secretKeys = SecretKeyStep(store: SecretKeyStore(pool: pool))
+        self.secretKeys = secretKeys
+        audit = AuditLog(pool: pool)
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
-            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions))
+            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys))
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
         let box = DispatchBox()
@@ -36,7 +41,8 @@ public final class Gateway: Service {
 
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
     static func routes(pool: PGPool, bus: BusClient, apps: AppResolver, appStore: AppStore, commands: CommandSender,
-                       verifier: TokenVerifier, users: UserProfileStore, sessions: SessionStore) -> [Route] {
+                       verifier: TokenVerifier, users: UserProfileStore, sessions: SessionStore,
+                       secretKeys: SecretKeyStep) -> [Route] {
         let auth = Authenticator(verifier: verifier, sessions: sessions)
         let providers = ProviderRoutes(auth: auth, commands: commands)
         let served = PasswordRoutes(auth: auth, commands: commands).routes
@@ -46,6 +52,9 @@ public final class Gateway: Service {
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
+            + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
+            + AdminImportAndKeyRoutes(commands: commands).routes
+            + AdminAppRoutes(secretKeys: secretKeys, audit: AuditLog(pool: pool), commands: commands).routes
         return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served)).routes + served
     }
 
@@ -92,10 +101,24 @@ public final class Gateway: Service {
                 }
                 let app = route.needsApp ? try apps.app(forKey: request.header("x-app-key")) : nil
                 var context = RouteContext(request: request, app: app)
-                if route.takesBody { context.json = try BodyReader.parse(request.body) }
+                if let use = route.secretKey {
+                    let caller = try secretKeys.authenticate(request, use: use)
+                    context.admin = caller
+                    context.app = caller.app
+                }
+                if route.takesBody {
+                    context.json = try BodyReader.parse(request.body, maximumBytes: HTTPServer.maximumBody(forPath: request.path))
+                }
                 var limitHeaders: [(String, String)] = []
-                if let app, !route.limits.isEmpty {
+                if let app = context.app, !route.limits.isEmpty {
                     limitHeaders = try rateLimits.apply(route.limits, context: context, appId: app.id)
+                }
+                // Every admin call is in the audit log before it runs: no row, no call.
+                if let action = route.secretKey?.auditAction, let caller = context.admin {
+                    try audit.append(appId: caller.app.id, AuditLog.Entry(
+                        actor: caller.actor, action: action, target: request.parameters["uid"].map { "user:" + $0 } ?? "app",
+                        ip: request.clientIP, requestId: requestId,
+                        detail: .object(request.parameters.filter { $0.key != "uid" }.mapValues { .string($0) })))
                 }
                 return try route.handler(context).adding(headers: limitHeaders + Self.cacheHeaders(route))
             } catch let error as ServiceError {
@@ -116,6 +139,7 @@ public final class Gateway: Service {
     /// nothing is sniffed into another type.
     static func cacheHeaders(_ route: Route) -> [(String, String)] {
         let personal = route.pattern.hasPrefix("/v1/auth/") || route.pattern.hasPrefix("/v1/me")
+            || route.secretKey != nil
         return [("X-Content-Type-Options", "nosniff")] + (personal ? [("Cache-Control", "no-store")] : [])
     }
 
@@ -131,6 +155,10 @@ public final class Gateway: Service {
         if route.needsApp {
             // The app is looked up in the store; every such route reads the store or waits for a worker.
             errors += [.invalidAppKey, .unavailable]
+        }
+        if route.secretKey != nil {
+            // The key is looked up in the store; an admin call's audit row is written there too.
+            errors += [.invalidSecretKey, .unavailable]
         }
         if !route.limits.isEmpty { errors.append(.rateLimited(retryAfter: 1)) }
         return errors

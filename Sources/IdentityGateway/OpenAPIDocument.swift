@@ -7,7 +7,8 @@
 /// are added by the rendering from the route table, so they cannot drift from what the gateway
 /// does; a test refuses an error answer written here.
 enum OpenAPIDocument {
-    static let json = #"""
+    /// The document without the admin API, which `OpenAPIAdminDocument` adds (`json`).
+    static let baseJSON = #"""
     {
       "openapi": "3.1.0",
       "info": {
@@ -437,7 +438,8 @@ enum OpenAPIDocument {
           "User": {
             "type": "object",
             "required": ["uid", "email", "email_verified", "phone", "username", "first_name", "last_name", "photo_url",
-                         "is_guest", "has_password", "providers", "roles", "mfa_enabled", "created_at"],
+                         "is_guest", "has_password", "providers", "roles", "mfa_enabled", "created_at",
+                         "app_metadata", "user_metadata"],
             "properties": {
               "uid": {"type": "string"},
               "email": {"type": ["string", "null"]},
@@ -452,7 +454,9 @@ enum OpenAPIDocument {
               "providers": {"type": "array", "items": {"type": "string"}},
               "roles": {"type": "array", "items": {"type": "string"}},
               "mfa_enabled": {"type": "boolean"},
-              "created_at": {"type": "string", "format": "date-time"}
+              "created_at": {"type": "string", "format": "date-time"},
+              "app_metadata": {"type": "object", "description": "Set by the app's backend (admin API) only"},
+              "user_metadata": {"type": "object", "description": "Set by the user (PATCH /v1/me) or the app's backend"}
             }
           },
           "UserEnvelope": {"type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/User"}}},

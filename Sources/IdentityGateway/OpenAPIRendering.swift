@@ -113,6 +113,7 @@ extension RouteLimit.Subject {
         case .clientIP: "client IP"
         case .bodyField(let fields): fields.map { "body.\($0)" }.joined(separator: " or ")
         case .user: "user"
+        case .app: "app"
         }
     }
 }

@@ -19,7 +19,8 @@ public final class TokenWorker: Service {
         let identitySeal = ProviderIdentitySeal(masterKey: configuration.masterKey)
         let nonces = NonceStore(pool: pool)
         let issuer = SessionIssuer(sessions: sessions,
-                                   keys: SigningKeyCache(apps: AppStore(pool: pool), masterKey: configuration.masterKey),
+                                   keys: SigningKeyCache(apps: AppStore(pool: pool), keys: SigningKeyStore(pool: pool),
+                                                          masterKey: configuration.masterKey),
                                    refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds,
                                    commandKey: SubKey.commandSession.derive(from: configuration.masterKey))
         let codeSettings = CodeSettings(
@@ -55,7 +56,11 @@ public final class TokenWorker: Service {
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
-            authority: CallerAuthority(apps: AppStore(pool: pool)))
+            authority: CallerAuthority(apps: AppStore(pool: pool)),
+            admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool)),
+                                 userImport: AdminUserImport(importer: UserImport(pool: pool)),
+                                 signingKeys: AdminSigningKeyRotation(keys: SigningKeyStore(pool: pool),
+                                                                      masterKey: configuration.masterKey)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,
@@ -84,6 +89,8 @@ struct CommandRouter: Sendable {
     let refresh: TokenRefresh
     let workerName: String
     let authority: CallerAuthority
+    /// The admin API's commands (`identity.admin.v1`).
+    let admin: AdminCommands
 
     func handle(_ message: BusMessage) -> CommandConsumer.Reply {
         CommandReplies.answer(message) { message in
@@ -124,6 +131,12 @@ struct CommandRouter: Sendable {
                 return try .init(refresh.handle(decode(message)))
             case TokenV1.UpdateProfile.protoName:
                 return try .init(profile.handle(decode(message)))
+            case AdminV1.RotateSecretKey.protoName:
+                return try .init(admin.secretKeys.handle(decode(message)))
+            case AdminV1.ImportUsers.protoName:
+                return try .init(admin.userImport.handle(decode(message)))
+            case AdminV1.RotateSigningKey.protoName:
+                return try .init(admin.signingKeys.handle(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

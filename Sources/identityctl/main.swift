@@ -7,7 +7,7 @@ import IdentityKit
 let usage = """
     usage:
       identityctl migrate
-      identityctl apps create --name NAME [--access-token-ttl SECONDS]
+      identityctl apps create --name NAME [--access-token-ttl SECONDS] [--alg RS256|ES256|EdDSA]
       identityctl apps settings APP_ID [--access-token-ttl SECONDS] [--google-client-ids ID,ID] [--apple-bundle-ids ID,ID]
           [--apple-services-ids ID,ID] [--apple-team-id ID] [--apple-key-id ID]
           [--apple-private-key-file KEY.p8] [--firebase-project-id ID] [--firebase-trust-email-verified true|false]
@@ -15,19 +15,31 @@ let usage = """
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
           email_verification; PART: subject, text, html)
           [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
+          [--jwks-cache-seconds SECONDS]   (JWKS max-age and a new key's lead before it signs, 1 to 86400; default 300)
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
           off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
+      identityctl apps rotate-secret-key APP_ID [--overlap SECONDS]
+                                      a new secret key (shown once); the live ones keep working for
+                                      SECONDS (default 86400, at most 2592000; 0: they stop now)
+      identityctl keys rotate APP_ID [--alg RS256|ES256|EdDSA]
+                                      adds the next signing key (published now, signing one JWKS cache
+                                      period later); the current key retires when its tokens have expired
+      identityctl keys list APP_ID    the app's keys and their states (next, current, previous, retired)
+      identityctl users import APP_ID FILE.jsonl
+                                      imports users, one JSON object a line (README, "Importing users"),
+                                      with their password hashes and provider identities; each line
+                                      all or nothing; prints a report by line, exits 1 if any failed
       identityctl mail replay-dead    moves dead-lettered mail back to the mailer queue
       identityctl keys mail-payload-key
                                       the key mailer workers get (IDENTITY_MAIL_PAYLOAD_KEY), derived
                                       from IDENTITY_MASTER_KEY: mailers never hold the master key
       identityctl keys reseal         once after upgrading, as the database owner: reseals rows sealed
                                       with the master key itself under their sub-keys (idempotent)
-      identityctl bench argon2|bus|broker [--seconds S] [--threads N] [--concurrency N]
+      identityctl bench argon2|bus|broker|signing [--seconds S] [--threads N] [--concurrency N]
                                       the machine's limits for make bench (JSON)
 
     environment: IDENTITY_DATABASE_URL, IDENTITY_MIGRATIONS_DIR (migrate),
-                 IDENTITY_MASTER_KEY (apps create, and apps settings with a .p8 key),
+                 IDENTITY_MASTER_KEY (apps create, keys rotate, and apps settings with a .p8 key),
                  IDENTITY_PUBLIC_BASE_URL (apps create), IDENTITY_AMQP_URL and
                  IDENTITY_AMQP_HEARTBEAT_SECONDS (mail replay-dead, bench)
     """
@@ -77,12 +89,15 @@ case ("apps", "create"):
     guard let ttl = Int(ttlText), (300...86_400).contains(ttl) else {
         fail("--access-token-ttl must be 300 to 86400 seconds (5 minutes to 24 hours)")
     }
+    guard let algorithm = SigningAlgorithm(rawValue: option("--alg", in: rest) ?? "RS256") else {
+        fail("--alg must be RS256, ES256 or EdDSA")
+    }
     let masterKey = env.key32("IDENTITY_MASTER_KEY", required: true)
     let baseURL = env.string("IDENTITY_PUBLIC_BASE_URL", default: "http://127.0.0.1:8080")
     env.validateOrExit(program: "identityctl")
     do {
         let created = try AppStore(pool: PGPool(url: common.databaseURL, size: 1))
-            .create(name: name, accessTokenTTL: ttl, publicBaseURL: baseURL, masterKey: masterKey ?? [])
+            .create(name: name, accessTokenTTL: ttl, publicBaseURL: baseURL, masterKey: masterKey ?? [], algorithm: algorithm)
         printJSON(["app_id": created.app.id, "name": created.app.name, "app_key": created.app.appKey,
                    "secret_key": created.secretKey, "issuer": created.app.issuer,
                    "access_token_ttl": created.app.accessTokenTTL])
@@ -114,6 +129,14 @@ case ("apps", "settings"):
             try apps.setSessionLifetime(appId: appId, seconds: seconds)
         }
         let sessionLifetime = try apps.sessionLifetime(appId: appId) ?? 0
+        if let text = option("--jwks-cache-seconds", in: rest) {
+            guard let seconds = Int(text), (1...86_400).contains(seconds) else {
+                fail("--jwks-cache-seconds must be 1 to 86400 seconds")
+            }
+            // Applies to the next rotation's lead and to JWKS answers from now on.
+            try apps.signingKeys.setJWKSCacheSeconds(appId: appId, seconds: seconds)
+        }
+        let jwksCacheSeconds = try apps.signingKeys.jwksCacheSeconds(appId: appId) ?? 0
         let store = ProviderSettingsStore(pool: pool)
         var settings = try store.settings(appId: appId)
         let list = { (name: String) in option(name, in: rest).map { $0.split(separator: ",").map(String.init) } }
@@ -156,9 +179,29 @@ case ("apps", "settings"):
                    "apple_private_key_set": settings.applePrivateKeySealed != nil,
                    "firebase_project_id": settings.firebaseProjectId ?? NSNull(),
                    "firebase_trust_email_verified": settings.firebaseTrustEmailVerified, "rate_limits": limits,
-                   "session_lifetime": sessionLifetime])
+                   "session_lifetime": sessionLifetime, "jwks_cache_seconds": jwksCacheSeconds])
     } catch {
         fail("apps settings failed: \(error)")
+    }
+
+case ("apps", "rotate-secret-key"):
+    // The same rotation as POST /v1/admin/secret-keys/rotate: a new key, shown once; the keys
+    // live now keep working for --overlap seconds (default 1 day; 0: they stop at once).
+    let rest = Array(arguments.dropFirst(2))
+    guard let appId = rest.first, !appId.hasPrefix("--") else { fail("apps rotate-secret-key needs APP_ID\n\(usage)") }
+    guard let overlap = Int(option("--overlap", in: rest) ?? "86400"), (0...2_592_000).contains(overlap) else {
+        fail("--overlap must be 0 to 2592000 seconds (30 days)")
+    }
+    env.validateOrExit(program: "identityctl")
+    do {
+        guard let rotation = try SecretKeyStore(pool: PGPool(url: common.databaseURL, size: 1))
+            .rotate(appId: appId, overlapSeconds: overlap) else { fail("no app \(appId)") }
+        printJSON(["app_id": appId, "key_id": rotation.keyId, "secret_key": rotation.secretKey,
+                   "previous_key_ids": rotation.previousKeyIds,
+                   "previous_keys_expire_at": rotation.previousKeyIds.isEmpty
+                       ? NSNull() : Timestamp.rfc3339(microsecondsSinceEpoch: rotation.previousKeysExpireAtMicros)])
+    } catch {
+        fail("apps rotate-secret-key failed: \(error)")
     }
 
 case ("keys", "mail-payload-key"):
@@ -178,6 +221,46 @@ case ("keys", "reseal"):
                    "apple_refresh_tokens": counts.appleRefreshTokens])
     } catch {
         fail("keys reseal failed: \(error)")
+    }
+
+case ("keys", "rotate"):
+    let rest = Array(arguments.dropFirst(2))
+    guard let appId = rest.first, !appId.hasPrefix("--") else { fail("keys rotate needs APP_ID\n\(usage)") }
+    let algorithmText = option("--alg", in: rest)
+    let algorithm = algorithmText.flatMap(SigningAlgorithm.init(rawValue:))
+    if algorithmText != nil && algorithm == nil { fail("--alg must be RS256, ES256 or EdDSA") }
+    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: true)
+    env.validateOrExit(program: "identityctl")
+    do {
+        printJSON(try KeyCommands.rotate(appId: appId, algorithm: algorithm, masterKey: masterKey ?? [],
+                                         pool: PGPool(url: common.databaseURL, size: 1)))
+    } catch SigningKeyStore.RotationError.unknownApp {
+        fail("no app \(appId)")
+    } catch SigningKeyStore.RotationError.pending(let kid, let activatesAt) {
+        fail("key \(kid) is still next (it signs from \(KeyCommands.iso(activatesAt))): rotate again after that")
+    } catch {
+        fail("keys rotate failed: \(error)")
+    }
+
+case ("keys", "list"):
+    guard let appId = arguments.dropFirst(2).first else { fail("keys list needs APP_ID\n\(usage)") }
+    env.validateOrExit(program: "identityctl")
+    do {
+        printJSON(try KeyCommands.list(appId: appId, pool: PGPool(url: common.databaseURL, size: 1)))
+    } catch {
+        fail("keys list failed: \(error)")
+    }
+
+case ("users", "import"):
+    let rest = Array(arguments.dropFirst(2))
+    guard rest.count == 2 else { fail("users import needs APP_ID FILE.jsonl\n\(usage)") }
+    env.validateOrExit(program: "identityctl")
+    do {
+        let (report, failed) = try UserImportCommand.run(appId: rest[0], file: rest[1], pool: PGPool(url: common.databaseURL, size: 1))
+        print(report.serialized)
+        exit(failed == 0 ? 0 : 1)
+    } catch {
+        fail("users import failed: \(error)")
     }
 
 case ("mail", "replay-dead"):
@@ -213,10 +296,12 @@ case ("bench", let what?):
         case "bus":
             printJSON(try Benchmarks.busRoundTrip(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds, seconds: seconds,
                                                   concurrency: Int(option("--concurrency", in: rest) ?? "") ?? 1))
+        case "signing":
+            printJSON(try KeyCommands.bench(seconds: seconds))
         case "broker":
             printJSON(try Benchmarks.brokerRate(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds, seconds: seconds))
         default:
-            fail("bench wants argon2, bus or broker\n\(usage)")
+            fail("bench wants argon2, bus, broker or signing\n\(usage)")
         }
     } catch {
         fail("bench \(what) failed: \(error)")

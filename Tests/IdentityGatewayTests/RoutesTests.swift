@@ -11,7 +11,8 @@ final class RoutesTests: XCTestCase {
         let store = AppStore(pool: pool)
         return Gateway.routes(pool: pool, bus: bus, apps: AppResolver(store: store), appStore: store,
                               commands: CommandSender(bus: bus, timeout: 1), verifier: TokenVerifier(store: store),
-                              users: UserProfileStore(pool: pool), sessions: SessionStore(pool: pool))
+                              users: UserProfileStore(pool: pool), sessions: SessionStore(pool: pool),
+                              secretKeys: SecretKeyStep(store: SecretKeyStore(pool: pool)))
     }
 
     func testOpenAPIDocumentListsExactlyTheServedRoutes() throws {
@@ -55,8 +56,9 @@ final class RoutesTests: XCTestCase {
             }
         }
         // Every sign-in, sign-up, guest, nonce, refresh, code-sending and code-checking call,
-        // and the password checks of signed-in users (change, deletion, linking).
-        XCTAssertEqual(limited, 18)
+        // and the password checks of signed-in users (change, deletion, linking), and every
+        // admin call (users list and get, secret-key rotation, audit, user import, key rotation).
+        XCTAssertEqual(limited, 24)
     }
 
     /// The hand-written document has success answers only: an error answer written there could
@@ -157,6 +159,16 @@ final class RoutesTests: XCTestCase {
         XCTAssertEqual(Set(allowed), ["GET", "PATCH", "DELETE"])
         guard case .notFound = router.match(method: "GET", path: "/v1/nope") else { return XCTFail("should be 404") }
         guard case .notFound = router.match(method: "GET", path: "/v1/apps//jwks.json") else { return XCTFail("empty id") }
+        // A literal segment beats a parameter: "import" is no uid, and its Allow is POST alone.
+        guard case .methodNotAllowed(let importAllowed) = router.match(method: "GET", path: "/v1/admin/users/import") else {
+            return XCTFail("GET /v1/admin/users/import should be 405")
+        }
+        XCTAssertEqual(importAllowed, ["POST"])
+        guard case .found(let user, let uid) = router.match(method: "GET", path: "/v1/admin/users/u1") else {
+            return XCTFail("a uid not matched")
+        }
+        XCTAssertEqual(user.pattern, "/v1/admin/users/{uid}")
+        XCTAssertEqual(uid, ["uid": "u1"])
     }
 
     func testRequestIdsAreEchoedOnlyWhenSane() {

@@ -19,7 +19,8 @@ final class TokenVerifierTests: XCTestCase {
         let store = AppStore(pool: pool)
         let app = try store.create(name: "retire", accessTokenTTL: 3600, publicBaseURL: "http://127.0.0.1:8080",
                                    masterKey: masterKey).app
-        let (kid, key) = try XCTUnwrap(try store.currentSigningKey(appId: app.id, masterKey: masterKey))
+        let current = try XCTUnwrap(try store.signingKeys.signingCandidates(appId: app.id, masterKey: masterKey).last)
+        let (kid, key) = (current.kid, current.key)
         let now = Timestamp.nowSeconds()
         let token = try JWT.sign(AccessTokenClaims(iss: app.issuer, aud: app.id, sub: "uid1", sid: "ses_1", iat: now,
                                                    exp: now + 600, jti: "j1", amr: ["pwd"], isGuest: false, email: nil,

@@ -52,13 +52,13 @@ final class StoreRolesTests: XCTestCase {
         XCTAssertTrue(profile.hasPassword)
         XCTAssertEqual(profile.message.providers, ["password"])
         XCTAssertEqual(try AppStore(pool: gateway).find(id: app.id), app, "the gateway resolves apps")
-        XCTAssertEqual(try AppStore(pool: gateway).publicKeys(appId: app.id).count, 1, "and reads public keys")
+        XCTAssertEqual(try AppStore(pool: gateway).signingKeys.published(appId: app.id).count, 1, "and reads public keys")
 
         XCTAssertThrowsError(try UserStore(pool: gateway).find(appId: app.id, uid: user.uid)) {
             guard case StoreError.failed(let state, _) = $0 else { return XCTFail("\($0)") }
             XCTAssertEqual(state, "42501", "permission denied")
         }
-        XCTAssertThrowsError(try AppStore(pool: gateway).currentSigningKey(appId: app.id, masterKey: SecureRandom.bytes(32))) {
+        XCTAssertThrowsError(try AppStore(pool: gateway).signingKeys.signingCandidates(appId: app.id, masterKey: SecureRandom.bytes(32))) {
             guard case StoreError.failed(let state, _) = $0 else { return XCTFail("\($0)") }
             XCTAssertEqual(state, "42501", "the sealed signing key is refused")
         }

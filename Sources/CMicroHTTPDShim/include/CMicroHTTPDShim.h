@@ -34,6 +34,9 @@ typedef void (*cmhdshim_header_visitor)(void *context, const char *name, const c
 /// seen). Returns the number of lines.
 int cmhdshim_each_header(struct MHD_Connection *connection, cmhdshim_header_visitor visit, void *context);
 
+/// Visits every query-string argument (URL-decoded by MHD; a key without `=` has value "").
+int cmhdshim_each_argument(struct MHD_Connection *connection, cmhdshim_header_visitor visit, void *context);
+
 /// Writes the client's IP address (text) into `buffer`; returns 0 on success.
 int cmhdshim_client_ip(struct MHD_Connection *connection, char *buffer, size_t size);
 

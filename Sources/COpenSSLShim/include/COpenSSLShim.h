@@ -18,4 +18,9 @@ EVP_PKEY *copensslshim_rsa_public_key(const unsigned char *modulus, size_t modul
 int copensslshim_ecdsa_der_to_raw(const unsigned char *der, size_t der_length,
                                   unsigned char *raw, size_t component_length);
 
+/// The reverse, for checking an ES256 signature with OpenSSL: writes the DER form into `der`
+/// and returns its length, or -1 (never more than 72 bytes for P-256).
+int copensslshim_ecdsa_raw_to_der(const unsigned char *raw, size_t component_length,
+                                  unsigned char *der, size_t der_capacity);
+
 #endif

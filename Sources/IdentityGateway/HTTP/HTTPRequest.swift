@@ -16,6 +16,8 @@ struct HTTPRequest: Sendable {
     let peerIP: String
     /// `X-Request-Id`: the client's own when it sent a sane one, else a new one.
     let requestId: String
+    /// Query-string arguments, decoded (a repeated name keeps its first value).
+    var query: [String: String] = [:]
     /// Path parameters matched by the route (`app_id`).
     var parameters: [String: String] = [:]
 

@@ -17,6 +17,10 @@ import IdentityKit
 final class HTTPServer: @unchecked Sendable {
     /// The largest body accepted (PRODUCT.md: 64 KiB, larger → 413).
     static let maximumBody = 64 * 1024
+    /// Bulk admin calls whose bodies may be larger: a user import carries up to 1,000 users.
+    static let largeBodyPaths: [String: Int] = ["/v1/admin/users/import": 2 << 20]
+
+    static func maximumBody(forPath path: String) -> Int { largeBodyPaths[path] ?? maximumBody }
     /// Descriptors kept back from the connection limit for everything else the process opens:
     /// the database pool, the broker, epoll and pipes per thread, logs.
     static let reservedDescriptors = 256
@@ -147,7 +151,8 @@ final class HTTPServer: @unchecked Sendable {
             connections?.headersComplete(key)
             let lines = Self.headerLines(of: connection)
             let headers = lines.combined
-            let state = ExchangeState(requestId: Self.requestId(from: headers["x-request-id"]), headers: headers)
+            let state = ExchangeState(requestId: Self.requestId(from: headers["x-request-id"]), headers: headers,
+                                      maximumBody: Self.maximumBody(forPath: url))
             statePointer.pointee = Unmanaged.passRetained(state).toOpaque()
             switch RequestFraming.check(lines, httpVersion: version) {
             case .refused(let reason):
@@ -158,7 +163,7 @@ final class HTTPServer: @unchecked Sendable {
                              state: state, on: connection)
             case .acceptable(let length):
                 // Refuse a declared oversized body before reading it.
-                if let length, length > Self.maximumBody {
+                if let length, length > state.maximumBody {
                     return queue(.problem(.payloadTooLarge, requestId: state.requestId), state: state, on: connection)
                 }
                 return true
@@ -166,7 +171,7 @@ final class HTTPServer: @unchecked Sendable {
         }
         let state = Unmanaged<ExchangeState>.fromOpaque(existing).takeUnretainedValue()
         if uploadSize.pointee > 0 {
-            if let uploadData, state.body.count + uploadSize.pointee <= Self.maximumBody {
+            if let uploadData, state.body.count + uploadSize.pointee <= state.maximumBody {
                 state.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: uploadSize.pointee)
             } else {
                 state.tooLarge = true
@@ -186,7 +191,7 @@ final class HTTPServer: @unchecked Sendable {
         let peer = Self.peerAddress(of: connection)
         let request = HTTPRequest(method: method, path: url, headers: state.headers, body: state.body,
                                   clientIP: trustedProxies.clientAddress(peer: peer, forwardedFor: state.headers["x-forwarded-for"]),
-                                  peerIP: peer, requestId: state.requestId)
+                                  peerIP: peer, requestId: state.requestId, query: Self.queryArguments(of: connection))
         switch dispatch(request) {
         case .now(let response):
             return queue(response, state: state, on: connection)
@@ -227,6 +232,17 @@ final class HTTPServer: @unchecked Sendable {
             _ = cmhdshim_each_header(connection, visitHeader, pointer)
         }
         return lines
+    }
+
+    /// The query string's arguments, decoded; a name given twice keeps its first value.
+    private static func queryArguments(of connection: OpaquePointer) -> [String: String] {
+        var lines = HeaderLines()
+        withUnsafeMutablePointer(to: &lines) { pointer in
+            _ = cmhdshim_each_argument(connection, visitHeader, pointer)
+        }
+        var arguments: [String: String] = [:]
+        for (name, value) in lines.lines where arguments[name] == nil { arguments[name] = value }
+        return arguments
     }
 
     private static func peerAddress(of connection: OpaquePointer) -> String {
@@ -288,11 +304,14 @@ private final class ExchangeState: @unchecked Sendable {
     var body = Data()
     var tooLarge = false
     var dispatched = false
+    /// The body cap of the request's path (`HTTPServer.maximumBody(forPath:)`).
+    let maximumBody: Int
     private let response = Locked<HTTPResponse?>(nil)
 
-    init(requestId: String, headers: [String: String]) {
+    init(requestId: String, headers: [String: String], maximumBody: Int) {
         self.requestId = requestId
         self.headers = headers
+        self.maximumBody = maximumBody
     }
 
     func setResponse(_ value: HTTPResponse) { response.withLock { $0 = value } }

@@ -31,6 +31,8 @@ struct RateLimitStep: Sendable {
         case .user:
             guard let claims = try? auth.claims(context) else { return nil }
             return RateLimitStore.hashedSubject(claims.sub)
+        case .app:
+            return "app"
         }
     }
 }

@@ -11,6 +11,8 @@ struct RouteLimit: Sendable {
         case bodyField([String])
         /// The user of a valid access token; no valid token → not counted (the handler answers 401).
         case user
+        /// The app itself (admin routes: the secret key's app).
+        case app
     }
 
     let policy: RateLimitPolicy
@@ -23,6 +25,8 @@ struct RouteLimit: Sendable {
     }
 
     static func perUser(_ policy: RateLimitPolicy) -> RouteLimit { RouteLimit(policy: policy, subject: .user) }
+
+    static func perApp(_ policy: RateLimitPolicy) -> RouteLimit { RouteLimit(policy: policy, subject: .app) }
 }
 
 /// The limits routes share, named once so two routes that must share a budget cannot drift.
@@ -46,4 +50,5 @@ extension [RouteLimit] {
     /// whether the guess was wrong.
     static let codeVerify: [RouteLimit] = [.perIP(Catalogue.codeVerifyPerIP)]
     static let passwordCheck: [RouteLimit] = [.perUser(Catalogue.passwordCheckPerUser)]
+    static let admin: [RouteLimit] = [.perApp(Catalogue.adminPerApp)]
 }

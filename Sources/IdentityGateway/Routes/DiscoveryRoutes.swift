@@ -15,13 +15,14 @@ struct DiscoveryRoutes: Sendable {
 
     func jwks(_ context: RouteContext) throws -> RouteResult {
         let app = try app(context)
-        let keys = try store.publicKeys(appId: app.id).map { key -> JSONValue in
-            let (modulus, exponent) = try RSAKey.fromPEM(key.publicPEM).publicComponents()
-            return .object(["kty": "RSA", "use": "sig", "alg": .string(key.alg), "kid": .string(key.kid),
-                            "n": .string(Base64URL.encode(modulus)), "e": .string(Base64URL.encode(exponent))])
+        // Next, current and previous keys, each as its algorithm's JWK (RSA, EC P-256, OKP Ed25519).
+        let keys = try store.signingKeys.published(appId: app.id).map { key in
+            try TokenSigningKey.fromPEM(key.publicPEM, algorithm: key.algorithm).publicJWK(kid: key.kid)
         }
-        // Five minutes: a rotated-in key is published well before it signs anything.
-        return .now(.json(.object(["keys": .array(keys)]), headers: [("Cache-Control", "public, max-age=300")]))
+        // A rotation publishes its next key exactly this long before the key signs, so a JWKS
+        // cached for at most this long always holds the key of any token it is asked about.
+        let maxAge = try store.signingKeys.jwksCacheSeconds(appId: app.id) ?? 300
+        return .now(.json(.object(["keys": .array(keys)]), headers: [("Cache-Control", "public, max-age=\(maxAge)")]))
     }
 
     func openIDConfiguration(_ context: RouteContext) throws -> RouteResult {
@@ -29,7 +30,7 @@ struct DiscoveryRoutes: Sendable {
         let document: JSONValue = .object([
             "issuer": .string(app.issuer),
             "jwks_uri": .string(app.issuer + "/jwks.json"),
-            "id_token_signing_alg_values_supported": ["RS256"],
+            "id_token_signing_alg_values_supported": .array(SigningAlgorithm.allCases.map { .string($0.rawValue) }),
             "token_endpoint_auth_methods_supported": ["none"],
             "subject_types_supported": ["public"],
             "response_types_supported": ["token"],

@@ -16,18 +16,23 @@ struct Route: Sendable {
     /// commands to. The served OpenAPI document lists both, per status, as the codes a client
     /// may see; the e2e fuzzer fails on any 4xx whose code is not listed.
     let errors: [ServiceError]
+    /// Authenticated with an app secret key instead (admin routes, introspection): the pipeline's
+    /// `SecretKeyStep` resolves the app from the key and, for admin calls, writes the audit row.
+    let secretKey: SecretKeyUse?
     let handler: @Sendable (RouteContext) throws -> RouteResult
     /// The pattern split once, not on every request.
     let segments: [Substring]
 
     init(method: String, pattern: String, needsApp: Bool, takesBody: Bool, limits: [RouteLimit] = [],
-         errors: [ServiceError] = [], handler: @escaping @Sendable (RouteContext) throws -> RouteResult) {
+         errors: [ServiceError] = [], secretKey: SecretKeyUse? = nil,
+         handler: @escaping @Sendable (RouteContext) throws -> RouteResult) {
         self.method = method
         self.pattern = pattern
         self.needsApp = needsApp
         self.takesBody = takesBody
         self.limits = limits
         self.errors = errors
+        self.secretKey = secretKey
         self.handler = handler
         segments = pattern.split(separator: "/", omittingEmptySubsequences: false)
     }
@@ -37,13 +42,21 @@ struct Route: Sendable {
 /// one, and the parsed body when it takes one (parsed once, by the pipeline).
 struct RouteContext: Sendable {
     let request: HTTPRequest
-    let app: AppRecord?
+    var app: AppRecord?
     var json: JSONValue? = nil
+    /// The secret key's owner on a route declared with `secretKey`.
+    var admin: AdminCaller? = nil
 
     /// The app of a route declared with `needsApp` (resolved before the handler runs).
     func requireApp() throws -> AppRecord {
         guard let app else { throw ServiceError.invalidAppKey }
         return app
+    }
+
+    /// The caller of a route declared with `secretKey` (resolved before the handler runs).
+    func requireAdmin() throws -> AdminCaller {
+        guard let admin else { throw ServiceError.invalidSecretKey }
+        return admin
     }
 }
 
@@ -58,15 +71,25 @@ struct Router: Sendable {
 
     let routes: [Route]
 
+    /// A literal segment beats a parameter: `/v1/admin/users/import` is the import route's
+    /// path only (POST), never `/v1/admin/users/{uid}` with uid "import", so its `Allow` names
+    /// only what that resource supports.
     func match(method: String, path: String) -> Match {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        var allowed: [String] = []
+        var best: [(route: Route, parameters: [String: String])] = []
+        var bestLiterals = -1
         for route in routes {
             guard let parameters = Self.parameters(route.segments, parts) else { continue }
-            if route.method == method { return .found(route, parameters: parameters) }
-            allowed.append(route.method)
+            let literals = route.segments.count - parameters.count
+            if literals > bestLiterals {
+                best = [(route, parameters)]
+                bestLiterals = literals
+            } else if literals == bestLiterals {
+                best.append((route, parameters))
+            }
         }
-        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+        if let hit = best.first(where: { $0.route.method == method }) { return .found(hit.route, parameters: hit.parameters) }
+        return best.isEmpty ? .notFound : .methodNotAllowed(allowed: best.map(\.route.method))
     }
 
     private static func parameters(_ pattern: [Substring], _ parts: [Substring]) -> [String: String]? {

@@ -15,9 +15,10 @@ struct BodyReader {
     /// Parses a body: not JSON → 400; JSON with a string that is not Unicode text (invalid
     /// UTF-8, a lone surrogate) → 422, as a NUL is: refused, never cut or replaced. The strict
     /// parser (`JSONParser`: linear time, depth 32, duplicate keys refused) also gets the body
-    /// cap, so a caller that skips HTTPServer's check still cannot hand it more.
-    static func parse(_ body: Data) throws -> JSONValue {
-        switch JSONValue.parseBody(body, maximumBytes: HTTPServer.maximumBody) {
+    /// cap (the import route's is larger), so a caller that skips HTTPServer's check still
+    /// cannot hand it more.
+    static func parse(_ body: Data, maximumBytes: Int = HTTPServer.maximumBody) throws -> JSONValue {
+        switch JSONValue.parseBody(body, maximumBytes: maximumBytes) {
         case .value(let value):
             return value
         case .invalidUnicode:
@@ -84,6 +85,34 @@ struct BodyReader {
             return .absent
         }
     }
+
+    /// An optional integer within `range` (absent or null: nil).
+    mutating func optionalInteger(_ key: String, in range: ClosedRange<Int>) -> Int? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .number(let value)? where value.rounded() == value && Double(range.lowerBound) <= value
+                                      && value <= Double(range.upperBound):
+            return Int(value)
+        default:
+            problems.append(.init(location: "body.\(key)",
+                                  message: "must be an integer from \(range.lowerBound) to \(range.upperBound)"))
+            return nil
+        }
+    }
+
+    /// An optional boolean (absent or null: nil).
+    mutating func optionalBool(_ key: String) -> Bool? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .bool(let value)?: return value
+        default:
+            problems.append(.init(location: "body.\(key)", message: "must be true or false"))
+            return nil
+        }
+    }
+
+    /// The raw value of a field, for callers with rules of their own (metadata objects).
+    func value(_ key: String) -> JSONValue? { object[key] }
 
     /// A NUL character is refused, never cut: C layers below (libpq) would end the string
     /// there, so `"jane@example.com\u0000x"` would mean jane to them and something else here.

@@ -1,3 +1,4 @@
+import Foundation
 import IdentityKit
 
 /// The user object of PRODUCT.md: every key present, `null` where there is no value.
@@ -18,7 +19,23 @@ enum UserJSON {
             "roles": JSONValue(user.roles),
             "mfa_enabled": .bool(user.mfaEnabled),
             "created_at": .string(user.createdAt),
+            "app_metadata": object(user.appMetadataJson),
+            "user_metadata": object(user.userMetadataJson),
         ])
+    }
+
+    /// The user as the admin API shows it: also its custom claims and whether it is disabled.
+    static func admin(_ user: CommonV1.User) -> JSONValue {
+        guard case .object(var fields) = make(user) else { return .null }
+        fields["custom_claims"] = object(user.customClaimsJson)
+        fields["disabled"] = .bool(user.disabled)
+        return .object(fields)
+    }
+
+    /// A JSON object kept as text (metadata, claims); `{}` when empty or unreadable.
+    private static func object(_ text: String) -> JSONValue {
+        guard !text.isEmpty, case .object(let value)? = JSONValue.parse(Data(text.utf8)) else { return .object([:]) }
+        return .object(value)
     }
 
     static func tokens(_ result: TokenV1.AuthResult) -> JSONValue {

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Compact JWS with RS256, the only algorithm this service signs or accepts for its own
-/// tokens. The header's `alg` is checked before anything else, so `none` and HS256-with-the-
-/// public-key tokens are refused whatever their claims say.
+/// Compact JWS with RS256, ES256 or EdDSA: an app's access tokens use the algorithm of its
+/// current key (`SigningAlgorithm`). The header's `alg` is checked before anything else and
+/// must then be the algorithm of the key its `kid` names, so `none`, HS256-with-the-public-key
+/// and any algorithm confusion between an app's keys are refused whatever the claims say.
 public enum JWT {
     struct Header: Codable {
         var alg: String
@@ -19,13 +20,13 @@ public enum JWT {
     public static let accessTokenType = "at+jwt"
 
     /// Signs an access token (`typ: at+jwt`).
-    public static func sign<Claims: Encodable>(_ claims: Claims, kid: String, key: RSAKey) throws -> String {
+    public static func sign<Claims: Encodable>(_ claims: Claims, kid: String, key: TokenSigningKey) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let header = try encoder.encode(Header(alg: "RS256", typ: accessTokenType, kid: kid))
+        let header = try encoder.encode(Header(alg: key.algorithm.rawValue, typ: accessTokenType, kid: kid))
         let payload = try encoder.encode(claims)
         let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
-        let signature = try key.signRS256(Array(signingInput.utf8))
+        let signature = try key.sign(Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature)
     }
 
@@ -38,8 +39,8 @@ public enum JWT {
 
     /// Checks an access token: `typ` `at+jwt`, the signature with the key `keyFor(kid)`
     /// returns, then `iss`, `aud` and `exp` (with `leeway` seconds for clock skew).
-    public static func verify(_ token: String, issuer: String, audience: String, now: Int64,
-                              leeway: Int64 = JWT.leeway, keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> AccessTokenClaims {
+    public static func verify<Key: JWSVerificationKey>(_ token: String, issuer: String, audience: String, now: Int64,
+                              leeway: Int64 = JWT.leeway, keyFor: (String) -> Key?) throws(VerificationFailure) -> AccessTokenClaims {
         let payload = try verifiedPayload(token, type: accessTokenType, keyFor: keyFor)
         // Signed by us, so not hostile unless a key leaked; still checked by the strict parser
         // first (depth, size, duplicate claims), and only then decoded through the claims'
@@ -55,11 +56,14 @@ public enum JWT {
         return claims
     }
 
-    /// The payload bytes of an RS256 token whose signature checks out with `keyFor(kid)` (and
-    /// whose `typ` is `type`, case-insensitively, when one is asked for); the claims are the
-    /// caller's to check.
-    public static func verifiedPayload(_ token: String, type: String? = nil,
-                                       keyFor: (String) -> RSAKey?) throws(VerificationFailure) -> [UInt8] {
+    /// The algorithms a header may name at all; each key then accepts only its own.
+    static let supportedAlgorithms: Set<String> = Set(SigningAlgorithm.allCases.map(\.rawValue))
+
+    /// The payload bytes of a token whose signature checks out with `keyFor(kid)`, under that
+    /// key's own algorithm (and whose `typ` is `type`, case-insensitively, when one is asked
+    /// for); the claims are the caller's to check.
+    public static func verifiedPayload<Key: JWSVerificationKey>(_ token: String, type: String? = nil,
+                                       keyFor: (String) -> Key?) throws(VerificationFailure) -> [UInt8] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
               let headerBytes = Base64URL.decode(parts[0]),
@@ -70,11 +74,12 @@ public enum JWT {
               let json = try? JSONParser.parse(headerBytes, maximumBytes: maximumPartBytes),
               let header = Header(json)
         else { throw .malformed }
-        guard header.alg == "RS256" else { throw .unsupportedAlgorithm }
+        guard supportedAlgorithms.contains(header.alg) else { throw .unsupportedAlgorithm }
         if let type, header.typ?.lowercased() != type { throw .wrongType }
         guard let kid = header.kid, let key = keyFor(kid) else { throw .unknownKey }
+        guard header.alg == key.jwsAlgorithm else { throw .unsupportedAlgorithm }
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        guard key.verifyRS256(signingInput, signature: signature) else { throw .badSignature }
+        guard key.verifySignature(signingInput, signature: signature) else { throw .badSignature }
         return payloadBytes
     }
 
@@ -100,4 +105,21 @@ extension JWT.Header {
         guard let typ = optional("typ"), let kid = optional("kid") else { return nil }
         self.init(alg: alg, typ: typ, kid: kid)
     }
+}
+
+/// A public key that checks JWS signatures of one algorithm: an app's token keys and the
+/// providers' RSA keys.
+public protocol JWSVerificationKey {
+    var jwsAlgorithm: String { get }
+    func verifySignature(_ message: [UInt8], signature: [UInt8]) -> Bool
+}
+
+extension RSAKey: JWSVerificationKey {
+    public var jwsAlgorithm: String { "RS256" }
+    public func verifySignature(_ message: [UInt8], signature: [UInt8]) -> Bool { verifyRS256(message, signature: signature) }
+}
+
+extension TokenSigningKey: JWSVerificationKey {
+    public var jwsAlgorithm: String { algorithm.rawValue }
+    public func verifySignature(_ message: [UInt8], signature: [UInt8]) -> Bool { verify(message, signature: signature) }
 }

@@ -7,8 +7,11 @@ import Foundation
 /// acts on (`CallerAuthority`).
 public final class TokenVerifier: Sendable {
     private struct Keys: Sendable {
-        let byKid: [String: RSAKey]
+        let byKid: [String: TokenSigningKey]
         let loaded: Date
+        /// At most the app's JWKS cache period: like any backend's cache, this one must be
+        /// fresh by the time a rotation's next key (published that long before) signs.
+        let lifetime: TimeInterval
     }
 
     private let store: AppStore
@@ -67,7 +70,7 @@ public final class TokenVerifier: Sendable {
     }
 
     private func keys(appId: String) throws -> Keys {
-        if let cached = cache.withLock({ $0[appId] }), Date().timeIntervalSince(cached.loaded) < keyCacheSeconds {
+        if let cached = cache.withLock({ $0[appId] }), Date().timeIntervalSince(cached.loaded) < cached.lifetime {
             return cached
         }
         return try reload(appId: appId, ifOlderThan: 0)
@@ -77,11 +80,13 @@ public final class TokenVerifier: Sendable {
         if let cached = cache.withLock({ $0[appId] }), Date().timeIntervalSince(cached.loaded) < age {
             return cached
         }
-        var byKid: [String: RSAKey] = [:]
-        for key in try store.publicKeys(appId: appId) {
-            byKid[key.kid] = try RSAKey.fromPEM(key.publicPEM)
+        var byKid: [String: TokenSigningKey] = [:]
+        // Next, current and previous keys: a token is checked under its key's own algorithm.
+        for key in try store.signingKeys.published(appId: appId) {
+            byKid[key.kid] = try TokenSigningKey.fromPEM(key.publicPEM, algorithm: key.algorithm)
         }
-        let keys = Keys(byKid: byKid, loaded: Date())
+        let period = TimeInterval(try store.signingKeys.jwksCacheSeconds(appId: appId) ?? Int(keyCacheSeconds))
+        let keys = Keys(byKid: byKid, loaded: Date(), lifetime: min(keyCacheSeconds, period))
         cache.withLock { $0[appId] = keys }
         return keys
     }

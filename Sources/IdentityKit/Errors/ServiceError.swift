@@ -55,6 +55,10 @@ extension ServiceError {
                                                  detail: "The service did not answer in time; retry.")
     public static let invalidAppKey = ServiceError(code: "auth/invalid-app-key", status: 401,
                                                    detail: "Missing or unknown X-App-Key.")
+    /// Admin routes and introspection: `Authorization` must carry a live secret key of the app
+    /// (a user's access token, a rotated-out key, or another app's key is refused the same way).
+    public static let invalidSecretKey = ServiceError(code: "auth/invalid-secret-key", status: 401,
+                                                      detail: "Missing, unknown or expired secret key.")
     public static let invalidToken = ServiceError(code: "auth/invalid-token", status: 401,
                                                   detail: "The access token is missing or invalid.")
     public static let tokenExpired = ServiceError(code: "auth/token-expired", status: 401,

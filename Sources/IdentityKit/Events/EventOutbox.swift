@@ -72,6 +72,14 @@ public enum Events {
                                routingKey: "user.deleted", appId: appId, eventId: id, on: connection)
     }
 
+    /// `user.disabled`, or `user.enabled` when `disabled` is false.
+    public static func userDisabled(appId: String, uid: String, disabled: Bool, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.UserDisabled(eventId: id, appId: appId, uid: uid, time: time, disabled: disabled),
+                               routingKey: disabled ? "user.disabled" : "user.enabled", appId: appId, eventId: id,
+                               on: connection)
+    }
+
     public static func userUpdated(appId: String, uid: String, change: String, on connection: PGConnection) throws {
         let (id, time) = EventOutbox.stamp()
         try EventOutbox.append(EventsV1.UserUpdated(eventId: id, appId: appId, uid: uid, time: time, change: change),

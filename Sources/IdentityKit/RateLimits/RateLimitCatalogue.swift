@@ -20,11 +20,14 @@ public enum RateLimitCatalogue {
     /// Current-password checks of a signed-in user (password change, account deletion): a
     /// stolen access token must not become a password oracle.
     public static let passwordCheckPerUser = RateLimitPolicy(name: "password_check_per_user", count: 10, window: 900)
+    /// Admin API calls of one app (its backend, with the secret key): a leaked key or a runaway
+    /// script cannot flood the workers or the audit log. Introspection is not counted here.
+    public static let adminPerApp = RateLimitPolicy(name: "admin_per_app", count: 3000, window: 60)
 
     public static let all: [RateLimitPolicy] = [
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
         codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
-        passwordCheckPerUser,
+        passwordCheckPerUser, adminPerApp,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }

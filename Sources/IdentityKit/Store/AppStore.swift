@@ -1,23 +1,27 @@
 import Foundation
 
-/// Apps and their signing keys. Creating an app makes its first RS256 key, whose private half
-/// is stored sealed with the master key; reading public keys needs no master key.
+/// Apps. Creating an app makes its first signing key (RS256 unless asked otherwise), whose
+/// private half is stored sealed with the master key; `SigningKeyStore` reads and rotates keys.
 public struct AppStore: Sendable {
     let pool: PGPool
 
     public init(pool: PGPool) { self.pool = pool }
+
+    /// The apps' signing keys, on the same pool.
+    public var signingKeys: SigningKeyStore { SigningKeyStore(pool: pool) }
 
     public struct CreatedApp: Sendable {
         public let app: AppRecord
         public let secretKey: String
     }
 
-    public func create(name: String, accessTokenTTL: Int, publicBaseURL: String, masterKey: [UInt8]) throws -> CreatedApp {
+    public func create(name: String, accessTokenTTL: Int, publicBaseURL: String, masterKey: [UInt8],
+                       algorithm: SigningAlgorithm = .rs256) throws -> CreatedApp {
         let appId = Identifiers.prefixed("app")
         let appKey = Identifiers.secret("ak")
         let secretKey = Identifiers.secret("sk")
         let issuer = publicBaseURL.trimmingSuffix("/") + "/v1/apps/" + appId
-        let key = try RSAKey.generate()
+        let key = try TokenSigningKey.generate(algorithm)
         let kid = Identifiers.prefixed("key")
         let sealed = try SecretSealer(masterKey: masterKey, purpose: .signingKeySeal)
             .seal(Array(try key.privateKeyPEM().utf8), associatedData: SigningKeyAAD.make(appId: appId, kid: kid))
@@ -26,10 +30,14 @@ public struct AppStore: Sendable {
                 INSERT INTO apps (id, name, app_key, secret_key_hash, issuer, access_token_ttl)
                 VALUES ($1, $2, $3, $4, $5, $6)
                 """, [appId, name, appKey, PGParam.bytea(Digest.sha256(secretKey)), issuer, String(accessTokenTTL)])
+            // The key the app starts with (app_secret_keys holds every key; apps.secret_key_hash
+            // keeps the first one, as before migration 0012).
+            try connection.query("INSERT INTO app_secret_keys (app_id, id, key_hash) VALUES ($1, $2, $3)",
+                                 [appId, Identifiers.prefixed("skid"), PGParam.bytea(Digest.sha256(secretKey))])
             try connection.query("""
                 INSERT INTO signing_keys (app_id, kid, alg, public_pem, private_key_enc, status)
-                VALUES ($1, $2, 'RS256', $3, $4, 'current')
-                """, [appId, kid, try key.publicKeyPEM(), PGParam.bytea(sealed)])
+                VALUES ($1, $2, $3, $4, $5, 'current')
+                """, [appId, kid, algorithm.rawValue, try key.publicKeyPEM(), PGParam.bytea(sealed)])
         }
         let app = AppRecord(id: appId, name: name, appKey: appKey, issuer: issuer, accessTokenTTL: accessTokenTTL)
         return CreatedApp(app: app, secretKey: secretKey)
@@ -50,12 +58,24 @@ public struct AppStore: Sendable {
     }
 
     /// Changes the lifetime of the app's access tokens (5 minutes to 24 hours).
+    /// A longer lifetime also pushes back the retirement of a key being replaced (it may still
+    /// sign until its successor activates, now with the longer lifetime), so none of its
+    /// tokens outlives its publication.
     public func setAccessTokenTTL(appId: String, seconds: Int) throws -> AppRecord? {
-        try pool.withConnection { connection in
-            try connection.query("""
+        try pool.transaction { connection in
+            let previous = try connection.query("SELECT access_token_ttl FROM apps WHERE id = $1 FOR UPDATE", [appId])
+                .first.map { try $0.int("access_token_ttl") }
+            let app = try connection.query("""
                 UPDATE apps SET access_token_ttl = $2 WHERE id = $1
                 RETURNING id, name, app_key, issuer, access_token_ttl
                 """, [appId, String(seconds)]).first.map(Self.app)
+            if let previous, seconds > previous {
+                try connection.query("""
+                    UPDATE signing_keys SET retires_at = retires_at + make_interval(secs => $2::int)
+                    WHERE app_id = $1 AND retires_at > now() AND status <> 'retired'
+                    """, [appId, String(seconds - previous)])
+            }
+            return app
         }
     }
 
@@ -94,33 +114,6 @@ public struct AppStore: Sendable {
                 _ = try connection.query("UPDATE apps SET rate_limits = rate_limits - $2::text WHERE id = $1", [appId, name])
             }
         }
-    }
-
-    /// Keys that verify tokens: the current one and those rotated out but not yet retired.
-    public func publicKeys(appId: String) throws -> [PublicSigningKey] {
-        try pool.withConnection { connection in
-            try connection.query("""
-                SELECT kid, alg, public_pem, status FROM signing_keys
-                WHERE app_id = $1 AND status IN ('current', 'previous') ORDER BY created_at DESC
-                """, [appId]).map {
-                try PublicSigningKey(kid: $0.string("kid"), alg: $0.string("alg"),
-                                 publicPEM: $0.string("public_pem"), status: $0.string("status"))
-            }
-        }
-    }
-
-    /// The current private key, unsealed with the master key (token worker only).
-    public func currentSigningKey(appId: String, masterKey: [UInt8]) throws -> (kid: String, key: RSAKey)? {
-        let row = try pool.withConnection { connection in
-            try connection.query("""
-                SELECT kid, private_key_enc FROM signing_keys WHERE app_id = $1 AND status = 'current'
-                """, [appId]).first
-        }
-        guard let row else { return nil }
-        let kid = try row.string("kid")
-        let pem = try SecretSealer(masterKey: masterKey, purpose: .signingKeySeal)
-            .open(row.bytes("private_key_enc"), associatedData: SigningKeyAAD.make(appId: appId, kid: kid))
-        return (kid, try RSAKey.fromPEM(String(decoding: pem, as: UTF8.self)))
     }
 
     private static func app(_ row: PGRow) throws -> AppRecord {

@@ -20,6 +20,10 @@ public struct UserProfile: Sendable {
     public var createdAtMicros: Int64
     /// The linked sign-in providers (apple, google, firebase), sorted.
     public var identityProviders: [String]
+    /// JSON objects as compact text (migration 0012).
+    public var customClaimsJSON: String
+    public var appMetadataJSON: String
+    public var userMetadataJSON: String
 
     /// The user as clients see it: the one place the client's user object is made
     /// (`UserRecord.message` goes through here too).
@@ -29,14 +33,17 @@ public struct UserProfile: Sendable {
                       hasPassword: hasPassword,
                       providers: (hasPassword ? ["password"] : []) + identityProviders,
                       roles: roles, mfaEnabled: false,
-                      createdAt: Timestamp.rfc3339(microsecondsSinceEpoch: createdAtMicros))
+                      createdAt: Timestamp.rfc3339(microsecondsSinceEpoch: createdAtMicros),
+                      appMetadataJson: appMetadataJSON, userMetadataJson: userMetadataJSON,
+                      customClaimsJson: customClaimsJSON, disabled: disabled)
     }
 
     /// The columns `init(row:)` reads, all of the `user_profiles` view.
     static let columns = """
         app_id, uid, email, email_verified, phone, username, first_name, last_name, photo_url, \
         has_password, is_guest, disabled, roles, \
-        (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, identity_providers
+        (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, identity_providers, \
+        custom_claims::text AS custom_claims, app_metadata::text AS app_metadata, user_metadata::text AS user_metadata
         """
 
 }
@@ -58,5 +65,8 @@ extension UserProfile {
         roles = try row.stringArray("roles")
         createdAtMicros = try row.int64("created_us")
         identityProviders = try row.stringArray("identity_providers")
+        customClaimsJSON = try row.string("custom_claims")
+        appMetadataJSON = try row.string("app_metadata")
+        userMetadataJSON = try row.string("user_metadata")
     }
 }

@@ -17,4 +17,52 @@ public struct UserProfileStore: Sendable {
                 """, [appId, uid, sessionId]).first.map(UserProfile.init(row:))
         }
     }
+
+    /// A user of the app, whatever its sessions (the admin API).
+    public func find(appId: String, uid: String) throws -> UserProfile? {
+        try pool.withConnection { connection in
+            try connection.query("SELECT \(UserProfile.columns) FROM user_profiles WHERE app_id = $1 AND uid = $2",
+                                 [appId, uid]).first.map(UserProfile.init(row:))
+        }
+    }
+
+    /// Filters of the admin user list; every one optional. Prefixes compare case-insensitively.
+    public struct Filter: Sendable {
+        public var emailPrefix: String?
+        public var phonePrefix: String?
+        public var usernamePrefix: String?
+        /// `password`, `apple`, `google` or `firebase`.
+        public var provider: String?
+        /// RFC 3339 bounds on `created_at` (validated by the caller): [after, before).
+        public var createdAfter: String?
+        public var createdBefore: String?
+        public var disabled: Bool?
+        public var guest: Bool?
+        /// The cursor: users with a uid below this one (uids are ULIDs: newest first).
+        public var beforeUid: String?
+        public var limit: Int
+
+        public init(limit: Int = 50) { self.limit = limit }
+    }
+
+    /// The app's users newest first, `filter.limit` at most.
+    public func list(appId: String, _ filter: Filter) throws -> [UserProfile] {
+        try pool.withConnection { connection in
+            try connection.query("""
+                SELECT \(UserProfile.columns) FROM user_profiles
+                WHERE app_id = $1 AND ($2::text IS NULL OR uid < $2)
+                  AND ($3::text IS NULL OR starts_with(lower(email), lower($3)))
+                  AND ($4::text IS NULL OR starts_with(phone, $4))
+                  AND ($5::text IS NULL OR starts_with(lower(username), lower($5)))
+                  AND ($6::text IS NULL OR ($6 = 'password' AND has_password) OR $6 = ANY (identity_providers))
+                  AND ($7::timestamptz IS NULL OR created_at >= $7::timestamptz)
+                  AND ($8::timestamptz IS NULL OR created_at < $8::timestamptz)
+                  AND ($9::boolean IS NULL OR disabled = $9::boolean)
+                  AND ($10::boolean IS NULL OR is_guest = $10::boolean)
+                ORDER BY uid DESC LIMIT $11
+                """, [appId, filter.beforeUid, filter.emailPrefix, filter.phonePrefix, filter.usernamePrefix, filter.provider,
+                      filter.createdAfter, filter.createdBefore, filter.disabled.map(PGParam.bool),
+                      filter.guest.map(PGParam.bool), String(filter.limit)]).map(UserProfile.init(row:))
+        }
+    }
 }

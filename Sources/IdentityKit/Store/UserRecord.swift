@@ -18,13 +18,18 @@ public struct UserRecord: Sendable {
     public var createdAtMicros: Int64
     /// The linked sign-in providers (apple, google, firebase), sorted.
     public var identityProviders: [String]
+    /// JSON objects as compact text (migration 0012).
+    public var customClaimsJSON: String
+    public var appMetadataJSON: String
+    public var userMetadataJSON: String
 
     /// What the account shows of itself: its profile, with `has_password` instead of the hash.
     public var profile: UserProfile {
         UserProfile(appId: appId, uid: uid, email: email, emailVerified: emailVerified, phone: phone, username: username,
                     firstName: firstName, lastName: lastName, photoURL: photoURL, hasPassword: passwordHash != nil,
                     isGuest: isGuest, disabled: disabled, roles: roles, createdAtMicros: createdAtMicros,
-                    identityProviders: identityProviders)
+                    identityProviders: identityProviders, customClaimsJSON: customClaimsJSON,
+                    appMetadataJSON: appMetadataJSON, userMetadataJSON: userMetadataJSON)
     }
 
     /// The user as clients see it.
@@ -36,7 +41,8 @@ public struct UserRecord: Sendable {
         password_hash, is_guest, disabled, roles, \
         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, \
         ARRAY(SELECT i.provider FROM user_identities i WHERE i.app_id = users.app_id AND i.uid = users.uid \
-              ORDER BY i.provider) AS identity_providers
+              ORDER BY i.provider) AS identity_providers, \
+        custom_claims::text AS custom_claims, app_metadata::text AS app_metadata, user_metadata::text AS user_metadata
         """
 
     init(row: PGRow) throws {
@@ -55,5 +61,8 @@ public struct UserRecord: Sendable {
         roles = try row.stringArray("roles")
         createdAtMicros = try row.int64("created_us")
         identityProviders = try row.stringArray("identity_providers")
+        customClaimsJSON = try row.string("custom_claims")
+        appMetadataJSON = try row.string("app_metadata")
+        userMetadataJSON = try row.string("user_metadata")
     }
 }

@@ -152,6 +152,16 @@ public struct UserStore: Sendable {
             """, [appId, uid, hash])
     }
 
+    /// Replaces the password hash only while it is still `expected` (the re-hash of an imported
+    /// hash after a successful sign-in); false when it changed meanwhile.
+    @discardableResult
+    public func replacePasswordHash(appId: String, uid: String, expected: String, with hash: String,
+                                    on connection: PGConnection) throws -> Bool {
+        try !connection.query("""
+            UPDATE users SET password_hash = $4 WHERE app_id = $1 AND uid = $2 AND password_hash = $3 RETURNING 1
+            """, [appId, uid, expected, hash]).isEmpty
+    }
+
     /// Locks the user's row until the transaction ends; false when there is no such user.
     public func lock(appId: String, uid: String, on connection: PGConnection) throws -> Bool {
         try !connection.query("SELECT 1 FROM users WHERE app_id = $1 AND uid = $2 FOR UPDATE", [appId, uid]).isEmpty

@@ -22,7 +22,7 @@ struct AccountDeletion: Sendable {
         // A password is checked before the transaction: Argon2 should not hold a row lock.
         if let password = command.password {
             guard let hash = user.passwordHash, password.unicodeScalars.count <= PasswordPolicy.maximumLength,
-                  hasher.verify(password, against: hash) else { throw ServiceError.reauthRequired }
+                  hasher.verifyStored(password, against: hash) else { throw ServiceError.reauthRequired }
         } else if command.secret == nil && command.identity == nil {
             throw ServiceError.reauthRequired
         }

@@ -54,7 +54,7 @@ struct IdentityLinking: Sendable {
         if age <= Self.freshSignInSeconds { return }
         guard let password = command.password, password.count <= PasswordPolicy.maximumLength,
               let user = try users.find(appId: command.appId, uid: command.uid), let hash = user.passwordHash,
-              hasher.verify(password, against: hash)
+              hasher.verifyStored(password, against: hash)
         else { throw ServiceError.reauthRequired }
     }
 

@@ -66,7 +66,7 @@ struct PasswordRecovery: Sendable {
     func change(_ command: TokenV1.ChangePassword) throws -> TokenV1.Done {
         guard let user = try users.find(appId: command.appId, uid: command.uid), let current = user.passwordHash,
               command.currentPassword.unicodeScalars.count <= PasswordPolicy.maximumLength,
-              hasher.verify(command.currentPassword, against: current)
+              hasher.verifyStored(command.currentPassword, against: current)
         else {
             throw ServiceError.invalidCredential
         }

@@ -17,13 +17,21 @@ struct PasswordSignIn: Sendable {
             hasher.verifyDecoy(command.password)
             throw ServiceError.invalidCredential
         }
-        guard hasher.verify(command.password, against: hash) else { throw ServiceError.invalidCredential }
+        guard hasher.verifyStored(command.password, against: hash) else { throw ServiceError.invalidCredential }
         // Told only to someone who knows the password, so it reveals nothing to a guesser.
         guard !user.disabled else { throw ServiceError.userDisabled }
         let signingKey = try outcome.signingKey(appId: command.appId)
+        // An imported hash (bcrypt, scrypt, PBKDF2…) or an Argon2id of another cost is replaced
+        // by the service's own, hashed before the transaction so no row lock waits on Argon2.
+        let rehashed = hasher.needsRehash(hash) ? try hasher.hash(command.password) : nil
         let decision = try pool.transaction { connection in
-            try outcome.decide(for: user, by: .password, client: command.client, command: context, createdAccount: false,
-                               on: connection)
+            if let rehashed {
+                // Only if the hash is still the one just checked: a password changed meanwhile wins.
+                try users.replacePasswordHash(appId: user.appId, uid: user.uid, expected: hash, with: rehashed,
+                                              on: connection)
+            }
+            return try outcome.decide(for: user, by: .password, client: command.client, command: context,
+                                      createdAccount: false, on: connection)
         }
         return try outcome.answer(decision, for: user, isNewUser: false, signingKey: signingKey)
     }

@@ -142,6 +142,13 @@ extension CommonV1 {
         public var mfaEnabled: Bool
         /// RFC 3339 UTC with microseconds.
         public var createdAt: String
+        /// JSON objects as text (compact): set by the app's backend (app_metadata, custom_claims) or
+        /// by the user (user_metadata, PATCH /v1/me). custom_claims go into the user's access tokens.
+        public var appMetadataJson: String
+        public var userMetadataJson: String
+        public var customClaimsJson: String
+        /// Shown to the admin API only: a disabled user cannot sign in or refresh.
+        public var disabled: Bool
 
         public init(
             uid: String = "",
@@ -157,7 +164,11 @@ extension CommonV1 {
             providers: [String] = [],
             roles: [String] = [],
             mfaEnabled: Bool = false,
-            createdAt: String = ""
+            createdAt: String = "",
+            appMetadataJson: String = "",
+            userMetadataJson: String = "",
+            customClaimsJson: String = "",
+            disabled: Bool = false
         ) {
             self.uid = uid
             self.email = email
@@ -173,6 +184,10 @@ extension CommonV1 {
             self.roles = roles
             self.mfaEnabled = mfaEnabled
             self.createdAt = createdAt
+            self.appMetadataJson = appMetadataJson
+            self.userMetadataJson = userMetadataJson
+            self.customClaimsJson = customClaimsJson
+            self.disabled = disabled
         }
 
         public init(from decoder: Decoder) throws {
@@ -191,6 +206,10 @@ extension CommonV1 {
             self.roles = try container.decodeProto([String].self, "roles") ?? []
             self.mfaEnabled = try container.decodeProto(Bool.self, "mfa_enabled", "mfaEnabled") ?? false
             self.createdAt = try container.decodeProto(String.self, "created_at", "createdAt") ?? ""
+            self.appMetadataJson = try container.decodeProto(String.self, "app_metadata_json", "appMetadataJson") ?? ""
+            self.userMetadataJson = try container.decodeProto(String.self, "user_metadata_json", "userMetadataJson") ?? ""
+            self.customClaimsJson = try container.decodeProto(String.self, "custom_claims_json", "customClaimsJson") ?? ""
+            self.disabled = try container.decodeProto(Bool.self, "disabled") ?? false
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -209,6 +228,10 @@ extension CommonV1 {
             if !self.roles.isEmpty { try container.encode(self.roles, forKey: ProtoJSONKey("roles")) }
             if self.mfaEnabled { try container.encode(self.mfaEnabled, forKey: ProtoJSONKey("mfa_enabled")) }
             if !self.createdAt.isEmpty { try container.encode(self.createdAt, forKey: ProtoJSONKey("created_at")) }
+            if !self.appMetadataJson.isEmpty { try container.encode(self.appMetadataJson, forKey: ProtoJSONKey("app_metadata_json")) }
+            if !self.userMetadataJson.isEmpty { try container.encode(self.userMetadataJson, forKey: ProtoJSONKey("user_metadata_json")) }
+            if !self.customClaimsJson.isEmpty { try container.encode(self.customClaimsJson, forKey: ProtoJSONKey("custom_claims_json")) }
+            if self.disabled { try container.encode(self.disabled, forKey: ProtoJSONKey("disabled")) }
         }
     }
 

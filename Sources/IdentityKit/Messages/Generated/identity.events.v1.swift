@@ -234,6 +234,50 @@ extension EventsV1 {
         }
     }
 
+    /// user.disabled (disabled true: every session ended with it) and user.enabled (false), by the
+    /// app's backend through the admin API.
+    public struct UserDisabled: ProtoMessage {
+        public static let protoName = "identity.events.v1.UserDisabled"
+
+        public var eventId: String
+        public var appId: String
+        public var uid: String
+        public var time: String
+        public var disabled: Bool
+
+        public init(
+            eventId: String = "",
+            appId: String = "",
+            uid: String = "",
+            time: String = "",
+            disabled: Bool = false
+        ) {
+            self.eventId = eventId
+            self.appId = appId
+            self.uid = uid
+            self.time = time
+            self.disabled = disabled
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.time = try container.decodeProto(String.self, "time") ?? ""
+            self.disabled = try container.decodeProto(Bool.self, "disabled") ?? false
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
+            if self.disabled { try container.encode(self.disabled, forKey: ProtoJSONKey("disabled")) }
+        }
+    }
+
     /// user.updated: a guest became a permanent account.
     public struct UserUpdated: ProtoMessage {
         public static let protoName = "identity.events.v1.UserUpdated"

@@ -1,0 +1,96 @@
+import Foundation
+import IdentityKit
+
+/// The OpenAPI operations of user import and signing-key rotation (issue 16), merged into the
+/// document after the rest of the admin API (`OpenAPIDocument.json`).
+enum OpenAPIImportKeysDocument {
+    static let paths = #"""
+    {
+      "/v1/admin/users/import": {
+        "post": {
+          "summary": "Import up to 1,000 users with their password hashes (bcrypt, scrypt, Firebase scrypt, PBKDF2, Argon2) and provider identities; each user all or nothing",
+          "operationId": "adminImportUsers",
+          "security": [{"secretKey": []}],
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["users"], "additionalProperties": false,
+            "properties": {"users": {"type": "array", "minItems": 1, "maxItems": 1000,
+                                     "items": {"$ref": "#/components/schemas/ImportedUser"}}}}}}},
+          "responses": {"200": {"description": "What was imported and what was refused, by index", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["data"], "properties": {"data": {
+              "type": "object", "required": ["imported", "failed", "users", "errors"],
+              "properties": {
+                "imported": {"type": "integer"}, "failed": {"type": "integer"},
+                "users": {"type": "array", "items": {"type": "object", "required": ["index", "uid"],
+                          "properties": {"index": {"type": "integer"}, "uid": {"type": "string"}}}},
+                "errors": {"type": "array", "items": {"type": "object", "required": ["index", "code", "detail"],
+                           "properties": {"index": {"type": "integer"},
+                                          "code": {"enum": ["import/invalid-user", "import/unsupported", "import/email-taken",
+                                                            "import/username-taken", "import/uid-taken", "import/identity-taken"]},
+                                          "field": {"type": "string"}, "detail": {"type": "string"}}}}}}}}}}}}
+        }
+      },
+      "/v1/admin/keys/rotate": {
+        "post": {
+          "summary": "Add the next signing key: published in the JWKS now, signing one JWKS cache period later; the current key stays published until its tokens have expired",
+          "operationId": "adminRotateSigningKey",
+          "security": [{"secretKey": []}],
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {
+            "type": "object", "properties": {"alg": {"enum": ["RS256", "ES256", "EdDSA"],
+                                                     "description": "Default: the current key's algorithm"}}}}}},
+          "responses": {"201": {"description": "The next key", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["data"], "properties": {"data": {
+              "type": "object", "required": ["kid", "alg", "state", "signs_from", "replaces", "replaced_retires_at"],
+              "properties": {"kid": {"type": "string"}, "alg": {"enum": ["RS256", "ES256", "EdDSA"]},
+                             "state": {"const": "next"}, "signs_from": {"type": "string", "format": "date-time"},
+                             "replaces": {"type": ["string", "null"]},
+                             "replaced_retires_at": {"type": ["string", "null"], "format": "date-time"}}}}}}}}}
+        }
+      }
+    }
+    """#
+
+    static let components = #"""
+    {
+      "schemas": {
+        "ImportedUser": {
+          "type": "object",
+          "description": "README, Importing users. At least one of email, username, phone or providers.",
+          "properties": {
+            "uid": {"type": "string", "maxLength": 128}, "email": {"type": "string", "format": "email"},
+            "email_verified": {"type": "boolean"}, "phone": {"type": "string"}, "username": {"type": "string"},
+            "first_name": {"type": "string"}, "last_name": {"type": "string"}, "photo_url": {"type": "string"},
+            "password_hash": {"type": "object", "required": ["algorithm"], "properties": {
+              "algorithm": {"enum": ["bcrypt", "scrypt", "firebase_scrypt", "pbkdf2_sha256", "pbkdf2_sha1", "argon2id", "argon2i"]},
+              "hash": {"type": "string"}, "salt": {"type": "string"}, "n": {"type": "integer"}, "r": {"type": "integer"},
+              "p": {"type": "integer"}, "iterations": {"type": "integer"}, "salt_separator": {"type": "string"},
+              "signer_key": {"type": "string"}, "rounds": {"type": "integer"}, "memory_cost": {"type": "integer"}}},
+            "providers": {"type": "array", "maxItems": 3, "items": {"type": "object", "required": ["provider", "subject"],
+              "properties": {"provider": {"enum": ["apple", "google", "firebase"]}, "subject": {"type": "string"},
+                             "email": {"type": "string"}}}}
+          }
+        }
+      }
+    }
+    """#
+
+    /// `base` with these paths and component schemas added.
+    static func merged(into base: String) -> String {
+        guard case .object(var document)? = JSONValue.parse(Data(base.utf8), maximumBytes: 1 << 20),
+              case .object(var basePaths)? = document["paths"],
+              case .object(let added)? = JSONValue.parse(Data(paths.utf8), maximumBytes: 1 << 20),
+              case .object(var baseComponents)? = document["components"],
+              case .object(let addedComponents)? = JSONValue.parse(Data(components.utf8), maximumBytes: 1 << 20)
+        else { return base }
+        basePaths.merge(added) { $1 }
+        for (kind, entries) in addedComponents {
+            guard case .object(let new) = entries else { continue }
+            var existing: [String: JSONValue] = [:]
+            if case .object(let current)? = baseComponents[kind] { existing = current }
+            existing.merge(new) { $1 }
+            baseComponents[kind] = .object(existing)
+        }
+        document["paths"] = .object(basePaths)
+        document["components"] = .object(baseComponents)
+        return JSONValue.object(document).serialized
+    }
+}

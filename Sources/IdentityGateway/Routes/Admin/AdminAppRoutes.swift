@@ -1,0 +1,70 @@
+import Foundation
+import IdentityKit
+
+/// The app's own admin resources: its secret key (rotation, with an overlap) and its audit log.
+struct AdminAppRoutes: Sendable {
+    let secretKeys: SecretKeyStep
+    let audit: AuditLog
+    let commands: CommandSender
+
+    var routes: [Route] {
+        [Route(method: "POST", pattern: "/v1/admin/secret-keys/rotate", needsApp: false, takesBody: true, limits: .admin,
+               secretKey: .admin("admin.secret_keys.rotate"), handler: rotateSecretKey),
+         Route(method: "GET", pattern: "/v1/admin/audit", needsApp: false, takesBody: false, limits: .admin,
+               secretKey: .admin("admin.audit.list"), handler: auditLog)]
+    }
+
+    /// A new secret key, shown once; the keys live now keep working for `overlap_seconds`
+    /// (default 1 day, at most 30 days, 0: they stop at once).
+    func rotateSecretKey(_ context: RouteContext) throws -> RouteResult {
+        let caller = try context.requireAdmin()
+        var body = try BodyReader(context)
+        let overlap = body.optionalInteger("overlap_seconds", in: 0...2_592_000) ?? 86_400
+        try body.finish()
+        let command = AdminV1.RotateSecretKey(appId: caller.app.id, overlapSeconds: Int32(overlap), actor: caller.actor)
+        let secretKeys = self.secretKeys
+        let appId = caller.app.id
+        return commands.send(command, expecting: AdminV1.SecretKeyRotated.self, appId: appId, request: context.request) {
+            secretKeys.forget(appId: appId)
+            return HTTPResponse.data(.object([
+                "key_id": .string($0.keyId),
+                "secret_key": .string($0.secretKey),
+                "previous_key_ids": JSONValue($0.previousKeyIds),
+                "previous_keys_expire_at": $0.previousKeysExpireAt.isEmpty ? .null : .string($0.previousKeysExpireAt),
+            ]), status: 201)
+        }
+    }
+
+    /// The app's audit rows, newest first, with filters and a cursor.
+    func auditLog(_ context: RouteContext) throws -> RouteResult {
+        let caller = try context.requireAdmin()
+        var query = QueryReader(context.request)
+        var filter = AuditLog.Query(limit: query.integer("limit", in: 1...200) ?? 50)
+        filter.actor = query.string("actor", maxLength: 128)
+        filter.action = query.string("action", maxLength: 128)
+        filter.target = query.string("target", maxLength: 128)
+        filter.sinceMicros = query.time("since")
+        filter.untilMicros = query.time("until")
+        if let cursor = query.string("cursor", maxLength: 20) {
+            if let id = Int64(cursor), id > 0 { filter.before = id } else {
+                query.add(.init(location: "query.cursor", message: "must be a next_cursor this endpoint gave"))
+            }
+        }
+        try query.finish()
+        let rows = try audit.list(appId: caller.app.id, filter)
+        let items: [JSONValue] = rows.map { row in
+            .object([
+                "id": .string(String(row.id)),
+                "at": .string(Timestamp.rfc3339(microsecondsSinceEpoch: row.atMicros)),
+                "actor": .string(row.entry.actor),
+                "action": .string(row.entry.action),
+                "target": JSONValue(row.entry.target),
+                "ip": JSONValue(row.entry.ip),
+                "request_id": JSONValue(row.entry.requestId),
+                "detail": row.entry.detail,
+            ])
+        }
+        let next: JSONValue = rows.count == filter.limit ? JSONValue(rows.last.map { String($0.id) }) : .null
+        return .now(.json(.object(["data": .array(items), "next_cursor": next])))
+    }
+}

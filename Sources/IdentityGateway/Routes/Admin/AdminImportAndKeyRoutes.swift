@@ -1,0 +1,66 @@
+import Foundation
+import IdentityKit
+
+/// `POST /v1/admin/users/import` and `POST /v1/admin/keys/rotate`: the app's backend imports
+/// users (with their old password hashes) and rotates its token-signing key, with its secret
+/// key. Both are commands to the token worker, which writes users and alone holds the master
+/// key; `identityctl users import` and `identityctl keys rotate` run the same code.
+struct AdminImportAndKeyRoutes: Sendable {
+    let commands: CommandSender
+
+    var routes: [Route] {
+        [Route(method: "POST", pattern: "/v1/admin/users/import", needsApp: false, takesBody: true, limits: .admin,
+               errors: [.payloadTooLarge], secretKey: .admin("admin.users.import"), handler: importUsers),
+         Route(method: "POST", pattern: "/v1/admin/keys/rotate", needsApp: false, takesBody: true, limits: .admin,
+               errors: [.keyRotationPending, .notFound], secretKey: .admin("admin.keys.rotate"), handler: rotateKey)]
+    }
+
+    /// `{"users": [...]}`, 1 to 1,000 user objects (README, "Importing users"; the body may be
+    /// up to 2 MiB here). Each user is checked and written on its own: the answer is 200 with
+    /// the uid of each imported user and an error for each refused one, by index.
+    func importUsers(_ context: RouteContext) throws -> RouteResult {
+        let caller = try context.requireAdmin()
+        guard case .object(let body)? = context.json else {
+            throw ServiceError.validationFailed([.init(location: "body", message: "must be a JSON object")])
+        }
+        if let unknown = body.keys.sorted().first(where: { $0 != "users" }) {
+            throw ServiceError.validationFailed([.init(location: "body.\(unknown)", message: "unknown field")])
+        }
+        guard case .array(let users)? = body["users"], (1...UserImport.maximumPerCall).contains(users.count) else {
+            throw ServiceError.validationFailed([.init(location: "body.users", message: "must be an array of 1 to 1000 users")])
+        }
+        if let index = users.firstIndex(where: { if case .object = $0 { false } else { true } }) {
+            throw ServiceError.validationFailed([.init(location: "body.users[\(index)]", message: "must be a JSON object")])
+        }
+        let command = AdminV1.ImportUsers(appId: caller.app.id, usersJson: JSONValue.array(users).serialized, actor: caller.actor)
+        return commands.send(command, expecting: AdminV1.UsersImported.self, appId: caller.app.id, request: context.request) {
+            guard let report = JSONValue.parse(Data($0.reportJson.utf8), maximumBytes: 4 << 20) else {
+                return HTTPResponse.problem(.internal, requestId: context.request.requestId)
+            }
+            return HTTPResponse.data(report)
+        }
+    }
+
+    /// `{"alg": "RS256" | "ES256" | "EdDSA"}` (optional: the current key's algorithm). The new
+    /// key is published at once and signs from `signs_from`, one JWKS cache period later.
+    func rotateKey(_ context: RouteContext) throws -> RouteResult {
+        let caller = try context.requireAdmin()
+        var body = try BodyReader(context)
+        var alg: String?
+        if case .value(let named) = body.optionalString("alg", maxLength: 8, validate: {
+            SigningAlgorithm(rawValue: $0) == nil ? "must be RS256, ES256 or EdDSA" : nil
+        }) {
+            alg = named
+        }
+        try body.finish()
+        let command = AdminV1.RotateSigningKey(appId: caller.app.id, alg: alg ?? "", actor: caller.actor)
+        return commands.send(command, expecting: AdminV1.SigningKeyRotated.self, appId: caller.app.id, request: context.request) {
+            HTTPResponse.data(.object([
+                "kid": .string($0.kid), "alg": .string($0.alg), "state": .string("next"),
+                "signs_from": .string($0.signsFrom),
+                "replaces": $0.replaces.isEmpty ? .null : .string($0.replaces),
+                "replaced_retires_at": $0.replacedRetiresAt.isEmpty ? .null : .string($0.replacedRetiresAt),
+            ]), status: 201)
+        }
+    }
+}
