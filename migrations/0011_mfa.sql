@@ -35,9 +35,16 @@ CREATE TABLE mfa_backup_codes (
     FOREIGN KEY (app_id, uid) REFERENCES users (app_id, uid) ON DELETE CASCADE
 );
 
+-- Email second-factor codes (enrolment and sign-in challenges) follow the rules of the other
+-- mailed codes, in the same table.
+ALTER TABLE verification_codes DROP CONSTRAINT verification_codes_purpose_check;
+ALTER TABLE verification_codes ADD CONSTRAINT verification_codes_purpose_check
+    CHECK (purpose IN ('email_code', 'password_reset', 'email_verification', 'mfa_email'));
+
 -- A sign-in waiting for its second factor: the first factor's amr, 5 minutes, 5 attempts
 -- (changed by one UPDATE each), the token as a hash. `command_id` answers a redelivered
--- first-factor command with the same challenge; `session_id` is set when a code finished it.
+-- first-factor command with the same challenge; `session_id` is set when a code finished it
+-- (a redelivered verify command is answered from that session).
 CREATE TABLE mfa_challenges (
     app_id          text NOT NULL,
     id              text NOT NULL,
@@ -52,9 +59,7 @@ CREATE TABLE mfa_challenges (
     created_at      timestamptz NOT NULL DEFAULT now(),
     expires_at      timestamptz NOT NULL,
     command_id      text,
-    email_code_hmac bytea,
     session_id      text,
-    verify_command_id text,
     PRIMARY KEY (app_id, id),
     FOREIGN KEY (app_id, uid) REFERENCES users (app_id, uid) ON DELETE CASCADE
 );

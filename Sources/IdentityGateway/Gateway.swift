@@ -43,6 +43,7 @@ public final class Gateway: Service {
             + MeRoutes(auth: auth, users: users, commands: commands).routes
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
+            + MfaRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
         return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served)).routes + served
     }

@@ -29,15 +29,24 @@ public final class TokenWorker: Service {
             lifetimeSeconds: configuration.codeLifetimeSeconds,
             verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds,
             mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
+        let factorStore = MfaStore(pool: pool)
+        let challenges = MfaChallengeStore(pool: pool)
+        let secondFactors = SecondFactors(
+            store: factorStore, totpSeal: TOTPSecretSeal(masterKey: configuration.masterKey),
+            backupCodeKey: HKDF.subkey(of: configuration.masterKey, label: "mfa-backup-code-v1"),
+            codes: codeSettings.codes, mailSeal: codeSettings.mailSeal, codeLifetimeSeconds: configuration.codeLifetimeSeconds)
+        let stepUp = StepUp(sessions: sessions, factors: factorStore, pool: pool)
         // Every first factor ends here: tokens, or (MFA) a challenge first.
-        let signIns = SignInOutcome(issuer: issuer)
+        let signIns = SignInOutcome(issuer: issuer, factors: factorStore, challenges: challenges,
+                                    secondFactors: secondFactors,
+                                    challengeKey: HKDF.subkey(of: configuration.masterKey, label: "mfa-challenge-token-v1"))
         let guests = GuestSignIn(pool: pool, users: users, outcome: signIns,
                                  secretKey: Digest.hmacSHA256(key: configuration.masterKey, Array("guest-secret-v1".utf8)))
         let router = CommandRouter(
             guest: guests,
             deletion: AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
                                       hasher: hasher, guests: guests, masterKey: configuration.masterKey,
-                                      identitySeal: identitySeal),
+                                      identitySeal: identitySeal, stepUp: stepUp),
             devices: DeviceRegistration(pool: pool, devices: DeviceStore(pool: pool)),
             signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, outcome: signIns),
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, outcome: signIns),
@@ -45,7 +54,7 @@ public final class TokenWorker: Service {
             emailCode: EmailCodeSignIn(pool: pool, users: users, outcome: signIns, settings: codeSettings,
                                        ownership: ownership),
             recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings,
-                                       ownership: ownership),
+                                       ownership: ownership, stepUp: stepUp),
             verification: EmailVerification(pool: pool, users: users, settings: codeSettings),
             providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
                                            outcome: signIns, masterKey: configuration.masterKey, identitySeal: identitySeal),
@@ -58,6 +67,10 @@ public final class TokenWorker: Service {
                                                                   Array("refresh-token-successor-v1".utf8)),
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
+            mfa: MfaEnrolment(pool: pool, users: users, apps: AppStore(pool: pool), factors: secondFactors, stepUp: stepUp,
+                              sessions: sessions),
+            mfaVerification: MfaVerification(pool: pool, users: users, challenges: challenges, factors: secondFactors,
+                                             issuer: issuer),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
@@ -84,6 +97,8 @@ struct CommandRouter: Sendable {
     let providerSignIn: ProviderSignIn
     let linking: IdentityLinking
     let refresh: TokenRefresh
+    let mfa: MfaEnrolment
+    let mfaVerification: MfaVerification
     let workerName: String
 
     func handle(_ message: BusMessage) -> CommandConsumer.Reply {
@@ -125,6 +140,18 @@ struct CommandRouter: Sendable {
                 return try .init(refresh.handle(decode(message)))
             case TokenV1.UpdateProfile.protoName:
                 return try .init(profile.handle(decode(message)))
+            case TokenV1.VerifyMfa.protoName:
+                return try .init(mfaVerification.handle(decode(message), CommandContext(message)))
+            case TokenV1.StartMfaEnrolment.protoName:
+                return try mfa.start(decode(message))
+            case TokenV1.ConfirmMfaEnrolment.protoName:
+                return try .init(mfa.confirm(decode(message)))
+            case TokenV1.GetMfaStatus.protoName:
+                return try .init(mfa.status(decode(message)))
+            case TokenV1.RegenerateBackupCodes.protoName:
+                return try .init(mfa.regenerate(decode(message)))
+            case TokenV1.DisableMfa.protoName:
+                return try .init(mfa.disable(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

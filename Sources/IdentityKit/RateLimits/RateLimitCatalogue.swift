@@ -20,11 +20,17 @@ public enum RateLimitCatalogue {
     /// Current-password checks of a signed-in user (password change, account deletion): a
     /// stolen access token must not become a password oracle.
     public static let passwordCheckPerUser = RateLimitPolicy(name: "password_check_per_user", count: 10, window: 900)
+    /// Wrong second-factor codes per user across every MFA challenge (counted by the token
+    /// worker; a right code is given back): opening new challenges buys no new guesses. Kept
+    /// apart from the password limits, so neither can lock the other.
+    public static let mfaGuessPerUser = RateLimitPolicy(name: "mfa_guess_per_user", count: 20, window: 3600)
+    /// Second-factor verifications per IP, before any work.
+    public static let mfaVerifyPerIP = RateLimitPolicy(name: "mfa_verify_per_ip", count: 100, window: 3600)
 
     public static let all: [RateLimitPolicy] = [
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
         codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
-        passwordCheckPerUser,
+        passwordCheckPerUser, mfaGuessPerUser, mfaVerifyPerIP,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }
