@@ -67,6 +67,18 @@ CREATE UNIQUE INDEX mfa_challenges_by_token ON mfa_challenges (app_id, token_has
 CREATE UNIQUE INDEX mfa_challenges_by_command ON mfa_challenges (app_id, command_id) WHERE command_id IS NOT NULL;
 CREATE INDEX mfa_challenges_expiry ON mfa_challenges (expires_at);
 
+-- The gateway's read model shows whether MFA is on (the user object's `mfa_enabled`), nothing
+-- more; the view runs with its owner's rights, so the gateway needs no grant on mfa_factors.
+CREATE OR REPLACE VIEW user_profiles AS
+SELECT u.app_id, u.uid, u.email, u.email_verified, u.phone, u.username, u.first_name, u.last_name,
+       u.photo_url, u.password_hash IS NOT NULL AS has_password, u.is_guest, u.disabled, u.roles,
+       u.created_at, u.updated_at,
+       ARRAY(SELECT i.provider FROM user_identities i WHERE i.app_id = u.app_id AND i.uid = u.uid
+             ORDER BY i.provider) AS identity_providers,
+       EXISTS (SELECT 1 FROM mfa_factors f WHERE f.app_id = u.app_id AND f.uid = u.uid
+               AND f.confirmed_at IS NOT NULL) AS mfa_enabled
+FROM users u;
+
 GRANT SELECT, INSERT, UPDATE, DELETE ON mfa_factors, mfa_backup_codes, mfa_challenges TO identity_token_worker;
 -- The retention purge deletes expired challenges by key (no secret column is readable).
 GRANT SELECT (app_id, id, expires_at), DELETE ON mfa_challenges TO identity_revocation_worker;

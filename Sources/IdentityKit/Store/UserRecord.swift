@@ -18,13 +18,15 @@ public struct UserRecord: Sendable {
     public var createdAtMicros: Int64
     /// The linked sign-in providers (apple, google, firebase), sorted.
     public var identityProviders: [String]
+    /// Whether a second factor is on (a confirmed row of `mfa_factors`).
+    public var mfaEnabled: Bool
 
     /// What the account shows of itself: its profile, with `has_password` instead of the hash.
     public var profile: UserProfile {
         UserProfile(appId: appId, uid: uid, email: email, emailVerified: emailVerified, phone: phone, username: username,
                     firstName: firstName, lastName: lastName, photoURL: photoURL, hasPassword: passwordHash != nil,
                     isGuest: isGuest, disabled: disabled, roles: roles, createdAtMicros: createdAtMicros,
-                    identityProviders: identityProviders)
+                    identityProviders: identityProviders, mfaEnabled: mfaEnabled)
     }
 
     /// The user as clients see it.
@@ -36,7 +38,9 @@ public struct UserRecord: Sendable {
         password_hash, is_guest, disabled, roles, \
         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, \
         ARRAY(SELECT i.provider FROM user_identities i WHERE i.app_id = users.app_id AND i.uid = users.uid \
-              ORDER BY i.provider) AS identity_providers
+              ORDER BY i.provider) AS identity_providers, \
+        EXISTS (SELECT 1 FROM mfa_factors f WHERE f.app_id = users.app_id AND f.uid = users.uid \
+                AND f.confirmed_at IS NOT NULL) AS mfa_enabled
         """
 
     init(row: PGRow) throws {
@@ -55,5 +59,6 @@ public struct UserRecord: Sendable {
         roles = try row.stringArray("roles")
         createdAtMicros = try row.int64("created_us")
         identityProviders = try row.stringArray("identity_providers")
+        mfaEnabled = try row.bool("mfa_enabled")
     }
 }
