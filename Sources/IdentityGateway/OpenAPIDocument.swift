@@ -216,7 +216,7 @@ enum OpenAPIDocument {
         },
         "/v1/me/mfa/email": {
           "post": {
-            "summary": "Start the email second factor: a code is mailed to the account's verified address",
+            "summary": "Start the email second factor: a code is mailed to the account's verified address (once it is on: a current code, for turning MFA off)",
             "operationId": "startEmailMfa",
             "security": [{"appKey": [], "bearer": []}],
             "responses": {"202": {"$ref": "#/components/responses/Queued"}}

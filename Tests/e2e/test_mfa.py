@@ -15,7 +15,7 @@ import db_tools
 from identity_client import PASSWORD, assert_no_content, assert_problem, assert_token_response, unique_email
 from jwt_tools import split, verify_rs256
 from mail_flows import MAIL_TIMEOUT, email_code, email_verification_code
-from provider_flows import firebase_body, google_body
+from provider_flows import apple_body, firebase_body, google_body
 from smtp_sink import code_from
 
 STEP = 30
@@ -220,6 +220,13 @@ def test_every_first_factor_answers_202_for_an_mfa_user(client, provider_app, pr
     resp = verify(client, app, challenge, code_at(secret, 1))
     assert resp.status == 200, resp
     assert claims(resp.data)["amr"] == ["otp", "mfa"] and claims(resp.data)["aal"] == 2
+    # Apple: its own account with TOTP.
+    apple, apple_claims = apple_body(client, providers, app)
+    signed = client.apple_sign_in(app, **apple)
+    assert signed.status == 200, signed
+    enrol_totp(client, app, signed.data["access_token"])
+    apple, _ = apple_body(client, providers, app, sub=apple_claims["sub"])
+    challenge_of(client.apple_sign_in(app, **apple))
     # Firebase: its own account with TOTP.
     fb_body, fb_claims = firebase_body(providers)
     signed = client.id_token_sign_in(app, **fb_body)
@@ -231,16 +238,10 @@ def test_every_first_factor_answers_202_for_an_mfa_user(client, provider_app, pr
 
 def test_step_up_for_disable_and_deletion(client, app, events):
     email, secret, codes, uid = mfa_user(client, app)
-    # The session that enrolled is aal 1: changes now need a fresh aal 2 session.
-    first = client.sign_in(app, email=email)
-    challenge = challenge_of(first)
-    weak = client.new_user(app)  # unrelated, only to have a second user around
-    full = verify(client, app, challenge, code_at(secret, 1)).data
-    # An aal 2 session older than 5 minutes: refused.
+    full = verify(client, app, challenge_of(client.sign_in(app, email=email)), code_at(secret, 1)).data
+    # An aal 2 session older than 5 minutes: refused, and nothing changes.
     db_tools.rows(f"update sessions set created_at = now() - interval '6 minutes' "
                   f"where app_id = {db_tools.literal(app['app_id'])} and id = {db_tools.literal(full['session_id'])}")
-    resp = client.delete("/v1/me/mfa", app_key=app["app_key"], token=full["access_token"])
-    assert resp.status in (403, 415, 422), resp
     resp = client.request("DELETE", "/v1/me/mfa", {"code": codes[0]}, app_key=app["app_key"], token=full["access_token"])
     assert_problem(resp, 403, "auth/reauth-required")
     resp = client.request("DELETE", "/v1/me", {"password": PASSWORD}, app_key=app["app_key"], token=full["access_token"])
@@ -248,7 +249,7 @@ def test_step_up_for_disable_and_deletion(client, app, events):
     assert client.me(app, full["access_token"]).status == 200
     resp = client.change_password(app, full["access_token"], PASSWORD, "another long passphrase")
     assert_problem(resp, 403, "auth/reauth-required")
-    # A fresh aal 2 session: disable with a current code works.
+    # A fresh aal 2 session: a wrong code is refused, a current one turns MFA off.
     fresh = verify(client, app, challenge_of(client.sign_in(app, email=email)), codes[1]).data
     resp = client.request("DELETE", "/v1/me/mfa", {"code": "123"}, app_key=app["app_key"], token=fresh["access_token"])
     assert_problem(resp, 401, "auth/invalid-code")
@@ -257,16 +258,16 @@ def test_step_up_for_disable_and_deletion(client, app, events):
     events.wait_for("mfa.disabled", lambda body: body["uid"] == uid and body["reason"] == "user")
     signed = client.sign_in(app, email=email)
     assert signed.status == 200 and claims(signed.data)["aal"] == 1, signed
-    # Deletion of an MFA user: an aal 1 session is refused, an aal 2 one deletes.
-    email, secret, codes, uid = mfa_user(client, app)
-    weak_session = client.new_guest(app)[0]  # noqa: F841 (a guest never has MFA)
-    enrolled_session = None
-    resp = client.sign_in(app, email=email)
-    challenge = challenge_of(resp)
-    full = verify(client, app, challenge, code_at(secret, 1)).data
-    assert weak and enrolled_session is None
+    # Deletion of an MFA user: the aal 1 session that enrolled is refused, an aal 2 one deletes.
+    email = unique_email("mfa")
+    user = client.new_user(app, email=email)
+    secret, _ = enrol_totp(client, app, user["access_token"])
+    resp = client.request("DELETE", "/v1/me", {"password": PASSWORD}, app_key=app["app_key"], token=user["access_token"])
+    assert_problem(resp, 403, "auth/reauth-required")
+    full = verify(client, app, challenge_of(client.sign_in(app, email=email)), code_at(secret, 1)).data
     resp = client.request("DELETE", "/v1/me", {"password": PASSWORD}, app_key=app["app_key"], token=full["access_token"])
     assert_no_content(resp)
+    assert client.sign_in(app, email=email).status == 401
 
 
 def test_enrolment_changes_need_aal2_once_mfa_is_on(client, app):
@@ -282,10 +283,13 @@ def test_enrolment_changes_need_aal2_once_mfa_is_on(client, app):
     assert_problem(resp, 409, "auth/mfa-already-enabled")
 
 
-def test_sms_has_no_transport_yet(client, app):
+def test_sms_has_no_transport_yet_and_guests_cannot_enrol(client, app):
     user = client.new_user(app)
     resp = client.post("/v1/me/mfa/sms", app_key=app["app_key"], token=user["access_token"])
     assert_problem(resp, 422, "auth/provider-not-configured")
+    guest, _ = client.new_guest(app)
+    resp = client.post("/v1/me/mfa/totp", app_key=app["app_key"], token=guest["access_token"])
+    assert_problem(resp, 422, "auth/validation-failed")
 
 
 def test_email_second_factor_end_to_end(client, app, smtp_sink, events):
@@ -311,10 +315,19 @@ def test_email_second_factor_end_to_end(client, app, smtp_sink, events):
     resp = verify(client, app, challenge, code, method="email")
     assert resp.status == 200, resp
     assert claims(resp.data)["amr"] == ["pwd", "otp", "mfa"] and claims(resp.data)["aal"] == 2
+    full = resp.data
     # A passwordless first factor never counts as both: an email-code sign-in needs a backup code.
     _, code = email_code(client, smtp_sink, app, email)
     challenge = challenge_of(client.email_code_verify(app, email=email, code=code))
     assert challenge["methods"] == ["backup_code"], challenge
+    assert_problem(verify(client, app, challenge, "123456"), 401, "auth/invalid-code")
+    # Turning it off with a freshly mailed code.
+    mark = smtp_sink.mark()
+    assert client.post("/v1/me/mfa/email", app_key=app["app_key"], token=full["access_token"]).status == 202
+    code = code_from(smtp_sink.wait_for(email, after=mark, timeout=MAIL_TIMEOUT))
+    resp = client.request("DELETE", "/v1/me/mfa", {"code": code}, app_key=app["app_key"], token=full["access_token"])
+    assert_no_content(resp)
+    events.wait_for("mfa.disabled", lambda body: body["uid"] == user["user"]["uid"])
 
 
 def test_verify_validates_its_body(client, app):

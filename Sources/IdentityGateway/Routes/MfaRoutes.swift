@@ -23,9 +23,9 @@ struct MfaRoutes: Sendable {
          Route(method: "DELETE", pattern: "/v1/me/mfa", needsApp: true, takesBody: true,
                errors: Self.enrolment + Self.secondFactorCheck, handler: disable),
          Route(method: "POST", pattern: "/v1/me/mfa/totp", needsApp: true, takesBody: false,
-               errors: Self.enrolment + [.mfaAlreadyEnabled], handler: { try start($0, method: "totp") }),
+               errors: Self.enrolment + [.mfaAlreadyEnabled, .validationFailed([])], handler: { try start($0, method: "totp") }),
          Route(method: "POST", pattern: "/v1/me/mfa/email", needsApp: true, takesBody: false,
-               errors: Self.enrolment + [.mfaAlreadyEnabled, .validationFailed([])], handler: { try start($0, method: "email") }),
+               errors: Self.enrolment + [.validationFailed([])], handler: { try start($0, method: "email") }),
          // No SMS transport yet (the phone issue brings it): 422 auth/provider-not-configured.
          Route(method: "POST", pattern: "/v1/me/mfa/sms", needsApp: true, takesBody: false,
                errors: .signedIn + [.providerNotConfigured], handler: { try start($0, method: "sms") }),

@@ -20,11 +20,16 @@ struct MfaEnrolment: Sendable {
     }
 
     /// POST /v1/me/mfa/{totp|email|sms}. TOTP answers the secret, its URI and QR code; email
-    /// mails a code (answered with `Accepted`); SMS has no transport yet: 422.
+    /// mails a code (answered with `Accepted`; once the factor is on, a current code for
+    /// `DELETE /v1/me/mfa`); SMS has no transport yet: 422.
     func start(_ command: TokenV1.StartMfaEnrolment) throws -> CommandConsumer.Reply {
         guard let method = MfaStore.Method(rawValue: command.method) else { throw ServiceError.notFound }
         guard method != .sms else { throw ServiceError.providerNotConfigured }
         let user = try user(command.appId, command.uid)
+        // A guest's only credential is its device's secret: there is no sign-in to protect.
+        guard !user.isGuest else {
+            throw ServiceError.validationFailed([.init(location: "body", message: "guests cannot turn on MFA")])
+        }
         if method == .email {
             guard user.email != nil, user.emailVerified else {
                 throw ServiceError.validationFailed([.init(location: "email", message: "the account needs a verified email")])
@@ -42,10 +47,10 @@ struct MfaEnrolment: Sendable {
             return try CommandConsumer.Reply(TokenV1.TotpEnrolment(secret: Base32.encode(secret), otpauthUri: uri,
                                                                    qrSvg: try QRCodeSVG.render(uri)))
         default:
+            // When the email factor is already on, this mails a current code (what switching
+            // MFA off asks for) instead of starting over.
             try pool.transaction { connection in
-                guard try store.begin(method, appId: user.appId, uid: user.uid, sealedSecret: nil, on: connection) else {
-                    throw ServiceError.mfaAlreadyEnabled
-                }
+                _ = try store.begin(method, appId: user.appId, uid: user.uid, sealedSecret: nil, on: connection)
                 try factors.mailCode(to: user, on: connection)
             }
             return try CommandConsumer.Reply(TokenV1.Accepted(expiresIn: Int32(factors.codeLifetimeSeconds)))
