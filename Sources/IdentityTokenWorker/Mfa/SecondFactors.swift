@@ -21,13 +21,9 @@ struct SecondFactors: Sendable {
         case limited([RateLimitStore.Status])
     }
 
-    /// The `amr` each method adds (RFC 8176 has `otp`; a backup code is a one-time code too).
-    static func amr(of method: String) -> String {
-        switch method {
-        case "totp", "email", "sms": "otp"
-        default: "otp"
-        }
-    }
+    /// The `amr` a second factor adds: every one of them (TOTP, a mailed code, a backup code)
+    /// is a one-time code, RFC 8176's `otp`.
+    static func amr(of method: String) -> String { "otp" }
 
     /// Checks `code` against the methods in `allowed` (all of the user's when nil). `method`
     /// narrows it to one; otherwise the code's shape picks (6 digits: TOTP, then the email
