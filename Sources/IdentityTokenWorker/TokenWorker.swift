@@ -67,8 +67,7 @@ public final class TokenWorker: Service {
                                                                   Array("refresh-token-successor-v1".utf8)),
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
-            mfa: MfaEnrolment(pool: pool, users: users, apps: AppStore(pool: pool), factors: secondFactors, stepUp: stepUp,
-                              sessions: sessions),
+            mfa: MfaEnrolment(pool: pool, users: users, apps: AppStore(pool: pool), factors: secondFactors, stepUp: stepUp),
             mfaVerification: MfaVerification(pool: pool, users: users, challenges: challenges, factors: secondFactors,
                                              issuer: issuer),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()))

@@ -9,7 +9,6 @@ struct MfaEnrolment: Sendable {
     let apps: AppStore
     let factors: SecondFactors
     let stepUp: StepUp
-    let sessions: SessionStore
 
     private var store: MfaStore { factors.store }
 
