@@ -40,6 +40,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode",
+                       providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
 
         // Shared by every process: configuration, errors, crypto, JWT, store, bus, messages.
         .target(name: "IdentityKit",
@@ -48,7 +50,7 @@ let package = Package(
         // The HTTP gateway: routing, validation, reads, commands to workers.
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.
-        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit"]),
+        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "CQRencode"]),
         // Calls to the outside world (Apple, Google, Firebase) over libcurl.
         .target(name: "IdentityOutbound", dependencies: ["IdentityKit", "CCurl", "CCurlShim"]),
         // The provider worker: nonces, id-token verification, Apple code exchange.

@@ -35,9 +35,16 @@ CREATE TABLE mfa_backup_codes (
     FOREIGN KEY (app_id, uid) REFERENCES users (app_id, uid) ON DELETE CASCADE
 );
 
+-- Email second-factor codes (enrolment and sign-in challenges) follow the rules of the other
+-- mailed codes, in the same table.
+ALTER TABLE verification_codes DROP CONSTRAINT verification_codes_purpose_check;
+ALTER TABLE verification_codes ADD CONSTRAINT verification_codes_purpose_check
+    CHECK (purpose IN ('email_code', 'password_reset', 'email_verification', 'mfa_email'));
+
 -- A sign-in waiting for its second factor: the first factor's amr, 5 minutes, 5 attempts
 -- (changed by one UPDATE each), the token as a hash. `command_id` answers a redelivered
--- first-factor command with the same challenge; `session_id` is set when a code finished it.
+-- first-factor command with the same challenge; `session_id` is set when a code finished it
+-- (a redelivered verify command is answered from that session).
 CREATE TABLE mfa_challenges (
     app_id          text NOT NULL,
     id              text NOT NULL,
@@ -52,15 +59,25 @@ CREATE TABLE mfa_challenges (
     created_at      timestamptz NOT NULL DEFAULT now(),
     expires_at      timestamptz NOT NULL,
     command_id      text,
-    email_code_hmac bytea,
     session_id      text,
-    verify_command_id text,
     PRIMARY KEY (app_id, id),
     FOREIGN KEY (app_id, uid) REFERENCES users (app_id, uid) ON DELETE CASCADE
 );
 CREATE UNIQUE INDEX mfa_challenges_by_token ON mfa_challenges (app_id, token_hash);
 CREATE UNIQUE INDEX mfa_challenges_by_command ON mfa_challenges (app_id, command_id) WHERE command_id IS NOT NULL;
 CREATE INDEX mfa_challenges_expiry ON mfa_challenges (expires_at);
+
+-- The gateway's read model shows whether MFA is on (the user object's `mfa_enabled`), nothing
+-- more; the view runs with its owner's rights, so the gateway needs no grant on mfa_factors.
+CREATE OR REPLACE VIEW user_profiles AS
+SELECT u.app_id, u.uid, u.email, u.email_verified, u.phone, u.username, u.first_name, u.last_name,
+       u.photo_url, u.password_hash IS NOT NULL AS has_password, u.is_guest, u.disabled, u.roles,
+       u.created_at, u.updated_at,
+       ARRAY(SELECT i.provider FROM user_identities i WHERE i.app_id = u.app_id AND i.uid = u.uid
+             ORDER BY i.provider) AS identity_providers,
+       EXISTS (SELECT 1 FROM mfa_factors f WHERE f.app_id = u.app_id AND f.uid = u.uid
+               AND f.confirmed_at IS NOT NULL) AS mfa_enabled
+FROM users u;
 
 GRANT SELECT, INSERT, UPDATE, DELETE ON mfa_factors, mfa_backup_codes, mfa_challenges TO identity_token_worker;
 -- The retention purge deletes expired challenges by key (no secret column is readable).

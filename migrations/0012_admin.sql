@@ -68,6 +68,8 @@ SELECT u.app_id, u.uid, u.email, u.email_verified, u.phone, u.username, u.first_
        u.created_at, u.updated_at,
        ARRAY(SELECT i.provider FROM user_identities i WHERE i.app_id = u.app_id AND i.uid = u.uid
              ORDER BY i.provider) AS identity_providers,
+       EXISTS (SELECT 1 FROM mfa_factors f WHERE f.app_id = u.app_id AND f.uid = u.uid
+               AND f.confirmed_at IS NOT NULL) AS mfa_enabled,
        u.custom_claims, u.app_metadata, u.user_metadata
 FROM users u;
 

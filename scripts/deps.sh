@@ -5,7 +5,7 @@ set -euo pipefail
 PACKAGES=(
     postgresql rabbitmq-server
     libpq-dev librabbitmq-dev libssl-dev libargon2-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev
-    pkg-config wrk argon2 openssl curl
+    pkg-config wrk argon2 openssl curl libqrencode-dev
     python3-venv  # make bench: the peer stacks' virtual environment (scripts/bench.sh)
     nginx
 )
@@ -36,14 +36,16 @@ if (( ${#missing[@]} )); then
 fi
 
 # pika: the e2e tests read the event stream as an outside consumer would; aiosmtpd: the SMTP
-# server the mailer worker delivers to in the e2e tests.
-if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd' 2>/dev/null; then
-    echo "deps: installing pytest cryptography pika aiosmtpd (pip)" >&2
-    if ! python3 -m pip install -q pytest cryptography pika aiosmtpd; then
-        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika python3-aiosmtpd" >&2
-        apt_install python3-pytest python3-cryptography python3-pika python3-aiosmtpd
+# server the mailer worker delivers to in the e2e tests; pyotp: the independent TOTP oracle of
+# the MFA tests.
+if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp' 2>/dev/null; then
+    echo "deps: installing pytest cryptography pika aiosmtpd pyotp (pip)" >&2
+    if ! python3 -m pip install -q pytest cryptography pika aiosmtpd pyotp \
+        && ! python3 -m pip install -q --break-system-packages pytest cryptography pika aiosmtpd pyotp; then
+        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp" >&2
+        apt_install python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp
     fi
-    python3 -c 'import pytest, cryptography, pika, aiosmtpd'
+    python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp'
 fi
 
 # schemathesis: the e2e fuzz test (Tests/e2e/test_fuzz.py) generates requests from the served

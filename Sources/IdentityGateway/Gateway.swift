@@ -51,6 +51,7 @@ public final class Gateway: Service {
             + MeRoutes(auth: auth, users: users, commands: commands).routes
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
+            + MfaRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
             + AdminImportAndKeyRoutes(commands: commands).routes

@@ -53,7 +53,7 @@ enum OpenAPIDocument {
             "operationId": "signIn",
             "security": [{"appKey": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SignInRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
           }
         },
         "/v1/auth/token/refresh": {
@@ -115,7 +115,7 @@ enum OpenAPIDocument {
             "operationId": "signInWithApple",
             "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AppleSignInRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
           }
         },
         "/v1/auth/google": {
@@ -124,7 +124,7 @@ enum OpenAPIDocument {
             "operationId": "signInWithGoogle",
             "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GoogleSignInRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
           }
         },
         "/v1/auth/id-token": {
@@ -133,7 +133,7 @@ enum OpenAPIDocument {
             "operationId": "signInWithIdToken",
             "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/IdTokenSignInRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
           }
         },
         "/v1/me/identities/{provider}": {
@@ -171,7 +171,81 @@ enum OpenAPIDocument {
             "operationId": "verifyEmailCode",
             "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailCodeVerifyRequest"}}}},
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
+          }
+        },
+        "/v1/auth/mfa/verify": {
+          "post": {
+            "summary": "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed code; 5 wrong codes end the challenge",
+            "operationId": "verifyMfa",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaVerifyRequest"}}}},
             "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
+          }
+        },
+        "/v1/me/mfa": {
+          "get": {
+            "summary": "Whether MFA is on, its methods and backup codes left",
+            "operationId": "mfaStatus",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"200": {"description": "MFA status", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaStatus"}}}}}
+          },
+          "delete": {
+            "summary": "Turn MFA off with a current code (TOTP, backup or mailed); needs an aal 2 sign-in younger than 5 minutes",
+            "operationId": "disableMfa",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaCodeRequest"}}}},
+            "responses": {"204": {"description": "MFA is off"}}
+          }
+        },
+        "/v1/me/mfa/totp": {
+          "post": {
+            "summary": "Start TOTP enrolment: the secret, its otpauth URI (issuer: the app's name) and a QR code as SVG; needs a sign-in younger than 5 minutes (aal 2 once MFA is on)",
+            "operationId": "startTotp",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"200": {"description": "Enrolment started", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TotpEnrolment"}}}}}
+          }
+        },
+        "/v1/me/mfa/totp/confirm": {
+          "post": {
+            "summary": "Confirm TOTP with a first code: MFA is on; answers 10 backup codes, shown this once",
+            "operationId": "confirmTotp",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaCodeRequest"}}}},
+            "responses": {"200": {"$ref": "#/components/responses/BackupCodes"}}
+          }
+        },
+        "/v1/me/mfa/email": {
+          "post": {
+            "summary": "Start the email second factor: a code is mailed to the account's verified address (once it is on: a current code, for turning MFA off)",
+            "operationId": "startEmailMfa",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"202": {"$ref": "#/components/responses/Queued"}}
+          }
+        },
+        "/v1/me/mfa/email/confirm": {
+          "post": {
+            "summary": "Confirm the email second factor with the mailed code; answers 10 backup codes, shown this once",
+            "operationId": "confirmEmailMfa",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaCodeRequest"}}}},
+            "responses": {"200": {"$ref": "#/components/responses/BackupCodes"}}
+          }
+        },
+        "/v1/me/mfa/sms": {
+          "post": {
+            "summary": "The SMS second factor: no SMS transport yet, so 422 auth/provider-not-configured",
+            "operationId": "startSmsMfa",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"202": {"$ref": "#/components/responses/Queued"}}
+          }
+        },
+        "/v1/me/mfa/backup-codes": {
+          "post": {
+            "summary": "A fresh set of 10 backup codes (the old set dies); needs an aal 2 sign-in younger than 5 minutes",
+            "operationId": "regenerateBackupCodes",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"200": {"$ref": "#/components/responses/BackupCodes"}}
           }
         },
         "/v1/auth/password/forgot": {
@@ -320,6 +394,16 @@ enum OpenAPIDocument {
         "responses": {
           "SignedIn": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
           "User": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}},
+          "MfaRequired": {"description": "The user has a second factor: finish with POST /v1/auth/mfa/verify within 5 minutes", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["data"], "properties": {"data": {
+              "type": "object", "required": ["mfa"], "properties": {"mfa": {
+                "type": "object", "required": ["challenge_token", "expires_at", "methods"],
+                "properties": {"challenge_token": {"type": "string"}, "expires_at": {"type": "string", "format": "date-time"},
+                               "methods": {"type": "array", "items": {"enum": ["totp", "email", "backup_code"]}}}}}}}}}}},
+          "BackupCodes": {"description": "Backup codes, shown this once", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["data"], "properties": {"data": {
+              "type": "object", "required": ["backup_codes"],
+              "properties": {"backup_codes": {"type": "array", "items": {"type": "string"}, "minItems": 10, "maxItems": 10}}}}}}}},
           "Queued": {"description": "The mail is queued; its code lives this many seconds", "content": {"application/json": {"schema": {
             "type": "object", "required": ["data"], "properties": {"data": {
               "type": "object", "required": ["expires_in"], "properties": {"expires_in": {"type": "integer"}}}}}}}}
@@ -373,6 +457,30 @@ enum OpenAPIDocument {
             "properties": {"email": {"type": "string", "format": "email", "maxLength": 254},
                            "code": {"type": "string", "description": "The 6 digits from the mail; anything else is a wrong guess"},
                            "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}}
+          },
+          "MfaVerifyRequest": {
+            "type": "object", "required": ["challenge_token", "code"],
+            "properties": {"challenge_token": {"type": "string"},
+                           "code": {"type": "string", "description": "A TOTP code, the mailed code or a backup code; anything else is a wrong guess"},
+                           "method": {"type": ["string", "null"], "enum": ["totp", "email", "backup_code", null]}}
+          },
+          "MfaCodeRequest": {
+            "type": "object", "required": ["code"],
+            "properties": {"code": {"type": "string", "description": "A current code; anything else is a wrong guess"}}
+          },
+          "TotpEnrolment": {
+            "type": "object", "required": ["data"], "properties": {"data": {
+              "type": "object", "required": ["secret", "otpauth_uri", "qr_svg"],
+              "properties": {"secret": {"type": "string", "description": "Base32, for typing in"}, "otpauth_uri": {"type": "string"},
+                             "qr_svg": {"type": "string", "description": "The otpauth URI as a QR code (SVG document)"}}}}
+          },
+          "MfaStatus": {
+            "type": "object", "required": ["data"], "properties": {"data": {
+              "type": "object", "required": ["enabled", "methods", "backup_codes_remaining", "last_used_at", "enabled_at"],
+              "properties": {"enabled": {"type": "boolean"}, "methods": {"type": "array", "items": {"enum": ["totp", "email", "sms"]}},
+                             "backup_codes_remaining": {"type": "integer"},
+                             "last_used_at": {"type": ["string", "null"], "format": "date-time"},
+                             "enabled_at": {"type": ["string", "null"], "format": "date-time"}}}}
           },
           "PasswordResetRequest": {
             "type": "object", "required": ["email", "code", "password"],

@@ -22,6 +22,11 @@ struct MailRenderer: Sendable {
             "text": "Your password reset code for {{app_name}} is {{code}}.\n\nIt expires in 10 minutes. If you did not ask to reset your password, ignore this email.",
             "html": "<p>Your password reset code for {{app_name}} is <strong>{{code}}</strong>.</p><p>It expires in 10 minutes. If you did not ask to reset your password, ignore this email.</p>",
         ],
+        "mfa_code": [
+            "subject": "Your {{app_name}} security code",
+            "text": "Your security code for signing in to {{app_name}} is {{code}}.\n\nIt expires in 10 minutes and works once. If you did not just sign in, change your password.",
+            "html": "<p>Your security code for signing in to {{app_name}} is <strong>{{code}}</strong>.</p><p>It expires in 10 minutes and works once. If you did not just sign in, change your password.</p>",
+        ],
         "email_verification": [
             "subject": "Verify your email for {{app_name}}",
             "text": "Your verification code for {{app_name}} is {{code}}.\n\nIt expires in 10 minutes.",

@@ -19,7 +19,10 @@ extension ActsForUser {
 extension TokenV1.UpdateProfile: ActsForUser { var actingUid: String { uid } }
 extension TokenV1.UnlinkIdentity: ActsForUser { var actingUid: String { uid } }
 extension TokenV1.SendEmailVerification: ActsForUser { var actingUid: String { uid } }
-extension TokenV1.DeleteAccount: ActsForUser { var actingUid: String { uid } }
+extension TokenV1.DeleteAccount: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
 extension TokenV1.ChangePassword: ActsForUser {
     var actingUid: String { uid }
     var actingSessionId: String { sessionId }
@@ -35,6 +38,24 @@ extension TokenV1.LinkIdentity: ActsForUser {
 extension TokenV1.VerifyEmail: ActsForUser {
     var actingUid: String { uid ?? "" }
     var actingSessionId: String { sessionId ?? "" }
+}
+// Second factors (enrolment, status, backup codes, disabling): the signed-in user's own.
+extension TokenV1.StartMfaEnrolment: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+extension TokenV1.ConfirmMfaEnrolment: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+extension TokenV1.GetMfaStatus: ActsForUser { var actingUid: String { uid } }
+extension TokenV1.RegenerateBackupCodes: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+extension TokenV1.DisableMfa: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
 }
 // Guest upgrades: the guest's token, when a guest is named.
 extension TokenV1.SignUp: ActsForUser { var actingUid: String { guestUid ?? "" } }

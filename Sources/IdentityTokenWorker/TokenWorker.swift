@@ -28,15 +28,24 @@ public final class TokenWorker: Service {
             lifetimeSeconds: configuration.codeLifetimeSeconds,
             verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds,
             mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
+        let factorStore = MfaStore(pool: pool)
+        let challenges = MfaChallengeStore(pool: pool)
+        let secondFactors = SecondFactors(
+            store: factorStore, totpSeal: TOTPSecretSeal(masterKey: configuration.masterKey),
+            backupCodeKey: SubKey.backupCode.derive(from: configuration.masterKey),
+            codes: codeSettings.codes, mailSeal: codeSettings.mailSeal, codeLifetimeSeconds: configuration.codeLifetimeSeconds)
+        let stepUp = StepUp(sessions: sessions, factors: factorStore, pool: pool)
         // Every first factor ends here: tokens, or (MFA) a challenge first.
-        let signIns = SignInOutcome(issuer: issuer)
+        let signIns = SignInOutcome(issuer: issuer, factors: factorStore, challenges: challenges,
+                                    secondFactors: secondFactors,
+                                    challengeKey: SubKey.challengeToken.derive(from: configuration.masterKey))
         let guests = GuestSignIn(pool: pool, users: users, outcome: signIns,
                                  secretKey: SubKey.guestSecret.derive(from: configuration.masterKey))
         let router = CommandRouter(
             guest: guests,
             deletion: AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
                                       hasher: hasher, guests: guests, masterKey: configuration.masterKey,
-                                      identitySeal: identitySeal),
+                                      identitySeal: identitySeal, stepUp: stepUp),
             devices: DeviceRegistration(pool: pool, devices: DeviceStore(pool: pool)),
             signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, outcome: signIns),
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, outcome: signIns),
@@ -44,7 +53,7 @@ public final class TokenWorker: Service {
             emailCode: EmailCodeSignIn(pool: pool, users: users, outcome: signIns, settings: codeSettings,
                                        ownership: ownership),
             recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings,
-                                       ownership: ownership),
+                                       ownership: ownership, stepUp: stepUp),
             verification: EmailVerification(pool: pool, users: users, settings: codeSettings, ownership: ownership),
             providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
                                            outcome: signIns, masterKey: configuration.masterKey, identitySeal: identitySeal),
@@ -55,6 +64,9 @@ public final class TokenWorker: Service {
                                   successorKey: SubKey.refreshSuccessor.derive(from: configuration.masterKey),
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
+            mfa: MfaEnrolment(pool: pool, users: users, apps: AppStore(pool: pool), factors: secondFactors, stepUp: stepUp),
+            mfaVerification: MfaVerification(pool: pool, users: users, challenges: challenges, factors: secondFactors,
+                                             issuer: issuer),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             authority: CallerAuthority(apps: AppStore(pool: pool)),
             admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool)),
@@ -87,6 +99,8 @@ struct CommandRouter: Sendable {
     let providerSignIn: ProviderSignIn
     let linking: IdentityLinking
     let refresh: TokenRefresh
+    let mfa: MfaEnrolment
+    let mfaVerification: MfaVerification
     let workerName: String
     let authority: CallerAuthority
     /// The admin API's commands (`identity.admin.v1`).
@@ -137,6 +151,18 @@ struct CommandRouter: Sendable {
                 return try .init(admin.userImport.handle(decode(message)))
             case AdminV1.RotateSigningKey.protoName:
                 return try .init(admin.signingKeys.handle(decode(message)))
+            case TokenV1.VerifyMfa.protoName:
+                return try .init(mfaVerification.handle(decode(message), CommandContext(message)))
+            case TokenV1.StartMfaEnrolment.protoName:
+                return try mfa.start(decode(message))
+            case TokenV1.ConfirmMfaEnrolment.protoName:
+                return try .init(mfa.confirm(decode(message)))
+            case TokenV1.GetMfaStatus.protoName:
+                return try .init(mfa.status(decode(message)))
+            case TokenV1.RegenerateBackupCodes.protoName:
+                return try .init(mfa.regenerate(decode(message)))
+            case TokenV1.DisableMfa.protoName:
+                return try .init(mfa.disable(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

@@ -339,6 +339,39 @@ final class StoreTenancyTests: XCTestCase {
 
     // MARK: PGConnection
 
+    func testMfaFactorsBackupCodesAndChallengesArePerApp() throws {
+        let a = try insertUser(appA, email: "mfa@example.com", username: "mfa")
+        let mfa = MfaStore(pool: pool)
+        let challenges = MfaChallengeStore(pool: pool)
+        let backup = Digest.sha256("a backup code")
+        let token = Digest.sha256("mfa_token")
+        try pool.transaction { connection in
+            XCTAssertTrue(try mfa.begin(.totp, appId: appA.id, uid: a.uid, sealedSecret: [1, 2, 3], on: connection))
+            // Not confirmable, nor usable, through another app.
+            XCTAssertFalse(try mfa.acceptTOTPStep(10, appId: appB.id, uid: a.uid, confirming: true, on: connection))
+            XCTAssertNil(try mfa.totp(appId: appB.id, uid: a.uid, on: connection))
+            XCTAssertTrue(try mfa.acceptTOTPStep(10, appId: appA.id, uid: a.uid, confirming: true, on: connection))
+            // Each step once: the same or an older one finds nothing to update.
+            XCTAssertFalse(try mfa.acceptTOTPStep(10, appId: appA.id, uid: a.uid, confirming: false, on: connection))
+            XCTAssertFalse(try mfa.acceptTOTPStep(9, appId: appA.id, uid: a.uid, confirming: false, on: connection))
+            XCTAssertEqual(try mfa.confirmedMethods(appId: appA.id, uid: a.uid, on: connection), [.totp])
+            XCTAssertEqual(try mfa.confirmedMethods(appId: appB.id, uid: a.uid, on: connection), [])
+            try mfa.replaceBackupCodes([backup], appId: appA.id, uid: a.uid, on: connection)
+            XCTAssertFalse(try mfa.spendBackupCode(backup, appId: appB.id, uid: a.uid, on: connection))
+            XCTAssertTrue(try mfa.spendBackupCode(backup, appId: appA.id, uid: a.uid, on: connection))
+            XCTAssertFalse(try mfa.spendBackupCode(backup, appId: appA.id, uid: a.uid, on: connection))
+            _ = try challenges.create(appId: appA.id, id: "mfa_1", uid: a.uid, tokenHash: token, amr: ["pwd"],
+                                      methods: ["totp", "backup_code"], createdAccount: false, ip: "", userAgent: "",
+                                      commandId: nil, on: connection)
+            XCTAssertNil(try challenges.lock(appId: appB.id, tokenHash: token, on: connection))
+            XCTAssertEqual(try challenges.lock(appId: appA.id, tokenHash: token, on: connection)?.uid, a.uid)
+            XCTAssertFalse(try mfa.removeAll(appId: appB.id, uid: a.uid, on: connection))
+            XCTAssertTrue(try mfa.adminReset(appId: appA.id, uid: a.uid, on: connection))
+            XCTAssertNil(try challenges.lock(appId: appA.id, tokenHash: token, on: connection))
+        }
+        XCTAssertFalse(try users.find(appId: appA.id, uid: a.uid)?.mfaEnabled ?? true)
+    }
+
     func testAParameterWithANULIsRefusedNotCut() throws {
         let email = "nul-\(Identifiers.nowULID())@example.com"
         _ = try insertUser(appA, email: email, username: nil)

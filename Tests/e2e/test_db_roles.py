@@ -23,6 +23,9 @@ SECRET_COLUMNS = [
     ("app_provider_settings", "apple_private_key_enc"),
     ("user_identities", "apple_refresh_token_enc"),
     ("apps", "secret_key_hash"),
+    ("mfa_factors", "secret_enc"),
+    ("mfa_backup_codes", "code_hmac"),
+    ("mfa_challenges", "token_hash"),
 ]
 
 

@@ -124,6 +124,10 @@ def _refusal_no_schema_can_express(case, problem):
         required = {"apple": {"body.identity_token", "body.nonce"}, "google": {"body.id_token"}}
         missing = {error["location"] for error in errors}
         return bool(missing) and missing <= required.get((case.path_parameters or {}).get("provider"), set())
+    if operation in (("POST", "/v1/me/mfa/email"), ("POST", "/v1/me/mfa/totp")):
+        # The account's state, not the input: the email factor needs a verified address, and a
+        # guest cannot turn MFA on.
+        return [e["location"] for e in errors] in (["email"], ["body"])
     if operation == ("POST", "/v1/auth/guest"):
         # A secret that does not look random (FieldRules.guestSecret), as its description says.
         return [e["location"] for e in errors] == ["body.secret"] and errors[0]["message"].startswith("must be random")
@@ -213,7 +217,9 @@ def test_fuzz_regression_error_answers_are_documented(plain_schema, fuzz_app):
         body = {"current_password": PASSWORD, "new_password": PASSWORD} if path == "/v1/me/password" else (
             {"id_token": "x"} if path.startswith("/v1/me/identities") and method == "POST" else (
                 {"token": "t", "platform": "ios", "kind": "apns"} if path == "/v1/me/devices" and method == "POST" else (
-                    {"first_name": "x"} if method == "PATCH" else None)))
+                    {"first_name": "x"} if method == "PATCH" else (
+                        {"code": "x"} if path.startswith("/v1/me/mfa") and (method == "DELETE" or path.endswith("/confirm"))
+                        else None))))
         kwargs = {"body": body, "media_type": "application/json"} if body is not None else {}
         _replay(plain_schema, method, path, 401, "auth/invalid-token", headers=dict(key),
                 path_parameters=params or None, **kwargs)

@@ -33,7 +33,7 @@ struct AccountRoutes: Sendable {
         guard let secret else { throw ServiceError.validationFailed([]) }
         let command = TokenV1.GuestSignIn(appId: app.id, secret: secret, client: context.clientInfo)
         return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
-            HTTPResponse.data(UserJSON.tokens($0))
+            UserJSON.signIn($0)
         }
     }
 
@@ -51,7 +51,8 @@ struct AccountRoutes: Sendable {
         try body.finish()
         let done: @Sendable (TokenV1.Done) -> HTTPResponse = { _ in .noContent }
         if password != nil || secret != nil {
-            let command = TokenV1.DeleteAccount(appId: app.id, uid: claims.sub, password: password, secret: secret)
+            let command = TokenV1.DeleteAccount(appId: app.id, uid: claims.sub, password: password, secret: secret,
+                                                sessionId: claims.sid)
             return commands.send(command, expecting: TokenV1.Done.self, appId: app.id, request: context.request, render: done)
         }
         guard let provider = appleToken != nil ? "apple" : googleToken != nil ? "google" : nil else {
@@ -66,7 +67,7 @@ struct AccountRoutes: Sendable {
         return commands.send(proof.verify, expecting: ProviderV1.VerifiedIdentity.self, queue: BusTopology.providerCommands,
                              then: { identity in
                                  TokenV1.DeleteAccount(appId: app.id, uid: claims.sub, identity: identity,
-                                                       authorizationCode: proof.authorizationCode)
+                                                       authorizationCode: proof.authorizationCode, sessionId: claims.sid)
                              }, expecting: TokenV1.Done.self, firstRefusal: .reauthRequired, appId: app.id,
                              request: context.request, render: done)
     }

@@ -18,7 +18,8 @@ struct EmailRoutes: Sendable {
          Route(method: "POST", pattern: "/v1/auth/password/reset", needsApp: true, takesBody: true,
                limits: .codeVerify, errors: .codeCheck + [.weakPassword("")], handler: reset),
          Route(method: "POST", pattern: "/v1/me/password", needsApp: true, takesBody: true,
-               limits: .passwordCheck, errors: .signedIn + [.invalidCredential, .weakPassword("")], handler: change),
+               limits: .passwordCheck, errors: .signedIn + [.invalidCredential, .weakPassword(""), .reauthRequired],
+               handler: change),
          Route(method: "POST", pattern: "/v1/me/email/verification", needsApp: true, takesBody: false,
                limits: .verificationSend, errors: .signedIn + [.validationFailed([])], handler: sendVerification),
          Route(method: "POST", pattern: "/v1/auth/email/verify", needsApp: true, takesBody: true,
@@ -64,7 +65,7 @@ struct EmailRoutes: Sendable {
                                               lastName: lastName, client: context.clientInfo,
                                               guestUid: try auth.upgradingGuest(context))
         return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
-            HTTPResponse.data(UserJSON.tokens($0))
+            UserJSON.signIn($0)
         }
     }
 

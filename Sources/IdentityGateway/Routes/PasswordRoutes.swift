@@ -31,7 +31,7 @@ struct PasswordRoutes: Sendable {
                                      username: username.string, client: context.clientInfo,
                                      guestUid: try auth.upgradingGuest(context))
         return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
-            HTTPResponse.data(UserJSON.tokens($0), status: 201)
+            UserJSON.signIn($0, status: 201)
         }
     }
 
@@ -49,7 +49,7 @@ struct PasswordRoutes: Sendable {
         guard let password else { throw ServiceError.validationFailed([]) }
         let command = TokenV1.SignIn(appId: app.id, identifier: given, password: password, client: context.clientInfo)
         return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
-            HTTPResponse.data(UserJSON.tokens($0))
+            UserJSON.signIn($0)
         }
     }
 }

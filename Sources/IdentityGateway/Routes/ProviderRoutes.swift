@@ -77,7 +77,7 @@ struct ProviderRoutes: Sendable {
                                                         lastName: body.lastName, authorizationCode: body.authorizationCode,
                                                         client: client, guestUid: guestUid)
                              }, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
-            HTTPResponse.data(UserJSON.tokens($0))
+            UserJSON.signIn($0)
         }
     }
 

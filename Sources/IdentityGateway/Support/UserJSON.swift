@@ -38,6 +38,17 @@ enum UserJSON {
         return .object(value)
     }
 
+    /// The answer of a sign-in: the token response (`status`: 200, or 201 for a new account), or
+    /// 202 with the MFA challenge when the user has a second factor (PRODUCT.md, "MFA").
+    static func signIn(_ result: TokenV1.AuthResult, status: Int = 200) -> HTTPResponse {
+        guard let mfa = result.mfa else { return .data(tokens(result), status: status) }
+        return .data(.object(["mfa": .object([
+            "challenge_token": .string(mfa.challengeToken),
+            "expires_at": .string(mfa.expiresAt),
+            "methods": JSONValue(mfa.methods),
+        ])]), status: 202)
+    }
+
     static func tokens(_ result: TokenV1.AuthResult) -> JSONValue {
         .object([
             "access_token": .string(result.accessToken),

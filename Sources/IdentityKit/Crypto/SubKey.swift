@@ -24,6 +24,12 @@ public enum SubKey: String, CaseIterable, Sendable {
     case providerIdentityMAC = "provider-identity-mac-v1"
     /// Codes inside mail commands (`MailPayloadSeal`); the only sub-key mailer workers hold.
     case mailPayload = "mail-payload-v1"
+    /// TOTP secrets at rest (`TOTPSecretSeal`).
+    case totpSecretSeal = "mfa-totp-secret-v1"
+    /// Keyed hashes of MFA backup codes.
+    case backupCode = "mfa-backup-code-v1"
+    /// MFA challenge tokens derived from command ids.
+    case challengeToken = "mfa-challenge-token-v1"
 
     public func derive(from masterKey: [UInt8]) -> [UInt8] { HKDF.subkey(of: masterKey, label: rawValue) }
 }

@@ -103,6 +103,8 @@ extension ServiceError {
         error.rateLimit = RateLimitHeaders(statuses)
         return error
     }
+    public static let mfaAlreadyEnabled = ServiceError(code: "auth/mfa-already-enabled", status: 409,
+                                                       detail: "This second factor is already on; turn MFA off first to replace it.")
     public static let reauthRequired = ServiceError(code: "auth/reauth-required", status: 403,
                                                     detail: "Confirm it is you (fresh proof of this account) first.")
     public static func weakPassword(_ why: String) -> ServiceError {

@@ -80,6 +80,18 @@ public enum Events {
                                on: connection)
     }
 
+    public static func mfaEnabled(appId: String, uid: String, method: String, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.MfaEnabled(eventId: id, appId: appId, uid: uid, time: time, method: method),
+                               routingKey: "mfa.enabled", appId: appId, eventId: id, on: connection)
+    }
+
+    public static func mfaDisabled(appId: String, uid: String, reason: String, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.MfaDisabled(eventId: id, appId: appId, uid: uid, time: time, reason: reason),
+                               routingKey: "mfa.disabled", appId: appId, eventId: id, on: connection)
+    }
+
     public static func userUpdated(appId: String, uid: String, change: String, on connection: PGConnection) throws {
         let (id, time) = EventOutbox.stamp()
         try EventOutbox.append(EventsV1.UserUpdated(eventId: id, appId: appId, uid: uid, time: time, change: change),

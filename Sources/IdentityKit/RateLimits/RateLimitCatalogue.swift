@@ -23,11 +23,17 @@ public enum RateLimitCatalogue {
     /// Admin API calls of one app (its backend, with the secret key): a leaked key or a runaway
     /// script cannot flood the workers or the audit log. Introspection is not counted here.
     public static let adminPerApp = RateLimitPolicy(name: "admin_per_app", count: 3000, window: 60)
+    /// Wrong second-factor codes per user across every MFA challenge (counted by the token
+    /// worker; a right code is given back): opening new challenges buys no new guesses. Kept
+    /// apart from the password limits, so neither can lock the other.
+    public static let mfaGuessPerUser = RateLimitPolicy(name: "mfa_guess_per_user", count: 20, window: 3600)
+    /// Second-factor verifications per IP, before any work.
+    public static let mfaVerifyPerIP = RateLimitPolicy(name: "mfa_verify_per_ip", count: 100, window: 3600)
 
     public static let all: [RateLimitPolicy] = [
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
         codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
-        passwordCheckPerUser, adminPerApp,
+        passwordCheckPerUser, adminPerApp, mfaGuessPerUser, mfaVerifyPerIP,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }

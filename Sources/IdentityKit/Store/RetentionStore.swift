@@ -59,6 +59,12 @@ public struct RetentionStore: Sendable {
                 DELETE FROM sessions WHERE ctid IN (SELECT ctid FROM sessions
                   WHERE ended_at < now() - make_interval(secs => $1) LIMIT $2)
                 """, keep)
+            // An expired MFA challenge can answer nothing any more (by key: token_hash is not
+            // the revocation worker's to read).
+            counts["mfa_challenges"] = try batches(on: connection, """
+                DELETE FROM mfa_challenges WHERE (app_id, id) IN (
+                  SELECT app_id, id FROM mfa_challenges WHERE expires_at < now() LIMIT $1)
+                """)
             counts["guests"] = try guests(on: connection, keepGuests: periods.keepGuests)
             // A rate-limit state whose quota is whole again means the same as no row.
             counts["rate_limit_states"] = try batches(on: connection, """

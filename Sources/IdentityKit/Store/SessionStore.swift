@@ -25,6 +25,17 @@ public struct SessionStore: Sendable {
         }
     }
 
+    /// The live session's age in seconds (since its sign-in) and its assurance level, or nil
+    /// when it is not a live session of this user: what step-up checks.
+    public func assurance(appId: String, sessionId: String, uid: String) throws -> (ageSeconds: Int, aal: Int)? {
+        try pool.withConnection { connection in
+            try connection.query("""
+                SELECT floor(extract(epoch FROM now() - created_at))::int AS age, aal FROM sessions
+                WHERE app_id = $1 AND id = $2 AND uid = $3 AND ended_at IS NULL
+                """, [appId, sessionId, uid]).first.map { (try $0.int("age"), try $0.int("aal")) }
+        }
+    }
+
     /// Creates a session with its first refresh token inside the caller's transaction.
     public func create(appId: String, uid: String, sessionId: String, amr: [String], aal: Int, ip: String, userAgent: String,
                        refreshTokenHash: [UInt8], refreshLifetimeSeconds: Int, commandId: String?, createdAccount: Bool,

@@ -1,4 +1,4 @@
-/// A user as the gateway reads it: a row of the `user_profiles` view (migration 0010), which
+/// A user as the gateway reads it: a row of the `user_profiles` view (migrations 0010 and 0011), which
 /// has no secret column. The gateway's database role may read this view but not `users`, so
 /// a password hash or guest secret cannot reach the gateway even through a bug in its SQL.
 public struct UserProfile: Sendable {
@@ -20,6 +20,8 @@ public struct UserProfile: Sendable {
     public var createdAtMicros: Int64
     /// The linked sign-in providers (apple, google, firebase), sorted.
     public var identityProviders: [String]
+    /// Whether a second factor is on (the view says so without showing any of it).
+    public var mfaEnabled: Bool
     /// JSON objects as compact text (migration 0012).
     public var customClaimsJSON: String
     public var appMetadataJSON: String
@@ -32,7 +34,7 @@ public struct UserProfile: Sendable {
                       firstName: firstName, lastName: lastName, photoUrl: photoURL, isGuest: isGuest,
                       hasPassword: hasPassword,
                       providers: (hasPassword ? ["password"] : []) + identityProviders,
-                      roles: roles, mfaEnabled: false,
+                      roles: roles, mfaEnabled: mfaEnabled,
                       createdAt: Timestamp.rfc3339(microsecondsSinceEpoch: createdAtMicros),
                       appMetadataJson: appMetadataJSON, userMetadataJson: userMetadataJSON,
                       customClaimsJson: customClaimsJSON, disabled: disabled)
@@ -42,7 +44,7 @@ public struct UserProfile: Sendable {
     static let columns = """
         app_id, uid, email, email_verified, phone, username, first_name, last_name, photo_url, \
         has_password, is_guest, disabled, roles, \
-        (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, identity_providers, \
+        (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, identity_providers, mfa_enabled, \
         custom_claims::text AS custom_claims, app_metadata::text AS app_metadata, user_metadata::text AS user_metadata
         """
 
@@ -68,5 +70,6 @@ extension UserProfile {
         customClaimsJSON = try row.string("custom_claims")
         appMetadataJSON = try row.string("app_metadata")
         userMetadataJSON = try row.string("user_metadata")
+        mfaEnabled = try row.bool("mfa_enabled")
     }
 }

@@ -18,6 +18,8 @@ public struct UserRecord: Sendable {
     public var createdAtMicros: Int64
     /// The linked sign-in providers (apple, google, firebase), sorted.
     public var identityProviders: [String]
+    /// Whether a second factor is on (a confirmed row of `mfa_factors`).
+    public var mfaEnabled: Bool
     /// JSON objects as compact text (migration 0012).
     public var customClaimsJSON: String
     public var appMetadataJSON: String
@@ -28,7 +30,7 @@ public struct UserRecord: Sendable {
         UserProfile(appId: appId, uid: uid, email: email, emailVerified: emailVerified, phone: phone, username: username,
                     firstName: firstName, lastName: lastName, photoURL: photoURL, hasPassword: passwordHash != nil,
                     isGuest: isGuest, disabled: disabled, roles: roles, createdAtMicros: createdAtMicros,
-                    identityProviders: identityProviders, customClaimsJSON: customClaimsJSON,
+                    identityProviders: identityProviders, mfaEnabled: mfaEnabled, customClaimsJSON: customClaimsJSON,
                     appMetadataJSON: appMetadataJSON, userMetadataJSON: userMetadataJSON)
     }
 
@@ -42,6 +44,8 @@ public struct UserRecord: Sendable {
         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, \
         ARRAY(SELECT i.provider FROM user_identities i WHERE i.app_id = users.app_id AND i.uid = users.uid \
               ORDER BY i.provider) AS identity_providers, \
+        EXISTS (SELECT 1 FROM mfa_factors f WHERE f.app_id = users.app_id AND f.uid = users.uid \
+                AND f.confirmed_at IS NOT NULL) AS mfa_enabled, \
         custom_claims::text AS custom_claims, app_metadata::text AS app_metadata, user_metadata::text AS user_metadata
         """
 
@@ -64,5 +68,6 @@ public struct UserRecord: Sendable {
         customClaimsJSON = try row.string("custom_claims")
         appMetadataJSON = try row.string("app_metadata")
         userMetadataJSON = try row.string("user_metadata")
+        mfaEnabled = try row.bool("mfa_enabled")
     }
 }

@@ -9,6 +9,8 @@ public struct VerificationCodeStore: Sendable {
         case emailCode = "email_code"
         case passwordReset = "password_reset"
         case emailVerification = "email_verification"
+        /// The email second factor (enrolment and sign-in challenges).
+        case mfaEmail = "mfa_email"
     }
 
     public enum Check: Sendable, Equatable {

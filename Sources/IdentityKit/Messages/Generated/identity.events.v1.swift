@@ -447,6 +447,92 @@ extension EventsV1 {
             if !self.reason.isEmpty { try container.encode(self.reason, forKey: ProtoJSONKey("reason")) }
         }
     }
+
+    /// mfa.enabled: a second factor was confirmed (`method`: totp, email, sms).
+    public struct MfaEnabled: ProtoMessage {
+        public static let protoName = "identity.events.v1.MfaEnabled"
+
+        public var eventId: String
+        public var appId: String
+        public var uid: String
+        public var time: String
+        public var method: String
+
+        public init(
+            eventId: String = "",
+            appId: String = "",
+            uid: String = "",
+            time: String = "",
+            method: String = ""
+        ) {
+            self.eventId = eventId
+            self.appId = appId
+            self.uid = uid
+            self.time = time
+            self.method = method
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.time = try container.decodeProto(String.self, "time") ?? ""
+            self.method = try container.decodeProto(String.self, "method") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
+            if !self.method.isEmpty { try container.encode(self.method, forKey: ProtoJSONKey("method")) }
+        }
+    }
+
+    /// mfa.disabled: every second factor and backup code was removed (`reason`: user, admin_reset).
+    public struct MfaDisabled: ProtoMessage {
+        public static let protoName = "identity.events.v1.MfaDisabled"
+
+        public var eventId: String
+        public var appId: String
+        public var uid: String
+        public var time: String
+        public var reason: String
+
+        public init(
+            eventId: String = "",
+            appId: String = "",
+            uid: String = "",
+            time: String = "",
+            reason: String = ""
+        ) {
+            self.eventId = eventId
+            self.appId = appId
+            self.uid = uid
+            self.time = time
+            self.reason = reason
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.time = try container.decodeProto(String.self, "time") ?? ""
+            self.reason = try container.decodeProto(String.self, "reason") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
+            if !self.reason.isEmpty { try container.encode(self.reason, forKey: ProtoJSONKey("reason")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {

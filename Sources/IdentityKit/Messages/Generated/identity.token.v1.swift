@@ -739,6 +739,8 @@ extension TokenV1 {
         public var secret: String?
         public var identity: ProviderV1.VerifiedIdentity?
         public var authorizationCode: String?
+        /// The session asking: deleting a user with MFA on needs it at aal 2, younger than 5 minutes.
+        public var sessionId: String
 
         public init(
             appId: String = "",
@@ -746,7 +748,8 @@ extension TokenV1 {
             password: String? = nil,
             secret: String? = nil,
             identity: ProviderV1.VerifiedIdentity? = nil,
-            authorizationCode: String? = nil
+            authorizationCode: String? = nil,
+            sessionId: String = ""
         ) {
             self.appId = appId
             self.uid = uid
@@ -754,6 +757,7 @@ extension TokenV1 {
             self.secret = secret
             self.identity = identity
             self.authorizationCode = authorizationCode
+            self.sessionId = sessionId
         }
 
         public init(from decoder: Decoder) throws {
@@ -764,6 +768,7 @@ extension TokenV1 {
             self.secret = try container.decodeProto(String.self, "secret")
             self.identity = try container.decodeProto(ProviderV1.VerifiedIdentity.self, "identity")
             self.authorizationCode = try container.decodeProto(String.self, "authorization_code", "authorizationCode")
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -774,6 +779,7 @@ extension TokenV1 {
             if let value = self.secret { try container.encode(value, forKey: ProtoJSONKey("secret")) }
             if let value = self.identity { try container.encode(value, forKey: ProtoJSONKey("identity")) }
             if let value = self.authorizationCode { try container.encode(value, forKey: ProtoJSONKey("authorization_code")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
         }
     }
 
@@ -897,7 +903,8 @@ extension TokenV1 {
         }
     }
 
-    /// The token response of every sign-in method.
+    /// The token response of every sign-in method; or, when the user has a second factor, only
+    /// `mfa` (HTTP 202): the sign-in waits for `VerifyMfa`.
     public struct AuthResult: ProtoMessage {
         public static let protoName = "identity.token.v1.AuthResult"
 
@@ -908,6 +915,7 @@ extension TokenV1 {
         public var sessionId: String
         public var isNewUser: Bool
         public var user: CommonV1.User?
+        public var mfa: MfaChallenge?
 
         public init(
             accessToken: String = "",
@@ -916,7 +924,8 @@ extension TokenV1 {
             refreshToken: String = "",
             sessionId: String = "",
             isNewUser: Bool = false,
-            user: CommonV1.User? = nil
+            user: CommonV1.User? = nil,
+            mfa: MfaChallenge? = nil
         ) {
             self.accessToken = accessToken
             self.tokenType = tokenType
@@ -925,6 +934,7 @@ extension TokenV1 {
             self.sessionId = sessionId
             self.isNewUser = isNewUser
             self.user = user
+            self.mfa = mfa
         }
 
         public init(from decoder: Decoder) throws {
@@ -936,6 +946,7 @@ extension TokenV1 {
             self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
             self.isNewUser = try container.decodeProto(Bool.self, "is_new_user", "isNewUser") ?? false
             self.user = try container.decodeProto(CommonV1.User.self, "user")
+            self.mfa = try container.decodeProto(MfaChallenge.self, "mfa")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -947,6 +958,364 @@ extension TokenV1 {
             if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
             if self.isNewUser { try container.encode(self.isNewUser, forKey: ProtoJSONKey("is_new_user")) }
             if let value = self.user { try container.encode(value, forKey: ProtoJSONKey("user")) }
+            if let value = self.mfa { try container.encode(value, forKey: ProtoJSONKey("mfa")) }
+        }
+    }
+
+    public struct MfaChallenge: ProtoMessage {
+        public static let protoName = "identity.token.v1.MfaChallenge"
+
+        public var challengeToken: String
+        /// RFC 3339, 5 minutes after the first factor.
+        public var expiresAt: String
+        /// What `code` may be: totp, email, backup_code.
+        public var methods: [String]
+
+        public init(
+            challengeToken: String = "",
+            expiresAt: String = "",
+            methods: [String] = []
+        ) {
+            self.challengeToken = challengeToken
+            self.expiresAt = expiresAt
+            self.methods = methods
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.challengeToken = try container.decodeProto(String.self, "challenge_token", "challengeToken") ?? ""
+            self.expiresAt = try container.decodeProto(String.self, "expires_at", "expiresAt") ?? ""
+            self.methods = try container.decodeProto([String].self, "methods") ?? []
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.challengeToken.isEmpty { try container.encode(self.challengeToken, forKey: ProtoJSONKey("challenge_token")) }
+            if !self.expiresAt.isEmpty { try container.encode(self.expiresAt, forKey: ProtoJSONKey("expires_at")) }
+            if !self.methods.isEmpty { try container.encode(self.methods, forKey: ProtoJSONKey("methods")) }
+        }
+    }
+
+    /// POST /v1/auth/mfa/verify → AuthResult (amr gains the factor's method and "mfa", aal 2).
+    /// `method` is optional: without it, the code's shape picks (6 digits: TOTP then email code;
+    /// otherwise a backup code).
+    public struct VerifyMfa: ProtoMessage {
+        public static let protoName = "identity.token.v1.VerifyMfa"
+
+        public var appId: String
+        public var challengeToken: String
+        public var code: String
+        public var method: String?
+        public var client: CommonV1.ClientInfo?
+
+        public init(
+            appId: String = "",
+            challengeToken: String = "",
+            code: String = "",
+            method: String? = nil,
+            client: CommonV1.ClientInfo? = nil
+        ) {
+            self.appId = appId
+            self.challengeToken = challengeToken
+            self.code = code
+            self.method = method
+            self.client = client
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.challengeToken = try container.decodeProto(String.self, "challenge_token", "challengeToken") ?? ""
+            self.code = try container.decodeProto(String.self, "code") ?? ""
+            self.method = try container.decodeProto(String.self, "method")
+            self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.challengeToken.isEmpty { try container.encode(self.challengeToken, forKey: ProtoJSONKey("challenge_token")) }
+            if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
+            if let value = self.method { try container.encode(value, forKey: ProtoJSONKey("method")) }
+            if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+        }
+    }
+
+    /// POST /v1/me/mfa/totp → TotpEnrolment, POST /v1/me/mfa/email → Accepted (a code is mailed).
+    /// Needs a session at aal 2 younger than 5 minutes once MFA is on (step-up).
+    public struct StartMfaEnrolment: ProtoMessage {
+        public static let protoName = "identity.token.v1.StartMfaEnrolment"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        /// totp, email or sms.
+        public var method: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            method: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.method = method
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.method = try container.decodeProto(String.self, "method") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.method.isEmpty { try container.encode(self.method, forKey: ProtoJSONKey("method")) }
+        }
+    }
+
+    public struct TotpEnrolment: ProtoMessage {
+        public static let protoName = "identity.token.v1.TotpEnrolment"
+
+        public var secret: String
+        public var otpauthUri: String
+        public var qrSvg: String
+
+        public init(
+            secret: String = "",
+            otpauthUri: String = "",
+            qrSvg: String = ""
+        ) {
+            self.secret = secret
+            self.otpauthUri = otpauthUri
+            self.qrSvg = qrSvg
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.secret = try container.decodeProto(String.self, "secret") ?? ""
+            self.otpauthUri = try container.decodeProto(String.self, "otpauth_uri", "otpauthUri") ?? ""
+            self.qrSvg = try container.decodeProto(String.self, "qr_svg", "qrSvg") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.secret.isEmpty { try container.encode(self.secret, forKey: ProtoJSONKey("secret")) }
+            if !self.otpauthUri.isEmpty { try container.encode(self.otpauthUri, forKey: ProtoJSONKey("otpauth_uri")) }
+            if !self.qrSvg.isEmpty { try container.encode(self.qrSvg, forKey: ProtoJSONKey("qr_svg")) }
+        }
+    }
+
+    /// POST /v1/me/mfa/{totp|email}/confirm → BackupCodes (a fresh set of 10, shown once).
+    public struct ConfirmMfaEnrolment: ProtoMessage {
+        public static let protoName = "identity.token.v1.ConfirmMfaEnrolment"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        public var method: String
+        public var code: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            method: String = "",
+            code: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.method = method
+            self.code = code
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.method = try container.decodeProto(String.self, "method") ?? ""
+            self.code = try container.decodeProto(String.self, "code") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.method.isEmpty { try container.encode(self.method, forKey: ProtoJSONKey("method")) }
+            if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
+        }
+    }
+
+    public struct BackupCodes: ProtoMessage {
+        public static let protoName = "identity.token.v1.BackupCodes"
+
+        public var backupCodes: [String]
+
+        public init(
+            backupCodes: [String] = []
+        ) {
+            self.backupCodes = backupCodes
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.backupCodes = try container.decodeProto([String].self, "backup_codes", "backupCodes") ?? []
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.backupCodes.isEmpty { try container.encode(self.backupCodes, forKey: ProtoJSONKey("backup_codes")) }
+        }
+    }
+
+    /// GET /v1/me/mfa → MfaStatus.
+    public struct GetMfaStatus: ProtoMessage {
+        public static let protoName = "identity.token.v1.GetMfaStatus"
+
+        public var appId: String
+        public var uid: String
+
+        public init(
+            appId: String = "",
+            uid: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+        }
+    }
+
+    public struct MfaStatus: ProtoMessage {
+        public static let protoName = "identity.token.v1.MfaStatus"
+
+        public var enabled: Bool
+        public var methods: [String]
+        public var backupCodesRemaining: Int32
+        public var lastUsedAt: String?
+        public var enabledAt: String?
+
+        public init(
+            enabled: Bool = false,
+            methods: [String] = [],
+            backupCodesRemaining: Int32 = 0,
+            lastUsedAt: String? = nil,
+            enabledAt: String? = nil
+        ) {
+            self.enabled = enabled
+            self.methods = methods
+            self.backupCodesRemaining = backupCodesRemaining
+            self.lastUsedAt = lastUsedAt
+            self.enabledAt = enabledAt
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.enabled = try container.decodeProto(Bool.self, "enabled") ?? false
+            self.methods = try container.decodeProto([String].self, "methods") ?? []
+            self.backupCodesRemaining = try container.decodeProto(ProtoJSONInteger<Int32>.self, "backup_codes_remaining", "backupCodesRemaining")?.value ?? 0
+            self.lastUsedAt = try container.decodeProto(String.self, "last_used_at", "lastUsedAt")
+            self.enabledAt = try container.decodeProto(String.self, "enabled_at", "enabledAt")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if self.enabled { try container.encode(self.enabled, forKey: ProtoJSONKey("enabled")) }
+            if !self.methods.isEmpty { try container.encode(self.methods, forKey: ProtoJSONKey("methods")) }
+            if self.backupCodesRemaining != 0 { try container.encode(self.backupCodesRemaining, forKey: ProtoJSONKey("backup_codes_remaining")) }
+            if let value = self.lastUsedAt { try container.encode(value, forKey: ProtoJSONKey("last_used_at")) }
+            if let value = self.enabledAt { try container.encode(value, forKey: ProtoJSONKey("enabled_at")) }
+        }
+    }
+
+    /// POST /v1/me/mfa/backup-codes → BackupCodes (the old set dies). Step-up.
+    public struct RegenerateBackupCodes: ProtoMessage {
+        public static let protoName = "identity.token.v1.RegenerateBackupCodes"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+        }
+    }
+
+    /// DELETE /v1/me/mfa → Done: a current code (TOTP, backup or the email factor's) and step-up.
+    public struct DisableMfa: ProtoMessage {
+        public static let protoName = "identity.token.v1.DisableMfa"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        public var code: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            code: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.code = code
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.code = try container.decodeProto(String.self, "code") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
         }
     }
 

@@ -1,0 +1,115 @@
+import Foundation
+import IdentityKit
+
+/// Checks second-factor codes (TOTP, the email factor's mailed code, backup codes) for a user,
+/// inside the caller's transaction. Every check is charged first to the user's budget of wrong
+/// codes across challenges (`mfa_guess_per_user`, separate from password limits) and given
+/// back when right, like mailed codes are charged to their address.
+struct SecondFactors: Sendable {
+    let store: MfaStore
+    let totpSeal: TOTPSecretSeal
+    /// Keys the backup codes' HMACs (a token-worker sub-key): a leaked table cannot be searched offline.
+    let backupCodeKey: [UInt8]
+    let codes: VerificationCodeStore
+    let mailSeal: MailPayloadSeal
+    let codeLifetimeSeconds: Int
+
+    enum Check {
+        /// Right: the `amr` value of the factor that answered.
+        case accepted(amr: String, method: String)
+        case rejected
+        case limited([RateLimitStore.Status])
+    }
+
+    /// The `amr` a second factor adds: every one of them (TOTP, a mailed code, a backup code)
+    /// is a one-time code, RFC 8176's `otp`.
+    static func amr(of method: String) -> String { "otp" }
+
+    /// Checks `code` against the methods in `allowed` (all of the user's when nil). `method`
+    /// narrows it to one; otherwise the code's shape picks (6 digits: TOTP, then the email
+    /// code; anything else: a backup code). `confirming` accepts a TOTP or email factor that
+    /// is not on yet (enrolment's first code).
+    func check(_ rawCode: String, method: String?, allowed: [String], user: UserRecord, confirming: Bool = false,
+               on connection: PGConnection) throws -> Check {
+        let budget = RateLimitStore.Check(RateLimitCatalogue.mfaGuessPerUser, subject: RateLimitStore.hashedSubject(user.uid))
+        let statuses = try RateLimitStore.take(appId: user.appId, [budget], on: connection)
+        if let last = statuses.last, last.refused { return .limited(statuses) }
+        let code = rawCode.trimmingCharacters(in: .whitespaces)
+        let sixDigits = code.utf8.count == 6 && code.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+        var candidates = allowed
+        if let method { candidates = candidates.filter { $0 == method } }
+        for candidate in candidates {
+            let right: Bool
+            switch candidate {
+            case "totp" where sixDigits:
+                right = try totp(code, user: user, confirming: confirming, on: connection)
+            case "email" where sixDigits:
+                right = try email(code, user: user, on: connection)
+            case "backup_code" where !sixDigits || method == "backup_code":
+                right = try store.spendBackupCode(backupCodeHMAC(code), appId: user.appId, uid: user.uid, on: connection)
+            default:
+                right = false
+            }
+            if right {
+                try RateLimitStore.refund(appId: user.appId, budget, on: connection)
+                return .accepted(amr: Self.amr(of: candidate), method: candidate)
+            }
+        }
+        return .rejected
+    }
+
+    /// A TOTP code within ±1 step whose step is later than the last one accepted: the step is
+    /// then recorded by one conditional UPDATE, so the same code never passes twice.
+    private func totp(_ code: String, user: UserRecord, confirming: Bool, on connection: PGConnection) throws -> Bool {
+        guard let stored = try store.totp(appId: user.appId, uid: user.uid, on: connection),
+              stored.confirmed || confirming else { return false }
+        let secret = try totpSeal.open(stored.sealed, appId: user.appId, uid: user.uid)
+        guard let step = TOTP.matchingStep(code, secret: secret, now: Timestamp.nowSeconds()) else { return false }
+        return try store.acceptTOTPStep(step, appId: user.appId, uid: user.uid, confirming: confirming, on: connection)
+    }
+
+    /// The email factor's mailed code (spent when right).
+    private func email(_ code: String, user: UserRecord, on connection: PGConnection) throws -> Bool {
+        guard let address = user.email else { return false }
+        return try codes.check(code, purpose: .mfaEmail, appId: user.appId, email: address, spend: true,
+                               on: connection) == .valid
+    }
+
+    // MARK: Backup codes
+
+    /// A fresh set of backup codes (shown once) and their HMACs (stored): 10 codes of 10
+    /// characters from an alphabet without look-alikes (50 bits each).
+    func newBackupCodes() -> (codes: [String], hmacs: [[UInt8]]) {
+        let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+        var codes: [String] = []
+        while codes.count < MfaStore.backupCodeCount {
+            var code = ""
+            while code.count < 10 {
+                let byte = SecureRandom.bytes(1)[0]
+                guard byte < 248 else { continue }  // 248 = 8 × 31: no modulo bias
+                code.append(alphabet[Int(byte) % alphabet.count])
+            }
+            codes.append(String(code.prefix(5)) + "-" + String(code.suffix(5)))
+        }
+        return (codes, codes.map(backupCodeHMAC))
+    }
+
+    /// Case, spaces and dashes do not matter when a backup code is typed back.
+    func backupCodeHMAC(_ code: String) -> [UInt8] {
+        let normalized = String(code.lowercased().filter { $0 != "-" && $0 != " " }.prefix(64))
+        return Digest.hmacSHA256(key: backupCodeKey, Array(normalized.utf8))
+    }
+
+    /// Stores a fresh email-factor code and queues its mail through the outbox (sent exactly
+    /// when the transaction commits; the code travels sealed for the mailer).
+    func mailCode(to user: UserRecord, on connection: PGConnection) throws {
+        guard let address = user.email else { return }
+        let code = VerificationCodeStore.newCode()
+        try codes.store(code, purpose: .mfaEmail, appId: user.appId, email: address, lifetimeSeconds: codeLifetimeSeconds,
+                        on: connection)
+        let messageId = "mail_" + Identifiers.nowULID()
+        let command = MailerV1.SendEmail(messageId: messageId, appId: user.appId, to: address, kind: "mfa_code", code: "",
+                                         sealedCode: Data(try mailSeal.seal(code, messageId: messageId)))
+        try EventOutbox.appendCommand(command, queue: BusTopology.mailerCommands, appId: user.appId, on: connection)
+    }
+}
