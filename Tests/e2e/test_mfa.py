@@ -297,7 +297,7 @@ def test_email_second_factor_end_to_end(client, app, smtp_sink, events):
     user = client.new_user(app, email=email)
     token = user["access_token"]
     _, code = email_verification_code(client, smtp_sink, app, token, email)
-    assert client.verify_email(app, email, code).status == 200
+    assert client.verify_email(app, email, code, token=token).status == 200
     mark = smtp_sink.mark()
     resp = client.post("/v1/me/mfa/email", app_key=app["app_key"], token=token)
     assert resp.status == 202, resp
