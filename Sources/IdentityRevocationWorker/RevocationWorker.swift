@@ -29,7 +29,7 @@ public final class RevocationWorker: Service {
         let levels = configuration.appleRevokeRetryDelaysMilliseconds.count
         // Ending a user's sessions or removing their device acts for that user: only with their
         // access token in the message (CallerAuthority).
-        let authority = CallerAuthority(apps: AppStore(pool: pool))
+        let authority = CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.revocationCommands,

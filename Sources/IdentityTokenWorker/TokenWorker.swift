@@ -68,7 +68,7 @@ public final class TokenWorker: Service {
             mfaVerification: MfaVerification(pool: pool, users: users, challenges: challenges, factors: secondFactors,
                                              issuer: issuer),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
-            authority: CallerAuthority(apps: AppStore(pool: pool)),
+            authority: CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool)),
             admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool)),
                                  userImport: AdminUserImport(importer: UserImport(pool: pool)),
                                  signingKeys: AdminSigningKeyRotation(keys: SigningKeyStore(pool: pool),

@@ -157,3 +157,16 @@ def test_a_guest_cannot_be_taken_over_without_its_token(client, app):
     # The guest is still a guest, signed in as before.
     me = client.get("/v1/me", app_key=app["app_key"], token=guest["access_token"])
     assert me.status == 200 and me.data["is_guest"] is True, me
+
+
+def test_an_apps_secret_key_acts_for_its_own_users_only(client, app, other_app):
+    """The admin API forwards the app's secret key as the caller: it may act for any user of
+    that app (the control), and a key of another app acts for nobody here."""
+    user = client.new_user(app, first_name="Before")
+    update = {"app_id": app["app_id"], "uid": user["user"]["uid"], "first_name": "Admin"}
+    reply_type, reply = _command(TOKEN_QUEUE, "identity.token.v1.UpdateProfile", update, app["app_id"],
+                                 caller_token=other_app["secret_key"])
+    assert reply_type == ERROR_TYPE and reply["code"] == "auth/invalid-token", reply
+    reply_type, reply = _command(TOKEN_QUEUE, "identity.token.v1.UpdateProfile", update, app["app_id"],
+                                 caller_token=app["secret_key"])
+    assert reply_type == "identity.token.v1.UserResult" and reply["user"]["first_name"] == "Admin", reply

@@ -10,22 +10,29 @@ import Foundation
 /// this user (and session, where the command names one). Whoever lacks the user's token cannot
 /// make a worker act for that user; a refusal is logged and answered 401.
 ///
+/// The one other authority over a user is the app's backend: an admin API call forwards the
+/// app's secret key instead (`sk_…`, checked through `secret_key_owner` without reading any
+/// hash), which may act for any user of that app and of no other.
+///
 /// Not checked here: that the session is still live. The gateway checks that before sending, and
 /// the flows that depend on it (linking's recent sign-in, device registration) check it again in
 /// their own transaction.
 public struct CallerAuthority: Sendable {
     let verifier: TokenVerifier
     let apps: AppStore
+    let secretKeys: SecretKeyStore
 
-    public init(apps: AppStore) {
+    public init(apps: AppStore, secretKeys: SecretKeyStore) {
         self.apps = apps
+        self.secretKeys = secretKeys
         verifier = TokenVerifier(store: apps)
     }
 
     /// The verified claims when `message` carries an access token of `appId` for `uid` (and for
-    /// `sessionId` when one is given), else throws 401 `auth/invalid-token` after logging why.
+    /// `sessionId` when one is given), nil when it carries a live secret key of `appId`, else
+    /// throws 401 `auth/invalid-token` after logging why.
     @discardableResult
-    public func check(_ message: BusMessage, appId: String, uid: String, sessionId: String? = nil) throws -> AccessTokenClaims {
+    public func check(_ message: BusMessage, appId: String, uid: String, sessionId: String? = nil) throws -> AccessTokenClaims? {
         let fields = ["app_id": appId, "type": message.type, "request_id": message.requestId]
         func refuse(_ why: String) -> ServiceError {
             Log.warning("command refused: it does not carry the acting user's access token", fields.merging(["why": why]) { $1 })
@@ -33,6 +40,12 @@ public struct CallerAuthority: Sendable {
         }
         guard !message.callerToken.isEmpty else { throw refuse("no caller token") }
         guard message.appId.isEmpty || message.appId == appId else { throw refuse("message app differs from the command's") }
+        if message.callerToken.hasPrefix("sk_") {
+            guard let owner = try secretKeys.owner(ofKey: message.callerToken), owner.app.id == appId else {
+                throw refuse("not a live secret key of the app")
+            }
+            return nil
+        }
         guard let app = try apps.find(id: appId) else { throw refuse("unknown app") }
         let claims: AccessTokenClaims
         do {
