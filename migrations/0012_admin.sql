@@ -61,6 +61,27 @@ ALTER TABLE users ADD COLUMN user_metadata jsonb NOT NULL DEFAULT '{}';
 -- Metadata a new user of the app starts with ({"app_metadata": {…}, "user_metadata": {…}}).
 ALTER TABLE apps ADD COLUMN default_metadata jsonb NOT NULL DEFAULT '{}';
 
+-- A new user starts with the app's default metadata, whichever flow makes it (sign-up, guest,
+-- provider, admin, import), unless the insert gives its own. SECURITY DEFINER: the inserting
+-- role needs no right on apps for it.
+CREATE FUNCTION users_default_metadata() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+    defaults jsonb;
+BEGIN
+    SELECT a.default_metadata INTO defaults FROM apps a WHERE a.id = NEW.app_id;
+    IF NEW.app_metadata = '{}'::jsonb AND jsonb_typeof(defaults -> 'app_metadata') = 'object' THEN
+        NEW.app_metadata := defaults -> 'app_metadata';
+    END IF;
+    IF NEW.user_metadata = '{}'::jsonb AND jsonb_typeof(defaults -> 'user_metadata') = 'object' THEN
+        NEW.user_metadata := defaults -> 'user_metadata';
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER users_default_metadata BEFORE INSERT ON users
+    FOR EACH ROW EXECUTE FUNCTION users_default_metadata();
+
 -- The gateway's read model gains the new columns (appended: CREATE OR REPLACE keeps the rest).
 CREATE OR REPLACE VIEW user_profiles AS
 SELECT u.app_id, u.uid, u.email, u.email_verified, u.phone, u.username, u.first_name, u.last_name,

@@ -50,6 +50,7 @@ public final class Gateway: Service {
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
+            + IntrospectionRoutes(verifier: verifier, store: IntrospectionStore(pool: pool)).routes
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
             + AdminAppRoutes(secretKeys: secretKeys, audit: AuditLog(pool: pool), commands: commands).routes
         return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served)).routes + served

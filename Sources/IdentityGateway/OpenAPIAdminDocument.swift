@@ -9,6 +9,13 @@ enum OpenAPIAdminDocument {
     static let paths = #"""
     {
       "/v1/admin/users": {
+        "post": {
+          "summary": "Create a user, with or without a password (email_verified settable)",
+          "operationId": "adminCreateUser",
+          "security": [{"secretKey": []}],
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AdminUserCreate"}}}},
+          "responses": {"201": {"$ref": "#/components/responses/AdminUser"}}
+        },
         "get": {
           "summary": "The app's users, newest first, with filters and a cursor",
           "operationId": "adminListUsers",
@@ -38,6 +45,86 @@ enum OpenAPIAdminDocument {
           "security": [{"secretKey": []}],
           "parameters": [{"$ref": "#/components/parameters/Uid"}],
           "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
+        },
+        "patch": {
+          "summary": "Change a user: profile fields (null clears), email_verified, roles, custom claims, metadata (each replaced whole)",
+          "operationId": "adminUpdateUser",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AdminUserUpdate"}}}},
+          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
+        },
+        "delete": {
+          "summary": "Delete a user as DELETE /v1/me does (sessions end, Apple tokens revoked, user.deleted)",
+          "operationId": "adminDeleteUser",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"204": {"description": "Deleted"}}
+        }
+      },
+      "/v1/admin/users/{uid}/disable": {
+        "post": {
+          "summary": "Disable a user: every session ends at once, sign-in and refresh answer 403 auth/user-disabled, user.disabled is published",
+          "operationId": "adminDisableUser",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
+        }
+      },
+      "/v1/admin/users/{uid}/enable": {
+        "post": {
+          "summary": "Enable a disabled user again (user.enabled)",
+          "operationId": "adminEnableUser",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
+        }
+      },
+      "/v1/admin/users/{uid}/sessions": {
+        "get": {
+          "summary": "The user's live sessions, newest first",
+          "operationId": "adminListSessions",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"200": {"description": "Sessions", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {"type": "object",
+              "required": ["id", "created_at", "last_seen_at", "expires_at", "ip", "user_agent", "amr", "mfa_verified"]}}}}}}}}
+        },
+        "delete": {
+          "summary": "End every live session of the user",
+          "operationId": "adminEndAllSessions",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"204": {"description": "Ended"}}
+        }
+      },
+      "/v1/admin/users/{uid}/sessions/{session_id}": {
+        "delete": {
+          "summary": "End one session of the user",
+          "operationId": "adminEndSession",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"},
+                         {"name": "session_id", "in": "path", "required": true, "schema": {"type": "string"}}],
+          "responses": {"204": {"description": "Ended"}}
+        }
+      },
+      "/v1/token/introspect": {
+        "post": {
+          "summary": "RFC 7662 introspection of an access or refresh token: active with its claims, or only {active: false}",
+          "operationId": "introspectToken",
+          "security": [{"secretKey": []}, {"secretKeyBasic": []}],
+          "requestBody": {"required": true, "content": {
+            "application/x-www-form-urlencoded": {"schema": {"type": "object", "required": ["token"], "properties": {
+              "token": {"type": "string"}, "token_type_hint": {"type": "string"}}}},
+            "application/json": {"schema": {"type": "object", "required": ["token"], "properties": {
+              "token": {"type": "string", "minLength": 1, "maxLength": 8192}, "token_type_hint": {"type": "string"}}}}}},
+          "responses": {"200": {"description": "RFC 7662's answer (top level, not under data)", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["active"],
+            "properties": {"active": {"type": "boolean"}, "sub": {"type": "string"}, "exp": {"type": "integer"},
+                           "iat": {"type": "integer"}, "iss": {"type": "string"}, "aud": {"type": "string"},
+                           "client_id": {"type": "string"}, "scope": {"type": "string"},
+                           "token_type": {"enum": ["Bearer", "refresh_token"]}, "sid": {"type": "string"},
+                           "amr": {"type": "array", "items": {"type": "string"}}, "aal": {"enum": ["aal1", "aal2"]}}}}}}}
         }
       },
       "/v1/admin/secret-keys/rotate": {
@@ -97,6 +184,39 @@ enum OpenAPIAdminDocument {
         "AdminUser": {"allOf": [{"$ref": "#/components/schemas/User"}, {
           "type": "object", "required": ["custom_claims", "disabled"],
           "properties": {"custom_claims": {"type": "object"}, "disabled": {"type": "boolean"}}}]},
+        "AdminUserCreate": {
+          "type": "object", "description": "One of email, phone or username; a password needs an email or a username",
+          "properties": {
+            "email": {"type": "string", "format": "email", "maxLength": 254},
+            "password": {"type": "string", "minLength": 8, "maxLength": 256},
+            "email_verified": {"type": "boolean"},
+            "phone": {"type": "string", "pattern": "^\\+[1-9][0-9]{6,14}$"},
+            "username": {"type": "string", "pattern": "^[A-Za-z0-9_.]{3,32}$"},
+            "first_name": {"type": "string", "maxLength": 100},
+            "last_name": {"type": "string", "maxLength": 100},
+            "roles": {"$ref": "#/components/schemas/Roles"},
+            "custom_claims": {"$ref": "#/components/schemas/CustomClaims"},
+            "app_metadata": {"type": "object"},
+            "user_metadata": {"type": "object"}
+          }
+        },
+        "AdminUserUpdate": {
+          "type": "object",
+          "properties": {
+            "email": {"type": ["string", "null"], "format": "email", "maxLength": 254},
+            "email_verified": {"type": "boolean"},
+            "phone": {"type": ["string", "null"], "pattern": "^\\+[1-9][0-9]{6,14}$"},
+            "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"},
+            "first_name": {"type": ["string", "null"], "maxLength": 100},
+            "last_name": {"type": ["string", "null"], "maxLength": 100},
+            "roles": {"oneOf": [{"$ref": "#/components/schemas/Roles"}, {"type": "null"}]},
+            "custom_claims": {"oneOf": [{"$ref": "#/components/schemas/CustomClaims"}, {"type": "null"}]},
+            "app_metadata": {"type": ["object", "null"]},
+            "user_metadata": {"type": ["object", "null"]}
+          }
+        },
+        "Roles": {"type": "array", "maxItems": 50, "items": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$"}},
+        "CustomClaims": {"type": "object", "description": "Under 1 KiB as JSON; no reserved claim name (iss, sub, aud, exp, iat, jti, sid, amr, roles, email, …). In the next access token."},
         "AuditRow": {
           "type": "object", "required": ["id", "at", "actor", "action", "target", "ip", "request_id", "detail"],
           "properties": {"id": {"type": "string"}, "at": {"type": "string", "format": "date-time"},

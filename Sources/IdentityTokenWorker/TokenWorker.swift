@@ -31,11 +31,12 @@ public final class TokenWorker: Service {
             mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
         let guests = GuestSignIn(pool: pool, users: users, issuer: issuer,
                                  secretKey: Digest.hmacSHA256(key: configuration.masterKey, Array("guest-secret-v1".utf8)))
+        let deletion = AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
+                                       hasher: hasher, guests: guests, masterKey: configuration.masterKey,
+                                       identitySeal: identitySeal)
         let router = CommandRouter(
             guest: guests,
-            deletion: AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
-                                      hasher: hasher, guests: guests, masterKey: configuration.masterKey,
-                                      identitySeal: identitySeal),
+            deletion: deletion,
             devices: DeviceRegistration(pool: pool, devices: DeviceStore(pool: pool)),
             signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, issuer: issuer),
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, issuer: issuer),
@@ -57,7 +58,9 @@ public final class TokenWorker: Service {
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
-            admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool))))
+            admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool)),
+                                 users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
+                                                           deletion: deletion)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,
@@ -128,6 +131,14 @@ struct CommandRouter: Sendable {
                 return try .init(profile.handle(decode(message)))
             case AdminV1.RotateSecretKey.protoName:
                 return try .init(admin.secretKeys.handle(decode(message)))
+            case AdminV1.CreateUser.protoName:
+                return try .init(admin.users.create(decode(message)))
+            case AdminV1.UpdateUser.protoName:
+                return try .init(admin.users.update(decode(message)))
+            case AdminV1.SetUserDisabled.protoName:
+                return try .init(admin.users.setDisabled(decode(message)))
+            case AdminV1.DeleteUser.protoName:
+                return try .init(admin.users.delete(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

@@ -3,4 +3,5 @@ import IdentityKit
 /// The flows behind the admin API (`identity.admin.v1` commands), one per area.
 struct AdminCommands: Sendable {
     let secretKeys: SecretKeyRotation
+    let users: UserAdministration
 }
