@@ -102,7 +102,11 @@ GRANT SELECT (default_metadata) ON apps TO identity_gateway;
 -- identity_token_worker: rotates secret keys (hashing is its job), writes users' new columns
 -- (table-wide already), reads default metadata for new users, and audits security events.
 GRANT SELECT (app_id, id, created_at, expires_at), INSERT, UPDATE (expires_at) ON app_secret_keys TO identity_token_worker;
-GRANT SELECT (default_metadata), UPDATE (default_metadata) ON apps TO identity_token_worker;
+-- App settings through the admin API (PATCH /v1/admin/settings) are written by the token worker,
+-- the holder of the master key that seals an Apple .p8 key.
+GRANT SELECT (default_metadata, rate_limits), UPDATE (default_metadata, access_token_ttl, session_lifetime, rate_limits)
+    ON apps TO identity_token_worker;
+GRANT SELECT, INSERT, UPDATE ON app_provider_settings, app_mail_settings TO identity_token_worker;
 GRANT INSERT ON audit_log TO identity_token_worker;
 GRANT USAGE ON SEQUENCE audit_log_id_seq TO identity_token_worker;
 

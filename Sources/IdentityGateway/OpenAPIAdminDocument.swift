@@ -142,6 +142,21 @@ enum OpenAPIAdminDocument {
                              "previous_keys_expire_at": {"type": ["string", "null"], "format": "date-time"}}}}}}}}}
         }
       },
+      "/v1/admin/settings": {
+        "get": {
+          "summary": "The app's settings, as identityctl apps settings prints them",
+          "operationId": "adminGetSettings",
+          "security": [{"secretKey": []}],
+          "responses": {"200": {"$ref": "#/components/responses/AppSettings"}}
+        },
+        "patch": {
+          "summary": "Change the app's settings: what identityctl apps settings sets, with the same rules",
+          "operationId": "adminUpdateSettings",
+          "security": [{"secretKey": []}],
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AppSettingsUpdate"}}}},
+          "responses": {"200": {"$ref": "#/components/responses/AppSettings"}}
+        }
+      },
       "/v1/admin/audit": {
         "get": {
           "summary": "The app's audit log (admin calls and security events), newest first",
@@ -177,10 +192,36 @@ enum OpenAPIAdminDocument {
         "Uid": {"name": "uid", "in": "path", "required": true, "schema": {"type": "string"}}
       },
       "responses": {
+        "AppSettings": {"description": "The app's settings", "content": {"application/json": {"schema": {
+          "type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": [
+            "app_id", "access_token_ttl", "session_lifetime", "google_client_ids", "apple_bundle_ids", "apple_services_ids",
+            "apple_team_id", "apple_key_id", "apple_private_key_set", "firebase_project_id", "firebase_trust_email_verified",
+            "deep_link_url", "mail_from_name", "mail_from_address", "rate_limits", "default_metadata"]}}}}}},
         "AdminUser": {"description": "The user", "content": {"application/json": {"schema": {
           "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/AdminUser"}}}}}}
       },
       "schemas": {
+        "AppSettingsUpdate": {
+          "type": "object", "description": "Only what is sent changes; null clears a text setting",
+          "properties": {
+            "access_token_ttl": {"type": "integer", "minimum": 300, "maximum": 86400},
+            "session_lifetime": {"type": "integer", "minimum": 3600, "maximum": 315360000},
+            "google_client_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},
+            "apple_bundle_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},
+            "apple_services_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},
+            "apple_team_id": {"type": ["string", "null"], "maxLength": 256},
+            "apple_key_id": {"type": ["string", "null"], "maxLength": 256},
+            "apple_private_key": {"type": "string", "description": "The .p8 key (EC private key, PEM); stored sealed, never shown"},
+            "firebase_project_id": {"type": ["string", "null"], "maxLength": 256},
+            "firebase_trust_email_verified": {"type": "boolean"},
+            "deep_link_url": {"type": ["string", "null"], "maxLength": 2048},
+            "mail_from_name": {"type": ["string", "null"], "maxLength": 256},
+            "mail_from_address": {"type": ["string", "null"], "format": "email"},
+            "mail_templates": {"type": "object", "description": "KIND.PART → text (KIND: email_code, password_reset, email_verification; PART: subject, text, html)", "additionalProperties": {"type": "string"}},
+            "rate_limits": {"type": "object", "description": "Limit name → COUNT/WINDOW (e.g. 1000/1h) or default", "additionalProperties": {"type": "string"}},
+            "default_metadata": {"type": "object", "properties": {"app_metadata": {"type": "object"}, "user_metadata": {"type": "object"}}, "additionalProperties": false}
+          }
+        },
         "AdminUser": {"allOf": [{"$ref": "#/components/schemas/User"}, {
           "type": "object", "required": ["custom_claims", "disabled"],
           "properties": {"custom_claims": {"type": "object"}, "disabled": {"type": "boolean"}}}]},

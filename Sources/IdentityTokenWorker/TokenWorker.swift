@@ -60,7 +60,8 @@ public final class TokenWorker: Service {
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool)),
                                  users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
-                                                           deletion: deletion)))
+                                                           deletion: deletion),
+                                 settings: AppSettingsChange(pool: pool, masterKey: configuration.masterKey)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,
@@ -139,6 +140,8 @@ struct CommandRouter: Sendable {
                 return try .init(admin.users.setDisabled(decode(message)))
             case AdminV1.DeleteUser.protoName:
                 return try .init(admin.users.delete(decode(message)))
+            case AdminV1.UpdateAppSettings.protoName:
+                return try .init(admin.settings.handle(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

@@ -11,7 +11,8 @@ final class RoutesTests: XCTestCase {
         let store = AppStore(pool: pool)
         return Gateway.routes(pool: pool, bus: bus, apps: AppResolver(store: store), appStore: store,
                               commands: CommandSender(bus: bus, timeout: 1), verifier: TokenVerifier(store: store),
-                              users: UserProfileStore(pool: pool), sessions: SessionStore(pool: pool))
+                              users: UserProfileStore(pool: pool), sessions: SessionStore(pool: pool),
+                              secretKeys: SecretKeyStep(store: SecretKeyStore(pool: pool)))
     }
 
     func testOpenAPIDocumentListsExactlyTheServedRoutes() throws {
@@ -55,8 +56,10 @@ final class RoutesTests: XCTestCase {
             }
         }
         // Every sign-in, sign-up, guest, nonce, refresh, code-sending and code-checking call,
-        // and the password checks of signed-in users (change, deletion, linking).
-        XCTAssertEqual(limited, 18)
+        // and the password checks of signed-in users (change, deletion, linking); and the 14
+        // admin API routes (admin_per_app).
+        XCTAssertEqual(limited, 18 + table.filter { $0.pattern.hasPrefix("/v1/admin/") }.count)
+        XCTAssertEqual(table.filter { $0.pattern.hasPrefix("/v1/admin/") }.count, 14)
     }
 
     /// The hand-written document has success answers only: an error answer written there could

@@ -100,6 +100,21 @@ public struct AppStore: Sendable {
         }
     }
 
+    /// The metadata the app's new users start with (`{}` when none was set).
+    public func defaultMetadata(appId: String) throws -> JSONValue {
+        try pool.withConnection { connection in
+            let text = try connection.query("SELECT default_metadata::text AS metadata FROM apps WHERE id = $1", [appId])
+                .first.map { try $0.string("metadata") } ?? "{}"
+            return JSONValue.parse(Data(text.utf8)) ?? .object([:])
+        }
+    }
+
+    public func setDefaultMetadata(appId: String, _ metadata: JSONValue) throws {
+        try pool.withConnection { connection in
+            _ = try connection.query("UPDATE apps SET default_metadata = $2::jsonb WHERE id = $1", [appId, metadata.serialized])
+        }
+    }
+
     /// Keys that verify tokens: the current one and those rotated out but not yet retired.
     public func publicKeys(appId: String) throws -> [PublicSigningKey] {
         try pool.withConnection { connection in

@@ -4,4 +4,5 @@ import IdentityKit
 struct AdminCommands: Sendable {
     let secretKeys: SecretKeyRotation
     let users: UserAdministration
+    let settings: AppSettingsChange
 }

@@ -38,10 +38,25 @@ enum AdminFields {
         return roles
     }
 
+    /// PostgreSQL's jsonb refuses U+0000 anywhere (keys and strings): refused here as a 422,
+    /// as every body string with NUL is, rather than failing in the store.
+    static func containsNUL(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text): return text.utf8.contains(0)
+        case .array(let items): return items.contains(where: containsNUL)
+        case .object(let fields): return fields.contains { $0.key.utf8.contains(0) || containsNUL($0.value) }
+        default: return false
+        }
+    }
+
     /// `custom_claims`: compact JSON text, or nil when absent (null clears: `{}`).
     static func customClaims(_ body: inout BodyReader) -> String? {
         guard let value = body.value("custom_claims") else { return nil }
         if value == .null { return "{}" }
+        if containsNUL(value) {
+            body.add(.init(location: "body.custom_claims", message: "must not contain NUL characters"))
+            return nil
+        }
         if let problem = CustomClaims.problem(value) {
             body.add(.init(location: "body.custom_claims", message: problem))
             return nil
@@ -55,6 +70,10 @@ enum AdminFields {
         if value == .null { return "{}" }
         guard case .object = value else {
             body.add(.init(location: "body.\(key)", message: "must be a JSON object"))
+            return nil
+        }
+        if containsNUL(value) {
+            body.add(.init(location: "body.\(key)", message: "must not contain NUL characters"))
             return nil
         }
         let text = value.serialized
