@@ -15,6 +15,8 @@ swift build -c release >/dev/null
 # One database role per process (run.py reads IDENTITY_<ROLE>_DATABASE_URL).
 eval "$("$SERVICES" db-roles identity_bench)"
 ADMIN_URL=$IDENTITY_DATABASE_URL
+# This checkout's migrations, not those of the checkout that wrote RUN_DIR/env.
+export IDENTITY_MIGRATIONS_DIR=$REPO_DIR/migrations
 export IDENTITY_DATABASE_URL=${IDENTITY_DATABASE_URL%/*}/identity_bench
 export IDENTITY_AMQP_URL=${IDENTITY_AMQP_URL%/*}/identity_bench
 IDENTITY_BIN_DIR=$(swift build -c release --show-bin-path)

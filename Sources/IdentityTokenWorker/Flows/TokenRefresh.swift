@@ -59,6 +59,10 @@ struct TokenRefresh: Sendable {
                                  reason: "refresh_token_reuse", on: connection)
             try Events.refreshTokenReuseDetected(appId: command.appId, uid: token.uid, sessionId: token.sessionId,
                                                  on: connection)
+            try AuditLog.append(appId: command.appId, AuditLog.Entry(
+                actor: "system", action: "refresh_token.reuse_detected", target: "user:" + token.uid,
+                ip: command.client?.ip.isEmpty == false ? command.client?.ip : nil,
+                detail: .object(["session_id": .string(token.sessionId)])), on: connection)
             Log.warning("refresh token reuse: session ended",
                         ["app_id": command.appId, "session_id": token.sessionId])
             return .refuse(.refreshTokenRevoked)
