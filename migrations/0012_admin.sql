@@ -106,7 +106,17 @@ GRANT SELECT (app_id, id, created_at, expires_at), INSERT, UPDATE (expires_at) O
 -- the holder of the master key that seals an Apple .p8 key.
 GRANT SELECT (default_metadata, rate_limits), UPDATE (default_metadata, access_token_ttl, session_lifetime, rate_limits)
     ON apps TO identity_token_worker;
-GRANT SELECT, INSERT, UPDATE ON app_provider_settings, app_mail_settings TO identity_token_worker;
+-- It writes a new sealed .p8 key but may not read one back: it learns only whether one is set.
+ALTER TABLE app_provider_settings
+    ADD COLUMN apple_private_key_set boolean GENERATED ALWAYS AS (apple_private_key_enc IS NOT NULL) STORED;
+GRANT SELECT (app_id, google_client_ids, apple_bundle_ids, apple_services_ids, apple_team_id, apple_key_id,
+              firebase_project_id, firebase_trust_email_verified, updated_at, apple_private_key_set),
+      INSERT (app_id, google_client_ids, apple_bundle_ids, apple_services_ids, apple_team_id, apple_key_id,
+              firebase_project_id, firebase_trust_email_verified, updated_at),
+      UPDATE (google_client_ids, apple_bundle_ids, apple_services_ids, apple_team_id, apple_key_id,
+              apple_private_key_enc, firebase_project_id, firebase_trust_email_verified, updated_at)
+    ON app_provider_settings TO identity_token_worker;
+GRANT SELECT, INSERT, UPDATE ON app_mail_settings TO identity_token_worker;
 GRANT INSERT ON audit_log TO identity_token_worker;
 GRANT USAGE ON SEQUENCE audit_log_id_seq TO identity_token_worker;
 

@@ -22,10 +22,10 @@ enum OpenAPIAdminDocument {
           "security": [{"secretKey": []}],
           "parameters": [
             {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
-            {"name": "cursor", "in": "query", "description": "next_cursor of the previous page", "schema": {"type": "string"}},
-            {"name": "email", "in": "query", "description": "Email prefix, case-insensitive", "schema": {"type": "string", "maxLength": 254}},
-            {"name": "phone", "in": "query", "description": "Phone prefix", "schema": {"type": "string", "maxLength": 32}},
-            {"name": "username", "in": "query", "description": "Username prefix, case-insensitive", "schema": {"type": "string", "maxLength": 32}},
+            {"name": "cursor", "in": "query", "description": "next_cursor of the previous page", "schema": {"type": "string", "pattern": "^[0-9a-z]{26}$"}},
+            {"name": "email", "in": "query", "description": "Email prefix, case-insensitive", "schema": {"type": "string", "minLength": 1, "maxLength": 254}},
+            {"name": "phone", "in": "query", "description": "Phone prefix", "schema": {"type": "string", "minLength": 1, "maxLength": 32}},
+            {"name": "username", "in": "query", "description": "Username prefix, case-insensitive", "schema": {"type": "string", "minLength": 1, "maxLength": 32}},
             {"name": "provider", "in": "query", "schema": {"enum": ["password", "apple", "google", "firebase"]}},
             {"name": "created_after", "in": "query", "schema": {"type": "string", "format": "date-time"}},
             {"name": "created_before", "in": "query", "schema": {"type": "string", "format": "date-time"}},
@@ -115,9 +115,9 @@ enum OpenAPIAdminDocument {
           "security": [{"secretKey": []}, {"secretKeyBasic": []}],
           "requestBody": {"required": true, "content": {
             "application/x-www-form-urlencoded": {"schema": {"type": "object", "required": ["token"], "properties": {
-              "token": {"type": "string"}, "token_type_hint": {"type": "string"}}}},
+              "token": {"type": "string", "minLength": 1, "maxLength": 8192}, "token_type_hint": {"type": "string"}}}},
             "application/json": {"schema": {"type": "object", "required": ["token"], "properties": {
-              "token": {"type": "string", "minLength": 1, "maxLength": 8192}, "token_type_hint": {"type": "string"}}}}}},
+              "token": {"type": "string", "minLength": 1, "maxLength": 8192}, "token_type_hint": {"type": ["string", "null"], "maxLength": 64}}}}}},
           "responses": {"200": {"description": "RFC 7662's answer (top level, not under data)", "content": {"application/json": {"schema": {
             "type": "object", "required": ["active"],
             "properties": {"active": {"type": "boolean"}, "sub": {"type": "string"}, "exp": {"type": "integer"},
@@ -164,10 +164,10 @@ enum OpenAPIAdminDocument {
           "security": [{"secretKey": []}],
           "parameters": [
             {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}},
-            {"name": "cursor", "in": "query", "description": "next_cursor of the previous page", "schema": {"type": "string"}},
-            {"name": "actor", "in": "query", "description": "e.g. secret_key:skid_…", "schema": {"type": "string"}},
-            {"name": "action", "in": "query", "description": "e.g. admin.users.disable", "schema": {"type": "string"}},
-            {"name": "target", "in": "query", "description": "e.g. user:<uid>", "schema": {"type": "string"}},
+            {"name": "cursor", "in": "query", "description": "next_cursor of the previous page", "schema": {"type": "string", "pattern": "^[1-9][0-9]{0,17}$"}},
+            {"name": "actor", "in": "query", "description": "e.g. secret_key:skid_…", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
+            {"name": "action", "in": "query", "description": "e.g. admin.users.disable", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
+            {"name": "target", "in": "query", "description": "e.g. user:<uid>", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
             {"name": "since", "in": "query", "schema": {"type": "string", "format": "date-time"}},
             {"name": "until", "in": "query", "schema": {"type": "string", "format": "date-time"}}
           ],
@@ -226,19 +226,27 @@ enum OpenAPIAdminDocument {
           "type": "object", "required": ["custom_claims", "disabled"],
           "properties": {"custom_claims": {"type": "object"}, "disabled": {"type": "boolean"}}}]},
         "AdminUserCreate": {
-          "type": "object", "description": "One of email, phone or username; a password needs an email or a username",
+          "type": "object", "description": "One of email, phone or username; a password needs an email or a username. null is as absent.",
+          "allOf": [
+            {"anyOf": [{"required": ["email"], "properties": {"email": {"type": "string"}}},
+                       {"required": ["phone"], "properties": {"phone": {"type": "string"}}},
+                       {"required": ["username"], "properties": {"username": {"type": "string"}}}]},
+            {"anyOf": [{"not": {"required": ["password"], "properties": {"password": {"type": "string"}}}},
+                       {"required": ["email"], "properties": {"email": {"type": "string"}}},
+                       {"required": ["username"], "properties": {"username": {"type": "string"}}}]}
+          ],
           "properties": {
-            "email": {"type": "string", "format": "email", "maxLength": 254},
-            "password": {"type": "string", "minLength": 8, "maxLength": 256},
-            "email_verified": {"type": "boolean"},
-            "phone": {"type": "string", "pattern": "^\\+[1-9][0-9]{6,14}$"},
-            "username": {"type": "string", "pattern": "^[A-Za-z0-9_.]{3,32}$"},
-            "first_name": {"type": "string", "maxLength": 100},
-            "last_name": {"type": "string", "maxLength": 100},
-            "roles": {"$ref": "#/components/schemas/Roles"},
-            "custom_claims": {"$ref": "#/components/schemas/CustomClaims"},
-            "app_metadata": {"type": "object"},
-            "user_metadata": {"type": "object"}
+            "email": {"type": ["string", "null"], "format": "email", "maxLength": 254},
+            "password": {"type": ["string", "null"], "minLength": 8, "maxLength": 256},
+            "email_verified": {"type": ["boolean", "null"]},
+            "phone": {"type": ["string", "null"], "pattern": "^\\+[1-9][0-9]{6,14}$"},
+            "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"},
+            "first_name": {"type": ["string", "null"], "maxLength": 100},
+            "last_name": {"type": ["string", "null"], "maxLength": 100},
+            "roles": {"oneOf": [{"$ref": "#/components/schemas/Roles"}, {"type": "null"}]},
+            "custom_claims": {"oneOf": [{"$ref": "#/components/schemas/CustomClaims"}, {"type": "null"}]},
+            "app_metadata": {"type": ["object", "null"]},
+            "user_metadata": {"type": ["object", "null"]}
           }
         },
         "AdminUserUpdate": {

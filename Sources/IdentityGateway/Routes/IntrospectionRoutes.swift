@@ -70,6 +70,7 @@ struct IntrospectionRoutes: Sendable {
         } else if Gateway.isJSON(request.header("content-type")) {
             var body = try BodyReader(parsed: try BodyReader.parse(request.body))
             token = body.requiredString("token")
+            _ = body.optionalString("token_type_hint", maxLength: 64)  // a hint only, but a string
             try body.finish()
         } else {
             throw ServiceError.unsupportedMediaType

@@ -122,7 +122,7 @@ public struct AppSettingsUpdate: Sendable {
         if let ttl = accessTokenTTL { app = try apps.setAccessTokenTTL(appId: appId, seconds: ttl) ?? app }
         if let seconds = sessionLifetime { try apps.setSessionLifetime(appId: appId, seconds: seconds) }
         let providerStore = ProviderSettingsStore(pool: pool)
-        var providers = try providerStore.settings(appId: appId)
+        var (providers, keySet) = try providerStore.settingsWithoutKey(appId: appId)
         if let ids = googleClientIds { providers.googleClientIds = ids }
         if let ids = appleBundleIds { providers.appleBundleIds = ids }
         if let ids = appleServicesIds { providers.appleServicesIds = ids }
@@ -130,14 +130,16 @@ public struct AppSettingsUpdate: Sendable {
         if let key = appleKeyId { providers.appleKeyId = key }
         if let project = firebaseProjectId { providers.firebaseProjectId = project }
         if let trust = firebaseTrustEmailVerified { providers.firebaseTrustEmailVerified = trust }
+        var sealedKey: [UInt8]?
         if let pem = applePrivateKeyPEM {
             guard let masterKey, masterKey.count == 32 else {
                 throw ServiceError(code: "auth/internal", status: 500, detail: "The master key is needed to seal the key.")
             }
-            providers.applePrivateKeySealed = try AESGCM.seal(Array(pem.utf8), key: masterKey,
-                                                              associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
+            sealedKey = try AESGCM.seal(Array(pem.utf8), key: masterKey,
+                                        associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
+            keySet = true
         }
-        try providerStore.save(appId: appId, providers)
+        try providerStore.saveKeepingKey(appId: appId, providers, sealedKey: sealedKey)
         let mailStore = MailSettingsStore(pool: pool)
         var mail = try mailStore.settings(appId: appId)
         if let url = deepLinkURL { mail.deepLinkURL = url.isEmpty ? nil : url }
@@ -164,7 +166,7 @@ public struct AppSettingsUpdate: Sendable {
             "apple_services_ids": JSONValue(providers.appleServicesIds),
             "apple_team_id": JSONValue(providers.appleTeamId),
             "apple_key_id": JSONValue(providers.appleKeyId),
-            "apple_private_key_set": .bool(providers.applePrivateKeySealed != nil),
+            "apple_private_key_set": .bool(keySet),
             "firebase_project_id": JSONValue(providers.firebaseProjectId),
             "firebase_trust_email_verified": .bool(providers.firebaseTrustEmailVerified),
             "rate_limits": .object(Self.effectiveLimits(try apps.rateLimitOverrides(appId: appId)).mapValues { .string($0) }),

@@ -11,7 +11,7 @@ struct AdminAppRoutes: Sendable {
         [Route(method: "POST", pattern: "/v1/admin/secret-keys/rotate", needsApp: false, takesBody: true, limits: .admin,
                secretKey: .admin("admin.secret_keys.rotate"), handler: rotateSecretKey),
          Route(method: "GET", pattern: "/v1/admin/audit", needsApp: false, takesBody: false, limits: .admin,
-               secretKey: .admin("admin.audit.list"), handler: auditLog),
+               errors: [.validationFailed([])], secretKey: .admin("admin.audit.list"), handler: auditLog),
          Route(method: "GET", pattern: "/v1/admin/settings", needsApp: false, takesBody: false, limits: .admin,
                secretKey: .admin("admin.settings.get")) { try settings($0, body: .object([:])) },
          Route(method: "PATCH", pattern: "/v1/admin/settings", needsApp: false, takesBody: true, limits: .admin,
