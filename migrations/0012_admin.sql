@@ -14,13 +14,17 @@ CREATE TABLE app_secret_keys (
 INSERT INTO app_secret_keys (app_id, id, key_hash, created_at)
 SELECT id, 'skid_' || substr(md5(id), 1, 26), secret_key_hash, created_at FROM apps;
 
+-- (plpgsql: the body is checked when called, not when created, like rate_limit_take, so the
+-- migration also runs in the unit tests' own schema.)
 -- The gateway resolves a presented secret key without reading any hash: it passes the hash of
 -- what it was given and learns only the app, key id and end of a live key (or nothing).
 CREATE FUNCTION secret_key_owner(p_hash bytea)
 RETURNS TABLE (app_id text, key_id text, expires_at timestamptz)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
-    SELECT k.app_id, k.id, k.expires_at FROM app_secret_keys k
-    WHERE k.key_hash = p_hash AND (k.expires_at IS NULL OR k.expires_at > now())
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+    RETURN QUERY SELECT k.app_id, k.id, k.expires_at FROM app_secret_keys k
+    WHERE k.key_hash = p_hash AND (k.expires_at IS NULL OR k.expires_at > now());
+END
 $$;
 
 -- Introspection of a refresh token (RFC 7662) by the gateway, which may not read refresh
@@ -28,13 +32,15 @@ $$;
 -- whose user is not disabled.
 CREATE FUNCTION refresh_token_introspect(p_app text, p_hash bytea)
 RETURNS TABLE (session_id text, uid text, amr text[], issued_at timestamptz, expires_at timestamptz)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
-    SELECT s.id, s.uid, s.amr, t.created_at, least(t.expires_at, s.expires_at)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+    RETURN QUERY SELECT s.id, s.uid, s.amr, t.created_at, least(t.expires_at, s.expires_at)
     FROM refresh_tokens t
     JOIN sessions s ON s.app_id = t.app_id AND s.id = t.session_id
     JOIN users u ON u.app_id = s.app_id AND u.uid = s.uid
     WHERE t.app_id = p_app AND t.token_hash = p_hash AND t.spent_at IS NULL AND t.expires_at > now()
-      AND s.ended_at IS NULL AND s.expires_at > now() AND NOT u.disabled
+      AND s.ended_at IS NULL AND s.expires_at > now() AND NOT u.disabled;
+END
 $$;
 
 -- Every admin call and security event: who (actor), what (action), on whom (target), when,
