@@ -14,17 +14,13 @@ CREATE TABLE app_secret_keys (
 INSERT INTO app_secret_keys (app_id, id, key_hash, created_at)
 SELECT id, 'skid_' || substr(md5(id), 1, 26), secret_key_hash, created_at FROM apps;
 
--- (plpgsql: the body is checked when called, not when created, like rate_limit_take, so the
--- migration also runs in the unit tests' own schema.)
 -- The gateway resolves a presented secret key without reading any hash: it passes the hash of
 -- what it was given and learns only the app, key id and end of a live key (or nothing).
 CREATE FUNCTION secret_key_owner(p_hash bytea)
 RETURNS TABLE (app_id text, key_id text, expires_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
-BEGIN
-    RETURN QUERY SELECT k.app_id, k.id, k.expires_at FROM app_secret_keys k
-    WHERE k.key_hash = p_hash AND (k.expires_at IS NULL OR k.expires_at > now());
-END
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    SELECT k.app_id, k.id, k.expires_at FROM app_secret_keys k
+    WHERE k.key_hash = p_hash AND (k.expires_at IS NULL OR k.expires_at > now())
 $$;
 
 -- Introspection of a refresh token (RFC 7662) by the gateway, which may not read refresh
@@ -32,15 +28,13 @@ $$;
 -- whose user is not disabled.
 CREATE FUNCTION refresh_token_introspect(p_app text, p_hash bytea)
 RETURNS TABLE (session_id text, uid text, amr text[], issued_at timestamptz, expires_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
-BEGIN
-    RETURN QUERY SELECT s.id, s.uid, s.amr, t.created_at, least(t.expires_at, s.expires_at)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    SELECT s.id, s.uid, s.amr, t.created_at, least(t.expires_at, s.expires_at)
     FROM refresh_tokens t
     JOIN sessions s ON s.app_id = t.app_id AND s.id = t.session_id
     JOIN users u ON u.app_id = s.app_id AND u.uid = s.uid
     WHERE t.app_id = p_app AND t.token_hash = p_hash AND t.spent_at IS NULL AND t.expires_at > now()
-      AND s.ended_at IS NULL AND s.expires_at > now() AND NOT u.disabled;
-END
+      AND s.ended_at IS NULL AND s.expires_at > now() AND NOT u.disabled
 $$;
 
 -- Every admin call and security event: who (actor), what (action), on whom (target), when,
@@ -67,27 +61,6 @@ ALTER TABLE users ADD COLUMN user_metadata jsonb NOT NULL DEFAULT '{}';
 -- Metadata a new user of the app starts with ({"app_metadata": {…}, "user_metadata": {…}}).
 ALTER TABLE apps ADD COLUMN default_metadata jsonb NOT NULL DEFAULT '{}';
 
--- A new user starts with the app's default metadata, whichever flow makes it (sign-up, guest,
--- provider, admin, import), unless the insert gives its own. SECURITY DEFINER: the inserting
--- role needs no right on apps for it.
-CREATE FUNCTION users_default_metadata() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
-DECLARE
-    defaults jsonb;
-BEGIN
-    SELECT a.default_metadata INTO defaults FROM apps a WHERE a.id = NEW.app_id;
-    IF NEW.app_metadata = '{}'::jsonb AND jsonb_typeof(defaults -> 'app_metadata') = 'object' THEN
-        NEW.app_metadata := defaults -> 'app_metadata';
-    END IF;
-    IF NEW.user_metadata = '{}'::jsonb AND jsonb_typeof(defaults -> 'user_metadata') = 'object' THEN
-        NEW.user_metadata := defaults -> 'user_metadata';
-    END IF;
-    RETURN NEW;
-END
-$$;
-CREATE TRIGGER users_default_metadata BEFORE INSERT ON users
-    FOR EACH ROW EXECUTE FUNCTION users_default_metadata();
-
 -- The gateway's read model gains the new columns (appended: CREATE OR REPLACE keeps the rest).
 CREATE OR REPLACE VIEW user_profiles AS
 SELECT u.app_id, u.uid, u.email, u.email_verified, u.phone, u.username, u.first_name, u.last_name,
@@ -108,21 +81,7 @@ GRANT SELECT (default_metadata) ON apps TO identity_gateway;
 -- identity_token_worker: rotates secret keys (hashing is its job), writes users' new columns
 -- (table-wide already), reads default metadata for new users, and audits security events.
 GRANT SELECT (app_id, id, created_at, expires_at), INSERT, UPDATE (expires_at) ON app_secret_keys TO identity_token_worker;
--- App settings through the admin API (PATCH /v1/admin/settings) are written by the token worker,
--- the holder of the master key that seals an Apple .p8 key.
-GRANT SELECT (default_metadata, rate_limits), UPDATE (default_metadata, access_token_ttl, session_lifetime, rate_limits)
-    ON apps TO identity_token_worker;
--- It writes a new sealed .p8 key but may not read one back: it learns only whether one is set.
-ALTER TABLE app_provider_settings
-    ADD COLUMN apple_private_key_set boolean GENERATED ALWAYS AS (apple_private_key_enc IS NOT NULL) STORED;
-GRANT SELECT (app_id, google_client_ids, apple_bundle_ids, apple_services_ids, apple_team_id, apple_key_id,
-              firebase_project_id, firebase_trust_email_verified, updated_at, apple_private_key_set),
-      INSERT (app_id, google_client_ids, apple_bundle_ids, apple_services_ids, apple_team_id, apple_key_id,
-              firebase_project_id, firebase_trust_email_verified, updated_at),
-      UPDATE (google_client_ids, apple_bundle_ids, apple_services_ids, apple_team_id, apple_key_id,
-              apple_private_key_enc, firebase_project_id, firebase_trust_email_verified, updated_at)
-    ON app_provider_settings TO identity_token_worker;
-GRANT SELECT, INSERT, UPDATE ON app_mail_settings TO identity_token_worker;
+GRANT SELECT (default_metadata), UPDATE (default_metadata) ON apps TO identity_token_worker;
 GRANT INSERT ON audit_log TO identity_token_worker;
 GRANT USAGE ON SEQUENCE audit_log_id_seq TO identity_token_worker;
 
