@@ -58,6 +58,13 @@ def http(method, url, body=None, headers=None):
         return error.code, json.loads(error.read() or b"null")
 
 
+def http_form(url, body, secret_key):
+    request = urllib.request.Request(url, data=body.encode(), method="POST", headers={
+        "Authorization": "Bearer " + secret_key, "Content-Type": "application/x-www-form-urlencoded"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status, json.loads(response.read() or b"null")
+
+
 def db_env(env, name):
     """`env` with process `name`'s own database login (README, "Database roles"):
     $<NAME>_DATABASE_URL (identity-gateway: IDENTITY_GATEWAY_DATABASE_URL; identity-owner for
@@ -302,6 +309,12 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
     me = measured(stack, lambda: wrk("me.lua", base + "/v1/me", seconds, connections, 2,
                                      {"BENCH_APP_KEY": key, "BENCH_TOKEN": token}))
     healthz = wrk("healthz.lua", base + "/healthz", limit_seconds, connections, 2, {})
+    # Introspection answers 200 whether the token lives or not: check this one is active, so the
+    # figure is that of the full path (signature, session and user), not of a quick "no".
+    status, answer = http_form(base + "/v1/token/introspect", "token=" + token, app["secret_key"])
+    assert status == 200 and answer.get("active") is True, answer
+    introspection = wrk("introspect.lua", base + "/v1/token/introspect", seconds, connections, 2,
+                        {"BENCH_SECRET_KEY": app["secret_key"], "BENCH_TOKEN": token})
 
     tokens_file = refresh_tokens(base, key, connections + 2, os.path.join(stack.log_dir, "refresh-tokens.txt"))
     refresh = measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
@@ -335,6 +348,7 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
     session_bytes = int(psql(db, "SELECT pg_total_relation_size('sessions') + pg_total_relation_size('refresh_tokens')") or 0)
     rows = [
         ("GET /v1/me", me, "GET /healthz (same server)", healthz),
+        ("POST /v1/token/introspect (live access token)", introspection, "GET /healthz (same server)", healthz),
         ("POST /v1/auth/token/refresh", refresh, "pgbench -N, %d clients" % pool, pg),
         ("POST /v1/auth/sign-in (Argon2id m=19MiB t=2)", sign_in, "raw libsodium Argon2id, %d thr" % cores, argon2),
         ("bus round trip (no-op command)", bus, "RabbitMQ publish+consume", broker),

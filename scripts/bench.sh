@@ -17,6 +17,8 @@ swift build -c release >/dev/null
 # One database role per process (run.py reads IDENTITY_<ROLE>_DATABASE_URL).
 eval "$("$SERVICES" db-roles "$BENCH_DB")"
 ADMIN_URL=$IDENTITY_DATABASE_URL
+# This checkout's migrations, not those of the checkout that wrote RUN_DIR/env.
+export IDENTITY_MIGRATIONS_DIR=$REPO_DIR/migrations
 export IDENTITY_DATABASE_URL=${IDENTITY_DATABASE_URL%/*}/$BENCH_DB
 export IDENTITY_AMQP_URL=${IDENTITY_AMQP_URL%/*}/$BENCH_DB
 # BENCH_BIN_DIR: other binaries (say, a build of the previous commit) for a before/after run.

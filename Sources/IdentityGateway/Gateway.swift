@@ -53,6 +53,7 @@ public final class Gateway: Service {
             + EmailRoutes(auth: auth, commands: commands).routes
             + MfaRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
+            + IntrospectionRoutes(verifier: verifier, store: IntrospectionStore(pool: pool)).routes
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
             + AdminImportAndKeyRoutes(commands: commands).routes
             + AdminAppRoutes(secretKeys: secretKeys, audit: AuditLog(pool: pool), commands: commands).routes

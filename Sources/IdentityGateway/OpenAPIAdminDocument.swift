@@ -9,16 +9,23 @@ enum OpenAPIAdminDocument {
     static let paths = #"""
     {
       "/v1/admin/users": {
+        "post": {
+          "summary": "Create a user, with or without a password (email_verified settable)",
+          "operationId": "adminCreateUser",
+          "security": [{"secretKey": []}],
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AdminUserCreate"}}}},
+          "responses": {"201": {"$ref": "#/components/responses/AdminUser"}}
+        },
         "get": {
           "summary": "The app's users, newest first, with filters and a cursor",
           "operationId": "adminListUsers",
           "security": [{"secretKey": []}],
           "parameters": [
             {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
-            {"name": "cursor", "in": "query", "description": "next_cursor of the previous page", "schema": {"type": "string"}},
-            {"name": "email", "in": "query", "description": "Email prefix, case-insensitive", "schema": {"type": "string", "maxLength": 254}},
-            {"name": "phone", "in": "query", "description": "Phone prefix", "schema": {"type": "string", "maxLength": 32}},
-            {"name": "username", "in": "query", "description": "Username prefix, case-insensitive", "schema": {"type": "string", "maxLength": 32}},
+            {"name": "cursor", "in": "query", "description": "next_cursor of the previous page", "schema": {"type": "string", "pattern": "^[0-9a-z]{26}$"}},
+            {"name": "email", "in": "query", "description": "Email prefix, case-insensitive", "schema": {"type": "string", "minLength": 1, "maxLength": 254}},
+            {"name": "phone", "in": "query", "description": "Phone prefix", "schema": {"type": "string", "minLength": 1, "maxLength": 32}},
+            {"name": "username", "in": "query", "description": "Username prefix, case-insensitive", "schema": {"type": "string", "minLength": 1, "maxLength": 32}},
             {"name": "provider", "in": "query", "schema": {"enum": ["password", "apple", "google", "firebase"]}},
             {"name": "created_after", "in": "query", "schema": {"type": "string", "format": "date-time"}},
             {"name": "created_before", "in": "query", "schema": {"type": "string", "format": "date-time"}},
@@ -38,6 +45,86 @@ enum OpenAPIAdminDocument {
           "security": [{"secretKey": []}],
           "parameters": [{"$ref": "#/components/parameters/Uid"}],
           "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
+        },
+        "patch": {
+          "summary": "Change a user: profile fields (null clears), email_verified, roles, custom claims, metadata (each replaced whole)",
+          "operationId": "adminUpdateUser",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AdminUserUpdate"}}}},
+          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
+        },
+        "delete": {
+          "summary": "Delete a user as DELETE /v1/me does (sessions end, Apple tokens revoked, user.deleted)",
+          "operationId": "adminDeleteUser",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"204": {"description": "Deleted"}}
+        }
+      },
+      "/v1/admin/users/{uid}/disable": {
+        "post": {
+          "summary": "Disable a user: every session ends at once, sign-in and refresh answer 403 auth/user-disabled, user.disabled is published",
+          "operationId": "adminDisableUser",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
+        }
+      },
+      "/v1/admin/users/{uid}/enable": {
+        "post": {
+          "summary": "Enable a disabled user again (user.enabled)",
+          "operationId": "adminEnableUser",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
+        }
+      },
+      "/v1/admin/users/{uid}/sessions": {
+        "get": {
+          "summary": "The user's live sessions, newest first",
+          "operationId": "adminListSessions",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"200": {"description": "Sessions", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {"type": "object",
+              "required": ["id", "created_at", "last_seen_at", "expires_at", "ip", "user_agent", "amr", "mfa_verified"]}}}}}}}}
+        },
+        "delete": {
+          "summary": "End every live session of the user",
+          "operationId": "adminEndAllSessions",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"204": {"description": "Ended"}}
+        }
+      },
+      "/v1/admin/users/{uid}/sessions/{session_id}": {
+        "delete": {
+          "summary": "End one session of the user",
+          "operationId": "adminEndSession",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"},
+                         {"name": "session_id", "in": "path", "required": true, "schema": {"type": "string"}}],
+          "responses": {"204": {"description": "Ended"}}
+        }
+      },
+      "/v1/token/introspect": {
+        "post": {
+          "summary": "RFC 7662 introspection of an access or refresh token: active with its claims, or only {active: false}",
+          "operationId": "introspectToken",
+          "security": [{"secretKey": []}, {"secretKeyBasic": []}],
+          "requestBody": {"required": true, "content": {
+            "application/x-www-form-urlencoded": {"schema": {"type": "object", "required": ["token"], "properties": {
+              "token": {"type": "string", "minLength": 1, "maxLength": 8192}, "token_type_hint": {"type": "string"}}}},
+            "application/json": {"schema": {"type": "object", "required": ["token"], "properties": {
+              "token": {"type": "string", "minLength": 1, "maxLength": 8192}, "token_type_hint": {"type": ["string", "null"], "maxLength": 64}}}}}},
+          "responses": {"200": {"description": "RFC 7662's answer (top level, not under data)", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["active"],
+            "properties": {"active": {"type": "boolean"}, "sub": {"type": "string"}, "exp": {"type": "integer"},
+                           "iat": {"type": "integer"}, "iss": {"type": "string"}, "aud": {"type": "string"},
+                           "client_id": {"type": "string"}, "scope": {"type": "string"},
+                           "token_type": {"enum": ["Bearer", "refresh_token"]}, "sid": {"type": "string"},
+                           "amr": {"type": "array", "items": {"type": "string"}}, "aal": {"enum": ["aal1", "aal2"]}}}}}}}
         }
       },
       "/v1/admin/secret-keys/rotate": {
@@ -55,6 +142,21 @@ enum OpenAPIAdminDocument {
                              "previous_keys_expire_at": {"type": ["string", "null"], "format": "date-time"}}}}}}}}}
         }
       },
+      "/v1/admin/settings": {
+        "get": {
+          "summary": "The app's settings, as identityctl apps settings prints them",
+          "operationId": "adminGetSettings",
+          "security": [{"secretKey": []}],
+          "responses": {"200": {"$ref": "#/components/responses/AppSettings"}}
+        },
+        "patch": {
+          "summary": "Change the app's settings: what identityctl apps settings sets, with the same rules",
+          "operationId": "adminUpdateSettings",
+          "security": [{"secretKey": []}],
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AppSettingsUpdate"}}}},
+          "responses": {"200": {"$ref": "#/components/responses/AppSettings"}}
+        }
+      },
       "/v1/admin/audit": {
         "get": {
           "summary": "The app's audit log (admin calls and security events), newest first",
@@ -62,10 +164,10 @@ enum OpenAPIAdminDocument {
           "security": [{"secretKey": []}],
           "parameters": [
             {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}},
-            {"name": "cursor", "in": "query", "description": "next_cursor of the previous page", "schema": {"type": "string"}},
-            {"name": "actor", "in": "query", "description": "e.g. secret_key:skid_…", "schema": {"type": "string"}},
-            {"name": "action", "in": "query", "description": "e.g. admin.users.disable", "schema": {"type": "string"}},
-            {"name": "target", "in": "query", "description": "e.g. user:<uid>", "schema": {"type": "string"}},
+            {"name": "cursor", "in": "query", "description": "next_cursor of the previous page", "schema": {"type": "string", "pattern": "^[1-9][0-9]{0,17}$"}},
+            {"name": "actor", "in": "query", "description": "e.g. secret_key:skid_…", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
+            {"name": "action", "in": "query", "description": "e.g. admin.users.disable", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
+            {"name": "target", "in": "query", "description": "e.g. user:<uid>", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
             {"name": "since", "in": "query", "schema": {"type": "string", "format": "date-time"}},
             {"name": "until", "in": "query", "schema": {"type": "string", "format": "date-time"}}
           ],
@@ -90,13 +192,80 @@ enum OpenAPIAdminDocument {
         "Uid": {"name": "uid", "in": "path", "required": true, "schema": {"type": "string"}}
       },
       "responses": {
+        "AppSettings": {"description": "The app's settings", "content": {"application/json": {"schema": {
+          "type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": [
+            "app_id", "access_token_ttl", "session_lifetime", "google_client_ids", "apple_bundle_ids", "apple_services_ids",
+            "apple_team_id", "apple_key_id", "apple_private_key_set", "firebase_project_id", "firebase_trust_email_verified",
+            "deep_link_url", "mail_from_name", "mail_from_address", "rate_limits", "default_metadata"]}}}}}},
         "AdminUser": {"description": "The user", "content": {"application/json": {"schema": {
           "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/AdminUser"}}}}}}
       },
       "schemas": {
+        "AppSettingsUpdate": {
+          "type": "object", "description": "Only what is sent changes; null clears a text setting",
+          "properties": {
+            "access_token_ttl": {"type": "integer", "minimum": 300, "maximum": 86400},
+            "session_lifetime": {"type": "integer", "minimum": 3600, "maximum": 315360000},
+            "google_client_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},
+            "apple_bundle_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},
+            "apple_services_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},
+            "apple_team_id": {"type": ["string", "null"], "maxLength": 256},
+            "apple_key_id": {"type": ["string", "null"], "maxLength": 256},
+            "apple_private_key": {"type": "string", "description": "The .p8 key (EC private key, PEM); stored sealed, never shown"},
+            "firebase_project_id": {"type": ["string", "null"], "maxLength": 256},
+            "firebase_trust_email_verified": {"type": "boolean"},
+            "deep_link_url": {"type": ["string", "null"], "maxLength": 2048},
+            "mail_from_name": {"type": ["string", "null"], "maxLength": 256},
+            "mail_from_address": {"type": ["string", "null"], "format": "email"},
+            "mail_templates": {"type": "object", "description": "KIND.PART → text (KIND: email_code, password_reset, email_verification; PART: subject, text, html)", "additionalProperties": {"type": "string"}},
+            "rate_limits": {"type": "object", "description": "Limit name → COUNT/WINDOW (e.g. 1000/1h) or default", "additionalProperties": {"type": "string"}},
+            "default_metadata": {"type": "object", "properties": {"app_metadata": {"type": "object"}, "user_metadata": {"type": "object"}}, "additionalProperties": false}
+          }
+        },
         "AdminUser": {"allOf": [{"$ref": "#/components/schemas/User"}, {
           "type": "object", "required": ["custom_claims", "disabled"],
           "properties": {"custom_claims": {"type": "object"}, "disabled": {"type": "boolean"}}}]},
+        "AdminUserCreate": {
+          "type": "object", "description": "One of email, phone or username; a password needs an email or a username. null is as absent.",
+          "allOf": [
+            {"anyOf": [{"required": ["email"], "properties": {"email": {"type": "string"}}},
+                       {"required": ["phone"], "properties": {"phone": {"type": "string"}}},
+                       {"required": ["username"], "properties": {"username": {"type": "string"}}}]},
+            {"anyOf": [{"not": {"required": ["password"], "properties": {"password": {"type": "string"}}}},
+                       {"required": ["email"], "properties": {"email": {"type": "string"}}},
+                       {"required": ["username"], "properties": {"username": {"type": "string"}}}]}
+          ],
+          "properties": {
+            "email": {"type": ["string", "null"], "format": "email", "maxLength": 254},
+            "password": {"type": ["string", "null"], "minLength": 8, "maxLength": 256},
+            "email_verified": {"type": ["boolean", "null"]},
+            "phone": {"type": ["string", "null"], "pattern": "^\\+[1-9][0-9]{6,14}$"},
+            "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"},
+            "first_name": {"type": ["string", "null"], "maxLength": 100},
+            "last_name": {"type": ["string", "null"], "maxLength": 100},
+            "roles": {"oneOf": [{"$ref": "#/components/schemas/Roles"}, {"type": "null"}]},
+            "custom_claims": {"oneOf": [{"$ref": "#/components/schemas/CustomClaims"}, {"type": "null"}]},
+            "app_metadata": {"type": ["object", "null"]},
+            "user_metadata": {"type": ["object", "null"]}
+          }
+        },
+        "AdminUserUpdate": {
+          "type": "object",
+          "properties": {
+            "email": {"type": ["string", "null"], "format": "email", "maxLength": 254},
+            "email_verified": {"type": "boolean"},
+            "phone": {"type": ["string", "null"], "pattern": "^\\+[1-9][0-9]{6,14}$"},
+            "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"},
+            "first_name": {"type": ["string", "null"], "maxLength": 100},
+            "last_name": {"type": ["string", "null"], "maxLength": 100},
+            "roles": {"oneOf": [{"$ref": "#/components/schemas/Roles"}, {"type": "null"}]},
+            "custom_claims": {"oneOf": [{"$ref": "#/components/schemas/CustomClaims"}, {"type": "null"}]},
+            "app_metadata": {"type": ["object", "null"]},
+            "user_metadata": {"type": ["object", "null"]}
+          }
+        },
+        "Roles": {"type": "array", "maxItems": 50, "items": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$"}},
+        "CustomClaims": {"type": "object", "description": "Under 1 KiB as JSON; no reserved claim name (iss, sub, aud, exp, iat, jti, sid, amr, roles, email, …). In the next access token."},
         "AuditRow": {
           "type": "object", "required": ["id", "at", "actor", "action", "target", "ip", "request_id", "detail"],
           "properties": {"id": {"type": "string"}, "at": {"type": "string", "format": "date-time"},

@@ -41,11 +41,12 @@ public final class TokenWorker: Service {
                                     challengeKey: SubKey.challengeToken.derive(from: configuration.masterKey))
         let guests = GuestSignIn(pool: pool, users: users, outcome: signIns,
                                  secretKey: SubKey.guestSecret.derive(from: configuration.masterKey))
+        let deletion = AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
+                                       hasher: hasher, guests: guests, masterKey: configuration.masterKey,
+                                       identitySeal: identitySeal, stepUp: stepUp)
         let router = CommandRouter(
             guest: guests,
-            deletion: AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
-                                      hasher: hasher, guests: guests, masterKey: configuration.masterKey,
-                                      identitySeal: identitySeal, stepUp: stepUp),
+            deletion: deletion,
             devices: DeviceRegistration(pool: pool, devices: DeviceStore(pool: pool)),
             signUp: PasswordSignUp(pool: pool, users: users, hasher: hasher, outcome: signIns),
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, outcome: signIns),
@@ -72,7 +73,10 @@ public final class TokenWorker: Service {
             admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool)),
                                  userImport: AdminUserImport(importer: UserImport(pool: pool)),
                                  signingKeys: AdminSigningKeyRotation(keys: SigningKeyStore(pool: pool),
-                                                                      masterKey: configuration.masterKey)))
+                                                                      masterKey: configuration.masterKey),
+                                 users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
+                                                           deletion: deletion),
+                                 settings: AppSettingsChange(pool: pool, masterKey: configuration.masterKey)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,
@@ -163,6 +167,16 @@ struct CommandRouter: Sendable {
                 return try .init(mfa.regenerate(decode(message)))
             case TokenV1.DisableMfa.protoName:
                 return try .init(mfa.disable(decode(message)))
+            case AdminV1.CreateUser.protoName:
+                return try .init(admin.users.create(decode(message)))
+            case AdminV1.UpdateUser.protoName:
+                return try .init(admin.users.update(decode(message)))
+            case AdminV1.SetUserDisabled.protoName:
+                return try .init(admin.users.setDisabled(decode(message)))
+            case AdminV1.DeleteUser.protoName:
+                return try .init(admin.users.delete(decode(message)))
+            case AdminV1.UpdateAppSettings.protoName:
+                return try .init(admin.settings.handle(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

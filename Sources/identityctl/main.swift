@@ -16,6 +16,7 @@ let usage = """
           email_verification; PART: subject, text, html)
           [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
           [--jwks-cache-seconds SECONDS]   (JWKS max-age and a new key's lead before it signs, 1 to 86400; default 300)
+          [--default-metadata '{"app_metadata":{…},"user_metadata":{…}}']   (what new users start with)
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
           off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
       identityctl apps rotate-secret-key APP_ID [--overlap SECONDS]
@@ -106,80 +107,78 @@ case ("apps", "create"):
     }
 
 case ("apps", "settings"):
+    // Flags become an AppSettingsUpdate: the rules and writes are the admin API's own
+    // (PATCH /v1/admin/settings), not a second implementation.
     let rest = Array(arguments.dropFirst(2))
     guard let appId = rest.first, !appId.hasPrefix("--") else { fail("apps settings needs APP_ID\n\(usage)") }
     let keyFile = option("--apple-private-key-file", in: rest)
     let masterKey = env.key32("IDENTITY_MASTER_KEY", required: keyFile != nil)
+    let offAllowed = env.string("IDENTITY_RATE_LIMIT_OFF_ALLOWED", default: "") == "1"
     env.validateOrExit(program: "identityctl")
-    let pool = PGPool(url: common.databaseURL, size: 1)
+    var update = AppSettingsUpdate()
+    let integer = { (flag: String, setting: String) -> Int? in
+        guard let text = option(flag, in: rest) else { return nil }
+        guard let value = Int(text) else {
+            fail("\(flag) \(AppSettingsUpdate.describe(setting))")
+        }
+        return value
+    }
+    update.accessTokenTTL = integer("--access-token-ttl", "access_token_ttl")
+    update.sessionLifetime = integer("--session-lifetime", "session_lifetime")
+    let list = { (name: String) in option(name, in: rest).map { $0.split(separator: ",").map(String.init) } }
+    update.googleClientIds = list("--google-client-ids")
+    update.appleBundleIds = list("--apple-bundle-ids")
+    update.appleServicesIds = list("--apple-services-ids")
+    update.appleTeamId = option("--apple-team-id", in: rest)
+    update.appleKeyId = option("--apple-key-id", in: rest)
+    update.firebaseProjectId = option("--firebase-project-id", in: rest)
+    if let trust = option("--firebase-trust-email-verified", in: rest) {
+        guard trust == "true" || trust == "false" else { fail("--firebase-trust-email-verified wants true or false") }
+        update.firebaseTrustEmailVerified = trust == "true"
+    }
+    if let keyFile {
+        do {
+            update.applePrivateKeyPEM = try String(contentsOfFile: keyFile, encoding: .utf8)
+        } catch {
+            fail("--apple-private-key-file: cannot read \(keyFile): \(error)")
+        }
+    }
+    update.deepLinkURL = option("--deep-link-url", in: rest)
+    update.mailFromName = option("--mail-from-name", in: rest)
+    update.mailFromAddress = option("--mail-from-address", in: rest)
+    for template in options("--mail-template", in: rest) {
+        guard let equals = template.firstIndex(of: "=") else { fail("--mail-template wants KIND.PART=VALUE, got \(template)") }
+        update.mailTemplates[String(template[..<equals])] = String(template[template.index(after: equals)...])
+    }
+    for flag in options("--rate-limit", in: rest) {
+        guard let equals = flag.firstIndex(of: "=") else { fail("--rate-limit wants NAME=COUNT/WINDOW, got \(flag)") }
+        update.rateLimits[String(flag[..<equals])] = String(flag[flag.index(after: equals)...])
+    }
+    if let text = option("--default-metadata", in: rest) {
+        guard let value = JSONValue.parse(Data(text.utf8)) else { fail("--default-metadata wants a JSON object") }
+        update.defaultMetadata = value
+    }
+    if let problem = update.problems(offAllowed: offAllowed).first {
+        fail("\(AppSettingsUpdate.flag(problem.setting)) \(problem.message)")
+    }
     do {
-        let apps = AppStore(pool: pool)
-        guard var app = try apps.find(id: appId) else { fail("no app \(appId)") }
-        if let ttlText = option("--access-token-ttl", in: rest) {
-            guard let ttl = Int(ttlText), (300...86_400).contains(ttl) else {
-                fail("--access-token-ttl must be 300 to 86400 seconds (5 minutes to 24 hours)")
-            }
-            // Token workers cache an app's settings for a minute: new tokens get it within that.
-            app = try apps.setAccessTokenTTL(appId: appId, seconds: ttl) ?? app
-        }
-        if let text = option("--session-lifetime", in: rest) {
-            guard let seconds = Int(text), (3600...315_360_000).contains(seconds) else {
-                fail("--session-lifetime must be 3600 to 315360000 seconds (1 hour to 10 years)")
-            }
-            try apps.setSessionLifetime(appId: appId, seconds: seconds)
-        }
-        let sessionLifetime = try apps.sessionLifetime(appId: appId) ?? 0
+        let pool = PGPool(url: common.databaseURL, size: 1)
         if let text = option("--jwks-cache-seconds", in: rest) {
             guard let seconds = Int(text), (1...86_400).contains(seconds) else {
                 fail("--jwks-cache-seconds must be 1 to 86400 seconds")
             }
             // Applies to the next rotation's lead and to JWKS answers from now on.
-            try apps.signingKeys.setJWKSCacheSeconds(appId: appId, seconds: seconds)
+            guard try AppStore(pool: pool).find(id: appId) != nil else { fail("no app \(appId)") }
+            try AppStore(pool: pool).signingKeys.setJWKSCacheSeconds(appId: appId, seconds: seconds)
         }
-        let jwksCacheSeconds = try apps.signingKeys.jwksCacheSeconds(appId: appId) ?? 0
-        let store = ProviderSettingsStore(pool: pool)
-        var settings = try store.settings(appId: appId)
-        let list = { (name: String) in option(name, in: rest).map { $0.split(separator: ",").map(String.init) } }
-        if let ids = list("--google-client-ids") { settings.googleClientIds = ids }
-        if let ids = list("--apple-bundle-ids") { settings.appleBundleIds = ids }
-        if let ids = list("--apple-services-ids") { settings.appleServicesIds = ids }
-        if let team = option("--apple-team-id", in: rest) { settings.appleTeamId = team }
-        if let key = option("--apple-key-id", in: rest) { settings.appleKeyId = key }
-        if let project = option("--firebase-project-id", in: rest) { settings.firebaseProjectId = project }
-        if let trust = option("--firebase-trust-email-verified", in: rest) {
-            guard trust == "true" || trust == "false" else { fail("--firebase-trust-email-verified wants true or false") }
-            settings.firebaseTrustEmailVerified = trust == "true"
+        guard let summary = try update.apply(appId: appId, pool: pool,
+                                             masterKey: masterKey, offAllowed: offAllowed) else { fail("no app \(appId)") }
+        var printed = summary
+        if case .object(var fields) = summary, let seconds = try AppStore(pool: pool).signingKeys.jwksCacheSeconds(appId: appId) {
+            fields["jwks_cache_seconds"] = JSONValue(seconds)
+            printed = .object(fields)
         }
-        if let keyFile {
-            let pem = try String(contentsOfFile: keyFile, encoding: .utf8)
-            _ = try ECSigningKey.fromPEM(pem)  // refuse a file that is not an EC private key
-            settings.applePrivateKeySealed = try SecretSealer(masterKey: masterKey ?? [], purpose: .appleSecretSeal).seal(Array(pem.utf8),
-                                                             associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
-        }
-        try store.save(appId: appId, settings)
-        let mailStore = MailSettingsStore(pool: pool)
-        var mail = try mailStore.settings(appId: appId)
-        if let url = option("--deep-link-url", in: rest) { mail.deepLinkURL = url.isEmpty ? nil : url }
-        if let name = option("--mail-from-name", in: rest) { mail.fromName = name.isEmpty ? nil : name }
-        if let address = option("--mail-from-address", in: rest) { mail.fromAddress = address.isEmpty ? nil : address }
-        for template in options("--mail-template", in: rest) {
-            guard let equals = template.firstIndex(of: "="), case let target = template[..<equals].split(separator: "."),
-                  target.count == 2, ["email_code", "password_reset", "email_verification"].contains(String(target[0])),
-                  ["subject", "text", "html"].contains(String(target[1]))
-            else { fail("--mail-template wants KIND.PART=VALUE, got \(template)") }
-            mail.templates[String(target[0]), default: [:]][String(target[1])] = String(template[template.index(after: equals)...])
-        }
-        try mailStore.save(appId: appId, mail)
-        let limits = try RateLimitSettings.apply(options("--rate-limit", in: rest), appId: appId, apps: apps,
-                                                 offAllowed: env.string("IDENTITY_RATE_LIMIT_OFF_ALLOWED", default: "") == "1")
-        printJSON(["app_id": appId, "access_token_ttl": app.accessTokenTTL, "deep_link_url": mail.deepLinkURL ?? NSNull(),
-                   "mail_from_name": mail.fromName ?? NSNull(), "mail_from_address": mail.fromAddress ?? NSNull(), "google_client_ids": settings.googleClientIds,
-                   "apple_bundle_ids": settings.appleBundleIds, "apple_services_ids": settings.appleServicesIds,
-                   "apple_team_id": settings.appleTeamId ?? NSNull(), "apple_key_id": settings.appleKeyId ?? NSNull(),
-                   "apple_private_key_set": settings.applePrivateKeySealed != nil,
-                   "firebase_project_id": settings.firebaseProjectId ?? NSNull(),
-                   "firebase_trust_email_verified": settings.firebaseTrustEmailVerified, "rate_limits": limits,
-                   "session_lifetime": sessionLifetime, "jwks_cache_seconds": jwksCacheSeconds])
+        print(printed.serialized)
     } catch {
         fail("apps settings failed: \(error)")
     }

@@ -203,6 +203,40 @@ def test_the_other_roles_see_only_what_they_use(stack, populated):
     assert_allowed(urls["identity-token-worker"], "SELECT count(*) FROM users WHERE password_hash IS NOT NULL")
 
 
+@pytest.mark.parametrize("role,sql", [
+    # Secret keys: hashes only, and no process reads them (the gateway asks secret_key_owner()).
+    ("identity-gateway", "SELECT key_hash FROM app_secret_keys"),
+    ("identity-gateway", "INSERT INTO app_secret_keys (app_id, id, key_hash) VALUES ('a', 'b', 'c')"),
+    ("identity-token-worker", "SELECT key_hash FROM app_secret_keys"),
+    ("identityctl", "SELECT key_hash FROM app_secret_keys"),
+    ("identity-revocation-worker", "SELECT count(*) FROM app_secret_keys"),
+    # Refresh tokens stay unreadable to the gateway; introspection goes through the function.
+    ("identity-gateway", "SELECT token_hash FROM refresh_tokens"),
+    # The audit log is append-only for everyone.
+    ("identity-gateway", "UPDATE audit_log SET actor = 'someone'"),
+    ("identity-gateway", "DELETE FROM audit_log"),
+    ("identity-token-worker", "UPDATE audit_log SET actor = 'someone'"),
+    ("identity-token-worker", "DELETE FROM audit_log"),
+    ("identity-token-worker", "SELECT * FROM audit_log"),
+    # App settings through the admin API: the token worker writes a sealed .p8 but never reads one.
+    ("identity-token-worker", "SELECT apple_private_key_enc FROM app_provider_settings"),
+    ("identity-gateway", "UPDATE apps SET default_metadata = '{}'"),
+])
+def test_admin_api_tables_follow_the_split(stack, populated, role, sql):
+    assert_refused(stack.db_urls[role], sql)
+
+
+def test_the_gateway_resolves_secret_keys_without_reading_hashes(stack, populated):
+    gateway = stack.db_urls["identity-gateway"]
+    key = populated["app"]["secret_key"]
+    hashed = f"sha256(convert_to({db_tools.literal(key)}, 'UTF8'))"
+    rows = assert_allowed(gateway, f"SELECT app_id FROM secret_key_owner({hashed})")
+    assert rows == [[populated["app"]["app_id"]]]
+    assert assert_allowed(gateway, "SELECT app_id FROM secret_key_owner(sha256('nope'))") == []
+    assert_allowed(gateway, "INSERT INTO audit_log (app_id, actor, action) VALUES "
+                            f"({db_tools.literal(populated['app']['app_id'])}, 'test', 'test.append')")
+
+
 def test_what_a_later_migration_creates_is_granted_to_nobody(stack):
     """The owner's default privileges: a new table and function are usable by no process role
     until a migration grants them. Checked inside a transaction as the owner, rolled back."""

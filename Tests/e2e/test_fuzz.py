@@ -69,6 +69,11 @@ def api_schema(stack, fuzz_app, fuzz_token):
         "seed": SEED,
         "base-url": stack.base_url,
         "headers": {"X-App-Key": fuzz_app["app_key"], "Authorization": f"Bearer {fuzz_token}"},
+        # The admin API and introspection take the app's secret key instead; not the secret-key
+        # rotation or the settings, which would retire the key or change the app (limits,
+        # providers) under the operations after them.
+        "operations": [{"include-path-regex": "^/v1/(admin/(users|audit)|token/introspect)",
+                        "headers": {"X-App-Key": fuzz_app["app_key"], "Authorization": f"Bearer {fuzz_app['secret_key']}"}}],
         "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True, "database": "none", "allow-x00": False},
         # Replaced by `schema_valid_input_accepted`, which knows the service's semantic 422s.
         "checks": {"positive_data_acceptance": {"enabled": False},
@@ -207,8 +212,11 @@ def test_fuzz_regression_error_answers_are_documented(plain_schema, fuzz_app):
     body_operations = _body_operations(plain_schema)
     assert len(body_operations) >= 17, body_operations
     for method, path in body_operations:
-        params = {"provider": "google"} if "{provider}" in path else None
-        _replay(plain_schema, method, path, 415, "auth/unsupported-media-type", headers=dict(key),
+        params = {name: ("google" if name == "provider" else "0")
+                  for name in ("provider", "uid", "session_id") if "{" + name + "}" in path} or None
+        # Introspection reads its body (form or JSON) only once the secret key is known.
+        headers = dict(key, Authorization=f"Bearer {fuzz_app['secret_key']}") if path == "/v1/token/introspect" else dict(key)
+        _replay(plain_schema, method, path, 415, "auth/unsupported-media-type", headers=headers,
                 path_parameters=params)
     bearer_operations = _bearer_operations(plain_schema)
     assert len(bearer_operations) >= 14, bearer_operations

@@ -32,12 +32,13 @@ struct MeRoutes: Sendable {
             (.photoURL, body.optionalString("photo_url", maxLength: 2048, validate: FieldRules.httpURL)),
             (.username, body.optionalString("username", maxLength: 32, validate: FieldRules.username)),
         ]
+        let metadata = AdminFields.metadata("user_metadata", &body)
         try body.finish()
         let value = { (field: ProfileField) in fields.first { $0.0 == field }?.1.string }
         let command = TokenV1.UpdateProfile(
             appId: appId, uid: claims.sub, firstName: value(.firstName), lastName: value(.lastName),
             photoUrl: value(.photoURL), username: value(.username),
-            clearFields: fields.filter { $0.1 == .null }.map { $0.0.rawValue })
+            clearFields: fields.filter { $0.1 == .null }.map { $0.0.rawValue }, userMetadataJson: metadata)
         return commands.send(command, expecting: TokenV1.UserResult.self, appId: appId, request: context.request) {
             HTTPResponse.data($0.user.map(UserJSON.make) ?? .null)
         }

@@ -10,8 +10,9 @@ struct QueryReader {
     init(_ request: HTTPRequest) { query = request.query }
 
     mutating func string(_ name: String, maxLength: Int = 256) -> String? {
-        guard let value = query[name], !value.isEmpty else { return nil }
-        guard value.unicodeScalars.count <= maxLength, !value.utf8.contains(0) else {
+        guard let value = query[name] else { return nil }
+        // Sent but empty is an error, not "absent": `?until=` must not silently mean no bound.
+        guard !value.isEmpty, value.unicodeScalars.count <= maxLength, !value.utf8.contains(0) else {
             problems.append(.init(location: "query.\(name)", message: "must be 1 to \(maxLength) characters, no NUL"))
             return nil
         }
@@ -62,7 +63,8 @@ struct QueryReader {
         plain.formatOptions = [.withInternetDateTime]
         let fractional = ISO8601DateFormatter()
         fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text) ?? plain.date(from: text)
+        let upper = text.uppercased()  // RFC 3339 allows a lower-case t and z
+        return fractional.date(from: upper) ?? plain.date(from: upper)
     }
 
     mutating func add(_ problem: ServiceError.FieldProblem) { problems.append(problem) }

@@ -15,6 +15,10 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var email: String?
     public var emailVerified: Bool
     public var roles: [String]
+    /// The user's custom claims (admin API), written beside the standard ones; never a reserved
+    /// name (`CustomClaims.reserved`), so they cannot stand in for `sub`, `aud` or `roles`.
+    /// Not read back when a token is verified.
+    public var custom: [String: JSONValue] = [:]
 
     public init(iss: String, aud: String, sub: String, sid: String, iat: Int64, exp: Int64, jti: String,
                 amr: [String], aal: Int = 1, isGuest: Bool, email: String?, emailVerified: Bool, roles: [String]) {
@@ -54,5 +58,28 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         email = try c.decodeIfPresent(String.self, forKey: .email)
         emailVerified = try c.decode(Bool.self, forKey: .emailVerified)
         roles = try c.decode([String].self, forKey: .roles)
+    }
+}
+
+extension AccessTokenClaims {
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(iss, forKey: .iss)
+        try container.encode(aud, forKey: .aud)
+        try container.encode(sub, forKey: .sub)
+        try container.encode(sid, forKey: .sid)
+        try container.encode(iat, forKey: .iat)
+        try container.encode(exp, forKey: .exp)
+        try container.encode(jti, forKey: .jti)
+        try container.encode(amr, forKey: .amr)
+        try container.encode(isGuest, forKey: .isGuest)
+        try container.encodeIfPresent(email, forKey: .email)
+        try container.encode(emailVerified, forKey: .emailVerified)
+        try container.encode(roles, forKey: .roles)
+        guard !custom.isEmpty else { return }
+        var extra = encoder.container(keyedBy: CustomClaims.Key.self)
+        for (name, value) in custom where !CustomClaims.reserved.contains(name) {
+            try extra.encode(CustomClaims.Encoded(value), forKey: CustomClaims.Key(name))
+        }
     }
 }

@@ -116,6 +116,21 @@ public struct AppStore: Sendable {
         }
     }
 
+    /// The metadata the app's new users start with (`{}` when none was set).
+    public func defaultMetadata(appId: String) throws -> JSONValue {
+        try pool.withConnection { connection in
+            let text = try connection.query("SELECT default_metadata::text AS metadata FROM apps WHERE id = $1", [appId])
+                .first.map { try $0.string("metadata") } ?? "{}"
+            return JSONValue.parse(Data(text.utf8)) ?? .object([:])
+        }
+    }
+
+    public func setDefaultMetadata(appId: String, _ metadata: JSONValue) throws {
+        try pool.withConnection { connection in
+            _ = try connection.query("UPDATE apps SET default_metadata = $2::jsonb WHERE id = $1", [appId, metadata.serialized])
+        }
+    }
+
     private static func app(_ row: PGRow) throws -> AppRecord {
         try AppRecord(id: row.string("id"), name: row.string("name"), appKey: row.string("app_key"),
                   issuer: row.string("issuer"), accessTokenTTL: row.int("access_token_ttl"))

@@ -43,6 +43,52 @@ public struct ProviderSettingsStore: Sendable {
         return settings
     }
 
+    /// The settings without the sealed `.p8` key, and whether one is stored: what settings
+    /// changes read (`AppSettingsUpdate`), so the token worker that makes them needs no right
+    /// to read a sealed key (the generated column `apple_private_key_set`, migration 0012).
+    public func settingsWithoutKey(appId: String) throws -> (ProviderSettings, keySet: Bool) {
+        let row = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT google_client_ids, apple_bundle_ids, apple_services_ids, apple_team_id, apple_key_id,
+                       apple_private_key_set, firebase_project_id, firebase_trust_email_verified
+                FROM app_provider_settings WHERE app_id = $1
+                """, [appId]).first
+        }
+        var settings = ProviderSettings()
+        guard let row else { return (settings, false) }
+        settings.googleClientIds = try row.stringArray("google_client_ids")
+        settings.appleBundleIds = try row.stringArray("apple_bundle_ids")
+        settings.appleServicesIds = try row.stringArray("apple_services_ids")
+        settings.appleTeamId = try row.optionalString("apple_team_id")
+        settings.appleKeyId = try row.optionalString("apple_key_id")
+        settings.firebaseProjectId = try row.optionalString("firebase_project_id")
+        settings.firebaseTrustEmailVerified = try row.bool("firebase_trust_email_verified")
+        return (settings, try row.bool("apple_private_key_set"))
+    }
+
+    /// Saves every setting but the sealed key, which changes only when `sealedKey` is given:
+    /// the stored key is neither read nor rewritten otherwise.
+    public func saveKeepingKey(appId: String, _ settings: ProviderSettings, sealedKey: [UInt8]?) throws {
+        try pool.transaction { connection in
+            try connection.query("""
+                INSERT INTO app_provider_settings (app_id, google_client_ids, apple_bundle_ids, apple_services_ids,
+                    apple_team_id, apple_key_id, firebase_project_id, firebase_trust_email_verified, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+                ON CONFLICT (app_id) DO UPDATE SET google_client_ids = EXCLUDED.google_client_ids,
+                    apple_bundle_ids = EXCLUDED.apple_bundle_ids, apple_services_ids = EXCLUDED.apple_services_ids,
+                    apple_team_id = EXCLUDED.apple_team_id, apple_key_id = EXCLUDED.apple_key_id,
+                    firebase_project_id = EXCLUDED.firebase_project_id,
+                    firebase_trust_email_verified = EXCLUDED.firebase_trust_email_verified, updated_at = now()
+                """, [appId, PGParam.textArray(settings.googleClientIds), PGParam.textArray(settings.appleBundleIds),
+                      PGParam.textArray(settings.appleServicesIds), settings.appleTeamId, settings.appleKeyId,
+                      settings.firebaseProjectId, PGParam.bool(settings.firebaseTrustEmailVerified)])
+            if let sealedKey {
+                try connection.query("UPDATE app_provider_settings SET apple_private_key_enc = $2 WHERE app_id = $1",
+                                     [appId, PGParam.bytea(sealedKey)])
+            }
+        }
+    }
+
     public func save(appId: String, _ settings: ProviderSettings) throws {
         try pool.withConnection { connection in
             try connection.query("""

@@ -61,7 +61,8 @@ extension SessionStore {
                     sessionId: row.string("session_id"), uid: row.string("session_uid"), amr: row.stringArray("amr"),
                     aal: row.int("aal"), spent: row.bool("spent"), withinGrace: row.bool("within_grace"), expired: row.bool("expired"),
                     sessionEnded: row.bool("ended"), successorHash: row.optionalBytes("successor_hash") ?? [],
-                    pastLifetime: row.bool("past_lifetime"))
+                    pastLifetime: row.bool("past_lifetime"),
+                    userDisabled: row.bool("has_user") ? row.bool("disabled") : false)
                 return try RefreshRotation(state: state, rotated: row.int("rotated") > 0,
                                            user: row.bool("has_user") ? UserRecord(row: row) : nil)
             }

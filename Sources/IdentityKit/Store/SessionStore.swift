@@ -79,6 +79,8 @@ public struct SessionStore: Sendable {
         public let successorHash: [UInt8]
         /// The session began longer ago than the app's absolute session lifetime.
         public let pastLifetime: Bool
+        /// The user is disabled (admin API): its refreshes answer 403 `auth/user-disabled`.
+        public let userDisabled: Bool
     }
 
     /// Locks the token's row until the transaction ends (`FOR UPDATE`): parallel refreshes of
@@ -90,7 +92,8 @@ public struct SessionStore: Sendable {
             SELECT rt.session_id, s.uid, s.amr, s.aal, rt.spent_at IS NOT NULL AS spent,
                    rt.spent_at IS NOT NULL AND rt.spent_at >= now() - make_interval(secs => $3) AS within_grace,
                    rt.expires_at <= now() AS expired, s.ended_at IS NOT NULL AS ended, rt.successor_hash,
-                   s.created_at <= now() - make_interval(secs => a.session_lifetime) AS past_lifetime
+                   s.created_at <= now() - make_interval(secs => a.session_lifetime) AS past_lifetime,
+                   EXISTS (SELECT 1 FROM users u WHERE u.app_id = rt.app_id AND u.uid = s.uid AND u.disabled) AS user_disabled
             FROM refresh_tokens rt JOIN sessions s ON s.app_id = rt.app_id AND s.id = rt.session_id
             JOIN apps a ON a.id = rt.app_id
             WHERE rt.app_id = $1 AND rt.token_hash = $2
@@ -100,7 +103,7 @@ public struct SessionStore: Sendable {
                               aal: row.int("aal"), spent: row.bool("spent"), withinGrace: row.bool("within_grace"),
                               expired: row.bool("expired"), sessionEnded: row.bool("ended"),
                               successorHash: row.optionalBytes("successor_hash") ?? [],
-                              pastLifetime: row.bool("past_lifetime"))
+                              pastLifetime: row.bool("past_lifetime"), userDisabled: row.bool("user_disabled"))
         }
     }
 

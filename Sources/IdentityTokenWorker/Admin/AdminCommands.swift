@@ -5,4 +5,6 @@ struct AdminCommands: Sendable {
     let secretKeys: SecretKeyRotation
     let userImport: AdminUserImport
     let signingKeys: AdminSigningKeyRotation
+    let users: UserAdministration
+    let settings: AppSettingsChange
 }

@@ -57,35 +57,52 @@ struct AccountDeletion: Sendable {
                     throw ServiceError.reauthRequired  // a spent nonce is stale proof, not a bad token
                 }
             }
-            if let apple = try identities.identity(appId: command.appId, uid: user.uid, provider: "apple", lock: true,
-                                                   on: connection) {
-                try queueAppleRevocation(apple, command: command, on: connection)
-            }
-            _ = try sessions.end(appId: command.appId, uid: user.uid, sessionId: nil, reason: "account_deleted",
-                                 on: connection)
-            if let email = user.email {
-                try connection.query("DELETE FROM verification_codes WHERE app_id = $1 AND email_lower = lower($2)",
-                                     [command.appId, email])
-            }
-            try users.delete(appId: command.appId, uid: user.uid, on: connection)
-            try Events.userDeleted(appId: command.appId, uid: user.uid, on: connection)
+            try erase(appId: command.appId, uid: user.uid, email: user.email, proof: command, on: connection)
         }
         return TokenV1.Done()
     }
 
+    /// `DELETE /v1/admin/users/{uid}`: the app's backend (its secret key) is the proof. The
+    /// same erasure as `DELETE /v1/me`, Apple revocation included (with the token kept at
+    /// sign-in; there is no fresh authorization code). False: no such user.
+    func deleteByAdmin(appId: String, uid: String) throws -> Bool {
+        try pool.transaction { connection in
+            guard try users.lock(appId: appId, uid: uid, on: connection),
+                  let user = try users.find(appId: appId, uid: uid, on: connection) else { return false }
+            try erase(appId: appId, uid: uid, email: user.email, proof: nil, on: connection)
+            return true
+        }
+    }
+
+    /// Everything of a locked user, in the caller's transaction: Apple revocation queued,
+    /// sessions ended (events, devices), codes and rows deleted, `user.deleted`.
+    private func erase(appId: String, uid: String, email: String?, proof: TokenV1.DeleteAccount?,
+                       on connection: PGConnection) throws {
+        if let apple = try identities.identity(appId: appId, uid: uid, provider: "apple", lock: true, on: connection) {
+            try queueAppleRevocation(apple, appId: appId, proof: proof, on: connection)
+        }
+        _ = try sessions.end(appId: appId, uid: uid, sessionId: nil, reason: "account_deleted", on: connection)
+        if let email {
+            try connection.query("DELETE FROM verification_codes WHERE app_id = $1 AND email_lower = lower($2)",
+                                 [appId, email])
+        }
+        try users.delete(appId: appId, uid: uid, on: connection)
+        try Events.userDeleted(appId: appId, uid: uid, on: connection)
+    }
+
     /// The App Store requires revoking the user's Apple tokens at deletion.
-    private func queueAppleRevocation(_ apple: IdentityStore.Linked, command: TokenV1.DeleteAccount,
+    private func queueAppleRevocation(_ apple: IdentityStore.Linked, appId: String, proof command: TokenV1.DeleteAccount?,
                                       on connection: PGConnection) throws {
         var sealedCode: [UInt8] = []
-        if let code = command.authorizationCode, !code.isEmpty, command.identity?.provider == "apple" {
+        if let command, let code = command.authorizationCode, !code.isEmpty, command.identity?.provider == "apple" {
             sealedCode = try SecretSealer(masterKey: masterKey, purpose: .busSecretSeal)
                 .seal(Array(code.utf8), associatedData: ProviderSecretAAD.appleCode(appId: command.appId, subject: apple.subject))
         }
         guard apple.sealedAppleRefreshToken != nil || !sealedCode.isEmpty else { return }
-        let clientId = apple.appleClientId ?? command.identity?.audience ?? ""
-        let revoke = RevocationV1.RevokeAppleToken(appId: command.appId, subject: apple.subject, clientId: clientId,
+        let clientId = apple.appleClientId ?? command?.identity?.audience ?? ""
+        let revoke = RevocationV1.RevokeAppleToken(appId: appId, subject: apple.subject, clientId: clientId,
                                                    sealedRefreshToken: Data(apple.sealedAppleRefreshToken ?? []),
                                                    sealedCode: Data(sealedCode))
-        try EventOutbox.appendCommand(revoke, queue: BusTopology.revocationCommands, appId: command.appId, on: connection)
+        try EventOutbox.appendCommand(revoke, queue: BusTopology.revocationCommands, appId: appId, on: connection)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import IdentityKit
 
 /// `identity.token.v1.UpdateProfile` (PATCH /v1/me), with its `user.updated` event.
@@ -12,10 +13,22 @@ struct ProfileUpdate: Sendable {
         if let value = command.photoUrl { set[.photoURL] = value }
         if let value = command.username { set[.username] = value }
         let clear = Set(command.clearFields.compactMap(ProfileField.init(rawValue:)))
+        if let metadata = command.userMetadataJson {
+            guard metadata.utf8.count <= 8192, case .object? = JSONValue.parse(Data(metadata.utf8)) else {
+                throw ServiceError.validationFailed([.init(location: "body.user_metadata",
+                                                           message: "must be a JSON object of at most 8192 bytes")])
+            }
+        }
         do {
             let user = try pool.transaction { connection -> UserRecord in
-                guard let user = try users.updateProfile(appId: command.appId, uid: command.uid, set: set, clear: clear,
+                guard var user = try users.updateProfile(appId: command.appId, uid: command.uid, set: set, clear: clear,
                                                          on: connection) else { throw ServiceError.invalidToken }
+                if let metadata = command.userMetadataJson {
+                    // The user's own metadata; app_metadata and claims are the app's backend's alone.
+                    var changes = UserAdminStore.Changes()
+                    changes.userMetadata = metadata
+                    user = try UserAdminStore.update(appId: command.appId, uid: command.uid, changes, on: connection) ?? user
+                }
                 try Events.userUpdated(appId: command.appId, uid: user.uid, change: "profile", on: connection)
                 return user
             }

@@ -58,9 +58,11 @@ struct TokenRefresh: Sendable {
         // even though this call answers with an error.
         let outcome: Outcome = try pool.transaction { connection in
             guard let token = try sessions.lockRefreshToken(appId: command.appId, hash: presentedHash,
-                                                            graceSeconds: graceSeconds, on: connection),
-                  !token.sessionEnded
+                                                            graceSeconds: graceSeconds, on: connection)
             else { return .refuse(.refreshTokenRevoked) }
+            // Disabling ended the session too; the caller learns why (issue 16: refresh 403).
+            if token.userDisabled { return .refuse(.userDisabled) }
+            guard !token.sessionEnded else { return .refuse(.refreshTokenRevoked) }
             // However often it refreshed, a session ends at its app's absolute lifetime.
             if token.pastLifetime {
                 _ = try sessions.end(appId: command.appId, uid: token.uid, sessionId: token.sessionId,
@@ -84,6 +86,10 @@ struct TokenRefresh: Sendable {
             try Events.refreshTokenReuseDetected(appId: command.appId, uid: token.uid, sessionId: token.sessionId,
                                                  on: connection)
             ServiceMetrics.reuseDetections.inc(Metrics.shared.appLabel(command.appId))
+            try AuditLog.append(appId: command.appId, AuditLog.Entry(
+                actor: "system", action: "refresh_token.reuse_detected", target: "user:" + token.uid,
+                ip: command.client?.ip.isEmpty == false ? command.client?.ip : nil,
+                detail: .object(["session_id": .string(token.sessionId)])), on: connection)
             Log.warning("refresh token reuse: session ended",
                         ["app_id": command.appId, "session_id": token.sessionId])
             return .refuse(.refreshTokenRevoked)

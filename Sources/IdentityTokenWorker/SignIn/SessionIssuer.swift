@@ -69,11 +69,12 @@ struct SessionIssuer: Sendable {
     func result(for user: UserRecord, sessionId: String, refreshToken: String, assurance: Assurance, isNewUser: Bool,
                 signingKey entry: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
         let now = Timestamp.nowSeconds()
-        let claims = AccessTokenClaims(
+        var claims = AccessTokenClaims(
             iss: entry.app.issuer, aud: entry.app.id, sub: user.uid, sid: sessionId,
             iat: now, exp: now + Int64(entry.app.accessTokenTTL), jti: Identifiers.nowULID(),
             amr: assurance.amr, aal: assurance.aal, isGuest: user.isGuest, email: user.email, emailVerified: user.emailVerified,
             roles: user.roles)
+        claims.custom = CustomClaims.parse(user.customClaimsJSON)
         let accessToken = try JWT.sign(claims, kid: entry.kid, key: entry.key)
         return TokenV1.AuthResult(accessToken: accessToken, tokenType: "Bearer",
                                   expiresIn: Int32(entry.app.accessTokenTTL), refreshToken: refreshToken,

@@ -11,7 +11,25 @@ struct AdminAppRoutes: Sendable {
         [Route(method: "POST", pattern: "/v1/admin/secret-keys/rotate", needsApp: false, takesBody: true, limits: .admin,
                secretKey: .admin("admin.secret_keys.rotate"), handler: rotateSecretKey),
          Route(method: "GET", pattern: "/v1/admin/audit", needsApp: false, takesBody: false, limits: .admin,
-               secretKey: .admin("admin.audit.list"), handler: auditLog)]
+               errors: [.validationFailed([])], secretKey: .admin("admin.audit.list"), handler: auditLog),
+         Route(method: "GET", pattern: "/v1/admin/settings", needsApp: false, takesBody: false, limits: .admin,
+               secretKey: .admin("admin.settings.get")) { try settings($0, body: .object([:])) },
+         Route(method: "PATCH", pattern: "/v1/admin/settings", needsApp: false, takesBody: true, limits: .admin,
+               secretKey: .admin("admin.settings.update")) { try settings($0, body: try BodyReader.parse($0.request.body)) }]
+    }
+
+    /// What `identityctl apps settings` sets, checked by the same `AppSettingsUpdate` here (for
+    /// a 422 before any command) and in the token worker, which writes them (it seals an Apple
+    /// key with the master key). Answers the settings after the change.
+    func settings(_ context: RouteContext, body: JSONValue) throws -> RouteResult {
+        let caller = try context.requireAdmin()
+        let (update, shape) = AppSettingsUpdate.parse(body)
+        let rules = update.problems(offAllowed: false).map { ServiceError.FieldProblem(location: "body.\($0.setting)", message: $0.message) }
+        guard shape.isEmpty && rules.isEmpty else { throw ServiceError.validationFailed(shape + rules) }
+        let command = AdminV1.UpdateAppSettings(appId: caller.app.id, settingsJson: body.serialized, actor: caller.actor)
+        return commands.send(command, expecting: AdminV1.AppSettings.self, appId: caller.app.id, request: context.request) {
+            HTTPResponse.data(JSONValue.parse(Data($0.settingsJson.utf8)) ?? .null)
+        }
     }
 
     /// A new secret key, shown once; the keys live now keep working for `overlap_seconds`

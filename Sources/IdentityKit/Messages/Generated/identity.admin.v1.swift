@@ -362,6 +362,64 @@ extension AdminV1 {
             if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
         }
     }
+
+    /// PATCH /v1/admin/settings (and GET, with `{}`) → AppSettings. The body as the gateway checked
+    /// it; the worker parses and checks it again with the same AppSettingsUpdate that identityctl
+    /// uses, seals an Apple key with the master key and writes the settings.
+    public struct UpdateAppSettings: ProtoMessage {
+        public static let protoName = "identity.admin.v1.UpdateAppSettings"
+
+        public var appId: String
+        public var settingsJson: String
+        public var actor: String
+
+        public init(
+            appId: String = "",
+            settingsJson: String = "",
+            actor: String = ""
+        ) {
+            self.appId = appId
+            self.settingsJson = settingsJson
+            self.actor = actor
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.settingsJson = try container.decodeProto(String.self, "settings_json", "settingsJson") ?? ""
+            self.actor = try container.decodeProto(String.self, "actor") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.settingsJson.isEmpty { try container.encode(self.settingsJson, forKey: ProtoJSONKey("settings_json")) }
+            if !self.actor.isEmpty { try container.encode(self.actor, forKey: ProtoJSONKey("actor")) }
+        }
+    }
+
+    public struct AppSettings: ProtoMessage {
+        public static let protoName = "identity.admin.v1.AppSettings"
+
+        /// The app's settings after the update, as `identityctl apps settings` prints them.
+        public var settingsJson: String
+
+        public init(
+            settingsJson: String = ""
+        ) {
+            self.settingsJson = settingsJson
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.settingsJson = try container.decodeProto(String.self, "settings_json", "settingsJson") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.settingsJson.isEmpty { try container.encode(self.settingsJson, forKey: ProtoJSONKey("settings_json")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {

@@ -119,6 +119,8 @@ extension TokenV1 {
         public var photoUrl: String?
         public var username: String?
         public var clearFields: [String]
+        /// The user's own metadata (a JSON object as text, replaced as a whole).
+        public var userMetadataJson: String?
 
         public init(
             appId: String = "",
@@ -127,7 +129,8 @@ extension TokenV1 {
             lastName: String? = nil,
             photoUrl: String? = nil,
             username: String? = nil,
-            clearFields: [String] = []
+            clearFields: [String] = [],
+            userMetadataJson: String? = nil
         ) {
             self.appId = appId
             self.uid = uid
@@ -136,6 +139,7 @@ extension TokenV1 {
             self.photoUrl = photoUrl
             self.username = username
             self.clearFields = clearFields
+            self.userMetadataJson = userMetadataJson
         }
 
         public init(from decoder: Decoder) throws {
@@ -147,6 +151,7 @@ extension TokenV1 {
             self.photoUrl = try container.decodeProto(String.self, "photo_url", "photoUrl")
             self.username = try container.decodeProto(String.self, "username")
             self.clearFields = try container.decodeProto([String].self, "clear_fields", "clearFields") ?? []
+            self.userMetadataJson = try container.decodeProto(String.self, "user_metadata_json", "userMetadataJson")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -158,6 +163,7 @@ extension TokenV1 {
             if let value = self.photoUrl { try container.encode(value, forKey: ProtoJSONKey("photo_url")) }
             if let value = self.username { try container.encode(value, forKey: ProtoJSONKey("username")) }
             if !self.clearFields.isEmpty { try container.encode(self.clearFields, forKey: ProtoJSONKey("clear_fields")) }
+            if let value = self.userMetadataJson { try container.encode(value, forKey: ProtoJSONKey("user_metadata_json")) }
         }
     }
 

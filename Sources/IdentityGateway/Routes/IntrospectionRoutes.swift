@@ -1,0 +1,87 @@
+import Foundation
+import IdentityKit
+
+/// `POST /v1/token/introspect` (RFC 7662) for app backends: the app's secret key (Bearer or
+/// Basic), `token` as a form field or in JSON. The answer is RFC 7662's own top-level object,
+/// not `{"data": …}`: `active` with the token's claims, or only `{"active": false}` for anything
+/// dead, unknown, expired, malformed or of another app, so the answer says nothing more about
+/// a token that does not work. Backends call it per request: one cached key lookup, one cached
+/// signature check and one query.
+struct IntrospectionRoutes: Sendable {
+    let verifier: TokenVerifier
+    let store: IntrospectionStore
+
+    var routes: [Route] {
+        [Route(method: "POST", pattern: "/v1/token/introspect", needsApp: false, takesBody: false,
+               errors: [.unsupportedMediaType, .invalidJSON, .validationFailed([]), .payloadTooLarge],
+               secretKey: .introspection, handler: introspect)]
+    }
+
+    func introspect(_ context: RouteContext) throws -> RouteResult {
+        let app = try context.requireAdmin().app
+        let token = try Self.token(context.request)
+        let inactive = HTTPResponse.json(.object(["active": .bool(false)]))
+        if token.hasPrefix("rt_") {
+            guard token.utf8.count <= 128, let found = try store.refreshToken(appId: app.id, token: token) else {
+                return .now(inactive)
+            }
+            return .now(.json(Self.active(app: app, sub: found.uid, sid: found.sessionId, amr: found.amr,
+                                          iat: found.issuedAt, exp: found.expiresAt, type: "refresh_token")))
+        }
+        guard let claims = try? verifier.verify(authorization: "Bearer " + token, app: app),
+              try store.accessTokenLive(appId: app.id, sessionId: claims.sid, uid: claims.sub) else {
+            return .now(inactive)
+        }
+        return .now(.json(Self.active(app: app, sub: claims.sub, sid: claims.sid, amr: claims.amr, iat: claims.iat,
+                                      exp: claims.exp, type: "Bearer")))
+    }
+
+    static func active(app: AppRecord, sub: String, sid: String, amr: [String], iat: Int64, exp: Int64,
+                       type: String) -> JSONValue {
+        .object([
+            "active": .bool(true),
+            "sub": .string(sub),
+            "exp": .number(Double(exp)),
+            "iat": .number(Double(iat)),
+            "iss": .string(app.issuer),
+            "aud": .string(app.id),
+            "client_id": .string(app.id),
+            "scope": .string(""),
+            "token_type": .string(type),
+            "sid": .string(sid),
+            "amr": JSONValue(amr),
+            "aal": .string(amr.contains("mfa") ? "aal2" : "aal1"),
+        ])
+    }
+
+    /// `token` from a form body (RFC 7662 §2.1) or a JSON one.
+    static func token(_ request: HTTPRequest) throws -> String {
+        let type = request.header("content-type")?.split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        var token: String?
+        if type == "application/x-www-form-urlencoded" {
+            guard let text = String(data: request.body, encoding: .utf8) else { throw ServiceError.invalidJSON }
+            for pair in text.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, Self.formDecode(parts[0]) == "token" else { continue }
+                token = Self.formDecode(parts[1])
+                break
+            }
+        } else if Gateway.isJSON(request.header("content-type")) {
+            var body = try BodyReader(parsed: try BodyReader.parse(request.body))
+            token = body.requiredString("token")
+            _ = body.optionalString("token_type_hint", maxLength: 64)  // a hint only, but a string
+            try body.finish()
+        } else {
+            throw ServiceError.unsupportedMediaType
+        }
+        guard let token, !token.isEmpty, token.utf8.count <= 8192, !token.utf8.contains(0) else {
+            throw ServiceError.validationFailed([.init(location: "body.token", message: "is required")])
+        }
+        return token
+    }
+
+    private static func formDecode(_ part: Substring) -> String? {
+        part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+}

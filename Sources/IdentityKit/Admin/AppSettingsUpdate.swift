@@ -1,0 +1,269 @@
+import Foundation
+
+/// A change of an app's settings: the one implementation behind `identityctl apps settings`
+/// and `PATCH /v1/admin/settings` (PRODUCT.md: "the same settings are available through the
+/// admin API"). Each front end only turns its input (flags, a JSON body) into this value; the
+/// rules (`problems`) and the writes (`apply`) are here. nil leaves a setting as it is; an empty
+/// string clears an optional text setting.
+public struct AppSettingsUpdate: Sendable {
+    public var accessTokenTTL: Int?
+    public var sessionLifetime: Int?
+    public var googleClientIds: [String]?
+    public var appleBundleIds: [String]?
+    public var appleServicesIds: [String]?
+    public var appleTeamId: String?
+    public var appleKeyId: String?
+    /// The Apple `.p8` key as PEM text; sealed with the master key before it is stored.
+    public var applePrivateKeyPEM: String?
+    public var firebaseProjectId: String?
+    public var firebaseTrustEmailVerified: Bool?
+    public var deepLinkURL: String?
+    public var mailFromName: String?
+    public var mailFromAddress: String?
+    /// `KIND.PART` → text (KIND: email_code, password_reset, email_verification; PART: subject, text, html).
+    public var mailTemplates: [String: String] = [:]
+    /// Limit name → `COUNT/WINDOW`, `default` or `off`.
+    public var rateLimits: [String: String] = [:]
+    /// `{"app_metadata": {…}, "user_metadata": {…}}` for the app's new users.
+    public var defaultMetadata: JSONValue?
+
+    public init() {}
+
+    public static let templateKinds = ["email_code", "password_reset", "email_verification"]
+    public static let templateParts = ["subject", "text", "html"]
+
+    /// identityctl's flag for a setting (`rate_limits` → `--rate-limit`).
+    public static func flag(_ setting: String) -> String {
+        switch setting {
+        case "rate_limits": "--rate-limit"
+        case "mail_templates": "--mail-template"
+        case "apple_private_key": "--apple-private-key-file"
+        default: "--" + setting.replacingOccurrences(of: "_", with: "-")
+        }
+    }
+
+    /// The rule of a numeric setting, for a value that is not a number at all.
+    public static func describe(_ setting: String) -> String {
+        var probe = AppSettingsUpdate()
+        if setting == "access_token_ttl" { probe.accessTokenTTL = -1 } else { probe.sessionLifetime = -1 }
+        return probe.problems(offAllowed: false).first?.message ?? "must be an integer"
+    }
+
+    /// What is wrong, by setting name (as the API's body names it; identityctl's flag is the
+    /// name with `-` for `_`). Empty: the update may be applied.
+    public func problems(offAllowed: Bool) -> [(setting: String, message: String)] {
+        var found: [(String, String)] = []
+        if let ttl = accessTokenTTL, !(300...86_400).contains(ttl) {
+            found.append(("access_token_ttl", "must be 300 to 86400 seconds (5 minutes to 24 hours)"))
+        }
+        if let seconds = sessionLifetime, !(3600...315_360_000).contains(seconds) {
+            found.append(("session_lifetime", "must be 3600 to 315360000 seconds (1 hour to 10 years)"))
+        }
+        for (name, ids) in [("google_client_ids", googleClientIds), ("apple_bundle_ids", appleBundleIds),
+                            ("apple_services_ids", appleServicesIds)] {
+            if let ids, ids.count > 20 || ids.contains(where: { $0.isEmpty || $0.utf8.count > 256 || $0.contains(",") }) {
+                found.append((name, "must be at most 20 ids of 1 to 256 characters, none with a comma"))
+            }
+        }
+        for (name, text) in [("apple_team_id", appleTeamId), ("apple_key_id", appleKeyId),
+                             ("firebase_project_id", firebaseProjectId), ("mail_from_name", mailFromName)] {
+            if let text, text.utf8.count > 256 { found.append((name, "must be at most 256 characters")) }
+        }
+        if let pem = applePrivateKeyPEM, (try? ECSigningKey.fromPEM(pem)) == nil {
+            found.append(("apple_private_key", "must be an EC private key in PEM (the .p8 file)"))
+        }
+        if let url = deepLinkURL, !url.isEmpty {
+            let parsed = URL(string: url)
+            if url.utf8.count > 2048 || parsed?.scheme == nil || parsed?.host?.isEmpty != false {
+                found.append(("deep_link_url", "must be an absolute URL (https://… or an app scheme with a host)"))
+            }
+        }
+        if let address = mailFromAddress, !address.isEmpty, !EmailAddress.isValid(address) {
+            found.append(("mail_from_address", "must be a valid email address"))
+        }
+        for (target, value) in mailTemplates {
+            let parts = target.split(separator: ".").map(String.init)
+            if parts.count != 2 || !Self.templateKinds.contains(parts[0]) || !Self.templateParts.contains(parts[1]) {
+                found.append(("mail_templates", "wants KIND.PART=VALUE (KIND: email_code, password_reset, "
+                              + "email_verification; PART: subject, text, html), got \(target)"))
+            } else if value.utf8.count > 32 * 1024 {
+                found.append(("mail_templates", "\(target) must be at most 32 KiB"))
+            }
+        }
+        for (name, value) in rateLimits.sorted(by: { $0.key < $1.key }) {
+            if RateLimitCatalogue.named(name) == nil {
+                found.append(("rate_limits", "no limit named \(name) (known: \(RateLimitCatalogue.all.map(\.name).joined(separator: ", ")))"))
+            } else if value != "default", RateLimitOverride.parse(value) == nil {
+                found.append(("rate_limits", "\(name) wants COUNT/WINDOW (e.g. 1000/1h), default or off, got \(value)"))
+            } else if value == "off", !offAllowed {
+                found.append(("rate_limits", "\(name)=off is for tests only (set IDENTITY_RATE_LIMIT_OFF_ALLOWED=1)"))
+            }
+        }
+        if let metadata = defaultMetadata {
+            if case .object(let fields) = metadata, fields.keys.allSatisfy({ ["app_metadata", "user_metadata"].contains($0) }),
+               fields.values.allSatisfy({ if case .object = $0 { return true } else { return false } }),
+               metadata.serialized.utf8.count <= 16 * 1024, !metadata.serialized.contains("\\u0000") {
+            } else {
+                found.append(("default_metadata", "must be {\"app_metadata\": {…}, \"user_metadata\": {…}}, at most 16 KiB"))
+            }
+        }
+        return found
+    }
+
+    /// Writes the update (checked first: throws `ServiceError.validationFailed` on problems)
+    /// and answers the app's settings after it, or nil when there is no such app.
+    public func apply(appId: String, pool: PGPool, masterKey: [UInt8]?, offAllowed: Bool) throws -> JSONValue? {
+        let problems = problems(offAllowed: offAllowed)
+        guard problems.isEmpty else {
+            throw ServiceError.validationFailed(problems.map { .init(location: "body.\($0.setting)", message: $0.message) })
+        }
+        let apps = AppStore(pool: pool)
+        guard var app = try apps.find(id: appId) else { return nil }
+        if let ttl = accessTokenTTL { app = try apps.setAccessTokenTTL(appId: appId, seconds: ttl) ?? app }
+        if let seconds = sessionLifetime { try apps.setSessionLifetime(appId: appId, seconds: seconds) }
+        let providerStore = ProviderSettingsStore(pool: pool)
+        var (providers, keySet) = try providerStore.settingsWithoutKey(appId: appId)
+        if let ids = googleClientIds { providers.googleClientIds = ids }
+        if let ids = appleBundleIds { providers.appleBundleIds = ids }
+        if let ids = appleServicesIds { providers.appleServicesIds = ids }
+        if let team = appleTeamId { providers.appleTeamId = team }
+        if let key = appleKeyId { providers.appleKeyId = key }
+        if let project = firebaseProjectId { providers.firebaseProjectId = project }
+        if let trust = firebaseTrustEmailVerified { providers.firebaseTrustEmailVerified = trust }
+        var sealedKey: [UInt8]?
+        if let pem = applePrivateKeyPEM {
+            guard let masterKey, masterKey.count == 32 else {
+                throw ServiceError(code: "auth/internal", status: 500, detail: "The master key is needed to seal the key.")
+            }
+            sealedKey = try AESGCM.seal(Array(pem.utf8), key: masterKey,
+                                        associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
+            keySet = true
+        }
+        try providerStore.saveKeepingKey(appId: appId, providers, sealedKey: sealedKey)
+        let mailStore = MailSettingsStore(pool: pool)
+        var mail = try mailStore.settings(appId: appId)
+        if let url = deepLinkURL { mail.deepLinkURL = url.isEmpty ? nil : url }
+        if let name = mailFromName { mail.fromName = name.isEmpty ? nil : name }
+        if let address = mailFromAddress { mail.fromAddress = address.isEmpty ? nil : address }
+        for (target, value) in mailTemplates {
+            let parts = target.split(separator: ".").map(String.init)
+            mail.templates[parts[0], default: [:]][parts[1]] = value
+        }
+        try mailStore.save(appId: appId, mail)
+        for (name, value) in rateLimits {
+            try apps.setRateLimitOverride(appId: appId, name: name, value == "default" ? nil : RateLimitOverride.parse(value))
+        }
+        if let metadata = defaultMetadata { try apps.setDefaultMetadata(appId: appId, metadata) }
+        return .object([
+            "app_id": .string(appId),
+            "access_token_ttl": JSONValue(app.accessTokenTTL),
+            "session_lifetime": JSONValue(try apps.sessionLifetime(appId: appId) ?? 0),
+            "deep_link_url": JSONValue(mail.deepLinkURL),
+            "mail_from_name": JSONValue(mail.fromName),
+            "mail_from_address": JSONValue(mail.fromAddress),
+            "google_client_ids": JSONValue(providers.googleClientIds),
+            "apple_bundle_ids": JSONValue(providers.appleBundleIds),
+            "apple_services_ids": JSONValue(providers.appleServicesIds),
+            "apple_team_id": JSONValue(providers.appleTeamId),
+            "apple_key_id": JSONValue(providers.appleKeyId),
+            "apple_private_key_set": .bool(keySet),
+            "firebase_project_id": JSONValue(providers.firebaseProjectId),
+            "firebase_trust_email_verified": .bool(providers.firebaseTrustEmailVerified),
+            "rate_limits": .object(Self.effectiveLimits(try apps.rateLimitOverrides(appId: appId)).mapValues { .string($0) }),
+            "default_metadata": try apps.defaultMetadata(appId: appId),
+        ])
+    }
+
+    /// Every limit's effective setting: `"100/60s"` or `"off"`.
+    static func effectiveLimits(_ overrides: [String: JSONValue]) -> [String: String] {
+        var effective: [String: String] = [:]
+        for policy in RateLimitCatalogue.all {
+            switch overrides[policy.name] {
+            case .string("off")?:
+                effective[policy.name] = "off"
+            case .object(let setting)?:
+                if case .number(let count)? = setting["count"], case .number(let window)? = setting["window"] {
+                    effective[policy.name] = "\(Int(count))/\(Int(window))s"
+                }
+            default:
+                effective[policy.name] = "\(policy.count)/\(Int(policy.window))s"
+            }
+        }
+        return effective
+    }
+
+    /// The update a JSON body describes (`PATCH /v1/admin/settings`, and the token worker's
+    /// command, which carries the body): shape problems by location, as a 422 lists them.
+    public static func parse(_ body: JSONValue) -> (AppSettingsUpdate, [ServiceError.FieldProblem]) {
+        var update = AppSettingsUpdate()
+        var problems: [ServiceError.FieldProblem] = []
+        guard case .object(let fields) = body else {
+            return (update, [.init(location: "body", message: "must be a JSON object")])
+        }
+        func integer(_ key: String) -> Int? {
+            guard let value = fields[key], value != .null else { return nil }
+            guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e12 else {
+                problems.append(.init(location: "body.\(key)", message: "must be an integer")); return nil
+            }
+            return Int(number)
+        }
+        func text(_ key: String) -> String? {
+            guard let value = fields[key] else { return nil }
+            if value == .null { return "" }
+            guard case .string(let string) = value, !string.utf8.contains(0) else {
+                problems.append(.init(location: "body.\(key)", message: "must be a string")); return nil
+            }
+            return string
+        }
+        func list(_ key: String) -> [String]? {
+            guard let value = fields[key] else { return nil }
+            if value == .null { return [] }
+            guard case .array(let items) = value else {
+                problems.append(.init(location: "body.\(key)", message: "must be a list of strings")); return nil
+            }
+            var out: [String] = []
+            for item in items {
+                guard case .string(let string) = item, !string.utf8.contains(0) else {
+                    problems.append(.init(location: "body.\(key)", message: "must be a list of strings")); return nil
+                }
+                out.append(string)
+            }
+            return out
+        }
+        func strings(_ key: String) -> [String: String] {
+            guard let value = fields[key], value != .null else { return [:] }
+            guard case .object(let object) = value else {
+                problems.append(.init(location: "body.\(key)", message: "must be an object of strings")); return [:]
+            }
+            var out: [String: String] = [:]
+            for (name, item) in object {
+                guard case .string(let string) = item, !string.utf8.contains(0), !name.utf8.contains(0) else {
+                    problems.append(.init(location: "body.\(key).\(name)", message: "must be a string")); continue
+                }
+                out[name] = string
+            }
+            return out
+        }
+        update.accessTokenTTL = integer("access_token_ttl")
+        update.sessionLifetime = integer("session_lifetime")
+        update.googleClientIds = list("google_client_ids")
+        update.appleBundleIds = list("apple_bundle_ids")
+        update.appleServicesIds = list("apple_services_ids")
+        update.appleTeamId = text("apple_team_id")
+        update.appleKeyId = text("apple_key_id")
+        update.applePrivateKeyPEM = text("apple_private_key").flatMap { $0.isEmpty ? nil : $0 }
+        update.firebaseProjectId = text("firebase_project_id")
+        if let value = fields["firebase_trust_email_verified"], value != .null {
+            if case .bool(let flag) = value { update.firebaseTrustEmailVerified = flag } else {
+                problems.append(.init(location: "body.firebase_trust_email_verified", message: "must be true or false"))
+            }
+        }
+        update.deepLinkURL = text("deep_link_url")
+        update.mailFromName = text("mail_from_name")
+        update.mailFromAddress = text("mail_from_address")
+        update.mailTemplates = strings("mail_templates")
+        update.rateLimits = strings("rate_limits")
+        if let metadata = fields["default_metadata"], metadata != .null { update.defaultMetadata = metadata }
+        return (update, problems)
+    }
+}

@@ -1,0 +1,42 @@
+/// What introspection (RFC 7662) asks the store, for the gateway, which may read neither
+/// refresh-token hashes nor users: `refresh_token_introspect` (migration 0012) answers for a
+/// refresh token, and a session's liveness (with its user not disabled) for an access token.
+public struct IntrospectionStore: Sendable {
+    let pool: PGPool
+
+    public init(pool: PGPool) { self.pool = pool }
+
+    public struct RefreshToken: Sendable {
+        public let sessionId: String
+        public let uid: String
+        public let amr: [String]
+        public let issuedAt: Int64
+        public let expiresAt: Int64
+    }
+
+    /// A refresh token of this app that would refresh now: unspent, unexpired, its session live
+    /// and its user enabled. Anything else: nil.
+    public func refreshToken(appId: String, token: String) throws -> RefreshToken? {
+        try pool.withConnection { connection in
+            try connection.query("""
+                SELECT session_id, uid, amr, extract(epoch FROM issued_at)::bigint AS iat,
+                       extract(epoch FROM expires_at)::bigint AS exp
+                FROM refresh_token_introspect($1, $2)
+                """, [appId, PGParam.bytea(Digest.sha256(token))]).first.map { row in
+                try RefreshToken(sessionId: row.string("session_id"), uid: row.string("uid"), amr: row.stringArray("amr"),
+                                 issuedAt: row.int64("iat"), expiresAt: row.int64("exp"))
+            }
+        }
+    }
+
+    /// True while the access token's session lives and its user is not disabled.
+    public func accessTokenLive(appId: String, sessionId: String, uid: String) throws -> Bool {
+        try pool.withConnection { connection in
+            try !connection.query("""
+                SELECT 1 FROM sessions s
+                WHERE s.app_id = $1 AND s.id = $2 AND s.uid = $3 AND s.ended_at IS NULL AND s.expires_at > now()
+                  AND NOT EXISTS (SELECT 1 FROM user_profiles u WHERE u.app_id = $1 AND u.uid = $3 AND u.disabled)
+                """, [appId, sessionId, uid]).isEmpty
+        }
+    }
+}
