@@ -173,12 +173,7 @@ case ("apps", "settings"):
         }
         guard let summary = try update.apply(appId: appId, pool: pool,
                                              masterKey: masterKey, offAllowed: offAllowed) else { fail("no app \(appId)") }
-        var printed = summary
-        if case .object(var fields) = summary, let seconds = try AppStore(pool: pool).signingKeys.jwksCacheSeconds(appId: appId) {
-            fields["jwks_cache_seconds"] = JSONValue(seconds)
-            printed = .object(fields)
-        }
-        print(printed.serialized)
+        print(summary.serialized)
     } catch {
         fail("apps settings failed: \(error)")
     }

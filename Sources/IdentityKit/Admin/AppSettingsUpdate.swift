@@ -135,8 +135,8 @@ public struct AppSettingsUpdate: Sendable {
             guard let masterKey, masterKey.count == 32 else {
                 throw ServiceError(code: "auth/internal", status: 500, detail: "The master key is needed to seal the key.")
             }
-            sealedKey = try AESGCM.seal(Array(pem.utf8), key: masterKey,
-                                        associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
+            sealedKey = try SecretSealer(masterKey: masterKey, purpose: .appleSecretSeal)
+                .seal(Array(pem.utf8), associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
             keySet = true
         }
         try providerStore.saveKeepingKey(appId: appId, providers, sealedKey: sealedKey)
@@ -171,6 +171,7 @@ public struct AppSettingsUpdate: Sendable {
             "firebase_trust_email_verified": .bool(providers.firebaseTrustEmailVerified),
             "rate_limits": .object(Self.effectiveLimits(try apps.rateLimitOverrides(appId: appId)).mapValues { .string($0) }),
             "default_metadata": try apps.defaultMetadata(appId: appId),
+            "jwks_cache_seconds": JSONValue(try apps.signingKeys.jwksCacheSeconds(appId: appId) ?? 0),
         ])
     }
 

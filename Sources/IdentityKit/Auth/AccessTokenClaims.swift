@@ -72,6 +72,7 @@ extension AccessTokenClaims {
         try container.encode(exp, forKey: .exp)
         try container.encode(jti, forKey: .jti)
         try container.encode(amr, forKey: .amr)
+        try container.encode(aal, forKey: .aal)
         try container.encode(isGuest, forKey: .isGuest)
         try container.encodeIfPresent(email, forKey: .email)
         try container.encode(emailVerified, forKey: .emailVerified)

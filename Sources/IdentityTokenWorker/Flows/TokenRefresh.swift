@@ -36,6 +36,8 @@ struct TokenRefresh: Sendable {
                                                    userAgent: command.client?.userAgent ?? "")
         else { throw ServiceError.refreshTokenRevoked }
         let token = fast.state
+        // Disabling ends every session; its tokens then say why (403), as the locked path does.
+        if token.userDisabled { throw ServiceError.userDisabled }
         let answerable = fast.rotated
             || (token.spent && token.withinGrace && !token.sessionEnded && !token.pastLifetime
                 && Digest.constantTimeEqual(token.successorHash, successorHash))
