@@ -31,6 +31,11 @@ public final class TokenWorker: Service {
         let signIns = SignInOutcome(issuer: issuer)
         let guests = GuestSignIn(pool: pool, users: users, outcome: signIns,
                                  secretKey: SubKey.guestSecret.derive(from: configuration.masterKey))
+        let passkeys = PasskeyStore(pool: pool)
+        let ceremony = PasskeyCeremony(passkeys: passkeys,
+                                       userHandleKey: SubKey.passkeyUserHandle.derive(from: configuration.masterKey),
+                                       decoyKey: SubKey.passkeyDecoy.derive(from: configuration.masterKey),
+                                       lifetimeSeconds: 300)
         let router = CommandRouter(
             guest: guests,
             deletion: AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
@@ -54,6 +59,9 @@ public final class TokenWorker: Service {
                                   successorKey: SubKey.refreshSuccessor.derive(from: configuration.masterKey),
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
+            passkeyRegistration: PasskeyRegistration(pool: pool, users: users, ceremony: ceremony),
+            passkeySignIn: PasskeySignIn(pool: pool, users: users, outcome: signIns, ceremony: ceremony),
+            passkeyManagement: PasskeyManagement(pool: pool, users: users, passkeys: passkeys),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             authority: CallerAuthority(apps: AppStore(pool: pool)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
@@ -81,6 +89,9 @@ struct CommandRouter: Sendable {
     let providerSignIn: ProviderSignIn
     let linking: IdentityLinking
     let refresh: TokenRefresh
+    let passkeyRegistration: PasskeyRegistration
+    let passkeySignIn: PasskeySignIn
+    let passkeyManagement: PasskeyManagement
     let workerName: String
     let authority: CallerAuthority
 
@@ -123,6 +134,20 @@ struct CommandRouter: Sendable {
                 return try .init(refresh.handle(decode(message)))
             case TokenV1.UpdateProfile.protoName:
                 return try .init(profile.handle(decode(message)))
+            case TokenV1.PasskeyRegistrationOptions.protoName:
+                return try .init(passkeyRegistration.options(decode(message)))
+            case TokenV1.FinishPasskeyRegistration.protoName:
+                return try .init(passkeyRegistration.finish(decode(message)))
+            case TokenV1.PasskeySignInOptions.protoName:
+                return try .init(passkeySignIn.options(decode(message)))
+            case TokenV1.VerifyPasskey.protoName:
+                return try .init(passkeySignIn.verify(decode(message), CommandContext(message)))
+            case TokenV1.ListPasskeys.protoName:
+                return try .init(passkeyManagement.list(decode(message)))
+            case TokenV1.RenamePasskey.protoName:
+                return try .init(passkeyManagement.rename(decode(message)))
+            case TokenV1.DeletePasskey.protoName:
+                return try .init(passkeyManagement.delete(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

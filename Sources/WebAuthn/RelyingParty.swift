@@ -1,8 +1,8 @@
 import IdentityKit
 
 /// The checks a relying party makes (WebAuthn §7.1 registration, §7.2 authentication), for one
-/// app's relying-party id and allowed origins. Stateless: the caller brings the challenge it
-/// issued (from its flow row) and, for an assertion, the stored credential.
+/// app's relying-party id and allowed origins. Stateless: the caller brings the hash of the
+/// challenge it issued (from its flow row) and, for an assertion, the stored credential.
 public struct RelyingParty: Sendable {
     public let id: String
     /// Exact origins: `https://host[:port]`, or `android:apk-key-hash:<hash>` for native apps.
@@ -35,8 +35,8 @@ public struct RelyingParty: Sendable {
     }
 
     public func verifyRegistration(clientDataJSON: [UInt8], attestationObject: [UInt8],
-                                   challenge: [UInt8]) throws(WebAuthnError) -> Registration {
-        try checkClientData(clientDataJSON, type: "webauthn.create", challenge: challenge)
+                                   challengeHash: [UInt8]) throws(WebAuthnError) -> Registration {
+        try checkClientData(clientDataJSON, type: "webauthn.create", challengeHash: challengeHash)
         let attestation = try AttestationObject.parse(attestationObject)
         let data = attestation.authenticatorData
         try checkAuthenticatorData(data)
@@ -50,8 +50,8 @@ public struct RelyingParty: Sendable {
     }
 
     public func verifyAssertion(clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8],
-                                challenge: [UInt8], credentialKey: COSEKey) throws(WebAuthnError) -> Assertion {
-        try checkClientData(clientDataJSON, type: "webauthn.get", challenge: challenge)
+                                challengeHash: [UInt8], credentialKey: COSEKey) throws(WebAuthnError) -> Assertion {
+        try checkClientData(clientDataJSON, type: "webauthn.get", challengeHash: challengeHash)
         let data = try AuthenticatorData.parse(authenticatorData)
         try checkAuthenticatorData(data)
         guard credentialKey.verify(signature: signature, message: authenticatorData + Digest.sha256(clientDataJSON)) else {
@@ -67,10 +67,11 @@ public struct RelyingParty: Sendable {
         (stored == 0 && received == 0) || received > stored
     }
 
-    private func checkClientData(_ bytes: [UInt8], type: String, challenge: [UInt8]) throws(WebAuthnError) {
+    /// The challenge is compared by its SHA-256: flow rows keep only that.
+    private func checkClientData(_ bytes: [UInt8], type: String, challengeHash: [UInt8]) throws(WebAuthnError) {
         let client = try ClientData.parse(bytes)
         guard client.type == type else { throw .refused("clientData type \(client.type)") }
-        guard Digest.constantTimeEqual(client.challenge, challenge) else { throw .refused("challenge") }
+        guard Digest.constantTimeEqual(Digest.sha256(client.challenge), challengeHash) else { throw .refused("challenge") }
         guard origins.contains(client.origin) else { throw .refused("origin") }
         guard !client.crossOrigin else { throw .refused("cross-origin iframe") }
     }
