@@ -21,10 +21,14 @@ public enum RateLimitCatalogue {
     /// stolen access token must not become a password oracle.
     public static let passwordCheckPerUser = RateLimitPolicy(name: "password_check_per_user", count: 10, window: 900)
 
+    /// Passkey sign-in options: each writes a flow row, and an identifier's answer is the same
+    /// whether or not it has an account, so this per-IP budget is the only brake on probing.
+    public static let passkeyOptionsPerIP = RateLimitPolicy(name: "passkey_options_per_ip", count: 100, window: 60)
+
     public static let all: [RateLimitPolicy] = [
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
         codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
-        passwordCheckPerUser,
+        passwordCheckPerUser, passkeyOptionsPerIP,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }
