@@ -14,6 +14,8 @@ let usage = """
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
           email_verification; PART: subject, text, html)
+          [--webauthn-rp-id ID --allowed-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or
+              android:apk-key-hash:HASH) [--webauthn-rp-name NAME] [--webauthn-require-uv true|false]
           [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
           off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
@@ -147,6 +149,7 @@ case ("apps", "settings"):
             mail.templates[String(target[0]), default: [:]][String(target[1])] = String(template[template.index(after: equals)...])
         }
         try mailStore.save(appId: appId, mail)
+        let passkeys = try WebAuthnSettingsOptions.apply(rest, appId: appId, pool: pool)
         let limits = try RateLimitSettings.apply(options("--rate-limit", in: rest), appId: appId, apps: apps,
                                                  offAllowed: env.string("IDENTITY_RATE_LIMIT_OFF_ALLOWED", default: "") == "1")
         printJSON(["app_id": appId, "access_token_ttl": app.accessTokenTTL, "deep_link_url": mail.deepLinkURL ?? NSNull(),
@@ -156,7 +159,7 @@ case ("apps", "settings"):
                    "apple_private_key_set": settings.applePrivateKeySealed != nil,
                    "firebase_project_id": settings.firebaseProjectId ?? NSNull(),
                    "firebase_trust_email_verified": settings.firebaseTrustEmailVerified, "rate_limits": limits,
-                   "session_lifetime": sessionLifetime])
+                   "session_lifetime": sessionLifetime].merging(passkeys) { $1 })
     } catch {
         fail("apps settings failed: \(error)")
     }
