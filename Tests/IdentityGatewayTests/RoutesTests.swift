@@ -160,6 +160,21 @@ final class RoutesTests: XCTestCase {
         guard case .notFound = router.match(method: "GET", path: "/v1/apps//jwks.json") else { return XCTFail("empty id") }
     }
 
+    /// `/v1/me/passkeys/options` is its own resource, not `{id}` = "options" of `/v1/me/passkeys/{id}`
+    /// (found by the fuzzer: `Allow` listed PATCH and DELETE too).
+    func testALiteralPathIsNotAlsoASiblingParameter() throws {
+        let router = Router(routes: try routes())
+        guard case .methodNotAllowed(let allowed) = router.match(method: "PATCH", path: "/v1/me/passkeys/options") else {
+            return XCTFail("PATCH /v1/me/passkeys/options should be 405")
+        }
+        XCTAssertEqual(allowed, ["POST"])
+        guard case .found(let route, let parameters) = router.match(method: "PATCH", path: "/v1/me/passkeys/pk_1") else {
+            return XCTFail("rename not matched")
+        }
+        XCTAssertEqual(route.pattern, "/v1/me/passkeys/{id}")
+        XCTAssertEqual(parameters, ["id": "pk_1"])
+    }
+
     func testRequestIdsAreEchoedOnlyWhenSane() {
         XCTAssertEqual(HTTPServer.requestId(from: "test-req_1.2:3"), "test-req_1.2:3")
         XCTAssertTrue(HTTPServer.requestId(from: "has space").hasPrefix("req_"))

@@ -54,15 +54,34 @@ struct Router: Sendable {
         case found(Route, parameters: [String: String])
         case methodNotAllowed(allowed: [String])
         case notFound
+
+        var isNotFound: Bool { if case .notFound = self { return true } else { return false } }
     }
 
     let routes: [Route]
+    /// `routes` split once: patterns without parameters, and those with.
+    private let literal: [Route]
+    private let parameterized: [Route]
 
+    init(routes: [Route]) {
+        self.routes = routes
+        literal = routes.filter { !$0.pattern.contains("{") }
+        parameterized = routes.filter { $0.pattern.contains("{") }
+    }
+
+    /// A path that a pattern without parameters names exactly (`/v1/me/passkeys/options`) is that
+    /// resource only, never also `{id}` of a sibling pattern (`/v1/me/passkeys/{id}`): the
+    /// literal patterns are tried alone first, so the methods and `Allow` are theirs.
     func match(method: String, path: String) -> Match {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        if case let match = Self.match(method: method, parts: parts, in: literal), !match.isNotFound { return match }
+        return Self.match(method: method, parts: parts, in: parameterized)
+    }
+
+    private static func match(method: String, parts: [Substring], in routes: [Route]) -> Match {
         var allowed: [String] = []
         for route in routes {
-            guard let parameters = Self.parameters(route.segments, parts) else { continue }
+            guard let parameters = parameters(route.segments, parts) else { continue }
             if route.method == method { return .found(route, parameters: parameters) }
             allowed.append(route.method)
         }
