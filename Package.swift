@@ -32,6 +32,8 @@ let package = Package(
         // libxcrypt: bcrypt for imported password hashes.
         .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt",
                        providers: [.apt(["libcrypt-dev"]), .brew(["libxcrypt"])]),
+        .systemLibrary(name: "CCbor", pkgConfig: "libcbor",
+                       providers: [.apt(["libcbor-dev"]), .brew(["libcbor"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
@@ -50,7 +52,10 @@ let package = Package(
         // The HTTP gateway: routing, validation, reads, commands to workers.
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.
-        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "CQRencode"]),
+        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "CQRencode", "WebAuthn"]),
+        // WebAuthn relying-party checks: clientData, authenticator data, attestation objects
+        // (libcbor), COSE keys and assertion signatures (OpenSSL). No store, no bus.
+        .target(name: "WebAuthn", dependencies: ["IdentityKit", "CCbor", "COpenSSL", "COpenSSLShim"]),
         // Calls to the outside world (Apple, Google, Firebase) over libcurl.
         .target(name: "IdentityOutbound", dependencies: ["IdentityKit", "CCurl", "CCurlShim"]),
         // The provider worker: nonces, id-token verification, Apple code exchange.
@@ -71,6 +76,7 @@ let package = Package(
         .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway"]),
         .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker"]),
         .testTarget(name: "IdentityProviderWorkerTests", dependencies: ["IdentityProviderWorker"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "IdentityKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,7 @@ set -euo pipefail
 
 PACKAGES=(
     postgresql rabbitmq-server
-    libpq-dev librabbitmq-dev libssl-dev libargon2-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev
+    libpq-dev librabbitmq-dev libssl-dev libargon2-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev libcbor-dev
     pkg-config wrk argon2 openssl curl libqrencode-dev
     python3-venv  # make bench: the peer stacks' virtual environment (scripts/bench.sh)
     nginx
@@ -37,15 +37,29 @@ fi
 
 # pika: the e2e tests read the event stream as an outside consumer would; aiosmtpd: the SMTP
 # server the mailer worker delivers to in the e2e tests; pyotp: the independent TOTP oracle of
-# the MFA tests.
-if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp' 2>/dev/null; then
-    echo "deps: installing pytest cryptography pika aiosmtpd pyotp (pip)" >&2
-    if ! python3 -m pip install -q pytest cryptography pika aiosmtpd pyotp \
-        && ! python3 -m pip install -q --break-system-packages pytest cryptography pika aiosmtpd pyotp; then
-        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp" >&2
-        apt_install python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp
+# the MFA tests; cbor2: the software WebAuthn authenticator's CBOR (with cryptography's keys).
+if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2' 2>/dev/null; then
+    echo "deps: installing pytest cryptography pika aiosmtpd pyotp cbor2 (pip)" >&2
+    if ! python3 -m pip install -q pytest cryptography pika aiosmtpd pyotp cbor2 \
+        && ! python3 -m pip install -q --break-system-packages pytest cryptography pika aiosmtpd pyotp cbor2; then
+        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp python3-cbor2" >&2
+        apt_install python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp python3-cbor2
     fi
-    python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp'
+    python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2'
+fi
+
+# webauthn (py_webauthn): an independent relying-party library the e2e passkey tests check the
+# software authenticator against (Tests/e2e/webauthn_authenticator.py). Pinned, like schemathesis.
+WEBAUTHN_VERSION=3.0.1
+has_webauthn() {
+    python3 -c "import sys, importlib.metadata as m; sys.exit(m.version('webauthn') != '$WEBAUTHN_VERSION')" 2>/dev/null
+}
+if ! has_webauthn; then
+    echo "deps: installing webauthn $WEBAUTHN_VERSION (pip)" >&2
+    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+    python3 -m pip install -q "webauthn==$WEBAUTHN_VERSION" \
+        || python3 -m pip install -q --break-system-packages "webauthn==$WEBAUTHN_VERSION"
+    has_webauthn || { echo "deps: error: webauthn $WEBAUTHN_VERSION did not install" >&2; exit 1; }
 fi
 
 # schemathesis: the e2e fuzz test (Tests/e2e/test_fuzz.py) generates requests from the served

@@ -329,6 +329,70 @@ enum OpenAPIDocument {
               "type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Device"}}}}}}}}
           }
         },
+        "/v1/auth/passkey/options": {
+          "post": {
+            "summary": "Passkey sign-in, step 1: PublicKeyCredentialRequestOptions and a flow id. With an identifier, allowCredentials lists its passkeys (a deterministic decoy list when it has none or no account: same shape, same timing; only has_passkeys tells); without one, discoverable credentials (usernameless)",
+            "operationId": "passkeySignInOptions",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasskeySignInOptionsRequest"}}}},
+            "responses": {"200": {"description": "Options for navigator.credentials.get (binary fields base64url)", "content": {"application/json": {"schema": {
+              "type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": ["flow_id", "options", "has_passkeys"],
+                "properties": {"flow_id": {"type": "string"}, "options": {"type": "object"}, "has_passkeys": {"type": "boolean"}}}}}}}}}
+          }
+        },
+        "/v1/auth/passkey/verify": {
+          "post": {
+            "summary": "Passkey sign-in, step 2: the assertion (PublicKeyCredential JSON) for the flow; single use, 5 minutes. User verification gives amr [hwk, mfa] and aal 2",
+            "operationId": "passkeySignInVerify",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasskeyVerifyRequest"}}}},
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
+          }
+        },
+        "/v1/me/passkeys/options": {
+          "post": {
+            "summary": "Passkey registration, step 1: PublicKeyCredentialCreationOptions (ES256, EdDSA, RS256; resident key preferred; attestation none) for the signed-in user",
+            "operationId": "passkeyRegistrationOptions",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"200": {"description": "Options for navigator.credentials.create (binary fields base64url)", "content": {"application/json": {"schema": {
+              "type": "object", "required": ["data"], "properties": {"data": {"type": "object"}}}}}}}
+          }
+        },
+        "/v1/me/passkeys": {
+          "post": {
+            "summary": "Passkey registration, step 2: the attestation (PublicKeyCredential JSON); attestation none or packed self-attestation",
+            "operationId": "registerPasskey",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasskeyRegisterRequest"}}}},
+            "responses": {"201": {"description": "The passkey", "content": {"application/json": {"schema": {
+              "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/Passkey"}}}}}}}
+          },
+          "get": {
+            "summary": "The user's passkeys",
+            "operationId": "listPasskeys",
+            "security": [{"appKey": [], "bearer": []}],
+            "responses": {"200": {"description": "Passkeys", "content": {"application/json": {"schema": {
+              "type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Passkey"}}}}}}}}
+          }
+        },
+        "/v1/me/passkeys/{id}": {
+          "patch": {
+            "summary": "Rename a passkey",
+            "operationId": "renamePasskey",
+            "security": [{"appKey": [], "bearer": []}],
+            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasskeyRenameRequest"}}}},
+            "responses": {"200": {"description": "The passkey", "content": {"application/json": {"schema": {
+              "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/Passkey"}}}}}}}
+          },
+          "delete": {
+            "summary": "Remove a passkey (never the account's last way to sign in: 409)",
+            "operationId": "deletePasskey",
+            "security": [{"appKey": [], "bearer": []}],
+            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+            "responses": {"204": {"description": "Removed"}}
+          }
+        },
         "/v1/me/devices/{id}": {
           "delete": {
             "summary": "Unregister a push device",
@@ -495,6 +559,30 @@ enum OpenAPIDocument {
           "GuestRequest": {
             "type": "object", "required": ["secret"],
             "properties": {"secret": {"type": "string", "minLength": 32, "maxLength": 256, "description": "256 random bits, base64url (43 characters), made once by the client; a secret that does not look random (fewer than 8 distinct characters, a repeated block, under 100 bits by a per-character estimate) is refused (422 auth/validation-failed)"}}
+          },
+          "PasskeySignInOptionsRequest": {
+            "type": "object",
+            "properties": {"identifier": {"type": ["string", "null"], "maxLength": 254, "description": "An email or username; absent for usernameless sign-in"}}
+          },
+          "PasskeyVerifyRequest": {
+            "type": "object", "required": ["flow_id", "response"],
+            "properties": {"flow_id": {"type": "string", "maxLength": 64}, "response": {"type": "object", "description": "The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, authenticatorData, signature, userHandle; base64url)"}}
+          },
+          "PasskeyRegisterRequest": {
+            "type": "object", "required": ["response"],
+            "properties": {"response": {"type": "object", "description": "The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, attestationObject, transports; base64url)"},
+                           "name": {"type": ["string", "null"], "maxLength": 100}}
+          },
+          "PasskeyRenameRequest": {
+            "type": "object", "required": ["name"],
+            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 100}}
+          },
+          "Passkey": {
+            "type": "object", "required": ["id", "name", "credential_id", "transports", "aaguid", "backup_eligible", "backup_state", "created_at", "last_used_at"],
+            "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "credential_id": {"type": "string"},
+                           "transports": {"type": "array", "items": {"type": "string"}}, "aaguid": {"type": "string"},
+                           "backup_eligible": {"type": "boolean"}, "backup_state": {"type": "boolean"},
+                           "created_at": {"type": "string", "format": "date-time"}, "last_used_at": {"type": ["string", "null"], "format": "date-time"}}
           },
           "DeviceRequest": {
             "type": "object", "required": ["token", "platform", "kind"],

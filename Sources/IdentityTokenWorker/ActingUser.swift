@@ -57,6 +57,27 @@ extension TokenV1.DisableMfa: ActsForUser {
     var actingUid: String { uid }
     var actingSessionId: String { sessionId }
 }
+// Passkeys of a signed-in user: registration, list, rename, remove.
+extension TokenV1.PasskeyRegistrationOptions: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+extension TokenV1.FinishPasskeyRegistration: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+extension TokenV1.ListPasskeys: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+extension TokenV1.RenamePasskey: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+extension TokenV1.DeletePasskey: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
 // Guest upgrades: the guest's token, when a guest is named.
 extension TokenV1.SignUp: ActsForUser { var actingUid: String { guestUid ?? "" } }
 extension TokenV1.VerifyEmailCode: ActsForUser { var actingUid: String { guestUid ?? "" } }

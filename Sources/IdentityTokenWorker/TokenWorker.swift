@@ -44,6 +44,11 @@ public final class TokenWorker: Service {
         let deletion = AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
                                        hasher: hasher, guests: guests, masterKey: configuration.masterKey,
                                        identitySeal: identitySeal, stepUp: stepUp)
+        let passkeys = PasskeyStore(pool: pool)
+        let ceremony = PasskeyCeremony(passkeys: passkeys,
+                                       userHandleKey: SubKey.passkeyUserHandle.derive(from: configuration.masterKey),
+                                       decoyKey: SubKey.passkeyDecoy.derive(from: configuration.masterKey),
+                                       lifetimeSeconds: 300)
         let router = CommandRouter(
             guest: guests,
             deletion: deletion,
@@ -68,6 +73,9 @@ public final class TokenWorker: Service {
             mfa: MfaEnrolment(pool: pool, users: users, apps: AppStore(pool: pool), factors: secondFactors, stepUp: stepUp),
             mfaVerification: MfaVerification(pool: pool, users: users, challenges: challenges, factors: secondFactors,
                                              issuer: issuer),
+            passkeyRegistration: PasskeyRegistration(pool: pool, users: users, ceremony: ceremony),
+            passkeySignIn: PasskeySignIn(pool: pool, users: users, outcome: signIns, ceremony: ceremony),
+            passkeyManagement: PasskeyManagement(pool: pool, users: users, passkeys: passkeys),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             authority: CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool)),
             admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool)),
@@ -105,6 +113,9 @@ struct CommandRouter: Sendable {
     let refresh: TokenRefresh
     let mfa: MfaEnrolment
     let mfaVerification: MfaVerification
+    let passkeyRegistration: PasskeyRegistration
+    let passkeySignIn: PasskeySignIn
+    let passkeyManagement: PasskeyManagement
     let workerName: String
     let authority: CallerAuthority
     /// The admin API's commands (`identity.admin.v1`).
@@ -177,6 +188,20 @@ struct CommandRouter: Sendable {
                 return try .init(admin.users.delete(decode(message)))
             case AdminV1.UpdateAppSettings.protoName:
                 return try .init(admin.settings.handle(decode(message)))
+            case TokenV1.PasskeyRegistrationOptions.protoName:
+                return try .init(passkeyRegistration.options(decode(message)))
+            case TokenV1.FinishPasskeyRegistration.protoName:
+                return try .init(passkeyRegistration.finish(decode(message)))
+            case TokenV1.PasskeySignInOptions.protoName:
+                return try .init(passkeySignIn.options(decode(message)))
+            case TokenV1.VerifyPasskey.protoName:
+                return try .init(passkeySignIn.verify(decode(message), CommandContext(message)))
+            case TokenV1.ListPasskeys.protoName:
+                return try .init(passkeyManagement.list(decode(message)))
+            case TokenV1.RenamePasskey.protoName:
+                return try .init(passkeyManagement.rename(decode(message)))
+            case TokenV1.DeletePasskey.protoName:
+                return try .init(passkeyManagement.delete(decode(message)))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

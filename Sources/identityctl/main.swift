@@ -14,6 +14,8 @@ let usage = """
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
           email_verification; PART: subject, text, html)
+          [--webauthn-rp-id ID --allowed-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or
+              android:apk-key-hash:HASH) [--webauthn-rp-name NAME] [--webauthn-require-uv true|false]
           [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
           [--jwks-cache-seconds SECONDS]   (JWKS max-age and a new key's lead before it signs, 1 to 86400; default 300)
           [--default-metadata '{"app_metadata":{…},"user_metadata":{…}}']   (what new users start with)
@@ -173,7 +175,17 @@ case ("apps", "settings"):
         }
         guard let summary = try update.apply(appId: appId, pool: pool,
                                              masterKey: masterKey, offAllowed: offAllowed) else { fail("no app \(appId)") }
-        print(summary.serialized)
+        // The passkey relying party (WebAuthnSettingsOptions): shown when one of its flags is given.
+        let passkeys = try WebAuthnSettingsOptions.apply(rest, appId: appId, pool: pool)
+        if rest.contains(where: { $0.hasPrefix("--webauthn-") || $0 == "--allowed-origins" }),
+           case .object(var fields) = summary,
+           let extra = try? JSONSerialization.data(withJSONObject: passkeys),
+           case .object(let more)? = JSONValue.parse(extra) {
+            fields.merge(more) { $1 }
+            print(JSONValue.object(fields).serialized)
+        } else {
+            print(summary.serialized)
+        }
     } catch {
         fail("apps settings failed: \(error)")
     }

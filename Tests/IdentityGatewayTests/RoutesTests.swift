@@ -56,9 +56,10 @@ final class RoutesTests: XCTestCase {
             }
         }
         // Every sign-in, sign-up, guest, nonce, refresh, code-sending and code-checking call,
-        // the password checks of signed-in users (change, deletion, linking), MFA verification; and
-        // the admin API routes (admin_per_app; introspection is not limited).
-        XCTAssertEqual(limited, 19 + table.filter { $0.pattern.hasPrefix("/v1/admin/") }.count)
+        // the password checks of signed-in users (change, deletion, linking), MFA verification,
+        // passkey sign-in (options, verify); and the admin API routes (admin_per_app; introspection
+        // is not limited).
+        XCTAssertEqual(limited, 21 + table.filter { $0.pattern.hasPrefix("/v1/admin/") }.count)
     }
 
     /// The hand-written document has success answers only: an error answer written there could
@@ -169,6 +170,21 @@ final class RoutesTests: XCTestCase {
         }
         XCTAssertEqual(user.pattern, "/v1/admin/users/{uid}")
         XCTAssertEqual(uid, ["uid": "u1"])
+    }
+
+    /// `/v1/me/passkeys/options` is its own resource, not `{id}` = "options" of `/v1/me/passkeys/{id}`
+    /// (found by the fuzzer: `Allow` listed PATCH and DELETE too).
+    func testALiteralPathIsNotAlsoASiblingParameter() throws {
+        let router = Router(routes: try routes())
+        guard case .methodNotAllowed(let allowed) = router.match(method: "PATCH", path: "/v1/me/passkeys/options") else {
+            return XCTFail("PATCH /v1/me/passkeys/options should be 405")
+        }
+        XCTAssertEqual(allowed, ["POST"])
+        guard case .found(let route, let parameters) = router.match(method: "PATCH", path: "/v1/me/passkeys/pk_1") else {
+            return XCTFail("rename not matched")
+        }
+        XCTAssertEqual(route.pattern, "/v1/me/passkeys/{id}")
+        XCTAssertEqual(parameters, ["id": "pk_1"])
     }
 
     func testRequestIdsAreEchoedOnlyWhenSane() {

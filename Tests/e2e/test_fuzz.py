@@ -35,7 +35,8 @@ SESSION_ENDING = {("POST", "/v1/auth/sign-out"), ("POST", "/v1/auth/sign-out-all
 # A 422 that schema-valid input may still get: what a JSON Schema cannot say (a very common
 # password, an address the service cannot mail, a provider the app has not set up); see also
 # _refusal_no_schema_can_express.
-SEMANTIC_422 = {"auth/weak-password", "auth/invalid-email", "auth/provider-not-configured"}
+SEMANTIC_422 = {"auth/weak-password", "auth/invalid-email", "auth/provider-not-configured",
+                "auth/passkey-not-configured"}
 
 
 @pytest.fixture
@@ -46,6 +47,8 @@ def fuzz_app(stack, configured_app_factory):
     app = configured_app_factory(rate_limits={"sign_in_per_ip": "off"})
     names = sorted(app["settings"]["rate_limits"])
     app["settings"] = stack.configure_app(app["app_id"], **stack.provider_settings(),
+                                          webauthn_rp_id="fuzz.example.test",
+                                          allowed_origins=["https://fuzz.example.test"],
                                           rate_limits={name: "off" for name in names})
     assert set(app["settings"]["rate_limits"].values()) == {"off"}, app["settings"]["rate_limits"]
     return app
@@ -213,7 +216,7 @@ def test_fuzz_regression_error_answers_are_documented(plain_schema, fuzz_app):
     assert len(body_operations) >= 17, body_operations
     for method, path in body_operations:
         params = {name: ("google" if name == "provider" else "0")
-                  for name in ("provider", "uid", "session_id") if "{" + name + "}" in path} or None
+                  for name in ("provider", "uid", "session_id", "id") if "{" + name + "}" in path} or None
         # Introspection reads its body (form or JSON) only once the secret key is known.
         headers = dict(key, Authorization=f"Bearer {fuzz_app['secret_key']}") if path == "/v1/token/introspect" else dict(key)
         _replay(plain_schema, method, path, 415, "auth/unsupported-media-type", headers=headers,
@@ -225,9 +228,10 @@ def test_fuzz_regression_error_answers_are_documented(plain_schema, fuzz_app):
         body = {"current_password": PASSWORD, "new_password": PASSWORD} if path == "/v1/me/password" else (
             {"id_token": "x"} if path.startswith("/v1/me/identities") and method == "POST" else (
                 {"token": "t", "platform": "ios", "kind": "apns"} if path == "/v1/me/devices" and method == "POST" else (
-                    {"first_name": "x"} if method == "PATCH" else (
-                        {"code": "x"} if path.startswith("/v1/me/mfa") and (method == "DELETE" or path.endswith("/confirm"))
-                        else None))))
+                    {"response": {}} if path == "/v1/me/passkeys" and method == "POST" else (
+                        {"first_name": "x"} if method == "PATCH" else (
+                            {"code": "x"} if path.startswith("/v1/me/mfa") and (method == "DELETE" or path.endswith("/confirm"))
+                            else None)))))
         kwargs = {"body": body, "media_type": "application/json"} if body is not None else {}
         _replay(plain_schema, method, path, 401, "auth/invalid-token", headers=dict(key),
                 path_parameters=params or None, **kwargs)

@@ -87,6 +87,10 @@ CASES = [
     Case("code_verify_per_ip", 2, 4, (401,),
          lambda c, a, s: c.email_code_verify(a, email=unique_email(), code="123456", headers=via(s)),
          lambda c, a: ip()),
+    # Counted before the handler: an app without passkeys answers 422, and still counts.
+    Case("passkey_options_per_ip", 2, 4, (422,),
+         lambda c, a, s: c.post("/v1/auth/passkey/options", {}, app_key=a["app_key"], headers=via(s)),
+         lambda c, a: ip()),
     Case("password_check_per_user", 2, 4, (401,),
          lambda c, a, s: c.change_password(a, s, "not-the-password", "Another-Walrus-43!", headers=via(ip())),
          lambda c, a: c.new_user(a)["access_token"]),

@@ -49,6 +49,7 @@ extension [RouteLimit] {
     /// A code guess; the per-address budget is counted by the token worker, which knows
     /// whether the guess was wrong.
     static let codeVerify: [RouteLimit] = [.perIP(Catalogue.codeVerifyPerIP)]
+    static let passkeyOptions: [RouteLimit] = [.perIP(Catalogue.passkeyOptionsPerIP)]
     static let passwordCheck: [RouteLimit] = [.perUser(Catalogue.passwordCheckPerUser)]
     static let admin: [RouteLimit] = [.perApp(Catalogue.adminPerApp)]
 }

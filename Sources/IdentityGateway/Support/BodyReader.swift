@@ -55,6 +55,19 @@ struct BodyReader {
         return nil
     }
 
+    /// A required JSON object (a WebAuthn `PublicKeyCredential`, say), kept whole.
+    mutating func requiredObject(_ key: String) -> JSONValue? {
+        switch object[key] {
+        case .object(let value)?:
+            return .object(value)
+        case nil, .null?:
+            problems.append(.init(location: "body.\(key)", message: "is required"))
+        default:
+            problems.append(.init(location: "body.\(key)", message: "must be an object"))
+        }
+        return nil
+    }
+
     /// A field that may be absent (`.absent`), null (`.null`) or a string (`.value`).
     enum Optional: Equatable {
         case absent, null, value(String)

@@ -22,6 +22,10 @@ public enum SubKey: String, CaseIterable, Sendable {
     case refreshSuccessor = "refresh-token-successor-v2"
     /// MACs of verified provider identities (`ProviderIdentitySeal`).
     case providerIdentityMAC = "provider-identity-mac-v1"
+    /// Passkey user handles: an opaque per-user id for authenticators, HMAC of app and uid.
+    case passkeyUserHandle = "passkey-user-handle-v1"
+    /// The deterministic decoy `allowCredentials` answered for an identifier without passkeys.
+    case passkeyDecoy = "passkey-decoy-credential-v1"
     /// Codes inside mail commands (`MailPayloadSeal`); the only sub-key mailer workers hold.
     case mailPayload = "mail-payload-v1"
     /// TOTP secrets at rest (`TOTPSecretSeal`).

@@ -84,6 +84,12 @@ extension ServiceError {
                                                    detail: "This sign-in already belongs to another account.")
     public static let lastSignInMethod = ServiceError(code: "auth/last-sign-in-method", status: 409,
                                                       detail: "This is the account's last way to sign in.")
+    /// A passkey response that does not verify, for a flow that is unknown, used or expired, or a
+    /// credential this app does not know: one answer, so a caller cannot tell which check failed.
+    public static let invalidPasskey = ServiceError(code: "auth/invalid-passkey", status: 401,
+                                                    detail: "The passkey could not be verified.")
+    public static let passkeyNotConfigured = ServiceError(code: "auth/passkey-not-configured", status: 422,
+                                                          detail: "This app has no passkey relying party configured.")
     public static let providerNotConfigured = ServiceError(code: "auth/provider-not-configured", status: 422,
                                                            detail: "This sign-in provider is not configured for the app.")
     public static let providerUnavailable = ServiceError(code: "auth/provider-unavailable", status: 503,

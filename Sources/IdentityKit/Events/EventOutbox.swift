@@ -114,4 +114,27 @@ public enum Events {
                                                            platform: device.platform, kind: device.kind, reason: reason),
                                routingKey: "device.unregistered", appId: device.appId, eventId: id, on: connection)
     }
+
+    public static func passkeyAdded(appId: String, uid: String, passkeyId: String, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.PasskeyAdded(eventId: id, appId: appId, uid: uid, time: time, passkeyId: passkeyId),
+                               routingKey: "passkey.added", appId: appId, eventId: id, on: connection)
+    }
+
+    public static func passkeyRemoved(appId: String, uid: String, passkeyId: String, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.PasskeyRemoved(eventId: id, appId: appId, uid: uid, time: time,
+                                                       passkeyId: passkeyId),
+                               routingKey: "passkey.removed", appId: appId, eventId: id, on: connection)
+    }
+
+    /// A security event: an assertion's signature counter did not move forward.
+    public static func passkeySignCountRegressed(appId: String, uid: String, passkeyId: String, stored: Int64,
+                                                 received: Int64, on connection: PGConnection) throws {
+        let (id, time) = EventOutbox.stamp()
+        try EventOutbox.append(EventsV1.PasskeySignCountRegressed(eventId: id, appId: appId, uid: uid, time: time,
+                                                                  passkeyId: passkeyId, storedCount: stored,
+                                                                  receivedCount: received),
+                               routingKey: "passkey.sign_count_regressed", appId: appId, eventId: id, on: connection)
+    }
 }

@@ -30,10 +30,14 @@ public enum RateLimitCatalogue {
     /// Second-factor verifications per IP, before any work.
     public static let mfaVerifyPerIP = RateLimitPolicy(name: "mfa_verify_per_ip", count: 100, window: 3600)
 
+    /// Passkey sign-in options: each writes a flow row, and an identifier's answer is the same
+    /// whether or not it has an account, so this per-IP budget is the only brake on probing.
+    public static let passkeyOptionsPerIP = RateLimitPolicy(name: "passkey_options_per_ip", count: 100, window: 60)
+
     public static let all: [RateLimitPolicy] = [
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
         codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
-        passwordCheckPerUser, adminPerApp, mfaGuessPerUser, mfaVerifyPerIP,
+        passwordCheckPerUser, adminPerApp, mfaGuessPerUser, mfaVerifyPerIP, passkeyOptionsPerIP,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }

@@ -65,6 +65,10 @@ public struct RetentionStore: Sendable {
                 DELETE FROM mfa_challenges WHERE (app_id, id) IN (
                   SELECT app_id, id FROM mfa_challenges WHERE expires_at < now() LIMIT $1)
                 """)
+            counts["passkey_flows"] = try batches(on: connection, """
+                DELETE FROM passkey_flows WHERE (app_id, id) IN (SELECT app_id, id FROM passkey_flows
+                  WHERE coalesce(spent_at, expires_at) < now() - make_interval(secs => $1) LIMIT $2)
+                """, keep)
             counts["guests"] = try guests(on: connection, keepGuests: periods.keepGuests)
             // A rate-limit state whose quota is whole again means the same as no row.
             counts["rate_limit_states"] = try batches(on: connection, """

@@ -12,6 +12,12 @@ struct Assurance: Sendable, Equatable {
     static let emailCode = Assurance(amr: ["otp"], aal: 1)
     static let guest = Assurance(amr: ["guest"], aal: 1)
 
+    /// A passkey: something the user has (`hwk`); with user verification (PIN or biometric on
+    /// the authenticator) also something they know or are, two factors by itself: `mfa`, `aal` 2.
+    static func passkey(userVerified: Bool) -> Assurance {
+        userVerified ? Assurance(amr: ["hwk", "mfa"], aal: 2) : Assurance(amr: ["hwk"], aal: 1)
+    }
+
     /// A sign-in through Apple, Google or Firebase, named after the provider.
     static func provider(_ name: String) -> Assurance { Assurance(amr: [name], aal: 1) }
 

@@ -533,6 +533,146 @@ extension EventsV1 {
             if !self.reason.isEmpty { try container.encode(self.reason, forKey: ProtoJSONKey("reason")) }
         }
     }
+
+    /// passkey.added
+    public struct PasskeyAdded: ProtoMessage {
+        public static let protoName = "identity.events.v1.PasskeyAdded"
+
+        public var eventId: String
+        public var appId: String
+        public var uid: String
+        public var time: String
+        public var passkeyId: String
+
+        public init(
+            eventId: String = "",
+            appId: String = "",
+            uid: String = "",
+            time: String = "",
+            passkeyId: String = ""
+        ) {
+            self.eventId = eventId
+            self.appId = appId
+            self.uid = uid
+            self.time = time
+            self.passkeyId = passkeyId
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.time = try container.decodeProto(String.self, "time") ?? ""
+            self.passkeyId = try container.decodeProto(String.self, "passkey_id", "passkeyId") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
+            if !self.passkeyId.isEmpty { try container.encode(self.passkeyId, forKey: ProtoJSONKey("passkey_id")) }
+        }
+    }
+
+    /// passkey.removed
+    public struct PasskeyRemoved: ProtoMessage {
+        public static let protoName = "identity.events.v1.PasskeyRemoved"
+
+        public var eventId: String
+        public var appId: String
+        public var uid: String
+        public var time: String
+        public var passkeyId: String
+
+        public init(
+            eventId: String = "",
+            appId: String = "",
+            uid: String = "",
+            time: String = "",
+            passkeyId: String = ""
+        ) {
+            self.eventId = eventId
+            self.appId = appId
+            self.uid = uid
+            self.time = time
+            self.passkeyId = passkeyId
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.time = try container.decodeProto(String.self, "time") ?? ""
+            self.passkeyId = try container.decodeProto(String.self, "passkey_id", "passkeyId") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
+            if !self.passkeyId.isEmpty { try container.encode(self.passkeyId, forKey: ProtoJSONKey("passkey_id")) }
+        }
+    }
+
+    /// passkey.sign_count_regressed: an assertion came with a signature counter not above the
+    /// stored one (a cloned authenticator?); the sign-in was refused.
+    public struct PasskeySignCountRegressed: ProtoMessage {
+        public static let protoName = "identity.events.v1.PasskeySignCountRegressed"
+
+        public var eventId: String
+        public var appId: String
+        public var uid: String
+        public var time: String
+        public var passkeyId: String
+        public var storedCount: Int64
+        public var receivedCount: Int64
+
+        public init(
+            eventId: String = "",
+            appId: String = "",
+            uid: String = "",
+            time: String = "",
+            passkeyId: String = "",
+            storedCount: Int64 = 0,
+            receivedCount: Int64 = 0
+        ) {
+            self.eventId = eventId
+            self.appId = appId
+            self.uid = uid
+            self.time = time
+            self.passkeyId = passkeyId
+            self.storedCount = storedCount
+            self.receivedCount = receivedCount
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.time = try container.decodeProto(String.self, "time") ?? ""
+            self.passkeyId = try container.decodeProto(String.self, "passkey_id", "passkeyId") ?? ""
+            self.storedCount = try container.decodeProto(ProtoJSONInteger<Int64>.self, "stored_count", "storedCount")?.value ?? 0
+            self.receivedCount = try container.decodeProto(ProtoJSONInteger<Int64>.self, "received_count", "receivedCount")?.value ?? 0
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
+            if !self.passkeyId.isEmpty { try container.encode(self.passkeyId, forKey: ProtoJSONKey("passkey_id")) }
+            if self.storedCount != 0 { try container.encode(String(self.storedCount), forKey: ProtoJSONKey("stored_count")) }
+            if self.receivedCount != 0 { try container.encode(String(self.receivedCount), forKey: ProtoJSONKey("received_count")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {
@@ -543,5 +683,21 @@ extension KeyedDecodingContainer where Key == ProtoJSONKey {
             if let value = try decodeIfPresent(type, forKey: ProtoJSONKey(name)) { return value }
         }
         return nil
+    }
+}
+
+/// A proto3 JSON integer: a JSON number or a decimal string (64-bit integers are printed as strings).
+fileprivate struct ProtoJSONInteger<T: FixedWidthInteger & Decodable>: Decodable {
+    let value: T
+    init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            guard let value = T(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an integer: \(text)")
+            }
+            self.value = value
+        } else {
+            self.value = try container.decode(T.self)
+        }
     }
 }

@@ -1346,6 +1346,404 @@ extension TokenV1 {
             if let value = self.user { try container.encode(value, forKey: ProtoJSONKey("user")) }
         }
     }
+
+    /// POST /v1/me/passkeys/options → PasskeyOptions (registration, signed in).
+    public struct PasskeyRegistrationOptions: ProtoMessage {
+        public static let protoName = "identity.token.v1.PasskeyRegistrationOptions"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+        }
+    }
+
+    /// POST /v1/me/passkeys → PasskeyResult. The flow is found by the challenge inside
+    /// clientDataJSON, among this user's open registration flows.
+    public struct FinishPasskeyRegistration: ProtoMessage {
+        public static let protoName = "identity.token.v1.FinishPasskeyRegistration"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        public var responseJson: String
+        public var name: String?
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            responseJson: String = "",
+            name: String? = nil
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.responseJson = responseJson
+            self.name = name
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.responseJson = try container.decodeProto(String.self, "response_json", "responseJson") ?? ""
+            self.name = try container.decodeProto(String.self, "name")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.responseJson.isEmpty { try container.encode(self.responseJson, forKey: ProtoJSONKey("response_json")) }
+            if let value = self.name { try container.encode(value, forKey: ProtoJSONKey("name")) }
+        }
+    }
+
+    /// POST /v1/auth/passkey/options → PasskeyOptions. Without an identifier: discoverable
+    /// credentials (usernameless).
+    public struct PasskeySignInOptions: ProtoMessage {
+        public static let protoName = "identity.token.v1.PasskeySignInOptions"
+
+        public var appId: String
+        public var identifier: String?
+
+        public init(
+            appId: String = "",
+            identifier: String? = nil
+        ) {
+            self.appId = appId
+            self.identifier = identifier
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.identifier = try container.decodeProto(String.self, "identifier")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if let value = self.identifier { try container.encode(value, forKey: ProtoJSONKey("identifier")) }
+        }
+    }
+
+    public struct PasskeyOptions: ProtoMessage {
+        public static let protoName = "identity.token.v1.PasskeyOptions"
+
+        public var flowId: String
+        /// PublicKeyCredentialCreationOptions or …RequestOptions as JSON (binary fields base64url).
+        public var optionsJson: String
+        public var hasPasskeys: Bool
+
+        public init(
+            flowId: String = "",
+            optionsJson: String = "",
+            hasPasskeys: Bool = false
+        ) {
+            self.flowId = flowId
+            self.optionsJson = optionsJson
+            self.hasPasskeys = hasPasskeys
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.flowId = try container.decodeProto(String.self, "flow_id", "flowId") ?? ""
+            self.optionsJson = try container.decodeProto(String.self, "options_json", "optionsJson") ?? ""
+            self.hasPasskeys = try container.decodeProto(Bool.self, "has_passkeys", "hasPasskeys") ?? false
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.flowId.isEmpty { try container.encode(self.flowId, forKey: ProtoJSONKey("flow_id")) }
+            if !self.optionsJson.isEmpty { try container.encode(self.optionsJson, forKey: ProtoJSONKey("options_json")) }
+            if self.hasPasskeys { try container.encode(self.hasPasskeys, forKey: ProtoJSONKey("has_passkeys")) }
+        }
+    }
+
+    /// POST /v1/auth/passkey/verify → AuthResult.
+    public struct VerifyPasskey: ProtoMessage {
+        public static let protoName = "identity.token.v1.VerifyPasskey"
+
+        public var appId: String
+        public var flowId: String
+        public var responseJson: String
+        public var client: CommonV1.ClientInfo?
+
+        public init(
+            appId: String = "",
+            flowId: String = "",
+            responseJson: String = "",
+            client: CommonV1.ClientInfo? = nil
+        ) {
+            self.appId = appId
+            self.flowId = flowId
+            self.responseJson = responseJson
+            self.client = client
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.flowId = try container.decodeProto(String.self, "flow_id", "flowId") ?? ""
+            self.responseJson = try container.decodeProto(String.self, "response_json", "responseJson") ?? ""
+            self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.flowId.isEmpty { try container.encode(self.flowId, forKey: ProtoJSONKey("flow_id")) }
+            if !self.responseJson.isEmpty { try container.encode(self.responseJson, forKey: ProtoJSONKey("response_json")) }
+            if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+        }
+    }
+
+    /// GET /v1/me/passkeys → PasskeyList.
+    public struct ListPasskeys: ProtoMessage {
+        public static let protoName = "identity.token.v1.ListPasskeys"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+        }
+    }
+
+    /// PATCH /v1/me/passkeys/{id} → PasskeyResult.
+    public struct RenamePasskey: ProtoMessage {
+        public static let protoName = "identity.token.v1.RenamePasskey"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        public var passkeyId: String
+        public var name: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            passkeyId: String = "",
+            name: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.passkeyId = passkeyId
+            self.name = name
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.passkeyId = try container.decodeProto(String.self, "passkey_id", "passkeyId") ?? ""
+            self.name = try container.decodeProto(String.self, "name") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.passkeyId.isEmpty { try container.encode(self.passkeyId, forKey: ProtoJSONKey("passkey_id")) }
+            if !self.name.isEmpty { try container.encode(self.name, forKey: ProtoJSONKey("name")) }
+        }
+    }
+
+    /// DELETE /v1/me/passkeys/{id} → Done; 409 auth/last-sign-in-method when nothing else signs in.
+    public struct DeletePasskey: ProtoMessage {
+        public static let protoName = "identity.token.v1.DeletePasskey"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        public var passkeyId: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            passkeyId: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.passkeyId = passkeyId
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.passkeyId = try container.decodeProto(String.self, "passkey_id", "passkeyId") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.passkeyId.isEmpty { try container.encode(self.passkeyId, forKey: ProtoJSONKey("passkey_id")) }
+        }
+    }
+
+    /// A registered passkey as its owner sees it (no key material).
+    public struct Passkey: ProtoMessage {
+        public static let protoName = "identity.token.v1.Passkey"
+
+        public var id: String
+        public var name: String
+        public var credentialId: String
+        public var transports: [String]
+        public var aaguid: String
+        public var backupEligible: Bool
+        public var backupState: Bool
+        public var createdAt: String
+        public var lastUsedAt: String?
+
+        public init(
+            id: String = "",
+            name: String = "",
+            credentialId: String = "",
+            transports: [String] = [],
+            aaguid: String = "",
+            backupEligible: Bool = false,
+            backupState: Bool = false,
+            createdAt: String = "",
+            lastUsedAt: String? = nil
+        ) {
+            self.id = id
+            self.name = name
+            self.credentialId = credentialId
+            self.transports = transports
+            self.aaguid = aaguid
+            self.backupEligible = backupEligible
+            self.backupState = backupState
+            self.createdAt = createdAt
+            self.lastUsedAt = lastUsedAt
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.id = try container.decodeProto(String.self, "id") ?? ""
+            self.name = try container.decodeProto(String.self, "name") ?? ""
+            self.credentialId = try container.decodeProto(String.self, "credential_id", "credentialId") ?? ""
+            self.transports = try container.decodeProto([String].self, "transports") ?? []
+            self.aaguid = try container.decodeProto(String.self, "aaguid") ?? ""
+            self.backupEligible = try container.decodeProto(Bool.self, "backup_eligible", "backupEligible") ?? false
+            self.backupState = try container.decodeProto(Bool.self, "backup_state", "backupState") ?? false
+            self.createdAt = try container.decodeProto(String.self, "created_at", "createdAt") ?? ""
+            self.lastUsedAt = try container.decodeProto(String.self, "last_used_at", "lastUsedAt")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.id.isEmpty { try container.encode(self.id, forKey: ProtoJSONKey("id")) }
+            if !self.name.isEmpty { try container.encode(self.name, forKey: ProtoJSONKey("name")) }
+            if !self.credentialId.isEmpty { try container.encode(self.credentialId, forKey: ProtoJSONKey("credential_id")) }
+            if !self.transports.isEmpty { try container.encode(self.transports, forKey: ProtoJSONKey("transports")) }
+            if !self.aaguid.isEmpty { try container.encode(self.aaguid, forKey: ProtoJSONKey("aaguid")) }
+            if self.backupEligible { try container.encode(self.backupEligible, forKey: ProtoJSONKey("backup_eligible")) }
+            if self.backupState { try container.encode(self.backupState, forKey: ProtoJSONKey("backup_state")) }
+            if !self.createdAt.isEmpty { try container.encode(self.createdAt, forKey: ProtoJSONKey("created_at")) }
+            if let value = self.lastUsedAt { try container.encode(value, forKey: ProtoJSONKey("last_used_at")) }
+        }
+    }
+
+    public struct PasskeyResult: ProtoMessage {
+        public static let protoName = "identity.token.v1.PasskeyResult"
+
+        public var passkey: Passkey?
+
+        public init(
+            passkey: Passkey? = nil
+        ) {
+            self.passkey = passkey
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.passkey = try container.decodeProto(Passkey.self, "passkey")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if let value = self.passkey { try container.encode(value, forKey: ProtoJSONKey("passkey")) }
+        }
+    }
+
+    public struct PasskeyList: ProtoMessage {
+        public static let protoName = "identity.token.v1.PasskeyList"
+
+        public var passkeys: [Passkey]
+
+        public init(
+            passkeys: [Passkey] = []
+        ) {
+            self.passkeys = passkeys
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.passkeys = try container.decodeProto([Passkey].self, "passkeys") ?? []
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.passkeys.isEmpty { try container.encode(self.passkeys, forKey: ProtoJSONKey("passkeys")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {

@@ -1,0 +1,39 @@
+import IdentityKit
+
+/// A signed-in user's own passkeys: list, rename, remove (never the account's last way to sign in).
+struct PasskeyManagement: Sendable {
+    let pool: PGPool
+    let users: UserStore
+    let passkeys: PasskeyStore
+
+    func list(_ command: TokenV1.ListPasskeys) throws -> TokenV1.PasskeyList {
+        TokenV1.PasskeyList(passkeys: try passkeys.credentials(appId: command.appId, uid: command.uid)
+            .map(PasskeyCeremony.message))
+    }
+
+    func rename(_ command: TokenV1.RenamePasskey) throws -> TokenV1.PasskeyResult {
+        guard !command.name.isEmpty, command.name.count <= PasskeyRegistration.maximumNameLength else {
+            throw ServiceError.validationFailed([.init(location: "body.name", message: "must be 1 to 100 characters")])
+        }
+        guard let record = try passkeys.rename(appId: command.appId, uid: command.uid, id: command.passkeyId,
+                                               name: command.name) else { throw ServiceError.notFound }
+        return TokenV1.PasskeyResult(passkey: PasskeyCeremony.message(record))
+    }
+
+    func delete(_ command: TokenV1.DeletePasskey) throws -> TokenV1.Done {
+        try pool.transaction { connection in
+            // Locked, so two removals at once cannot each leave the other as the last method
+            // (the same lock unlinking a provider takes).
+            guard try users.lock(appId: command.appId, uid: command.uid, on: connection),
+                  let user = try users.find(appId: command.appId, uid: command.uid, on: connection)
+            else { throw ServiceError.invalidToken }
+            let owned = try passkeys.credentials(appId: command.appId, uid: command.uid, on: connection)
+            guard owned.contains(where: { $0.id == command.passkeyId }) else { throw ServiceError.notFound }
+            let methods = owned.count + user.identityProviders.count + (user.passwordHash != nil ? 1 : 0)
+            guard methods > 1 else { throw ServiceError.lastSignInMethod }
+            _ = try passkeys.delete(appId: command.appId, uid: command.uid, id: command.passkeyId, on: connection)
+            try Events.passkeyRemoved(appId: command.appId, uid: command.uid, passkeyId: command.passkeyId, on: connection)
+        }
+        return TokenV1.Done()
+    }
+}
