@@ -10,6 +10,7 @@ public final class Gateway: Service {
     private let apps: AppResolver
     private let server: HTTPServer
     private let rateLimits: RateLimitStep
+    private let edge: ClientEdge
 
     public init(configuration: GatewayConfiguration) throws {
         self.configuration = configuration
@@ -17,7 +18,7 @@ public final class Gateway: Service {
         let bus = try BusClient(url: configuration.common.amqpURL, heartbeatSeconds: configuration.common.amqpHeartbeatSeconds)
         self.bus = bus
         let appStore = AppStore(pool: pool)
-        let apps = AppResolver(store: appStore)
+        let apps = AppResolver(store: appStore, profiles: ClientProfileStore(pool: pool))
         self.apps = apps
         let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
         let verifier = TokenVerifier(store: appStore)
@@ -27,8 +28,12 @@ public final class Gateway: Service {
             verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions))
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
+        edge = ClientEdge(apps: apps)
         let box = DispatchBox()
-        server = HTTPServer { request in box.gateway?.dispatch(request) ?? .now(.problem(.unavailable, requestId: request.requestId)) }
+        server = HTTPServer { request in
+            guard let gateway = box.gateway else { return .now(.problem(.unavailable, requestId: request.requestId)) }
+            return gateway.edge.handle(request, next: gateway.dispatch)
+        }
         box.gateway = self
     }
 
@@ -64,8 +69,8 @@ public final class Gateway: Service {
     /// The drain, the last answers and the bus's close, with room to spare.
     public var stopTimeLimit: Double { configuration.shutdownGrace + 30 }
 
-    /// The request pipeline every route passes through, in order: route match, media type, app
-    /// (`X-App-Key`), body parsed once, the route's rate limits, then its handler. What a route
+    /// The request pipeline every route passes through (after `ClientEdge`: CORS, an app's path
+    /// prefix), in order: route match, media type, app (`X-App-Key`, else `Host`), body parsed once, the route's rate limits, then its handler. What a route
     /// needs is declared on its `Route`, never re-checked in handlers.
     func dispatch(_ incoming: HTTPRequest) -> RouteResult {
         var request = incoming
@@ -82,7 +87,7 @@ public final class Gateway: Service {
                 if route.takesBody, !Self.isJSON(request.header("content-type")) {
                     throw ServiceError.unsupportedMediaType
                 }
-                let app = route.needsApp ? try apps.app(forKey: request.header("x-app-key")) : nil
+                let app = route.needsApp ? try apps.app(forKey: request.header("x-app-key"), host: request.header("host")) : nil
                 var context = RouteContext(request: request, app: app)
                 if route.takesBody { context.json = try BodyReader.parse(request.body) }
                 var limitHeaders: [(String, String)] = []

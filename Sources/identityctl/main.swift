@@ -17,6 +17,9 @@ let usage = """
           [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
           off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
+          [--profile standard|single-token|session-object] [--domains HOST,HOST] [--path-prefix /api/v2]
+          [--allowed-origins https://a.example,…] [--apple-nonce issued|client]   (client profiles;
+          an empty value clears a list or the prefix; see README)
       identityctl mail replay-dead    moves dead-lettered mail back to the mailer queue
       identityctl keys mail-payload-key
                                       the key mailer workers get (IDENTITY_MAIL_PAYLOAD_KEY), derived
@@ -127,6 +130,10 @@ case ("apps", "settings"):
             guard trust == "true" || trust == "false" else { fail("--firebase-trust-email-verified wants true or false") }
             settings.firebaseTrustEmailVerified = trust == "true"
         }
+        if let mode = option("--apple-nonce", in: rest) {
+            guard mode == "issued" || mode == "client" else { fail("--apple-nonce wants issued or client") }
+            settings.appleNonceFromClient = mode == "client"
+        }
         if let keyFile {
             let pem = try String(contentsOfFile: keyFile, encoding: .utf8)
             _ = try ECSigningKey.fromPEM(pem)  // refuse a file that is not an EC private key
@@ -147,16 +154,19 @@ case ("apps", "settings"):
             mail.templates[String(target[0]), default: [:]][String(target[1])] = String(template[template.index(after: equals)...])
         }
         try mailStore.save(appId: appId, mail)
+        let profile = try ClientProfileSettings.apply(rest, appId: appId, store: ClientProfileStore(pool: pool))
         let limits = try RateLimitSettings.apply(options("--rate-limit", in: rest), appId: appId, apps: apps,
                                                  offAllowed: env.string("IDENTITY_RATE_LIMIT_OFF_ALLOWED", default: "") == "1")
-        printJSON(["app_id": appId, "access_token_ttl": app.accessTokenTTL, "deep_link_url": mail.deepLinkURL ?? NSNull(),
+        printJSON(ClientProfileSettings.json(profile).merging([
+                   "apple_nonce": settings.appleNonceFromClient ? "client" : "issued",
+                   "app_id": appId, "access_token_ttl": app.accessTokenTTL, "deep_link_url": mail.deepLinkURL ?? NSNull(),
                    "mail_from_name": mail.fromName ?? NSNull(), "mail_from_address": mail.fromAddress ?? NSNull(), "google_client_ids": settings.googleClientIds,
                    "apple_bundle_ids": settings.appleBundleIds, "apple_services_ids": settings.appleServicesIds,
                    "apple_team_id": settings.appleTeamId ?? NSNull(), "apple_key_id": settings.appleKeyId ?? NSNull(),
                    "apple_private_key_set": settings.applePrivateKeySealed != nil,
                    "firebase_project_id": settings.firebaseProjectId ?? NSNull(),
                    "firebase_trust_email_verified": settings.firebaseTrustEmailVerified, "rate_limits": limits,
-                   "session_lifetime": sessionLifetime])
+                   "session_lifetime": sessionLifetime]) { $1 })
     } catch {
         fail("apps settings failed: \(error)")
     }
