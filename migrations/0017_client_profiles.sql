@@ -28,3 +28,14 @@ ALTER TABLE app_provider_settings ADD COLUMN apple_nonce text NOT NULL DEFAULT '
 
 GRANT SELECT ON app_client_profiles, app_domains TO identity_gateway;
 GRANT SELECT, INSERT, UPDATE, DELETE ON app_client_profiles, app_domains TO identityctl;
+
+-- The opaque session token of the `session-object` (and `single-token`) profiles: one per
+-- session, only its SHA-256 kept, checked against the live session on every request (so
+-- sign-out, deletion and disabling end it at once). The token worker sets it; the gateway and
+-- the workers find the session by it (IdentityKit/Auth/SessionToken.swift).
+ALTER TABLE sessions ADD COLUMN session_token_hash bytea;
+CREATE UNIQUE INDEX sessions_by_session_token ON sessions (app_id, session_token_hash)
+    WHERE session_token_hash IS NOT NULL;
+GRANT SELECT (session_token_hash) ON sessions TO identity_gateway;
+-- The token worker issues session tokens only for apps whose profile has them.
+GRANT SELECT (app_id, profile) ON app_client_profiles TO identity_token_worker;

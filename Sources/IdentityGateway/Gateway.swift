@@ -28,7 +28,7 @@ public final class Gateway: Service {
             verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions))
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
-        edge = ClientEdge(apps: apps)
+        edge = ClientEdge(apps: apps, sessionObject: SessionObjectEdge(sessions: sessions, commands: commands))
         let box = DispatchBox()
         server = HTTPServer { request in
             guard let gateway = box.gateway else { return .now(.problem(.unavailable, requestId: request.requestId)) }

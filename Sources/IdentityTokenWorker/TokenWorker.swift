@@ -54,6 +54,7 @@ public final class TokenWorker: Service {
                                   successorKey: SubKey.refreshSuccessor.derive(from: configuration.masterKey),
                                   graceSeconds: configuration.refreshGraceSeconds,
                                   lifetimeSeconds: configuration.refreshTokenLifetimeSeconds),
+            sessionTokens: SessionTokenIssue(pool: pool, tokens: SessionTokenStore(pool: pool)),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             authority: CallerAuthority(apps: AppStore(pool: pool)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
@@ -81,6 +82,7 @@ struct CommandRouter: Sendable {
     let providerSignIn: ProviderSignIn
     let linking: IdentityLinking
     let refresh: TokenRefresh
+    let sessionTokens: SessionTokenIssue
     let workerName: String
     let authority: CallerAuthority
 
@@ -123,6 +125,8 @@ struct CommandRouter: Sendable {
                 return try .init(refresh.handle(decode(message)))
             case TokenV1.UpdateProfile.protoName:
                 return try .init(profile.handle(decode(message)))
+            case TokenV1.IssueSessionToken.protoName:
+                return try .init(sessionTokens.handle(decode(message), messageAppId: message.appId))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

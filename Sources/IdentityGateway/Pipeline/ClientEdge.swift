@@ -8,10 +8,12 @@ import IdentityKit
 ///   only when its own app allows its `Origin`. Credentials are allowed only for apps of the
 ///   `session-object` profile (cookie transport), and never with a wildcard: the origin is
 ///   echoed exactly, with `Vary: Origin`.
+/// - Profiles: a `session-object` app's requests and answers are mapped by `SessionObjectEdge`.
 /// - Path prefix: an app's extra prefix (seed 000: `/api/v2`) is read as `/v1`, so the same
 ///   routes answer (the app is then resolved again, from the cache, by the same key or host).
 struct ClientEdge: Sendable {
     let apps: AppResolver
+    let sessionObject: SessionObjectEdge
 
     /// Headers a browser may send and read on a cross-origin call.
     static let allowedHeaders = "Authorization, Content-Type, Accept, X-App-Key, X-Request-Id"
@@ -29,7 +31,20 @@ struct ClientEdge: Sendable {
         if let prefix = resolved?.profile.pathPrefix, let rest = Self.strip(prefix: prefix, from: incoming.path) {
             request = incoming.with(path: "/v1" + rest)
         }
-        let result = next(request)
+        var result: RouteResult
+        if let resolved, resolved.profile.shape == .sessionObject {
+            do {
+                let (core, signIn, clearsCookie) = try sessionObject.map(request, profile: resolved.profile)
+                result = sessionObject.answer(next(core), request: core, appId: resolved.app.id, signIn: signIn,
+                                              clearsCookie: clearsCookie)
+            } catch let error as ServiceError {
+                result = .now(.problem(error, requestId: request.requestId))
+            } catch {
+                result = .now(.problem(.internal, requestId: request.requestId))
+            }
+        } else {
+            result = next(request)
+        }
         guard incoming.header("origin") != nil else { return result }
         var headers = [("Vary", "Origin")]
         if let origin, let profile = resolved?.profile, profile.allowedOrigins.contains(origin) {
