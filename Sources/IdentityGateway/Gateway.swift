@@ -21,14 +21,17 @@ public final class Gateway: Service {
         let apps = AppResolver(store: appStore, profiles: ClientProfileStore(pool: pool))
         self.apps = apps
         let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
-        let verifier = TokenVerifier(store: appStore)
+        let verifier = TokenVerifier(store: appStore, sessionTokensReadGuest: true)
         let sessions = SessionStore(pool: pool)
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
             verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions))
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
-        edge = ClientEdge(apps: apps, sessionObject: SessionObjectEdge(sessions: sessions, commands: commands))
+        let sessionObject = SessionObjectEdge(sessions: sessions, commands: commands)
+        edge = ClientEdge(apps: apps, sessionObject: sessionObject,
+                          singleToken: SingleTokenEdge(sessionObject: sessionObject, verifier: verifier,
+                                                       users: UserProfileStore(pool: pool)))
         let box = DispatchBox()
         server = HTTPServer { request in
             guard let gateway = box.gateway else { return .now(.problem(.unavailable, requestId: request.requestId)) }

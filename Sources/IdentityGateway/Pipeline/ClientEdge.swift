@@ -8,12 +8,14 @@ import IdentityKit
 ///   only when its own app allows its `Origin`. Credentials are allowed only for apps of the
 ///   `session-object` profile (cookie transport), and never with a wildcard: the origin is
 ///   echoed exactly, with `Vary: Origin`.
-/// - Profiles: a `session-object` app's requests and answers are mapped by `SessionObjectEdge`.
+/// - Profiles: a `session-object` app's requests and answers are mapped by `SessionObjectEdge`,
+///   a `single-token` app's by `SingleTokenEdge`.
 /// - Path prefix: an app's extra prefix (seed 000: `/api/v2`) is read as `/v1`, so the same
 ///   routes answer (the app is then resolved again, from the cache, by the same key or host).
 struct ClientEdge: Sendable {
     let apps: AppResolver
     let sessionObject: SessionObjectEdge
+    let singleToken: SingleTokenEdge
 
     /// Headers a browser may send and read on a cross-origin call.
     static let allowedHeaders = "Authorization, Content-Type, Accept, X-App-Key, X-Request-Id"
@@ -41,6 +43,18 @@ struct ClientEdge: Sendable {
                 result = .now(.problem(error, requestId: request.requestId))
             } catch {
                 result = .now(.problem(.internal, requestId: request.requestId))
+            }
+        } else if let resolved, resolved.profile.shape == .singleToken {
+            do {
+                if let (core, kind) = try singleToken.map(request, app: resolved.app) {
+                    result = singleToken.answer(next(core), request: core, appId: resolved.app.id, kind: kind)
+                } else {
+                    result = next(request)
+                }
+            } catch let error as ServiceError {
+                result = .now(SingleTokenEdge.error(.problem(error, requestId: request.requestId)))
+            } catch {
+                result = .now(SingleTokenEdge.error(.problem(.internal, requestId: request.requestId)))
             }
         } else {
             result = next(request)

@@ -33,7 +33,7 @@ struct SessionObjectEdge: Sendable {
         let request = try cookieAsBearer(request, profile: profile)
         switch (request.method, request.path) {
         case ("POST", "/v1/auth/login"):
-            var body = try reader(request)
+            var body = try Self.reader(request)
             let email = body.requiredString("email")
             let password = body.requiredString("password")
             let transport = try Self.transport(&body)
@@ -43,7 +43,7 @@ struct SessionObjectEdge: Sendable {
         case ("POST", "/v1/auth/apple/nonce"):
             return (request.with(method: "GET", path: "/v1/auth/nonce"), nil, false)
         case ("POST", "/v1/auth/apple/token"):
-            var body = try reader(request)
+            var body = try Self.reader(request)
             let idToken = body.optionalString("id_token", maxLength: 16_384)
             let nonce = body.optionalString("nonce", maxLength: 256)
             let code = body.optionalString("authorization_code", maxLength: 4096)
@@ -108,7 +108,7 @@ struct SessionObjectEdge: Sendable {
         }
     }
 
-    private func issueToken(access: String, appId: String, uid: String, sessionId: String, request: HTTPRequest) -> RouteResult {
+    func issueToken(access: String, appId: String, uid: String, sessionId: String, request: HTTPRequest) -> RouteResult {
         var headers = request.headers
         headers["authorization"] = "Bearer " + access
         let caller = HTTPRequest(method: request.method, path: request.path, headers: headers, body: Data(),
@@ -184,7 +184,7 @@ struct SessionObjectEdge: Sendable {
 
     // MARK: - helpers
 
-    private func reader(_ request: HTTPRequest) throws -> BodyReader {
+    static func reader(_ request: HTTPRequest) throws -> BodyReader {
         guard Gateway.isJSON(request.header("content-type")) else { throw ServiceError.unsupportedMediaType }
         return try BodyReader(parsed: BodyReader.parse(request.body))
     }
@@ -194,13 +194,13 @@ struct SessionObjectEdge: Sendable {
         return value.string.flatMap(Transport.init) ?? .bearer
     }
 
-    private static func data(_ response: HTTPResponse) -> JSONValue? {
+    static func data(_ response: HTTPResponse) -> JSONValue? {
         guard case .value(let body) = JSONValue.parseBody(response.body) else { return nil }
         return body["data"]
     }
 
     /// Headers of the core's answer worth keeping (rate limits, caching), not its type or length.
-    private static func extraHeaders(_ response: HTTPResponse) -> [(String, String)] {
+    static func extraHeaders(_ response: HTTPResponse) -> [(String, String)] {
         response.headers.filter { $0.0.lowercased() != "content-type" }
     }
 

@@ -29,20 +29,24 @@ public struct SessionTokenStore: Sendable {
 
     /// Claims equivalent to an access token of the session (no `exp` of their own: the session's
     /// end is the token's), or nil when no live session has this token in this app.
-    public func claims(token: String, app: AppRecord) throws -> AccessTokenClaims? {
+    /// `readsGuest`: whether the user is a guest, from the `user_profiles` view (the gateway,
+    /// which upgrades guests; the workers only compare uid and session, and lack the view).
+    public func claims(token: String, app: AppRecord, readsGuest: Bool) throws -> AccessTokenClaims? {
         guard token.utf8.count <= 128 else { return nil }
+        let guest = readsGuest
+            ? "(SELECT p.is_guest FROM user_profiles p WHERE p.app_id = s.app_id AND p.uid = s.uid)" : "false"
         let row = try pool.withConnection { connection in
             try connection.query("""
                 SELECT id, uid, amr, aal, extract(epoch FROM expires_at)::bigint AS exp,
-                       extract(epoch FROM created_at)::bigint AS iat
-                FROM sessions
+                       extract(epoch FROM created_at)::bigint AS iat, coalesce(\(guest), false) AS is_guest
+                FROM sessions s
                 WHERE app_id = $1 AND session_token_hash = $2 AND ended_at IS NULL AND expires_at > now()
                 """, [app.id, PGParam.bytea(SessionToken.hash(token))]).first
         }
         guard let row else { return nil }
         return AccessTokenClaims(iss: app.issuer, aud: app.id, sub: try row.string("uid"), sid: try row.string("id"),
                                  iat: try row.int64("iat"), exp: try row.int64("exp"), jti: "session-token",
-                                 amr: try row.stringArray("amr"), aal: try row.int("aal"), isGuest: false, email: nil,
+                                 amr: try row.stringArray("amr"), aal: try row.int("aal"), isGuest: try row.bool("is_guest"), email: nil,
                                  emailVerified: false, roles: [])
     }
 
