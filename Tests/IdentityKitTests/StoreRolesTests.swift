@@ -39,7 +39,7 @@ final class StoreRolesTests: XCTestCase {
         let sessionId = Identifiers.prefixed("ses")
         let user = try owner.transaction { connection -> UserRecord in
             let user = try UserStore(pool: owner).insert(new, appId: app.id, on: connection)
-            try SessionStore(pool: owner).create(appId: app.id, uid: user.uid, sessionId: sessionId, amr: ["pwd"], ip: "",
+            try SessionStore(pool: owner).create(appId: app.id, uid: user.uid, sessionId: sessionId, amr: ["pwd"], aal: 1, ip: "",
                                                  userAgent: "", refreshTokenHash: SecureRandom.bytes(32),
                                                  refreshLifetimeSeconds: 3600, commandId: nil, createdAccount: false,
                                                  on: connection)
