@@ -52,7 +52,8 @@ public final class Gateway: Service {
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
-        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served)).routes + served
+        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served),
+                                profileDocuments: ProfileDocuments.rendered(routes: served)).routes + served
     }
 
     public func start() throws {

@@ -37,6 +37,14 @@ enum OpenAPIDocument {
                   "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
                     "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
         },
+        "/api/docs/profiles/{profile}/openapi.json": {
+          "get": {"summary": "The document of a client profile's own routes (single-token, session-object): one document per profile, since the same path answers differently per profile",
+                  "operationId": "profileOpenapi", "security": [],
+                  "parameters": [{"name": "profile", "in": "path", "required": true,
+                                  "schema": {"type": "string", "enum": ["single-token", "session-object"]}}],
+                  "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
+        },
         "/v1/auth/sign-up": {
           "post": {
             "summary": "Create an account with email and password; with a guest's access token, that guest becomes the account",

@@ -200,3 +200,16 @@ def test_preflight_allows_credentials_for_the_cookie_app(client, seed002_app):
         "Origin": "https://evil.example.test", "Access-Control-Request-Method": "POST"})
     assert refused.header("Access-Control-Allow-Origin") is None
     assert refused.header("Access-Control-Allow-Credentials") is None
+
+
+def test_the_profiles_openapi_document(client):
+    resp = client.get("/api/docs/profiles/session-object/openapi.json")
+    assert resp.status == 200, resp
+    paths = resp.json["paths"]
+    assert set(paths) == {"/v1/auth/login", "/v1/auth/apple/nonce", "/v1/auth/apple/token"}, set(paths)
+    token = paths["/v1/auth/apple/token"]["post"]
+    schema = token["requestBody"]["content"]["application/json"]["schema"]
+    assert schema["properties"]["id_token"]["maxLength"] == 16384 and schema["properties"]["name"]["maxLength"] == 200
+    assert "auth/invalid-apple-token" in token["responses"]["401"]["x-error-codes"]
+    assert "auth/validation-failed" in token["responses"]["422"]["x-error-codes"]
+    assert "application/problem+json" in token["responses"]["401"]["content"]

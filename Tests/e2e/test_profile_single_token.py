@@ -163,3 +163,18 @@ def test_delete_with_each_proof(client, providers, seed001_app):
     done = dio(client, seed001_app, "DELETE", "/me", {"identityToken": fresh}, token=google["token"])
     assert done.status == 204, done
     assert_error(dio(client, seed001_app, "GET", "/me", token=google["token"]), 401, "UNAUTHORIZED")
+
+
+def test_the_profiles_openapi_document(client):
+    resp = client.get("/api/docs/profiles/single-token/openapi.json")
+    assert resp.status == 200, resp
+    paths = resp.json["paths"]
+    assert set(paths) == {"/auth/guest", "/auth/nonce", "/auth/apple", "/auth/google", "/me"}, set(paths)
+    assert set(paths["/me"]) == {"get", "delete"}
+    apple = paths["/auth/apple"]["post"]
+    assert "INVALID_APPLE_TOKEN" in apple["responses"]["401"]["x-error-codes"]
+    assert "ACCOUNT_EXISTS" in apple["responses"]["409"]["x-error-codes"]
+    assert "VALIDATION_ERROR" in apple["responses"]["400"]["x-error-codes"]
+    assert "REAUTH_REQUIRED" in paths["/me"]["delete"]["responses"]["403"]["x-error-codes"]
+    assert "fullName" in apple["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    assert client.get("/api/docs/profiles/graphql/openapi.json").status == 404

@@ -7,6 +7,8 @@ struct OperationsRoutes: Sendable {
     let bus: BusClient
     /// The OpenAPI document as served (`OpenAPIDocument.rendered`), made once.
     let document: Data
+    /// One document per client profile (`ProfileDocuments`), by profile name.
+    var profileDocuments: [String: Data] = [:]
 
     var routes: [Route] {
         [Route(method: "GET", pattern: "/healthz", needsApp: false, takesBody: false) { _ in
@@ -22,6 +24,13 @@ struct OperationsRoutes: Sendable {
          Route(method: "GET", pattern: "/api/docs/openapi.json", needsApp: false, takesBody: false) { _ in
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
                               body: document))
+         },
+         Route(method: "GET", pattern: "/api/docs/profiles/{profile}/openapi.json", needsApp: false, takesBody: false,
+               errors: [.notFound]) { [profileDocuments] context in
+            guard let profile = context.request.parameters["profile"], let document = profileDocuments[profile] else {
+                throw ServiceError.notFound
+            }
+            return .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: document))
          }]
     }
 
