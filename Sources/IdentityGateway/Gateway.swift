@@ -21,7 +21,7 @@ public final class Gateway: Service {
         let apps = AppResolver(store: appStore, profiles: ClientProfileStore(pool: pool))
         self.apps = apps
         let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
-        let verifier = TokenVerifier(store: appStore, sessionTokensReadGuest: true)
+        let verifier = TokenVerifier(store: appStore, sessionTokensReadProfile: true)
         let sessions = SessionStore(pool: pool)
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,

@@ -178,3 +178,12 @@ def test_the_profiles_openapi_document(client):
     assert "REAUTH_REQUIRED" in paths["/me"]["delete"]["responses"]["403"]["x-error-codes"]
     assert "fullName" in apple["requestBody"]["content"]["application/json"]["schema"]["properties"]
     assert client.get("/api/docs/profiles/graphql/openapi.json").status == 404
+
+
+def test_disabling_the_user_ends_the_token_at_once(client, seed001_app):
+    guest = assert_signed_in(dio(client, seed001_app, "POST", "/auth/guest", {"secret": new_guest_secret()}),
+                             is_guest=True)
+    assert dio(client, seed001_app, "GET", "/me", token=guest["token"]).status == 200
+    db_tools.rows(f"update users set disabled = true where app_id = {db_tools.literal(seed001_app['app_id'])} "
+                  f"and uid = {db_tools.literal(guest['user']['id'])}")
+    assert_error(dio(client, seed001_app, "GET", "/me", token=guest["token"]), 401, "UNAUTHORIZED")

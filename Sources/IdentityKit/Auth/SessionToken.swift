@@ -29,21 +29,24 @@ public struct SessionTokenStore: Sendable {
 
     /// Claims equivalent to an access token of the session (no `exp` of their own: the session's
     /// end is the token's), or nil when no live session has this token in this app.
-    /// `readsGuest`: whether the user is a guest, from the `user_profiles` view (the gateway,
-    /// which upgrades guests; the workers only compare uid and session, and lack the view).
-    public func claims(token: String, app: AppRecord, readsGuest: Bool) throws -> AccessTokenClaims? {
+    /// `readsProfile` (the gateway, which every request passes): the user's profile is read too,
+    /// through the `user_profiles` view: a disabled user's token is refused on the spot, and the
+    /// claims say whether the user is a guest (guest upgrades). The workers only compare uid and
+    /// session, and lack the view.
+    public func claims(token: String, app: AppRecord, readsProfile: Bool) throws -> AccessTokenClaims? {
         guard token.utf8.count <= 128 else { return nil }
-        let guest = readsGuest
-            ? "(SELECT p.is_guest FROM user_profiles p WHERE p.app_id = s.app_id AND p.uid = s.uid)" : "false"
+        let profile = readsProfile
+            ? "LEFT JOIN user_profiles p ON p.app_id = s.app_id AND p.uid = s.uid" : "LEFT JOIN (SELECT NULL::boolean AS is_guest, NULL::boolean AS disabled) p ON true"
         let row = try pool.withConnection { connection in
             try connection.query("""
-                SELECT id, uid, amr, aal, extract(epoch FROM expires_at)::bigint AS exp,
-                       extract(epoch FROM created_at)::bigint AS iat, coalesce(\(guest), false) AS is_guest
-                FROM sessions s
-                WHERE app_id = $1 AND session_token_hash = $2 AND ended_at IS NULL AND expires_at > now()
+                SELECT s.id, s.uid, s.amr, s.aal, extract(epoch FROM s.expires_at)::bigint AS exp,
+                       extract(epoch FROM s.created_at)::bigint AS iat, coalesce(p.is_guest, false) AS is_guest,
+                       coalesce(p.disabled, false) AS disabled
+                FROM sessions s \(profile)
+                WHERE s.app_id = $1 AND s.session_token_hash = $2 AND s.ended_at IS NULL AND s.expires_at > now()
                 """, [app.id, PGParam.bytea(SessionToken.hash(token))]).first
         }
-        guard let row else { return nil }
+        guard let row, try !row.bool("disabled") else { return nil }
         return AccessTokenClaims(iss: app.issuer, aud: app.id, sub: try row.string("uid"), sid: try row.string("id"),
                                  iat: try row.int64("iat"), exp: try row.int64("exp"), jti: "session-token",
                                  amr: try row.stringArray("amr"), aal: try row.int("aal"), isGuest: try row.bool("is_guest"), email: nil,

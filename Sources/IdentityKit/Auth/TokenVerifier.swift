@@ -30,13 +30,13 @@ public final class TokenVerifier: Sendable {
     /// the store stops verifying within this).
     private let keyCacheSeconds: TimeInterval
 
-    private let sessionTokensReadGuest: Bool
+    private let sessionTokensReadProfile: Bool
 
-    /// `sessionTokensReadGuest`: session-token claims say whether the user is a guest (the
-    /// gateway, which reads the `user_profiles` view).
-    public init(store: AppStore, keyCacheSeconds: TimeInterval = 60, sessionTokensReadGuest: Bool = false) {
+    /// `sessionTokensReadProfile`: session tokens of disabled users are refused and their claims
+    /// say whether the user is a guest (the gateway, which reads the `user_profiles` view).
+    public init(store: AppStore, keyCacheSeconds: TimeInterval = 60, sessionTokensReadProfile: Bool = false) {
         self.store = store
-        self.sessionTokensReadGuest = sessionTokensReadGuest
+        self.sessionTokensReadProfile = sessionTokensReadProfile
         sessionTokens = SessionTokenStore(pool: store.pool)
         self.keyCacheSeconds = keyCacheSeconds
     }
@@ -47,7 +47,7 @@ public final class TokenVerifier: Sendable {
         let token = String(authorization.utf8.dropFirst(7).drop { $0 == 32 }) ?? ""
         guard !token.isEmpty, token.utf8.count < 8192 else { throw ServiceError.invalidToken }
         if SessionToken.isSessionToken(token) {
-            guard let claims = try sessionTokens.claims(token: token, app: app, readsGuest: sessionTokensReadGuest) else { throw ServiceError.invalidToken }
+            guard let claims = try sessionTokens.claims(token: token, app: app, readsProfile: sessionTokensReadProfile) else { throw ServiceError.invalidToken }
             return claims
         }
         let now = Timestamp.nowSeconds()
