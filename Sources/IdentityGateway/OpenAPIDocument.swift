@@ -37,11 +37,15 @@ enum OpenAPIDocument {
                   "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
                     "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
         },
-        "/api/docs/profiles/{profile}/openapi.json": {
-          "get": {"summary": "The document of a client profile's own routes (single-token, session-object): one document per profile, since the same path answers differently per profile",
-                  "operationId": "profileOpenapi", "security": [],
-                  "parameters": [{"name": "profile", "in": "path", "required": true,
-                                  "schema": {"type": "string", "enum": ["single-token", "session-object"]}}],
+        "/api/docs/profiles/session-object/openapi.json": {
+          "get": {"summary": "The document of the session-object client profile's own routes (one document per profile, since the same path answers differently per profile)",
+                  "operationId": "sessionObjectOpenapi", "security": [],
+                  "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
+        },
+        "/api/docs/profiles/single-token/openapi.json": {
+          "get": {"summary": "The document of the single-token client profile's own routes (one document per profile, since the same path answers differently per profile)",
+                  "operationId": "singleTokenOpenapi", "security": [],
                   "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
                     "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
         },

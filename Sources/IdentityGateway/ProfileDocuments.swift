@@ -1,7 +1,7 @@
 import Foundation
 import IdentityKit
 
-/// One OpenAPI document per client profile, at `GET /api/docs/profiles/{profile}/openapi.json`
+/// One OpenAPI document per client profile, at `GET /api/docs/profiles/<profile>/openapi.json`
 /// (`standard` is `/api/docs/openapi.json` itself). A document per profile rather than one
 /// document with tags: the same path and method answer differently per app (`POST
 /// /v1/auth/apple/token` exists only for session-object apps; `GET /me` answers a different

@@ -25,13 +25,14 @@ struct OperationsRoutes: Sendable {
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
                               body: document))
          },
-         Route(method: "GET", pattern: "/api/docs/profiles/{profile}/openapi.json", needsApp: false, takesBody: false,
-               errors: [.notFound]) { [profileDocuments] context in
-            guard let profile = context.request.parameters["profile"], let document = profileDocuments[profile] else {
-                throw ServiceError.notFound
+        ] + profileDocuments.keys.sorted().map { profile in
+            // One fixed path per profile: an unknown profile is the router's 404.
+            let document = profileDocuments[profile] ?? Data()
+            return Route(method: "GET", pattern: "/api/docs/profiles/\(profile)/openapi.json", needsApp: false,
+                         takesBody: false) { _ in
+                .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: document))
             }
-            return .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: document))
-         }]
+        }
     }
 
     /// Ready when the store answers and the broker connection is up.
