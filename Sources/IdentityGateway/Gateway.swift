@@ -13,6 +13,7 @@ public final class Gateway: Service {
     private let pool: PGPool
     private let secretKeys: SecretKeyStep
     private let audit: AuditLog
+    private let edge: ClientEdge
 
     public init(configuration: GatewayConfiguration) throws {
         self.configuration = configuration
@@ -21,10 +22,10 @@ public final class Gateway: Service {
         self.bus = bus
         self.pool = pool
         let appStore = AppStore(pool: pool)
-        let apps = AppResolver(store: appStore)
+        let apps = AppResolver(store: appStore, profiles: ClientProfileStore(pool: pool))
         self.apps = apps
         let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
-        let verifier = TokenVerifier(store: appStore)
+        let verifier = TokenVerifier(store: appStore, sessionTokensReadProfile: true)
         let sessions = SessionStore(pool: pool)
         let secretKeys = SecretKeyStep(store: SecretKeyStore(pool: pool))
         self.secretKeys = secretKeys
@@ -34,8 +35,15 @@ public final class Gateway: Service {
             verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys))
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
+        let sessionObject = SessionObjectEdge(sessions: sessions, commands: commands)
+        edge = ClientEdge(apps: apps, sessionObject: sessionObject,
+                          singleToken: SingleTokenEdge(sessionObject: sessionObject, verifier: verifier,
+                                                       users: UserProfileStore(pool: pool)))
         let box = DispatchBox()
-        server = HTTPServer { request in box.gateway?.measured(request) ?? .now(.problem(.unavailable, requestId: request.requestId)) }
+        server = HTTPServer { request in
+            guard let gateway = box.gateway else { return .now(.problem(.unavailable, requestId: request.requestId)) }
+            return gateway.edge.handle(request, next: gateway.measured)
+        }
         box.gateway = self
     }
 
@@ -58,7 +66,8 @@ public final class Gateway: Service {
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
             + AdminImportAndKeyRoutes(commands: commands).routes
             + AdminAppRoutes(secretKeys: secretKeys, audit: AuditLog(pool: pool), commands: commands).routes
-        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served)).routes + served
+        return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served),
+                                profileDocuments: ProfileDocuments.rendered(routes: served)).routes + served
     }
 
     public func start() throws {
@@ -84,8 +93,8 @@ public final class Gateway: Service {
     /// The drain, the last answers and the bus's close, with room to spare.
     public var stopTimeLimit: Double { configuration.shutdownGrace + 30 }
 
-    /// The request pipeline every route passes through, in order: route match, media type, app
-    /// (`X-App-Key`), body parsed once, the route's rate limits, then its handler. What a route
+    /// The request pipeline every route passes through (after `ClientEdge`: CORS, an app's path
+    /// prefix), in order: route match, media type, app (`X-App-Key`, else `Host`), body parsed once, the route's rate limits, then its handler. What a route
     /// needs is declared on its `Route`, never re-checked in handlers.
     func dispatch(_ incoming: HTTPRequest) -> RouteResult {
         var request = incoming
@@ -102,7 +111,7 @@ public final class Gateway: Service {
                 if route.takesBody, !Self.isJSON(request.header("content-type")) {
                     throw ServiceError.unsupportedMediaType
                 }
-                let app = route.needsApp ? try apps.app(forKey: request.header("x-app-key")) : nil
+                let app = route.needsApp ? try apps.app(forKey: request.header("x-app-key"), host: request.header("host")) : nil
                 var context = RouteContext(request: request, app: app)
                 if let use = route.secretKey {
                     let caller = try secretKeys.authenticate(request, use: use)

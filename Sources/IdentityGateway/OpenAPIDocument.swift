@@ -38,6 +38,18 @@ enum OpenAPIDocument {
                   "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
                     "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
         },
+        "/api/docs/profiles/session-object/openapi.json": {
+          "get": {"summary": "The document of the session-object client profile's own routes (one document per profile, since the same path answers differently per profile)",
+                  "operationId": "sessionObjectOpenapi", "security": [],
+                  "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
+        },
+        "/api/docs/profiles/single-token/openapi.json": {
+          "get": {"summary": "The document of the single-token client profile's own routes (one document per profile, since the same path answers differently per profile)",
+                  "operationId": "singleTokenOpenapi", "security": [],
+                  "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
+        },
         "/v1/auth/sign-up": {
           "post": {
             "summary": "Create an account with email and password; with a guest's access token, that guest becomes the account",

@@ -22,7 +22,8 @@ struct IdTokenVerifier: Sendable {
     }
 
     /// Apple: the `nonce` claim must be the hex SHA-256 of a raw nonce this service issued to
-    /// this app, unspent and unexpired (spent later, in the sign-in's transaction).
+    /// this app (or, with `apple_nonce` `client`, one the client made, recorded now), unspent
+    /// and unexpired (spent later, in the sign-in's transaction).
     private func verifyApple(_ command: ProviderV1.VerifyIdToken, app: ProviderSettings, now: Int64) throws
         -> ProviderV1.VerifiedIdentity {
         guard !app.appleClientIds.isEmpty else { throw ServiceError.providerNotConfigured }
@@ -33,9 +34,16 @@ struct IdTokenVerifier: Sendable {
               let raw = command.nonce, let claimed = token.string("nonce")
         else { throw invalid }
         let hash = Digest.sha256(raw)
-        guard Digest.constantTimeEqual(Array(Hex.encode(hash).utf8), Array(claimed.lowercased().utf8)),
-              try nonces.isUsable(appId: command.appId, hash: hash)
-        else { throw invalid }
+        guard Digest.constantTimeEqual(Array(Hex.encode(hash).utf8), Array(claimed.lowercased().utf8)) else { throw invalid }
+        if app.appleNonceFromClient {
+            // The client made it: remembered from now until the token expires (hasValidTimes
+            // wants `exp` in the future), so replaying the token or the nonce finds it spent.
+            guard let expires = token.number("exp"), (8...512).contains(raw.utf8.count),
+                  try nonces.acceptClientNonce(appId: command.appId, hash: hash, untilEpochSeconds: expires)
+            else { throw invalid }
+        } else {
+            guard try nonces.isUsable(appId: command.appId, hash: hash) else { throw invalid }
+        }
         // Apple relays or owns every address it reports: an authority for all of them.
         return ProviderV1.VerifiedIdentity(provider: "apple", subject: subject, email: token.string("email"),
                                            emailVerified: token.flag("email_verified"), audience: audience,

@@ -27,6 +27,10 @@ extension TokenV1.ChangePassword: ActsForUser {
     var actingUid: String { uid }
     var actingSessionId: String { sessionId }
 }
+extension TokenV1.IssueSessionToken: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
 extension TokenV1.RegisterDevice: ActsForUser {
     var actingUid: String { uid }
     var actingSessionId: String { sessionId }

@@ -76,6 +76,7 @@ public final class TokenWorker: Service {
             passkeyRegistration: PasskeyRegistration(pool: pool, users: users, ceremony: ceremony),
             passkeySignIn: PasskeySignIn(pool: pool, users: users, outcome: signIns, ceremony: ceremony),
             passkeyManagement: PasskeyManagement(pool: pool, users: users, passkeys: passkeys),
+            sessionTokens: SessionTokenIssue(pool: pool, tokens: SessionTokenStore(pool: pool)),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             authority: CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool)),
             admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool)),
@@ -116,6 +117,7 @@ struct CommandRouter: Sendable {
     let passkeyRegistration: PasskeyRegistration
     let passkeySignIn: PasskeySignIn
     let passkeyManagement: PasskeyManagement
+    let sessionTokens: SessionTokenIssue
     let workerName: String
     let authority: CallerAuthority
     /// The admin API's commands (`identity.admin.v1`).
@@ -202,6 +204,8 @@ struct CommandRouter: Sendable {
                 return try .init(passkeyManagement.rename(decode(message)))
             case TokenV1.DeletePasskey.protoName:
                 return try .init(passkeyManagement.delete(decode(message)))
+            case TokenV1.IssueSessionToken.protoName:
+                return try .init(sessionTokens.handle(decode(message), messageAppId: message.appId))
             case TokenV1.Ping.protoName:
                 return try .init(TokenV1.Pong(worker: workerName))
             default:

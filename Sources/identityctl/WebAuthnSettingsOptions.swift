@@ -1,7 +1,7 @@
 import Foundation
 import IdentityKit
 
-/// `apps settings … --webauthn-rp-id ID --allowed-origins O,O [--webauthn-rp-name NAME]
+/// `apps settings … --webauthn-rp-id ID --webauthn-origins O,O [--webauthn-rp-name NAME]
 /// [--webauthn-require-uv true|false]`: an app's passkey relying party.
 enum WebAuthnSettingsOptions {
     /// Applies the options present in `arguments` (none: nothing changes) and returns the
@@ -10,7 +10,7 @@ enum WebAuthnSettingsOptions {
         let store = PasskeyStore(pool: pool)
         let current = try store.settings(appId: appId)
         let rpId = option("--webauthn-rp-id", in: arguments)
-        let origins = option("--allowed-origins", in: arguments).map { $0.split(separator: ",").map(String.init) }
+        let origins = option("--webauthn-origins", in: arguments).map { $0.split(separator: ",").map(String.init) }
         let rpName = option("--webauthn-rp-name", in: arguments)
         let requireUV = option("--webauthn-require-uv", in: arguments)
         guard rpId != nil || origins != nil || rpName != nil || requireUV != nil else { return describe(current) }
@@ -22,7 +22,7 @@ enum WebAuthnSettingsOptions {
         guard !settings.rpId.isEmpty else { fail("passkey settings need --webauthn-rp-id") }
         if let origins { settings.origins = origins }
         for origin in settings.origins {
-            if let problem = problem(origin: origin, rpId: settings.rpId) { fail("--allowed-origins: \(origin): \(problem)") }
+            if let problem = problem(origin: origin, rpId: settings.rpId) { fail("--webauthn-origins: \(origin): \(problem)") }
         }
         if let rpName { settings.rpName = rpName.isEmpty ? nil : rpName }
         if let requireUV {
@@ -36,7 +36,7 @@ enum WebAuthnSettingsOptions {
     static func describe(_ settings: WebAuthnSettings?) -> [String: Any] {
         guard let settings else { return ["webauthn_rp_id": NSNull()] }
         return ["webauthn_rp_id": settings.rpId, "webauthn_rp_name": settings.rpName ?? NSNull(),
-                "allowed_origins": settings.origins, "webauthn_require_uv": settings.requireUserVerification]
+                "webauthn_origins": settings.origins, "webauthn_require_uv": settings.requireUserVerification]
     }
 
     static func isDomain(_ text: String) -> Bool {

@@ -21,6 +21,9 @@ let usage = """
           [--default-metadata '{"app_metadata":{…},"user_metadata":{…}}']   (what new users start with)
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
           off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
+          [--profile standard|single-token|session-object] [--domains HOST,HOST] [--path-prefix /api/v2]
+          [--allowed-origins https://a.example,…] [--apple-nonce issued|client]   (client profiles;
+          an empty value clears a list or the prefix; see README)
       identityctl apps rotate-secret-key APP_ID [--overlap SECONDS]
                                       a new secret key (shown once); the live ones keep working for
                                       SECONDS (default 86400, at most 2592000; 0: they stop now)
@@ -175,16 +178,32 @@ case ("apps", "settings"):
         }
         guard let summary = try update.apply(appId: appId, pool: pool,
                                              masterKey: masterKey, offAllowed: offAllowed) else { fail("no app \(appId)") }
+        // Client profiles (COMPATIBILITY.md; ClientProfileSettings) and who makes Apple's nonce.
+        let profile = try ClientProfileSettings.apply(rest, appId: appId, store: ClientProfileStore(pool: pool))
+        if let mode = option("--apple-nonce", in: rest) {
+            guard mode == "issued" || mode == "client" else { fail("--apple-nonce wants issued or client") }
+            try ProviderSettingsStore(pool: pool).setAppleNonce(appId: appId, fromClient: mode == "client")
+        }
+        let profileFlags = ["--profile", "--domains", "--path-prefix", "--allowed-origins", "--apple-nonce"]
+        var shown = summary
+        if rest.contains(where: profileFlags.contains), case .object(var fields) = summary,
+           let extra = try? JSONSerialization.data(withJSONObject: ClientProfileSettings.json(profile)),
+           case .object(let more)? = JSONValue.parse(extra) {
+            fields.merge(more) { $1 }
+            fields["apple_nonce"] = .string(try ProviderSettingsStore(pool: pool).settings(appId: appId).appleNonceFromClient
+                                            ? "client" : "issued")
+            shown = .object(fields)
+        }
         // The passkey relying party (WebAuthnSettingsOptions): shown when one of its flags is given.
         let passkeys = try WebAuthnSettingsOptions.apply(rest, appId: appId, pool: pool)
-        if rest.contains(where: { $0.hasPrefix("--webauthn-") || $0 == "--allowed-origins" }),
-           case .object(var fields) = summary,
+        if rest.contains(where: { $0.hasPrefix("--webauthn-") }),
+           case .object(var fields) = shown,
            let extra = try? JSONSerialization.data(withJSONObject: passkeys),
            case .object(let more)? = JSONValue.parse(extra) {
             fields.merge(more) { $1 }
             print(JSONValue.object(fields).serialized)
         } else {
-            print(summary.serialized)
+            print(shown.serialized)
         }
     } catch {
         fail("apps settings failed: \(error)")

@@ -48,7 +48,7 @@ def fuzz_app(stack, configured_app_factory):
     names = sorted(app["settings"]["rate_limits"])
     app["settings"] = stack.configure_app(app["app_id"], **stack.provider_settings(),
                                           webauthn_rp_id="fuzz.example.test",
-                                          allowed_origins=["https://fuzz.example.test"],
+                                          webauthn_origins=["https://fuzz.example.test"],
                                           rate_limits={name: "off" for name in names})
     assert set(app["settings"]["rate_limits"].values()) == {"off"}, app["settings"]["rate_limits"]
     return app

@@ -27,7 +27,7 @@ PASSKEY_KEYS = ("id", "name", "credential_id", "transports", "aaguid", "backup_e
 def rp_app(stack, app_factory):
     """A fresh app with a passkey relying party (user verification not required)."""
     app = app_factory()
-    stack.configure_app(app["app_id"], webauthn_rp_id=RP_ID, allowed_origins=[ORIGIN, ANDROID_ORIGIN])
+    stack.configure_app(app["app_id"], webauthn_rp_id=RP_ID, webauthn_origins=[ORIGIN, ANDROID_ORIGIN])
     return app
 
 
@@ -291,7 +291,7 @@ def test_synced_passkeys_count_zero_every_time(client, rp_app):
 def test_credential_of_another_app_is_refused(stack, client, rp_app, app_factory):
     _, _, cred, _ = _signed_up_with_passkey(client, rp_app)
     other = app_factory()
-    stack.configure_app(other["app_id"], webauthn_rp_id=RP_ID, allowed_origins=[ORIGIN])
+    stack.configure_app(other["app_id"], webauthn_rp_id=RP_ID, webauthn_origins=[ORIGIN])
     started = _sign_in_options(client, other)
     assert_problem(_verify(client, other, started["flow_id"], wa.get(cred, started["options"], ORIGIN)),
                    401, "auth/invalid-passkey")

@@ -9,6 +9,8 @@ struct OperationsRoutes: Sendable {
     let bus: BusClient
     /// The OpenAPI document as served (`OpenAPIDocument.rendered`), made once.
     let document: Data
+    /// One document per client profile (`ProfileDocuments`), by profile name.
+    var profileDocuments: [String: Data] = [:]
 
     var routes: [Route] {
         [Route(method: "GET", pattern: "/healthz", needsApp: false, takesBody: false) { _ in
@@ -24,7 +26,15 @@ struct OperationsRoutes: Sendable {
          Route(method: "GET", pattern: "/api/docs/openapi.json", needsApp: false, takesBody: false) { _ in
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
                               body: document))
-         }]
+         },
+        ] + profileDocuments.keys.sorted().map { profile in
+            // One fixed path per profile: an unknown profile is the router's 404.
+            let document = profileDocuments[profile] ?? Data()
+            return Route(method: "GET", pattern: "/api/docs/profiles/\(profile)/openapi.json", needsApp: false,
+                         takesBody: false) { _ in
+                .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: document))
+            }
+        }
     }
 
     /// Ready when the store answers and the broker connection is up.

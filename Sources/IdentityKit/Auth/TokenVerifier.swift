@@ -15,6 +15,8 @@ public final class TokenVerifier: Sendable {
     }
 
     private let store: AppStore
+    /// Session tokens (`st_…`) of the profiles that have them, checked in the store each time.
+    private let sessionTokens: SessionTokenStore
     private let cache = Locked<[String: Keys]>([:])
     /// Tokens already verified, by their exact text: a client sends one access token with many
     /// requests, and the RSA check and JSON decoding were a quarter of GET /v1/me's CPU. Only
@@ -31,8 +33,14 @@ public final class TokenVerifier: Sendable {
     /// the store stops verifying within this).
     private let keyCacheSeconds: TimeInterval
 
-    public init(store: AppStore, keyCacheSeconds: TimeInterval = 60) {
+    private let sessionTokensReadProfile: Bool
+
+    /// `sessionTokensReadProfile`: session tokens of disabled users are refused and their claims
+    /// say whether the user is a guest (the gateway, which reads the `user_profiles` view).
+    public init(store: AppStore, keyCacheSeconds: TimeInterval = 60, sessionTokensReadProfile: Bool = false) {
         self.store = store
+        self.sessionTokensReadProfile = sessionTokensReadProfile
+        sessionTokens = SessionTokenStore(pool: store.pool)
         self.keyCacheSeconds = keyCacheSeconds
     }
 
@@ -41,6 +49,10 @@ public final class TokenVerifier: Sendable {
         guard let authorization, authorization.hasPrefix("Bearer ") else { throw ServiceError.invalidToken }
         let token = String(authorization.utf8.dropFirst(7).drop { $0 == 32 }) ?? ""
         guard !token.isEmpty, token.utf8.count < 8192 else { throw ServiceError.invalidToken }
+        if SessionToken.isSessionToken(token) {
+            guard let claims = try sessionTokens.claims(token: token, app: app, readsProfile: sessionTokensReadProfile) else { throw ServiceError.invalidToken }
+            return claims
+        }
         let now = Timestamp.nowSeconds()
         let keys = try keys(appId: app.id)
         if let known = verified.withLock({ $0[token] }), known.claims.aud == app.id, known.claims.iss == app.issuer {

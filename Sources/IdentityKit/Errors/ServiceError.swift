@@ -71,6 +71,10 @@ extension ServiceError {
                                                    detail: "This username is taken.")
     public static let userDisabled = ServiceError(code: "auth/user-disabled", status: 403,
                                                   detail: "This account is disabled.")
+    /// A call that changes state with a session cookie from an origin the app does not allow
+    /// (the cookie transport's CSRF check, COMPATIBILITY.md).
+    public static let originNotAllowed = ServiceError(code: "auth/origin-not-allowed", status: 403,
+                                                      detail: "This origin may not use the session cookie.")
     public static let refreshTokenRevoked = ServiceError(code: "auth/refresh-token-revoked", status: 401,
                                                          detail: "The refresh token is not valid; sign in again.")
     public static let sessionExpired = ServiceError(code: "auth/session-expired", status: 401,

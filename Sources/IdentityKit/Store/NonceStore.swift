@@ -27,6 +27,21 @@ public struct NonceStore: Sendable {
         }
     }
 
+    /// A nonce the client made (an app with `apple_nonce` `client`): recorded on first sight,
+    /// valid until the identity token carrying it expires, so it is still spent once. Then
+    /// usable exactly as an issued one (a refused sign-in spends nothing).
+    public func acceptClientNonce(appId: String, hash: [UInt8], untilEpochSeconds: Int64) throws -> Bool {
+        try pool.withConnection { connection in
+            _ = try connection.query("""
+                INSERT INTO auth_nonces (app_id, nonce_hash, expires_at) VALUES ($1, $2, to_timestamp($3))
+                ON CONFLICT (app_id, nonce_hash) DO NOTHING
+                """, [appId, PGParam.bytea(hash), String(untilEpochSeconds)])
+            return try !connection.query("""
+                SELECT 1 FROM auth_nonces WHERE app_id = $1 AND nonce_hash = $2 AND spent_at IS NULL AND expires_at > now()
+                """, [appId, PGParam.bytea(hash)]).isEmpty
+        }
+    }
+
     /// Spends the nonce in the caller's transaction; false when it was spent meanwhile (a race
     /// decided by the row update, not by a read before it).
     public func spend(appId: String, hash: [UInt8], on connection: PGConnection) throws -> Bool {

@@ -10,6 +10,9 @@ public struct ProviderSettings: Sendable, Equatable {
     public var firebaseProjectId: String?
     /// Firebase's `email_verified` may link a sign-in to an existing account by email.
     public var firebaseTrustEmailVerified = false
+    /// Apple nonces: `issued` by this service (GET /v1/auth/nonce), or made by the `client`
+    /// (seed 000), then accepted once: remembered until the identity token expires.
+    public var appleNonceFromClient = false
 
     public init() {}
 
@@ -26,7 +29,7 @@ public struct ProviderSettingsStore: Sendable {
         let row = try pool.withConnection { connection in
             try connection.query("""
                 SELECT google_client_ids, apple_bundle_ids, apple_services_ids, apple_team_id, apple_key_id,
-                       apple_private_key_enc, firebase_project_id, firebase_trust_email_verified
+                       apple_private_key_enc, firebase_project_id, firebase_trust_email_verified, apple_nonce
                 FROM app_provider_settings WHERE app_id = $1
                 """, [appId]).first
         }
@@ -40,6 +43,7 @@ public struct ProviderSettingsStore: Sendable {
         settings.applePrivateKeySealed = try row.optionalBytes("apple_private_key_enc")
         settings.firebaseProjectId = try row.optionalString("firebase_project_id")
         settings.firebaseTrustEmailVerified = try row.bool("firebase_trust_email_verified")
+        settings.appleNonceFromClient = try row.string("apple_nonce") == "client"
         return settings
     }
 
@@ -89,23 +93,34 @@ public struct ProviderSettingsStore: Sendable {
         }
     }
 
+    /// Who makes Apple's nonce for the app (`--apple-nonce issued|client`, COMPATIBILITY.md):
+    /// the service (`issued`, the default) or the client (remembered until its token expires).
+    public func setAppleNonce(appId: String, fromClient: Bool) throws {
+        try saveKeepingKey(appId: appId, try settings(appId: appId), sealedKey: nil)  // the row exists
+        try pool.withConnection { connection in
+            _ = try connection.query("UPDATE app_provider_settings SET apple_nonce = $2, updated_at = now() WHERE app_id = $1",
+                                     [appId, fromClient ? "client" : "issued"])
+        }
+    }
+
     public func save(appId: String, _ settings: ProviderSettings) throws {
         try pool.withConnection { connection in
             try connection.query("""
                 INSERT INTO app_provider_settings (app_id, google_client_ids, apple_bundle_ids, apple_services_ids,
                     apple_team_id, apple_key_id, apple_private_key_enc, firebase_project_id,
-                    firebase_trust_email_verified, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
+                    firebase_trust_email_verified, apple_nonce, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
                 ON CONFLICT (app_id) DO UPDATE SET google_client_ids = EXCLUDED.google_client_ids,
                     apple_bundle_ids = EXCLUDED.apple_bundle_ids, apple_services_ids = EXCLUDED.apple_services_ids,
                     apple_team_id = EXCLUDED.apple_team_id, apple_key_id = EXCLUDED.apple_key_id,
                     apple_private_key_enc = EXCLUDED.apple_private_key_enc,
                     firebase_project_id = EXCLUDED.firebase_project_id,
-                    firebase_trust_email_verified = EXCLUDED.firebase_trust_email_verified, updated_at = now()
+                    firebase_trust_email_verified = EXCLUDED.firebase_trust_email_verified,
+                    apple_nonce = EXCLUDED.apple_nonce, updated_at = now()
                 """, [appId, PGParam.textArray(settings.googleClientIds), PGParam.textArray(settings.appleBundleIds),
                       PGParam.textArray(settings.appleServicesIds), settings.appleTeamId, settings.appleKeyId,
                       settings.applePrivateKeySealed.map(PGParam.bytea), settings.firebaseProjectId,
-                      PGParam.bool(settings.firebaseTrustEmailVerified)])
+                      PGParam.bool(settings.firebaseTrustEmailVerified), settings.appleNonceFromClient ? "client" : "issued"])
         }
     }
 }

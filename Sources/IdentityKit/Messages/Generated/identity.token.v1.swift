@@ -1744,6 +1744,63 @@ extension TokenV1 {
             if !self.passkeys.isEmpty { try container.encode(self.passkeys, forKey: ProtoJSONKey("passkeys")) }
         }
     }
+
+    /// After a sign-in of an app whose profile has session tokens (session-object, single-token;
+    /// COMPATIBILITY.md) → SessionTokenIssued. Carries the new session's access token as the caller
+    /// token; gives that session its opaque token (only the hash is stored), once.
+    public struct IssueSessionToken: ProtoMessage {
+        public static let protoName = "identity.token.v1.IssueSessionToken"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+        }
+    }
+
+    public struct SessionTokenIssued: ProtoMessage {
+        public static let protoName = "identity.token.v1.SessionTokenIssued"
+
+        public var sessionToken: String
+
+        public init(
+            sessionToken: String = ""
+        ) {
+            self.sessionToken = sessionToken
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.sessionToken = try container.decodeProto(String.self, "session_token", "sessionToken") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.sessionToken.isEmpty { try container.encode(self.sessionToken, forKey: ProtoJSONKey("session_token")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {
