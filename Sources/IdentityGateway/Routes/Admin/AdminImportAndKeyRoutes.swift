@@ -32,12 +32,43 @@ struct AdminImportAndKeyRoutes: Sendable {
         if let index = users.firstIndex(where: { if case .object = $0 { false } else { true } }) {
             throw ServiceError.validationFailed([.init(location: "body.users[\(index)]", message: "must be a JSON object")])
         }
+        // A field of the wrong JSON type is a malformed request (422 for the call, as the schema
+        // says); what is well-typed but unacceptable (a taken email, a bad hash) is that user's
+        // own error in the report.
+        for (index, user) in users.enumerated() {
+            guard case .object(let fields) = user else { continue }
+            for (name, value) in fields {
+                if let problem = Self.typeProblem(name, value) {
+                    throw ServiceError.validationFailed([.init(location: "body.users[\(index)].\(name)", message: problem)])
+                }
+            }
+        }
         let command = AdminV1.ImportUsers(appId: caller.app.id, usersJson: JSONValue.array(users).serialized, actor: caller.actor)
         return commands.send(command, expecting: AdminV1.UsersImported.self, appId: caller.app.id, request: context.request) {
             guard let report = JSONValue.parse(Data($0.reportJson.utf8), maximumBytes: 4 << 20) else {
                 return HTTPResponse.problem(.internal, requestId: context.request.requestId)
             }
             return HTTPResponse.data(report)
+        }
+    }
+
+    /// The JSON type each known field of an imported user must have (`nil`: fine, or unknown,
+    /// which the importer reports for that user).
+    static func typeProblem(_ name: String, _ value: JSONValue) -> String? {
+        switch (name, value) {
+        case ("uid", .string), ("email", .string), ("username", .string), ("first_name", .string),
+             ("last_name", .string), ("phone", .string), ("photo_url", .string):
+            return nil
+        case ("uid", _), ("email", _), ("username", _), ("first_name", _), ("last_name", _), ("phone", _), ("photo_url", _):
+            return "must be a string"
+        case ("email_verified", .bool): return nil
+        case ("email_verified", _): return "must be true or false"
+        case ("password_hash", .object): return nil
+        case ("password_hash", _): return "must be an object"
+        case ("providers", .array(let items)):
+            return items.allSatisfy { if case .object = $0 { true } else { false } } ? nil : "must be an array of objects"
+        case ("providers", _): return "must be an array"
+        default: return nil
         }
     }
 
