@@ -309,8 +309,9 @@ enum OpenAPIDocument {
         "/v1/auth/email/verify": {
           "post": {
             "summary": "Verify the email with its code",
+            "description": "With the account's own access token (optional), the proof is made in that session: the password, links and that session stay, the other sessions end. Without it (or with another account's), an unverified account is taken over by the address's owner (PRODUCT.md, Email ownership).",
             "operationId": "verifyEmail",
-            "security": [{"appKey": []}],
+            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailAndCodeRequest"}}}},
             "responses": {"200": {"$ref": "#/components/responses/User"}}
           }

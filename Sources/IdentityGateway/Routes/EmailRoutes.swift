@@ -23,7 +23,7 @@ struct EmailRoutes: Sendable {
          Route(method: "POST", pattern: "/v1/me/email/verification", needsApp: true, takesBody: false,
                limits: .verificationSend, errors: .signedIn + [.validationFailed([])], handler: sendVerification),
          Route(method: "POST", pattern: "/v1/auth/email/verify", needsApp: true, takesBody: true,
-               limits: .codeVerify, errors: .codeCheck + [.invalidToken], handler: verifyEmail)]
+               limits: .codeVerify, errors: .codeCheck + .signedIn, handler: verifyEmail)]
     }
 
     private static func accepted(_ reply: TokenV1.Accepted) -> HTTPResponse {
