@@ -71,6 +71,15 @@ enum OpenAPIAdminDocument {
           "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
         }
       },
+      "/v1/admin/users/{uid}/mfa/reset": {
+        "post": {
+          "summary": "Reset a user's MFA (they lost every factor): every second factor and backup code removed, mfa.disabled (reason admin_reset) published, audited",
+          "operationId": "adminResetUserMfa",
+          "security": [{"secretKey": []}],
+          "parameters": [{"$ref": "#/components/parameters/Uid"}],
+          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
+        }
+      },
       "/v1/admin/users/{uid}/enable": {
         "post": {
           "summary": "Enable a disabled user again (user.enabled)",

@@ -7,6 +7,9 @@ import IdentityKit
 /// password, a code, a refresh token, a provider identity sealed by the provider worker) do not
 /// conform; those that upgrade a guest conform with the guest's uid when they name one.
 protocol ActsForUser {
+    /// The app the command acts in: the caller's token (or secret key) must be of this app, not
+    /// only of the app its message header names.
+    var appId: String { get }
     var actingUid: String { get }
     /// The session the command says it comes from; empty when it names none.
     var actingSessionId: String { get }
@@ -86,3 +89,19 @@ extension TokenV1.DeletePasskey: ActsForUser {
 extension TokenV1.SignUp: ActsForUser { var actingUid: String { guestUid ?? "" } }
 extension TokenV1.VerifyEmailCode: ActsForUser { var actingUid: String { guestUid ?? "" } }
 extension TokenV1.ProviderSignIn: ActsForUser { var actingUid: String { guestUid ?? "" } }
+
+/// Admin API commands (`identity.admin.v1`) act for the app's backend: only with a live secret
+/// key of the command's own app in the message (`CallerAuthority.checkAppBackend`).
+protocol ActsForAppBackend {
+    var appId: String { get }
+}
+
+extension AdminV1.RotateSecretKey: ActsForAppBackend {}
+extension AdminV1.ImportUsers: ActsForAppBackend {}
+extension AdminV1.RotateSigningKey: ActsForAppBackend {}
+extension AdminV1.CreateUser: ActsForAppBackend {}
+extension AdminV1.UpdateUser: ActsForAppBackend {}
+extension AdminV1.SetUserDisabled: ActsForAppBackend {}
+extension AdminV1.DeleteUser: ActsForAppBackend {}
+extension AdminV1.UpdateAppSettings: ActsForAppBackend {}
+extension AdminV1.ResetUserMfa: ActsForAppBackend {}

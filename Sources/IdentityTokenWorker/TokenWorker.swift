@@ -188,6 +188,8 @@ struct CommandRouter: Sendable {
                 return try .init(admin.users.setDisabled(decode(message)))
             case AdminV1.DeleteUser.protoName:
                 return try .init(admin.users.delete(decode(message)))
+            case AdminV1.ResetUserMfa.protoName:
+                return try .init(admin.users.resetMfa(decode(message)))
             case AdminV1.UpdateAppSettings.protoName:
                 return try .init(admin.settings.handle(decode(message)))
             case TokenV1.PasskeyRegistrationOptions.protoName:
@@ -219,7 +221,10 @@ struct CommandRouter: Sendable {
     private func decode<Command: ProtoMessage>(_ message: BusMessage) throws -> Command {
         let command = try ProtoJSON.decode(Command.self, from: message.body)
         if let acting = command as? ActsForUser, !acting.actingUid.isEmpty {
-            try authority.check(message, appId: message.appId, uid: acting.actingUid, sessionId: acting.actingSessionId)
+            try authority.check(message, appId: acting.appId, uid: acting.actingUid, sessionId: acting.actingSessionId)
+        }
+        if let backend = command as? ActsForAppBackend {
+            try authority.checkAppBackend(message, appId: backend.appId)
         }
         return command
     }

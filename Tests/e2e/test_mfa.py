@@ -337,3 +337,22 @@ def test_verify_validates_its_body(client, app):
                                app_key=app["app_key"]), 401, "auth/code-expired")
     assert_problem(client.post("/v1/auth/mfa/verify", {"challenge_token": "mfa_x", "code": "1", "method": "carrier"},
                                app_key=app["app_key"]), 422, "auth/validation-failed")
+
+
+def test_the_app_backend_resets_the_mfa_of_a_user_who_lost_every_factor(client, app, other_app, events):
+    """Recovery (PRODUCT.md, MFA): POST /v1/admin/users/{uid}/mfa/reset with the app's secret key
+    removes every factor; the next sign-in is plain tokens again, mfa.disabled says admin_reset,
+    and the call is audited. A user's token, or another app's key, resets nothing."""
+    from admin_tools import admin, audit_rows
+    email, _, _, uid = mfa_user(client, app)
+    user_token = client.new_user(app)["access_token"]
+    assert admin(client, app, "POST", f"/v1/admin/users/{uid}/mfa/reset", key=user_token).status == 401
+    assert admin(client, app, "POST", f"/v1/admin/users/{uid}/mfa/reset", key=other_app["secret_key"]).status in (401, 404)
+    assert client.sign_in(app, email=email).status == 202
+    resp = admin(client, app, "POST", f"/v1/admin/users/{uid}/mfa/reset")
+    assert resp.status == 200 and resp.json["data"]["mfa_enabled"] is False, resp
+    signed = client.sign_in(app, email=email)
+    assert signed.status == 200 and claims(signed.data)["aal"] == 1, signed
+    events.wait_for("mfa.disabled", lambda body: body["uid"] == uid and body["reason"] == "admin_reset")
+    assert any(row["action"] == "admin.users.mfa_reset" and row["target"] == f"user:{uid}"
+               for row in audit_rows(client, app))

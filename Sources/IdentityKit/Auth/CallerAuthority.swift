@@ -28,6 +28,17 @@ public struct CallerAuthority: Sendable {
         verifier = TokenVerifier(store: apps)
     }
 
+    /// Throws 401 (after logging why) unless `message` carries a live secret key of `appId`: the
+    /// authority of an admin API call (the app's backend), which no user token gives.
+    public func checkAppBackend(_ message: BusMessage, appId: String) throws {
+        guard message.callerToken.hasPrefix("sk_"),
+              let owner = try secretKeys.owner(ofKey: message.callerToken), owner.app.id == appId else {
+            Log.warning("admin command refused: it does not carry the app's secret key",
+                        ["app_id": appId, "type": message.type, "request_id": message.requestId])
+            throw ServiceError.invalidToken
+        }
+    }
+
     /// The verified claims when `message` carries an access token of `appId` for `uid` (and for
     /// `sessionId` when one is given), nil when it carries a live secret key of `appId`, else
     /// throws 401 `auth/invalid-token` after logging why.

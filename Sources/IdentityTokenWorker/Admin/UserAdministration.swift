@@ -94,6 +94,24 @@ struct UserAdministration: Sendable {
         return TokenV1.UserResult(user: user.message)
     }
 
+    /// The user's second factors and backup codes removed (one who lost every factor), with
+    /// `mfa.disabled` (admin_reset) when any was on, and the audit row either way.
+    func resetMfa(_ command: AdminV1.ResetUserMfa) throws -> TokenV1.UserResult {
+        let user = try pool.transaction { connection -> UserRecord in
+            guard try users.lock(appId: command.appId, uid: command.uid, on: connection) else { throw ServiceError.notFound }
+            let wasOn = try MfaStore(pool: pool).adminReset(appId: command.appId, uid: command.uid, on: connection)
+            try AuditLog.append(appId: command.appId, AuditLog.Entry(
+                actor: command.actor.isEmpty ? "system" : command.actor, action: "user.mfa_reset",
+                target: "user:" + command.uid, ip: command.ip.isEmpty ? nil : command.ip,
+                detail: .object(["mfa_was_enabled": .bool(wasOn)])), on: connection)
+            guard let user = try users.find(appId: command.appId, uid: command.uid, on: connection) else {
+                throw ServiceError.notFound
+            }
+            return user
+        }
+        return TokenV1.UserResult(user: user.message)
+    }
+
     func delete(_ command: AdminV1.DeleteUser) throws -> AdminV1.UserDeleted {
         guard try deletion.deleteByAdmin(appId: command.appId, uid: command.uid) else { throw ServiceError.notFound }
         return AdminV1.UserDeleted(uid: command.uid)

@@ -29,6 +29,8 @@ struct AdminUserRoutes: Sendable {
                   errors: [.notFound], secretKey: .admin("admin.users.disable")) { try setDisabled($0, true) },
             Route(method: "POST", pattern: user + "/enable", needsApp: false, takesBody: false, limits: .admin,
                   errors: [.notFound], secretKey: .admin("admin.users.enable")) { try setDisabled($0, false) },
+            Route(method: "POST", pattern: user + "/mfa/reset", needsApp: false, takesBody: false, limits: .admin,
+                  errors: [.notFound], secretKey: .admin("admin.users.mfa_reset"), handler: resetMfa),
             Route(method: "GET", pattern: user + "/sessions", needsApp: false, takesBody: false, limits: .admin,
                   errors: [.notFound], secretKey: .admin("admin.sessions.list"), handler: sessionList),
             Route(method: "DELETE", pattern: user + "/sessions", needsApp: false, takesBody: false, limits: .admin,
@@ -150,6 +152,16 @@ struct AdminUserRoutes: Sendable {
         let caller = try context.requireAdmin()
         let command = AdminV1.SetUserDisabled(appId: caller.app.id, uid: try Self.uid(context), disabled: disabled,
                                               actor: caller.actor, ip: context.request.clientIP)
+        return commands.send(command, expecting: TokenV1.UserResult.self, appId: caller.app.id, request: context.request) {
+            HTTPResponse.data($0.user.map(UserJSON.admin) ?? .null)
+        }
+    }
+
+    /// `POST /v1/admin/users/{uid}/mfa/reset`: recovery for a user who lost every factor.
+    func resetMfa(_ context: RouteContext) throws -> RouteResult {
+        let caller = try context.requireAdmin()
+        let command = AdminV1.ResetUserMfa(appId: caller.app.id, uid: try Self.uid(context), actor: caller.actor,
+                                           ip: context.request.clientIP)
         return commands.send(command, expecting: TokenV1.UserResult.self, appId: caller.app.id, request: context.request) {
             HTTPResponse.data($0.user.map(UserJSON.admin) ?? .null)
         }

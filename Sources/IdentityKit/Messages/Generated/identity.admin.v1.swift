@@ -420,6 +420,46 @@ extension AdminV1 {
             if !self.settingsJson.isEmpty { try container.encode(self.settingsJson, forKey: ProtoJSONKey("settings_json")) }
         }
     }
+
+    /// POST /v1/admin/users/{uid}/mfa/reset → UserResult: removes every second factor and backup code
+    /// of a user who lost them all (PRODUCT.md, MFA recovery); `mfa.disabled` (reason admin_reset)
+    /// and an audit row.
+    public struct ResetUserMfa: ProtoMessage {
+        public static let protoName = "identity.admin.v1.ResetUserMfa"
+
+        public var appId: String
+        public var uid: String
+        public var actor: String
+        public var ip: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            actor: String = "",
+            ip: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.actor = actor
+            self.ip = ip
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.actor = try container.decodeProto(String.self, "actor") ?? ""
+            self.ip = try container.decodeProto(String.self, "ip") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.actor.isEmpty { try container.encode(self.actor, forKey: ProtoJSONKey("actor")) }
+            if !self.ip.isEmpty { try container.encode(self.ip, forKey: ProtoJSONKey("ip")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {
