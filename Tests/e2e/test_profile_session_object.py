@@ -213,3 +213,19 @@ def test_the_profiles_openapi_document(client):
     assert "auth/invalid-apple-token" in token["responses"]["401"]["x-error-codes"]
     assert "auth/validation-failed" in token["responses"]["422"]["x-error-codes"]
     assert "application/problem+json" in token["responses"]["401"]["content"]
+
+
+def test_an_mfa_user_gets_the_guides_202_challenge_then_a_session(client, seed002_app):
+    """Seed 002's client reads `mfa` from a 202 (`{"mfa": {challenge_token, expires_at,
+    methods}}`) and completes it with POST /v1/auth/mfa/verify."""
+    from test_mfa import code_at, enrol_totp
+    email = unique_email("seed002-mfa")
+    user = client.new_user(seed002_app, email=email)
+    secret, _ = enrol_totp(client, seed002_app, user["access_token"])
+    resp = api(client, seed002_app, "POST", "/v1/auth/login", {"email": email, "password": PASSWORD})
+    assert resp.status == 202 and set(resp.json) == {"mfa"}, resp
+    mfa = resp.json["mfa"]
+    assert set(mfa) >= {"challenge_token", "expires_at", "methods"} and "totp" in mfa["methods"], mfa
+    done = api(client, seed002_app, "POST", "/v1/auth/mfa/verify",
+               {"challenge_token": mfa["challenge_token"], "code": code_at(secret, 1)})  # the enrolment spent this step
+    assert done.status == 200, done

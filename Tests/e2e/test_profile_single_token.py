@@ -6,6 +6,7 @@ with one opaque token that lasts a year and is checked on every request, `{"erro
 Google → ACCOUNT_EXISTS and the switch → delete with each kind of proof."""
 
 import base64
+import json
 import hashlib
 import secrets
 import uuid
@@ -21,7 +22,8 @@ def seed001_app(provider_app_factory):
     """An app set up as README's "Profile single-token (seed 001)" shows (a host of its own per
     test: localhost:3100 is what the guide's dev build calls)."""
     host = f"localhost-{uuid.uuid4().hex[:8]}.test:3100"
-    app = provider_app_factory(profile="single-token", domains=[host])
+    app = provider_app_factory(profile="single-token", domains=[host], default_metadata=json.dumps(
+        {"app_metadata": {"plan": "FREE", "planExpiresAt": None, "unitSystem": "US"}}))
     app["host"] = host
     return app
 
@@ -187,3 +189,19 @@ def test_disabling_the_user_ends_the_token_at_once(client, seed001_app):
     db_tools.rows(f"update users set disabled = true where app_id = {db_tools.literal(seed001_app['app_id'])} "
                   f"and uid = {db_tools.literal(guest['user']['id'])}")
     assert_error(dio(client, seed001_app, "GET", "/me", token=guest["token"]), 401, "UNAUTHORIZED")
+
+
+def test_the_user_object_carries_the_apps_fields_with_their_defaults(client, seed001_app):
+    """The guide's user has `plan`, `planExpiresAt` and `unitSystem`: the app's default_metadata
+    gives them to every new user, and the app's backend changes them per user (admin API)."""
+    from admin_tools import admin
+    guest = assert_signed_in(dio(client, seed001_app, "POST", "/auth/guest", {"secret": new_guest_secret()}),
+                             is_guest=True)
+    assert guest["user"]["plan"] == "FREE" and guest["user"]["planExpiresAt"] is None, guest
+    assert guest["user"]["unitSystem"] == "US", guest
+    uid = guest["user"]["id"]
+    resp = admin(client, seed001_app, "PATCH", f"/v1/admin/users/{uid}",
+                 {"app_metadata": {"plan": "PRO", "planExpiresAt": "2027-01-01T00:00:00Z", "unitSystem": "US"}})
+    assert resp.status == 200, resp
+    me = dio(client, seed001_app, "GET", "/me", token=guest["token"])
+    assert me.status == 200 and me.json["plan"] == "PRO" and me.json["planExpiresAt"] == "2027-01-01T00:00:00Z", me

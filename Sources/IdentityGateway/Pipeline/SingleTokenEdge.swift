@@ -138,9 +138,16 @@ struct SingleTokenEdge: Sendable {
             if case .string(let text)? = value, !text.isEmpty { return text }
             return nil
         }
-        return .object(["id": core["uid"] ?? .null, "isGuest": core["is_guest"] ?? .bool(false),
-                        "email": core["email"] ?? .null,
-                        "name": names.isEmpty ? .null : .string(names.joined(separator: " "))])
+        // The app's own user fields (seed 001: plan, planExpiresAt, unitSystem) are the user's app
+        // metadata, which a new user gets from the app's default_metadata (COMPATIBILITY.md);
+        // the guide's four fields win over any of the same name.
+        var fields: [String: JSONValue] = [:]
+        if case .object(let metadata)? = core["app_metadata"] { fields = metadata }
+        fields["id"] = core["uid"] ?? .null
+        fields["isGuest"] = core["is_guest"] ?? .bool(false)
+        fields["email"] = core["email"] ?? .null
+        fields["name"] = names.isEmpty ? .null : .string(names.joined(separator: " "))
+        return .object(fields)
     }
 
     /// A problem+json answer as `{"error": {"code", "message"}}`, its headers (Retry-After,
