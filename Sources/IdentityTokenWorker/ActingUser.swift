@@ -19,72 +19,41 @@ extension ActsForUser {
     var actingSessionId: String { "" }
 }
 
+/// The common case: a signed-in user's command naming its own `uid` and `session_id` fields.
+protocol ActsInOwnSession: ActsForUser {
+    var uid: String { get }
+    var sessionId: String { get }
+}
+
+extension ActsInOwnSession {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+}
+
 extension TokenV1.UpdateProfile: ActsForUser { var actingUid: String { uid } }
 extension TokenV1.UnlinkIdentity: ActsForUser { var actingUid: String { uid } }
 extension TokenV1.SendEmailVerification: ActsForUser { var actingUid: String { uid } }
-extension TokenV1.DeleteAccount: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
-extension TokenV1.ChangePassword: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
-extension TokenV1.IssueSessionToken: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
-extension TokenV1.RegisterDevice: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
-extension TokenV1.LinkIdentity: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
+extension TokenV1.DeleteAccount: ActsInOwnSession {}
+extension TokenV1.ChangePassword: ActsInOwnSession {}
+extension TokenV1.IssueSessionToken: ActsInOwnSession {}
+extension TokenV1.RegisterDevice: ActsInOwnSession {}
+extension TokenV1.LinkIdentity: ActsInOwnSession {}
 extension TokenV1.VerifyEmail: ActsForUser {
     var actingUid: String { uid ?? "" }
     var actingSessionId: String { sessionId ?? "" }
 }
 // Second factors (enrolment, status, backup codes, disabling): the signed-in user's own.
-extension TokenV1.StartMfaEnrolment: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
-extension TokenV1.ConfirmMfaEnrolment: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
+extension TokenV1.StartMfaEnrolment: ActsInOwnSession {}
+extension TokenV1.ConfirmMfaEnrolment: ActsInOwnSession {}
 extension TokenV1.GetMfaStatus: ActsForUser { var actingUid: String { uid } }
-extension TokenV1.RegenerateBackupCodes: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
-extension TokenV1.DisableMfa: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
+extension TokenV1.RegenerateBackupCodes: ActsInOwnSession {}
+extension TokenV1.DisableMfa: ActsInOwnSession {}
 // Passkeys of a signed-in user: registration, list, rename, remove.
-extension TokenV1.PasskeyRegistrationOptions: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
-extension TokenV1.FinishPasskeyRegistration: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
-extension TokenV1.ListPasskeys: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
-extension TokenV1.RenamePasskey: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
-extension TokenV1.DeletePasskey: ActsForUser {
-    var actingUid: String { uid }
-    var actingSessionId: String { sessionId }
-}
+extension TokenV1.PasskeyRegistrationOptions: ActsInOwnSession {}
+extension TokenV1.FinishPasskeyRegistration: ActsInOwnSession {}
+extension TokenV1.ListPasskeys: ActsInOwnSession {}
+extension TokenV1.RenamePasskey: ActsInOwnSession {}
+extension TokenV1.DeletePasskey: ActsInOwnSession {}
 // Guest upgrades: the guest's token, when a guest is named.
 extension TokenV1.SignUp: ActsForUser { var actingUid: String { guestUid ?? "" } }
 extension TokenV1.VerifyEmailCode: ActsForUser { var actingUid: String { guestUid ?? "" } }
