@@ -27,7 +27,7 @@ def seed000_app(provider_app_factory):
     """An app set up as README's "Profile standard (seed 000)" shows."""
     tag = uuid.uuid4().hex[:10]
     app = provider_app_factory(profile="standard", path_prefix=PREFIX, apple_nonce="client",
-                               domains=[f"auth-{tag}.example.test", f"localhost:{3100 + int(tag[:3], 16) % 500}"],
+                               domains=[f"auth-{tag}.example.test", f"localhost:{10000 + int(tag[:6], 16) % 50000}"],
                                allowed_origins=[f"https://web-{tag}.example.test"],
                                # a sign-in code then a reset code to one address within a minute
                                rate_limits={"code_resend_per_address": "10/1m"})
