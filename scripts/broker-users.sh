@@ -30,8 +30,8 @@ definitions() {
 import base64, hashlib, json, os, secrets, sys, urllib.parse
 
 cmd, vhost, password_file, hostport = sys.argv[1:5]
-C = r"identity\.(token|provider|revocation|mailer)\.commands"
-MAILER = r"^identity\.mailer\.(commands|dead|delay\.[0-9]+|direct)$"
+C = r"identity\.((token|provider|revocation|mailer)\.commands|mailer\.sms)"
+MAILER = r"^identity\.mailer\.(commands|dead|delay\.[0-9]+|direct|sms|sms\.dead|sms\.delay\.[0-9]+)$"
 REVOCATION = r"^identity\.revocation\.(commands|dead|retry\.[0-9]+)$"
 # user: (configure, write, read), each a regex over queue and exchange names.
 USERS = {
@@ -52,7 +52,7 @@ USERS = {
     # Operator tool: replays dead letters (basic.get on a dead queue, publish on the default
     # exchange); `bench` uses a scratch queue identity.bench.<pid> and pings the token worker.
     "identityctl": (f"^{C}$|^identity\\.bench\\.[0-9]+$", r"^amq\.default$",
-                    r"^identity\.(mailer|revocation)\.dead$|^identity\.bench\.[0-9]+$"),
+                    r"^identity\.(mailer|mailer\.sms|revocation)\.dead$|^identity\.bench\.[0-9]+$"),
     # Event consumers: declare, bind (write on the queue, read on the exchange) and consume their
     # own server-named queue. No write on any exchange: they cannot publish anything.
     "identity-events-reader": (r"^amq\.gen-", r"^amq\.gen-", r"^amq\.gen-|^identity\.events$"),

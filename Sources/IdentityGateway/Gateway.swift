@@ -60,6 +60,7 @@ public final class Gateway: Service {
             + PasskeyRoutes(auth: auth, commands: commands).routes
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
+            + PhoneRoutes(auth: auth, commands: commands).routes
             + MfaRoutes(auth: auth, commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
             + IntrospectionRoutes(verifier: verifier, store: IntrospectionStore(pool: pool)).routes

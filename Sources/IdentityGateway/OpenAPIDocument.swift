@@ -186,6 +186,42 @@ enum OpenAPIDocument {
             "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
           }
         },
+        "/v1/auth/phone/send": {
+          "post": {
+            "summary": "Text a 6-digit sign-in code to a phone (E.164, or a national number with country_code). The answer is the same whether the SMS left or the app's SMS policy (allowed calling codes, caps, breaker) kept it back",
+            "operationId": "sendPhoneCode",
+            "security": [{"appKey": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PhoneRequest"}}}},
+            "responses": {"202": {"$ref": "#/components/responses/PhoneCodeSent"}}
+          }
+        },
+        "/v1/auth/phone/verify": {
+          "post": {
+            "summary": "Sign in (or up) with a texted code; the phone counts as verified. With a guest's access token, that guest becomes the account",
+            "operationId": "verifyPhoneCode",
+            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PhoneCodeVerifyRequest"}}}},
+            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
+          }
+        },
+        "/v1/me/phone": {
+          "post": {
+            "summary": "Text a code to link a phone to the signed-in user (same SMS policy and answer as sign-in)",
+            "operationId": "linkPhone",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PhoneRequest"}}}},
+            "responses": {"202": {"$ref": "#/components/responses/PhoneCodeSent"}}
+          }
+        },
+        "/v1/me/phone/verify": {
+          "post": {
+            "summary": "Finish linking: the texted code makes the number the user's verified phone",
+            "operationId": "verifyLinkedPhone",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PhoneLinkVerifyRequest"}}}},
+            "responses": {"200": {"$ref": "#/components/responses/User"}}
+          }
+        },
         "/v1/auth/mfa/verify": {
           "post": {
             "summary": "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed code; 5 wrong codes end the challenge",
@@ -483,9 +519,27 @@ enum OpenAPIDocument {
               "properties": {"backup_codes": {"type": "array", "items": {"type": "string"}, "minItems": 10, "maxItems": 10}}}}}}}},
           "Queued": {"description": "The mail is queued; its code lives this many seconds", "content": {"application/json": {"schema": {
             "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["expires_in"], "properties": {"expires_in": {"type": "integer"}}}}}}}}
+              "type": "object", "required": ["expires_in"], "properties": {"expires_in": {"type": "integer"}}}}}}}},
+          "PhoneCodeSent": {"description": "The code is on its way (or the SMS policy kept it back: the same answer); verify with this session id", "content": {"application/json": {"schema": {
+            "type": "object", "required": ["data"], "properties": {"data": {
+              "type": "object", "required": ["session_id", "expires_in"],
+              "properties": {"session_id": {"type": "string"}, "expires_in": {"type": "integer"}}}}}}}}
         },
         "schemas": {
+          "PhoneRequest": {"type": "object", "required": ["phone"], "properties": {
+            "phone": {"type": "string", "maxLength": 64, "description": "E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code"},
+            "country_code": {"type": ["string", "null"], "maxLength": 4, "description": "For a national number: an ISO 3166 region (FR) or a calling code (33, +33)"}}},
+          "PhoneCodeVerifyRequest": {
+            "type": "object", "required": ["session_id", "code"],
+            "properties": {"session_id": {"type": "string", "maxLength": 128},
+                           "code": {"type": "string", "description": "The 6 digits from the SMS; anything else is a wrong guess"},
+                           "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}}
+          },
+          "PhoneLinkVerifyRequest": {
+            "type": "object", "required": ["session_id", "code"],
+            "properties": {"session_id": {"type": "string", "maxLength": 128},
+                           "code": {"type": "string", "description": "The 6 digits from the SMS; anything else is a wrong guess"}}
+          },
           "SignUpRequest": {
             "type": "object", "required": ["email", "password"],
             "properties": {

@@ -58,6 +58,13 @@ extension TokenV1.DeletePasskey: ActsInOwnSession {}
 extension TokenV1.SignUp: ActsForUser { var actingUid: String { guestUid ?? "" } }
 extension TokenV1.VerifyEmailCode: ActsForUser { var actingUid: String { guestUid ?? "" } }
 extension TokenV1.ProviderSignIn: ActsForUser { var actingUid: String { guestUid ?? "" } }
+extension TokenV1.VerifyPhoneCode: ActsForUser { var actingUid: String { guestUid ?? "" } }
+// Phone linking: a send naming a user (POST /v1/me/phone) and its verification.
+extension TokenV1.SendPhoneCode: ActsForUser {
+    var actingUid: String { uid ?? "" }
+    var actingSessionId: String { sessionId ?? "" }
+}
+extension TokenV1.LinkPhone: ActsInOwnSession {}
 
 /// Admin API commands (`identity.admin.v1`) act for the app's backend: only with a live secret
 /// key of the command's own app in the message (`CallerAuthority.checkAppBackend`).

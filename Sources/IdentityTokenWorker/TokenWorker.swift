@@ -58,6 +58,8 @@ public final class TokenWorker: Service {
             profile: ProfileUpdate(pool: pool, users: users),
             emailCode: EmailCodeSignIn(pool: pool, users: users, outcome: signIns, settings: codeSettings,
                                        ownership: ownership),
+            phoneCode: PhoneCodeSignIn(pool: pool, users: users, phones: UserPhoneStore(), outcome: signIns,
+                                       settings: codeSettings, policy: SmsPolicy(settings: SmsSettingsStore(pool: pool))),
             recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings,
                                        ownership: ownership, stepUp: stepUp),
             verification: EmailVerification(pool: pool, users: users, settings: codeSettings, ownership: ownership),
@@ -107,6 +109,7 @@ struct CommandRouter: Sendable {
     let signIn: PasswordSignIn
     let profile: ProfileUpdate
     let emailCode: EmailCodeSignIn
+    let phoneCode: PhoneCodeSignIn
     let recovery: PasswordRecovery
     let verification: EmailVerification
     let providerSignIn: ProviderSignIn
@@ -140,6 +143,12 @@ struct CommandRouter: Sendable {
                 return try emailCode.send(decode(message), requestId: message.requestId)
             case TokenV1.VerifyEmailCode.protoName:
                 return try .init(emailCode.verify(decode(message), CommandContext(message)))
+            case TokenV1.SendPhoneCode.protoName:
+                return try phoneCode.send(decode(message), requestId: message.requestId)
+            case TokenV1.VerifyPhoneCode.protoName:
+                return try .init(phoneCode.verify(decode(message), CommandContext(message)))
+            case TokenV1.LinkPhone.protoName:
+                return try .init(phoneCode.link(decode(message)))
             case TokenV1.ForgotPassword.protoName:
                 return try recovery.forgot(decode(message), requestId: message.requestId)
             case TokenV1.CheckPasswordCode.protoName:

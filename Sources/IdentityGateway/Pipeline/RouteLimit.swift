@@ -44,6 +44,9 @@ extension [RouteLimit] {
     static let codeSend: [RouteLimit] = [.perIP(Catalogue.codeSendPerIP),
                                          .perField(Catalogue.codeResendPerAddress, "email"),
                                          .perField(Catalogue.codeSendPerAddress, "email")]
+    /// A texted code (sign-in or link): per IP here; the SMS caps per number, IP and app are the
+    /// token worker's (`SmsPolicy`), answered like a send so they reveal nothing.
+    static let phoneSend: [RouteLimit] = [.perIP(Catalogue.codeSendPerIP)]
     /// A mailed code to the signed-in user's own address (its own cooldown is in the token worker).
     static let verificationSend: [RouteLimit] = [.perIP(Catalogue.codeSendPerIP)]
     /// A code guess; the per-address budget is counted by the token worker, which knows

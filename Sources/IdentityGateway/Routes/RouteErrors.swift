@@ -20,4 +20,8 @@ extension [ServiceError] {
     /// A mailed code checked by the token worker: wrong, used or replaced, expired, or the
     /// address's budget of wrong guesses spent (429).
     static let codeCheck: [ServiceError] = [.invalidEmail(), .invalidCode, .codeExpired, .rateLimited(retryAfter: 1)]
+
+    /// A texted code checked by the token worker: wrong, used, replaced or of an unknown
+    /// session, expired, or the number's budget of wrong guesses spent (429).
+    static let phoneCodeCheck: [ServiceError] = [.invalidCode, .codeExpired, .rateLimited(retryAfter: 1)]
 }

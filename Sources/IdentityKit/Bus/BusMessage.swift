@@ -53,7 +53,7 @@ public enum BusTopology {
     public static let revocationCommands = "identity.revocation.commands"
     /// Every command queue; the gateway declares them all so no command is dropped for want
     /// of a queue when a worker kind has not started yet.
-    public static let commandQueues = [tokenCommands, revocationCommands, providerCommands, mailerCommands]
+    public static let commandQueues = [tokenCommands, revocationCommands, providerCommands, mailerCommands, mailerSms]
     /// The durable queue the mailer workers compete on, its delay queues and its dead letters.
     public static let mailerCommands = "identity.mailer.commands"
     public static let mailerDead = "identity.mailer.dead"
@@ -63,6 +63,11 @@ public enum BusTopology {
     /// publish to another worker's queue.
     public static let mailerExchange = "identity.mailer.direct"
     public static func mailerRetry(_ level: Int) -> String { "identity.mailer.delay.\(level)" }
+    /// The SMS channel of the mailer workers: its own queue (operators scale it apart), delay
+    /// queues and dead letters, routed through `mailerExchange` like mail.
+    public static let mailerSms = "identity.mailer.sms"
+    public static let mailerSmsDead = "identity.mailer.sms.dead"
+    public static func mailerSmsRetry(_ level: Int) -> String { "identity.mailer.sms.delay.\(level)" }
     /// Delay queues for retried Apple revocations (dead-lettering into the revocation queue).
     public static func revocationRetry(_ level: Int) -> String { "identity.revocation.retry.\(level)" }
     /// Apple revocations that can never succeed (an authorization code Apple will not exchange).

@@ -28,6 +28,9 @@ public enum SubKey: String, CaseIterable, Sendable {
     case passkeyDecoy = "passkey-decoy-credential-v1"
     /// Codes inside mail commands (`MailPayloadSeal`); the only sub-key mailer workers hold.
     case mailPayload = "mail-payload-v1"
+    /// Apps' SMS auth tokens at rest (`SmsCredentialSeal`). Derived from the `mailPayload`
+    /// sub-key, not from the master key: the mailer, which holds only that sub-key, must open them.
+    case smsCredential = "sms-credential-v1"
     /// TOTP secrets at rest (`TOTPSecretSeal`).
     case totpSecretSeal = "mfa-totp-secret-v1"
     /// Keyed hashes of MFA backup codes.

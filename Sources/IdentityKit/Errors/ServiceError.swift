@@ -125,4 +125,14 @@ extension ServiceError {
         ServiceError(code: "auth/invalid-email", status: 422, detail: "The email address is malformed.",
                      errors: [FieldProblem(location: location, message: "must be a valid email address")])
     }
+    /// Not a possible phone number: E.164 (`+` and the calling code), or a national number with
+    /// `country_code` (an ISO region or a calling code), of a length the country uses.
+    public static func invalidPhoneNumber(at location: String = "body.phone") -> ServiceError {
+        ServiceError(code: "auth/invalid-phone-number", status: 422, detail: "The phone number is malformed.",
+                     errors: [FieldProblem(location: location,
+                                           message: "must be E.164 (+33612345678) or a national number with country_code")])
+    }
+    /// Linking a phone another account of the app has verified.
+    public static let phoneAlreadyInUse = ServiceError(code: "auth/phone-already-in-use", status: 409,
+                                                       detail: "Another account has verified this phone number.")
 }

@@ -72,6 +72,10 @@ public enum ServiceMetrics {
         "identity_deliveries_total", "Messages to users by channel (email, sms, push) and outcome (sent, retried, dead_lettered, duplicate).",
         labels: ["channel", "outcome"])
 
+    public static let smsRefusals = registry.counter(
+        "identity_sms_refusals_total", "Phone codes not sent by the SMS-pumping policy, by reason (calling_code, the cap's name, breaker).",
+        labels: ["reason", "app"])
+
     // MARK: Process
 
     public static let startTime = registry.gauge(

@@ -34,10 +34,20 @@ public enum RateLimitCatalogue {
     /// whether or not it has an account, so this per-IP budget is the only brake on probing.
     public static let passkeyOptionsPerIP = RateLimitPolicy(name: "passkey_options_per_ip", count: 100, window: 60)
 
+    /// SMS-pumping caps, applied by the token worker before an SMS is queued (`SmsPolicy`). A
+    /// refusal answers like a sent code (no oracle); it is logged and counted
+    /// (`identity_sms_refusals_total`). Per number: the email-code budget (5 an hour, 1 a
+    /// minute); per IP; per app, for all its numbers.
+    public static let smsSendPerNumber = RateLimitPolicy(name: "sms_send_per_number", count: 5, window: 3600)
+    public static let smsResendPerNumber = RateLimitPolicy(name: "sms_resend_per_number", count: 1, window: 60)
+    public static let smsSendPerIP = RateLimitPolicy(name: "sms_send_per_ip", count: 10, window: 3600)
+    public static let smsSendPerApp = RateLimitPolicy(name: "sms_send_per_app", count: 1000, window: 3600)
+
     public static let all: [RateLimitPolicy] = [
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
         codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
         passwordCheckPerUser, adminPerApp, mfaGuessPerUser, mfaVerifyPerIP, passkeyOptionsPerIP,
+        smsSendPerNumber, smsResendPerNumber, smsSendPerIP, smsSendPerApp,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }

@@ -11,6 +11,10 @@ public struct VerificationCodeStore: Sendable {
         case emailVerification = "email_verification"
         /// The email second factor (enrolment and sign-in challenges).
         case mfaEmail = "mfa_email"
+        /// Phone sign-in (the target is the E.164 number; reached by a session id).
+        case phoneCode = "phone_code"
+        /// Linking a number to a signed-in user (the row also names the user).
+        case phoneLink = "phone_link"
     }
 
     public enum Check: Sendable, Equatable {
@@ -39,15 +43,25 @@ public struct VerificationCodeStore: Sendable {
 
     private func mac(_ code: String) -> [UInt8] { Digest.hmacSHA256(key: key, Array(code.utf8)) }
 
-    /// Stores `code` for (purpose, email), replacing an older one.
+    /// Stores `code` for (purpose, email), replacing an older one. Phone codes (`email` is then
+    /// the E.164 number) also carry the session id that reaches them, and link codes the user.
     public func store(_ code: String, purpose: Purpose, appId: String, email: String, lifetimeSeconds: Int,
-                      on connection: PGConnection) throws {
+                      sessionId: String? = nil, uid: String? = nil, on connection: PGConnection) throws {
         try connection.query("""
-            INSERT INTO verification_codes (app_id, purpose, email_lower, code_hmac, expires_at)
-            VALUES ($1, $2, lower($3), $4, now() + make_interval(secs => $5))
+            INSERT INTO verification_codes (app_id, purpose, email_lower, code_hmac, expires_at, session_id, uid)
+            VALUES ($1, $2, lower($3), $4, now() + make_interval(secs => $5), $6, $7)
             ON CONFLICT (app_id, purpose, email_lower) DO UPDATE
-            SET code_hmac = EXCLUDED.code_hmac, attempts = 0, created_at = now(), expires_at = EXCLUDED.expires_at
-            """, [appId, purpose.rawValue, email, PGParam.bytea(mac(code)), String(lifetimeSeconds)])
+            SET code_hmac = EXCLUDED.code_hmac, attempts = 0, created_at = now(), expires_at = EXCLUDED.expires_at,
+                session_id = EXCLUDED.session_id, uid = EXCLUDED.uid
+            """, [appId, purpose.rawValue, email, PGParam.bytea(mac(code)), String(lifetimeSeconds), sessionId, uid])
+    }
+
+    /// The target (and, for link codes, the user) of the code a session id reaches, if any.
+    public func target(sessionId: String, purpose: Purpose, appId: String,
+                       on connection: PGConnection) throws -> (target: String, uid: String?)? {
+        try connection.query("""
+            SELECT email_lower, uid FROM verification_codes WHERE app_id = $1 AND purpose = $2 AND session_id = $3
+            """, [appId, purpose.rawValue, sessionId]).first.map { (try $0.string("email_lower"), try $0.optionalString("uid")) }
     }
 
     /// Seconds since the last code for (purpose, email) was stored, if one exists.

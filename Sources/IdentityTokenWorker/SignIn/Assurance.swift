@@ -11,6 +11,8 @@ struct Assurance: Sendable, Equatable {
     /// A code mailed to the address: something the user has (the mailbox), not a second factor.
     static let emailCode = Assurance(amr: ["otp"], aal: 1)
     static let guest = Assurance(amr: ["guest"], aal: 1)
+    /// A code texted to the number (RFC 8176 `sms`): something the user has, one factor.
+    static let phoneCode = Assurance(amr: ["sms"], aal: 1)
 
     /// A passkey: something the user has (`hwk`); with user verification (PIN or biometric on
     /// the authenticator) also something they know or are, two factors by itself: `mfa`, `aal` 2.

@@ -78,6 +78,60 @@ extension MailerV1 {
             if !self.sealedCode.isEmpty { try container.encode(ProtoJSONBytes(self.sealedCode), forKey: ProtoJSONKey("sealed_code")) }
         }
     }
+
+    /// Consumed from `identity.mailer.sms` (delay queues `identity.mailer.sms.delay.<n>`, dead
+    /// letters `identity.mailer.sms.dead`, replayed by `identityctl mail replay-dead --channel sms`).
+    /// The same retry, dead-letter and ledger rules as `SendEmail`; the ledger's ids start `sms_`.
+    public struct SendSms: ProtoMessage {
+        public static let protoName = "identity.mailer.v1.SendSms"
+
+        public var messageId: String
+        public var appId: String
+        /// E.164.
+        public var to: String
+        /// phone_code or phone_link: picks the text.
+        public var kind: String
+        /// The code, sealed as in `SendEmail.sealed_code` (the mail-payload key, bound to `message_id`).
+        public var sealedCode: Data
+        /// 0 for the first try.
+        public var attempt: Int32
+
+        public init(
+            messageId: String = "",
+            appId: String = "",
+            to: String = "",
+            kind: String = "",
+            sealedCode: Data = Data(),
+            attempt: Int32 = 0
+        ) {
+            self.messageId = messageId
+            self.appId = appId
+            self.to = to
+            self.kind = kind
+            self.sealedCode = sealedCode
+            self.attempt = attempt
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.messageId = try container.decodeProto(String.self, "message_id", "messageId") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.to = try container.decodeProto(String.self, "to") ?? ""
+            self.kind = try container.decodeProto(String.self, "kind") ?? ""
+            self.sealedCode = try container.decodeProto(ProtoJSONBytes.self, "sealed_code", "sealedCode")?.value ?? Data()
+            self.attempt = try container.decodeProto(ProtoJSONInteger<Int32>.self, "attempt")?.value ?? 0
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.messageId.isEmpty { try container.encode(self.messageId, forKey: ProtoJSONKey("message_id")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.to.isEmpty { try container.encode(self.to, forKey: ProtoJSONKey("to")) }
+            if !self.kind.isEmpty { try container.encode(self.kind, forKey: ProtoJSONKey("kind")) }
+            if !self.sealedCode.isEmpty { try container.encode(ProtoJSONBytes(self.sealedCode), forKey: ProtoJSONKey("sealed_code")) }
+            if self.attempt != 0 { try container.encode(self.attempt, forKey: ProtoJSONKey("attempt")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {

@@ -1801,6 +1801,176 @@ extension TokenV1 {
             if !self.sessionToken.isEmpty { try container.encode(self.sessionToken, forKey: ProtoJSONKey("session_token")) }
         }
     }
+
+    /// POST /v1/auth/phone/send → PhoneCodeSent. With `uid`/`session_id` (POST /v1/me/phone): a
+    /// code to link the number to the signed-in user.
+    public struct SendPhoneCode: ProtoMessage {
+        public static let protoName = "identity.token.v1.SendPhoneCode"
+
+        public var appId: String
+        /// E.164 (+ and up to 15 digits).
+        public var phone: String
+        public var client: CommonV1.ClientInfo?
+        public var uid: String?
+        public var sessionId: String?
+
+        public init(
+            appId: String = "",
+            phone: String = "",
+            client: CommonV1.ClientInfo? = nil,
+            uid: String? = nil,
+            sessionId: String? = nil
+        ) {
+            self.appId = appId
+            self.phone = phone
+            self.client = client
+            self.uid = uid
+            self.sessionId = sessionId
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.phone = try container.decodeProto(String.self, "phone") ?? ""
+            self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+            self.uid = try container.decodeProto(String.self, "uid")
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.phone.isEmpty { try container.encode(self.phone, forKey: ProtoJSONKey("phone")) }
+            if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+            if let value = self.uid { try container.encode(value, forKey: ProtoJSONKey("uid")) }
+            if let value = self.sessionId { try container.encode(value, forKey: ProtoJSONKey("session_id")) }
+        }
+    }
+
+    public struct PhoneCodeSent: ProtoMessage {
+        public static let protoName = "identity.token.v1.PhoneCodeSent"
+
+        public var sessionId: String
+        public var expiresIn: Int32
+
+        public init(
+            sessionId: String = "",
+            expiresIn: Int32 = 0
+        ) {
+            self.sessionId = sessionId
+            self.expiresIn = expiresIn
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.expiresIn = try container.decodeProto(ProtoJSONInteger<Int32>.self, "expires_in", "expiresIn")?.value ?? 0
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if self.expiresIn != 0 { try container.encode(self.expiresIn, forKey: ProtoJSONKey("expires_in")) }
+        }
+    }
+
+    /// POST /v1/auth/phone/verify → AuthResult (creates the account when needed; the phone counts
+    /// as verified).
+    public struct VerifyPhoneCode: ProtoMessage {
+        public static let protoName = "identity.token.v1.VerifyPhoneCode"
+
+        public var appId: String
+        public var phoneSessionId: String
+        public var code: String
+        public var firstName: String?
+        public var lastName: String?
+        public var client: CommonV1.ClientInfo?
+        /// Set when the call carried a guest's access token: that guest becomes this account.
+        public var guestUid: String?
+
+        public init(
+            appId: String = "",
+            phoneSessionId: String = "",
+            code: String = "",
+            firstName: String? = nil,
+            lastName: String? = nil,
+            client: CommonV1.ClientInfo? = nil,
+            guestUid: String? = nil
+        ) {
+            self.appId = appId
+            self.phoneSessionId = phoneSessionId
+            self.code = code
+            self.firstName = firstName
+            self.lastName = lastName
+            self.client = client
+            self.guestUid = guestUid
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.phoneSessionId = try container.decodeProto(String.self, "phone_session_id", "phoneSessionId") ?? ""
+            self.code = try container.decodeProto(String.self, "code") ?? ""
+            self.firstName = try container.decodeProto(String.self, "first_name", "firstName")
+            self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
+            self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+            self.guestUid = try container.decodeProto(String.self, "guest_uid", "guestUid")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.phoneSessionId.isEmpty { try container.encode(self.phoneSessionId, forKey: ProtoJSONKey("phone_session_id")) }
+            if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
+            if let value = self.firstName { try container.encode(value, forKey: ProtoJSONKey("first_name")) }
+            if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
+            if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+            if let value = self.guestUid { try container.encode(value, forKey: ProtoJSONKey("guest_uid")) }
+        }
+    }
+
+    /// POST /v1/me/phone/verify → UserResult: the number becomes the signed-in user's phone.
+    public struct LinkPhone: ProtoMessage {
+        public static let protoName = "identity.token.v1.LinkPhone"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        public var phoneSessionId: String
+        public var code: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            phoneSessionId: String = "",
+            code: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.phoneSessionId = phoneSessionId
+            self.code = code
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.phoneSessionId = try container.decodeProto(String.self, "phone_session_id", "phoneSessionId") ?? ""
+            self.code = try container.decodeProto(String.self, "code") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.phoneSessionId.isEmpty { try container.encode(self.phoneSessionId, forKey: ProtoJSONKey("phone_session_id")) }
+            if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {

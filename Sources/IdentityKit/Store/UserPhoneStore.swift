@@ -1,0 +1,28 @@
+/// Users' verified phone numbers (E.164): the numbers phone sign-in finds accounts by. One
+/// account per verified number and app, decided by the `users_verified_phone` unique index.
+public struct UserPhoneStore: Sendable {
+    public enum Conflict: Error, Sendable { case phone }
+
+    public init() {}
+
+    /// The user whose verified phone this is, locked (a concurrent sign-in or link waits).
+    public func find(appId: String, phone: String, on connection: PGConnection) throws -> UserRecord? {
+        try connection.query("""
+            SELECT \(UserRecord.columns) FROM users WHERE app_id = $1 AND phone = $2 AND phone_verified FOR UPDATE
+            """, [appId, phone]).first.map(UserRecord.init(row:))
+    }
+
+    /// Makes `phone` the user's verified phone; `Conflict.phone` when another account has it.
+    public func setVerified(appId: String, uid: String, phone: String, on connection: PGConnection) throws -> UserRecord {
+        do {
+            guard let row = try connection.query("""
+                UPDATE users SET phone = $3, phone_verified = true, updated_at = now()
+                WHERE app_id = $1 AND uid = $2 RETURNING \(UserRecord.columns)
+                """, [appId, uid, phone]).first
+            else { throw StoreError.failed(sqlState: "", message: "user vanished while its phone was set") }
+            return try UserRecord(row: row)
+        } catch StoreError.uniqueViolation(let constraint) where constraint == "users_verified_phone" {
+            throw Conflict.phone
+        }
+    }
+}
