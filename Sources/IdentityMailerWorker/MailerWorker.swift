@@ -15,6 +15,8 @@ public final class MailerWorker: Service {
     }
 
     private let consumer: CommandConsumer
+    /// The SMS channel's consumer (`identity.mailer.sms`, `SmsDelivery`).
+    private let smsConsumer: CommandConsumer
     private let pool: PGPool
     private let counters: Locked<Counters>
     /// How long a stop waits for the deliveries under way: one SMTP timeout and a margin, so a
@@ -65,12 +67,19 @@ public final class MailerWorker: Service {
             }
             return .none(followUps: delivery.handle(command))
         }
+        smsConsumer = try SmsDelivery.consumer(configuration: configuration, pool: pool, counters: counters)
     }
 
-    public func start() { consumer.start() }
+    public func start() {
+        consumer.start()
+        smsConsumer.start()
+    }
     public var stopTimeLimit: Double { drainTimeout + 30 }
-    public var readinessChecks: [OperationsListener.Check] { [Readiness.store(pool), Readiness.consuming(consumer)] }
+    public var readinessChecks: [OperationsListener.Check] {
+        [Readiness.store(pool), Readiness.consuming(consumer), Readiness.consuming(smsConsumer)]
+    }
     public func stop() {
+        smsConsumer.stop(drainTimeout: drainTimeout)
         consumer.stop(drainTimeout: drainTimeout)
         let counters = snapshot
         Log.info("mailer counters", ["sent": String(counters.sent), "retried": String(counters.retried),

@@ -16,6 +16,8 @@ public struct MailerWorkerConfiguration: Sendable {
     /// Opens the codes of mail commands (`MailPayloadSeal`): a sub-key of the master key, which
     /// mailer workers are not given.
     public var mailPayloadKey: [UInt8]
+    /// The SMS channel (`SmsConfiguration`).
+    public var sms: SmsConfiguration
 
     public static func fromEnvironment() -> MailerWorkerConfiguration {
         var env = EnvironmentReader()
@@ -49,11 +51,13 @@ public struct MailerWorkerConfiguration: Sendable {
         if payloadKey == nil {
             env.fail("IDENTITY_MAIL_PAYLOAD_KEY is required (64 hex characters: identityctl keys mail-payload-key)")
         }
+        let mailDirectory = env.string("IDENTITY_MAIL_DIR", default: "mail-outbox")
+        let sms = SmsConfiguration.read(&env, mailDirectory: mailDirectory)
         let config = MailerWorkerConfiguration(
             common: CommonConfiguration(reading: &env, defaultPoolSize: concurrency), concurrency: concurrency,
-            smtp: smtp, mailDirectory: env.string("IDENTITY_MAIL_DIR", default: "mail-outbox"),
+            smtp: smtp, mailDirectory: mailDirectory,
             defaultFromName: fromName, defaultFromAddress: fromAddress, retryDelaysMilliseconds: delays,
-            mailPayloadKey: payloadKey ?? [])
+            mailPayloadKey: payloadKey ?? [], sms: sms)
         env.validateOrExit(program: "identity-mailer-worker")
         return config
     }

@@ -16,6 +16,9 @@ let usage = """
           email_verification; PART: subject, text, html)
           [--webauthn-rp-id ID --allowed-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or
               android:apk-key-hash:HASH) [--webauthn-rp-name NAME] [--webauthn-require-uv true|false]
+          [--sms-allowed-calling-codes 33,44,1] [--sms-breaker-hourly COUNT] [--sms-api-url URL]
+          [--sms-account-sid SID] [--sms-auth-token-file FILE] [--sms-from +E164|NAME]
+          [--sms-messaging-service-sid SID]   (phone sign-in: README, "Phone sign-in and SMS")
           [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
           [--jwks-cache-seconds SECONDS]   (JWKS max-age and a new key's lead before it signs, 1 to 86400; default 300)
           [--default-metadata '{"app_metadata":{…},"user_metadata":{…}}']   (what new users start with)
@@ -117,7 +120,8 @@ case ("apps", "settings"):
     let rest = Array(arguments.dropFirst(2))
     guard let appId = rest.first, !appId.hasPrefix("--") else { fail("apps settings needs APP_ID\n\(usage)") }
     let keyFile = option("--apple-private-key-file", in: rest)
-    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: keyFile != nil)
+    let smsTokenFile = option("--sms-auth-token-file", in: rest)
+    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: keyFile != nil || smsTokenFile != nil)
     let offAllowed = env.string("IDENTITY_RATE_LIMIT_OFF_ALLOWED", default: "") == "1"
     env.validateOrExit(program: "identityctl")
     var update = AppSettingsUpdate()
@@ -146,6 +150,25 @@ case ("apps", "settings"):
             update.applePrivateKeyPEM = try String(contentsOfFile: keyFile, encoding: .utf8)
         } catch {
             fail("--apple-private-key-file: cannot read \(keyFile): \(error)")
+        }
+    }
+    if let codes = option("--sms-allowed-calling-codes", in: rest) {
+        guard let parsed = codes.isEmpty ? [] : SmsSettingsUpdate.parseCodes(codes) else {
+            fail("--sms-allowed-calling-codes wants calling codes separated by commas (33,44,1)")
+        }
+        update.sms.allowedCallingCodes = parsed
+    }
+    update.sms.breakerHourly = integer("--sms-breaker-hourly", "sms_breaker_hourly")
+    update.sms.apiURL = option("--sms-api-url", in: rest)
+    update.sms.accountSid = option("--sms-account-sid", in: rest)
+    update.sms.fromNumber = option("--sms-from", in: rest)
+    update.sms.messagingServiceSid = option("--sms-messaging-service-sid", in: rest)
+    if let smsTokenFile {
+        do {
+            update.sms.authToken = try String(contentsOfFile: smsTokenFile, encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            fail("--sms-auth-token-file: cannot read \(smsTokenFile): \(error)")
         }
     }
     update.deepLinkURL = option("--deep-link-url", in: rest)

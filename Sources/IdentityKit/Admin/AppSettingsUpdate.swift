@@ -26,6 +26,8 @@ public struct AppSettingsUpdate: Sendable {
     public var rateLimits: [String: String] = [:]
     /// `{"app_metadata": {…}, "user_metadata": {…}}` for the app's new users.
     public var defaultMetadata: JSONValue?
+    /// Phone sign-in's SMS policy and account (`sms_*`).
+    public var sms = SmsSettingsUpdate()
 
     public init() {}
 
@@ -38,6 +40,7 @@ public struct AppSettingsUpdate: Sendable {
         case "rate_limits": "--rate-limit"
         case "mail_templates": "--mail-template"
         case "apple_private_key": "--apple-private-key-file"
+        case "sms_auth_token": "--sms-auth-token-file"
         default: "--" + setting.replacingOccurrences(of: "_", with: "-")
         }
     }
@@ -45,7 +48,11 @@ public struct AppSettingsUpdate: Sendable {
     /// The rule of a numeric setting, for a value that is not a number at all.
     public static func describe(_ setting: String) -> String {
         var probe = AppSettingsUpdate()
-        if setting == "access_token_ttl" { probe.accessTokenTTL = -1 } else { probe.sessionLifetime = -1 }
+        switch setting {
+        case "access_token_ttl": probe.accessTokenTTL = -1
+        case "sms_breaker_hourly": probe.sms.breakerHourly = -1
+        default: probe.sessionLifetime = -1
+        }
         return probe.problems(offAllowed: false).first?.message ?? "must be an integer"
     }
 
@@ -107,7 +114,7 @@ public struct AppSettingsUpdate: Sendable {
                 found.append(("default_metadata", "must be {\"app_metadata\": {…}, \"user_metadata\": {…}}, at most 16 KiB"))
             }
         }
-        return found
+        return found + sms.problems()
     }
 
     /// Writes the update (checked first: throws `ServiceError.validationFailed` on problems)
@@ -154,7 +161,8 @@ public struct AppSettingsUpdate: Sendable {
             try apps.setRateLimitOverride(appId: appId, name: name, value == "default" ? nil : RateLimitOverride.parse(value))
         }
         if let metadata = defaultMetadata { try apps.setDefaultMetadata(appId: appId, metadata) }
-        return .object([
+        try sms.apply(appId: appId, pool: pool, masterKey: masterKey)
+        return .object(try SmsSettingsUpdate.summary(appId: appId, pool: pool).merging([
             "app_id": .string(appId),
             "access_token_ttl": JSONValue(app.accessTokenTTL),
             "session_lifetime": JSONValue(try apps.sessionLifetime(appId: appId) ?? 0),
@@ -172,7 +180,7 @@ public struct AppSettingsUpdate: Sendable {
             "rate_limits": .object(Self.effectiveLimits(try apps.rateLimitOverrides(appId: appId)).mapValues { .string($0) }),
             "default_metadata": try apps.defaultMetadata(appId: appId),
             "jwks_cache_seconds": JSONValue(try apps.signingKeys.jwksCacheSeconds(appId: appId) ?? 0),
-        ])
+        ]) { $1 })
     }
 
     /// Every limit's effective setting: `"100/60s"` or `"off"`.
@@ -265,6 +273,7 @@ public struct AppSettingsUpdate: Sendable {
         update.mailTemplates = strings("mail_templates")
         update.rateLimits = strings("rate_limits")
         if let metadata = fields["default_metadata"], metadata != .null { update.defaultMetadata = metadata }
+        update.sms = SmsSettingsUpdate.parse(fields, problems: &problems, text: text)
         return (update, problems)
     }
 }

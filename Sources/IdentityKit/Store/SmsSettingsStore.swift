@@ -47,23 +47,25 @@ public struct SmsSettingsStore: Sendable {
         return settings
     }
 
-    /// Writes the settings; `sealedAuthToken` nil keeps the stored token, an empty array clears it.
+    /// Writes the settings; `sealedAuthToken` nil keeps the stored token, an empty array clears
+    /// it. The stored token is never read here (the writers' roles have no SELECT on it).
     public func save(appId: String, _ settings: SmsSettings, sealedAuthToken: [UInt8]?) throws {
         let codes = "{" + settings.allowedCallingCodes.map(String.init).joined(separator: ",") + "}"
-        let token: String? = sealedAuthToken.flatMap { $0.isEmpty ? nil : PGParam.bytea($0) }
-        try pool.withConnection { connection in
+        try pool.transaction { connection in
             try connection.query("""
                 INSERT INTO app_sms_settings (app_id, allowed_calling_codes, breaker_hourly, api_url, account_sid,
-                                              from_number, messaging_service_sid, auth_token_enc, updated_at)
-                VALUES ($1, $2::integer[], $3, $4, $5, $6, $7, $8::bytea, now())
+                                              from_number, messaging_service_sid, updated_at)
+                VALUES ($1, $2::integer[], $3, $4, $5, $6, $7, now())
                 ON CONFLICT (app_id) DO UPDATE SET allowed_calling_codes = EXCLUDED.allowed_calling_codes,
                     breaker_hourly = EXCLUDED.breaker_hourly, api_url = EXCLUDED.api_url,
                     account_sid = EXCLUDED.account_sid, from_number = EXCLUDED.from_number,
-                    messaging_service_sid = EXCLUDED.messaging_service_sid,
-                    auth_token_enc = CASE WHEN $9 THEN EXCLUDED.auth_token_enc ELSE app_sms_settings.auth_token_enc END,
-                    updated_at = now()
+                    messaging_service_sid = EXCLUDED.messaging_service_sid, updated_at = now()
                 """, [appId, codes, String(settings.breakerHourly), settings.apiURL, settings.accountSid,
-                      settings.fromNumber, settings.messagingServiceSid, token, PGParam.bool(sealedAuthToken != nil)])
+                      settings.fromNumber, settings.messagingServiceSid])
+            if let sealedAuthToken {
+                try connection.query("UPDATE app_sms_settings SET auth_token_enc = $2::bytea WHERE app_id = $1",
+                                     [appId, sealedAuthToken.isEmpty ? nil : PGParam.bytea(sealedAuthToken)])
+            }
         }
     }
 

@@ -44,6 +44,8 @@ public enum UserAdminStore {
         if changes.email != nil && changes.emailVerified == nil { assignments.append("email_verified = false") }
         set("email_verified", changes.emailVerified.map(PGParam.bool), cast: "::boolean")
         set("phone", changes.phone)
+        // A number an admin sets (or clears) is not proved by its holder: it signs no one in.
+        if changes.phone != nil || changes.clear.contains("phone") { assignments.append("phone_verified = false") }
         set("username", changes.username)
         set("first_name", changes.firstName)
         set("last_name", changes.lastName)

@@ -1,0 +1,141 @@
+import Foundation
+
+/// The SMS part of an `AppSettingsUpdate` (API names `sms_*`; identityctl flags `--sms-*`):
+/// allowed calling codes, the breaker's hourly threshold, and the app's own Twilio-compatible
+/// account, whose auth token is sealed (`SmsCredentialSeal`) and never shown back. nil leaves a
+/// setting as it is; an empty string clears a text setting, an empty list the allowed codes.
+/// The caps are rate limits (`sms_send_per_number`, …: `rate_limits`).
+public struct SmsSettingsUpdate: Sendable {
+    public var allowedCallingCodes: [Int]?
+    public var breakerHourly: Int?
+    public var apiURL: String?
+    public var accountSid: String?
+    public var authToken: String?
+    public var fromNumber: String?
+    public var messagingServiceSid: String?
+
+    public init() {}
+
+    var isEmpty: Bool {
+        allowedCallingCodes == nil && breakerHourly == nil && apiURL == nil && accountSid == nil && authToken == nil
+            && fromNumber == nil && messagingServiceSid == nil
+    }
+
+    /// identityctl's list: `33,44,1` (a leading `+` allowed).
+    public static func parseCodes(_ text: String) -> [Int]? {
+        var codes: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            var item = part.trimmingCharacters(in: .whitespaces)
+            if item.hasPrefix("+") { item.removeFirst() }
+            guard !item.isEmpty, item.count <= 3, item.allSatisfy(\.isASCIIDigit), let code = Int(item) else { return nil }
+            codes.append(code)
+        }
+        return codes
+    }
+
+    func problems() -> [(setting: String, message: String)] {
+        var found: [(String, String)] = []
+        if let codes = allowedCallingCodes,
+           codes.count > 300 || codes.contains(where: { PhoneNumber.mainRegions[$0] == nil }) {
+            found.append(("sms_allowed_calling_codes", "must be calling codes in use (33, 44, 1…), at most 300"))
+        }
+        if let hourly = breakerHourly, !(1...10_000_000).contains(hourly) {
+            found.append(("sms_breaker_hourly", "must be 1 to 10000000 sends an hour"))
+        }
+        if let url = apiURL, !url.isEmpty {
+            let parsed = URL(string: url)
+            if url.utf8.count > 2048 || !["http", "https"].contains(parsed?.scheme ?? "") || parsed?.host?.isEmpty != false
+                || parsed?.user != nil {
+                found.append(("sms_api_url", "must be an http(s) URL without credentials (https://api.twilio.com)"))
+            }
+        }
+        for (name, text) in [("sms_account_sid", accountSid), ("sms_auth_token", authToken),
+                             ("sms_messaging_service_sid", messagingServiceSid)] {
+            if let text, text.utf8.count > 256 { found.append((name, "must be at most 256 characters")) }
+        }
+        if let from = fromNumber, !from.isEmpty, PhoneNumber.normalize(from) == nil,
+           from.utf8.count > 32 || from.contains(where: { !$0.isLetter && !$0.isNumber }) {
+            found.append(("sms_from", "must be an E.164 number or an alphanumeric sender id"))
+        }
+        return found
+    }
+
+    /// Writes the update (checked by `AppSettingsUpdate.apply` first).
+    func apply(appId: String, pool: PGPool, masterKey: [UInt8]?) throws {
+        guard !isEmpty else { return }
+        let store = SmsSettingsStore(pool: pool)
+        var settings = try store.settings(appId: appId)
+        if let codes = allowedCallingCodes { settings.allowedCallingCodes = Array(Set(codes)).sorted() }
+        if let hourly = breakerHourly { settings.breakerHourly = hourly }
+        let cleared = { (value: String) -> String? in value.isEmpty ? nil : value }
+        if let url = apiURL { settings.apiURL = cleared(url) }
+        if let sid = accountSid { settings.accountSid = cleared(sid) }
+        if let from = fromNumber { settings.fromNumber = cleared(from).map { PhoneNumber.normalize($0) ?? $0 } }
+        if let service = messagingServiceSid { settings.messagingServiceSid = cleared(service) }
+        var sealed: [UInt8]?
+        if let token = authToken {
+            if token.isEmpty {
+                sealed = []
+            } else {
+                guard let masterKey, masterKey.count == 32 else {
+                    throw ServiceError(code: "auth/internal", status: 500, detail: "The master key is needed to seal the token.")
+                }
+                sealed = try SmsCredentialSeal(masterKey: masterKey).seal(token, appId: appId)
+            }
+        }
+        try store.save(appId: appId, settings, sealedAuthToken: sealed)
+    }
+
+    /// The settings as the API and identityctl show them (the auth token only as set or not).
+    static func summary(appId: String, pool: PGPool) throws -> [String: JSONValue] {
+        let settings = try SmsSettingsStore(pool: pool).settings(appId: appId)
+        return [
+            "sms_allowed_calling_codes": .array(settings.allowedCallingCodes.map { JSONValue($0) }),
+            "sms_breaker_hourly": JSONValue(settings.breakerHourly),
+            "sms_api_url": JSONValue(settings.apiURL),
+            "sms_account_sid": JSONValue(settings.accountSid),
+            "sms_auth_token_set": .bool(settings.authTokenSet),
+            "sms_from": JSONValue(settings.fromNumber),
+            "sms_messaging_service_sid": JSONValue(settings.messagingServiceSid),
+        ]
+    }
+
+    /// The `sms_*` fields of an admin API body.
+    static func parse(_ fields: [String: JSONValue], problems: inout [ServiceError.FieldProblem],
+                      text: (String) -> String?) -> SmsSettingsUpdate {
+        var update = SmsSettingsUpdate()
+        if let value = fields["sms_allowed_calling_codes"], value != .null {
+            var codes: [Int] = []
+            if case .array(let items) = value {
+                for item in items {
+                    if case .number(let number) = item, number.rounded() == number, (1...999).contains(number) {
+                        codes.append(Int(number))
+                    } else if case .string(let string) = item, let parsed = parseCodes(string), parsed.count == 1 {
+                        codes.append(parsed[0])
+                    } else {
+                        problems.append(.init(location: "body.sms_allowed_calling_codes", message: "must be a list of calling codes"))
+                        break
+                    }
+                }
+                update.allowedCallingCodes = codes
+            } else {
+                problems.append(.init(location: "body.sms_allowed_calling_codes", message: "must be a list of calling codes"))
+            }
+        } else if fields["sms_allowed_calling_codes"] == .null {
+            update.allowedCallingCodes = []
+        }
+        if let value = fields["sms_breaker_hourly"], value != .null {
+            if case .number(let number) = value, number.rounded() == number, abs(number) < 1e12 {
+                update.breakerHourly = Int(number)
+            } else {
+                problems.append(.init(location: "body.sms_breaker_hourly", message: "must be an integer"))
+            }
+        }
+        update.apiURL = text("sms_api_url")
+        update.accountSid = text("sms_account_sid")
+        update.authToken = text("sms_auth_token")
+        update.fromNumber = text("sms_from")
+        update.messagingServiceSid = text("sms_messaging_service_sid")
+        return update
+    }
+}
