@@ -38,7 +38,9 @@ let usage = """
                                       imports users, one JSON object a line (README, "Importing users"),
                                       with their password hashes and provider identities; each line
                                       all or nothing; prints a report by line, exits 1 if any failed
-      identityctl mail replay-dead    moves dead-lettered mail back to the mailer queue
+      identityctl mail replay-dead [--channel sms]
+                                      moves dead-lettered mail (or SMS) back to the mailer's queue
+      identityctl phone normalize     COUNTRY<TAB>NUMBER lines on stdin → E.164 (or -) on stdout
       identityctl keys mail-payload-key
                                       the key mailer workers get (IDENTITY_MAIL_PAYLOAD_KEY), derived
                                       from IDENTITY_MASTER_KEY: mailers never hold the master key
@@ -309,6 +311,31 @@ case ("users", "import"):
         exit(failed == 0 ? 0 : 1)
     } catch {
         fail("users import failed: \(error)")
+    }
+
+case ("mail", "replay-dead") where option("--channel", in: Array(arguments.dropFirst(2))) == "sms":
+    env.validateOrExit(program: "identityctl")
+    do {
+        // The SMS channel's dead letters, back to its own queue, their retries afresh.
+        let moved = try QueueReplay.move(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
+                                         from: BusTopology.mailerSmsDead, to: BusTopology.mailerSms) {
+            guard var command = try? ProtoJSON.decode(MailerV1.SendSms.self, from: $0.body) else { return $0.body }
+            command.attempt = 0
+            return (try? ProtoJSON.encode(command)) ?? $0.body
+        }
+        printJSON(["replayed": moved])
+    } catch {
+        fail("mail replay-dead failed: \(error)")
+    }
+
+case ("phone", "normalize"):
+    // One `COUNTRY<TAB>NUMBER` a line on stdin (COUNTRY may be empty for E.164) → the E.164
+    // form, or `-` when the number is not possible: what the gateway does to a number, for
+    // operators and for the e2e oracle test against the `phonenumbers` package.
+    while let line = readLine() {
+        let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let (country, number) = parts.count == 2 ? (parts[0], parts[1]) : ("", parts[0])
+        print(PhoneNumber.normalize(number, country: country.isEmpty ? nil : country) ?? "-")
     }
 
 case ("mail", "replay-dead"):

@@ -236,6 +236,8 @@ class Stack:
             # IDENTITY_SMTP_HOST, IDENTITY_SMTP_PORT, IDENTITY_SMTP_TLS=none
             **self.mail.env(),
             "IDENTITY_MAIL_FROM": MAIL_FROM,
+            # SMS of apps without an account of their own: .sms files here (test_phone.py).
+            "IDENTITY_SMS_DIR": os.path.join(self.log_dir, "sms"),
             # A failed delivery is retried after 0.3 s, 0.6 s and 1.2 s, then dead-lettered.
             "IDENTITY_MAIL_RETRY_DELAYS_MS": ",".join(str(ms) for ms in MAIL_RETRY_DELAYS_MS),
             "IDENTITY_EMAIL_VERIFICATION_COOLDOWN_SECONDS": str(EMAIL_VERIFICATION_COOLDOWN_SECONDS),
