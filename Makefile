@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check migrate run test stop bench chaos deploy-check clean
+.PHONY: deps services build proto proto-check phone-table phone-table-check migrate run test stop bench chaos deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -28,6 +28,13 @@ proto:
 proto-check:
 	python3 tools/protogen.py --check
 
+# IdentityKit's calling-code table, generated from phonenumbers' metadata (tools/phonegen.py).
+phone-table:
+	python3 tools/phonegen.py
+
+phone-table-check: deps
+	python3 tools/phonegen.py --check
+
 migrate: services build
 	source "$(RUN_DIR)/env" && IDENTITY_DATABASE_URL=$${IDENTITY_OWNER_DATABASE_URL:-$$IDENTITY_DATABASE_URL} \
 		"$$(swift build -c release --show-bin-path)/identityctl" migrate
@@ -35,7 +42,7 @@ migrate: services build
 run: services build
 	scripts/run.sh
 
-test: services proto-check
+test: services proto-check phone-table-check
 	scripts/test.sh
 
 stop:

@@ -62,6 +62,20 @@ if ! has_webauthn; then
     has_webauthn || { echo "deps: error: webauthn $WEBAUTHN_VERSION did not install" >&2; exit 1; }
 fi
 
+# phonenumbers (Google's libphonenumber for Python): the data tools/phonegen.py generates
+# IdentityKit's calling-code table from, and the oracle of Tests/e2e/test_phone_numbers.py.
+# Pinned: the committed table is checked against its metadata (make phone-table-check).
+PHONENUMBERS_VERSION=9.0.43
+has_phonenumbers() {
+    python3 -c "import sys, phonenumbers; sys.exit(phonenumbers.__version__ != '$PHONENUMBERS_VERSION')" 2>/dev/null
+}
+if ! has_phonenumbers; then
+    echo "deps: installing phonenumbers $PHONENUMBERS_VERSION (pip)" >&2
+    python3 -m pip install -q "phonenumbers==$PHONENUMBERS_VERSION" \
+        || python3 -m pip install -q --break-system-packages "phonenumbers==$PHONENUMBERS_VERSION"
+    has_phonenumbers || { echo "deps: error: phonenumbers $PHONENUMBERS_VERSION did not install" >&2; exit 1; }
+fi
+
 # schemathesis: the e2e fuzz test (Tests/e2e/test_fuzz.py) generates requests from the served
 # OpenAPI document. Pinned: its generation and checks change between releases, and the fuzz run
 # must send the same requests for the same seed. Debian has no package of it, so pip (on Debian

@@ -43,6 +43,15 @@ public enum PhoneNumber {
         return out
     }()
 
+    /// Lengths possible under a calling code in any of its regions (+1 is the US's and
+    /// Canada's, whose 7-digit 310 numbers the US does not have): an E.164 number names only
+    /// its code, not its region.
+    private static let lengthsByCallingCode: [Int: Set<Int>] = {
+        var out: [Int: Set<Int>] = [:]
+        for region in regions { out[region.callingCode, default: []].formUnion(region.possibleLengths) }
+        return out
+    }()
+
     private static func rules(callingCode: Int) -> Compiled? {
         guard let main = mainRegions[callingCode] else { return nil }
         return byRegion[main == "001" ? "001/\(callingCode)" : main]
@@ -78,21 +87,22 @@ public enum PhoneNumber {
             // The calling code is the one of 1 to 3 digits the table knows (codes are prefix-free).
             for length in 1...3 where digits.count > length {
                 guard let code = Int(digits.prefix(length)), let rules = rules(callingCode: code) else { continue }
-                return national(String(digits.dropFirst(length)), rules: rules)
+                return national(String(digits.dropFirst(length)), rules: rules,
+                                lengths: lengthsByCallingCode[code] ?? Set(rules.region.possibleLengths))
             }
             return nil
         }
         guard let country, let rules = rules(country: country) else { return nil }
-        return national(digits, rules: rules)
+        return national(digits, rules: rules, lengths: Set(rules.region.possibleLengths))
     }
 
     /// libphonenumber's national-prefix step (`maybeStripNationalPrefixAndCarrierCode`), kept
     /// only when what is left is still of a possible length, then the length check.
-    private static func national(_ number: String, rules: Compiled) -> Parsed? {
+    private static func national(_ number: String, rules: Compiled, lengths: Set<Int>) -> Parsed? {
         var national = number
         let stripped = stripNationalPrefix(number, rules: rules)
         if stripped != number, lengthIsPossible(stripped, rules.region) { national = stripped }
-        guard lengthIsPossible(national, rules.region), String(rules.region.callingCode).count + national.count <= 15 else {
+        guard lengths.contains(national.count), String(rules.region.callingCode).count + national.count <= 15 else {
             return nil
         }
         return Parsed(callingCode: rules.region.callingCode, nationalNumber: national)
