@@ -358,3 +358,40 @@ def test_a_4xx_is_dead_lettered_at_once(stack, client, twilio_app, twilio):
     assert twilio.messages_to(phone) == []
     # The code travels sealed, even in a dead letter.
     assert found[0].body.get("sealed_code") and not found[0].body.get("code"), found[0].body
+
+
+# --- the ledger: one SMS per message, whatever the deliveries --------------------------------
+
+
+@pytest.mark.disruptive
+def test_a_duplicated_sms_message_is_sent_once(stack, client, twilio_app, twilio):
+    """The same SendSms delivered three times (a publisher's retry, a redelivery after a crash)
+    texts once: the mailer's delivery ledger claims each message id once. Stops the mailer
+    worker while the copies are made."""
+    import pika
+    phone = french_mobile()
+    stack.stop_mailer_worker()
+    try:
+        session = sent(send(client, twilio_app, phone))
+        connection = pika.BlockingConnection(pika.URLParameters(os.environ["IDENTITY_AMQP_URL"]))
+        try:
+            channel = connection.channel()
+            deadline = time.monotonic() + 10
+            method = None
+            while method is None and time.monotonic() < deadline:
+                method, properties, body = channel.basic_get("identity.mailer.sms", auto_ack=False)
+                if method is None:
+                    time.sleep(0.1)
+            assert method is not None, "the SMS command never reached identity.mailer.sms"
+            for _ in range(3):
+                channel.basic_publish("", "identity.mailer.sms", body, properties)
+            channel.basic_ack(method.delivery_tag)
+        finally:
+            connection.close()
+    finally:
+        stack.start_mailer_worker()
+    [text] = twilio.wait_for(phone)
+    time.sleep(2.0)
+    assert len(twilio.messages_to(phone)) == 1, twilio.messages_to(phone)
+    assert deliveries(stack, "duplicate") >= 2
+    assert verify(client, twilio_app, session, code_of(text)).status == 200
