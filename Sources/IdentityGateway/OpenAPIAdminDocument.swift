@@ -205,7 +205,9 @@ enum OpenAPIAdminDocument {
           "type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": [
             "app_id", "access_token_ttl", "session_lifetime", "google_client_ids", "apple_bundle_ids", "apple_services_ids",
             "apple_team_id", "apple_key_id", "apple_private_key_set", "firebase_project_id", "firebase_trust_email_verified",
-            "deep_link_url", "mail_from_name", "mail_from_address", "rate_limits", "default_metadata"]}}}}}},
+            "deep_link_url", "mail_from_name", "mail_from_address", "rate_limits", "default_metadata",
+            "sms_allowed_calling_codes", "sms_breaker_hourly", "sms_api_url", "sms_account_sid", "sms_auth_token_set",
+            "sms_from", "sms_messaging_service_sid"]}}}}}},
         "AdminUser": {"description": "The user", "content": {"application/json": {"schema": {
           "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/AdminUser"}}}}}}
       },
@@ -228,7 +230,15 @@ enum OpenAPIAdminDocument {
             "mail_from_address": {"type": ["string", "null"], "format": "email"},
             "mail_templates": {"type": "object", "description": "KIND.PART → text (KIND: email_code, password_reset, email_verification; PART: subject, text, html)", "additionalProperties": {"type": "string"}},
             "rate_limits": {"type": "object", "description": "Limit name → COUNT/WINDOW (e.g. 1000/1h) or default", "additionalProperties": {"type": "string"}},
-            "default_metadata": {"type": "object", "properties": {"app_metadata": {"type": "object"}, "user_metadata": {"type": "object"}}, "additionalProperties": false}
+            "default_metadata": {"type": "object", "properties": {"app_metadata": {"type": "object"}, "user_metadata": {"type": "object"}}, "additionalProperties": false},
+            "sms_allowed_calling_codes": {"type": ["array", "null"], "maxItems": 300, "items": {"type": "integer", "minimum": 1, "maximum": 999},
+                                          "description": "Calling codes phone codes may be texted to (none until set: a fresh app sends no SMS)"},
+            "sms_breaker_hourly": {"type": "integer", "minimum": 1, "maximum": 10000000, "description": "Sends an hour past which no SMS leaves for an hour (default 3000)"},
+            "sms_api_url": {"type": ["string", "null"], "maxLength": 2048, "description": "The app's Twilio-compatible API (default: the mailer's IDENTITY_SMS_API_URL)"},
+            "sms_account_sid": {"type": ["string", "null"], "maxLength": 256},
+            "sms_auth_token": {"type": ["string", "null"], "maxLength": 256, "description": "Stored sealed, never shown (sms_auth_token_set)"},
+            "sms_from": {"type": ["string", "null"], "maxLength": 32, "description": "E.164 sender number or alphanumeric sender id"},
+            "sms_messaging_service_sid": {"type": ["string", "null"], "maxLength": 256}
           }
         },
         "AdminUser": {"allOf": [{"$ref": "#/components/schemas/User"}, {

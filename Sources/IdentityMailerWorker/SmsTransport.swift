@@ -43,7 +43,8 @@ struct TwilioTransport: SmsTransport {
         switch response.status {
         case 200, 201: return
         case 429, 500...599: throw .transient("HTTP \(response.status)")
-        default: throw .permanent("HTTP \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))")
+        // Only the status: the API's message may quote the number, which the logs never hold.
+        default: throw .permanent("HTTP \(response.status)")
         }
     }
 
