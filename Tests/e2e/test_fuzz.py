@@ -36,7 +36,9 @@ SESSION_ENDING = {("POST", "/v1/auth/sign-out"), ("POST", "/v1/auth/sign-out-all
 # password, an address the service cannot mail, a provider the app has not set up); see also
 # _refusal_no_schema_can_express.
 SEMANTIC_422 = {"auth/weak-password", "auth/invalid-email", "auth/provider-not-configured",
-                "auth/passkey-not-configured"}
+                "auth/passkey-not-configured",
+                # A phone number's possible lengths per country (libphonenumber's table).
+                "auth/invalid-phone-number"}
 
 
 @pytest.fixture
@@ -231,7 +233,8 @@ def test_fuzz_regression_error_answers_are_documented(plain_schema, fuzz_app):
                     {"response": {}} if path == "/v1/me/passkeys" and method == "POST" else (
                         {"first_name": "x"} if method == "PATCH" else (
                             {"code": "x"} if path.startswith("/v1/me/mfa") and (method == "DELETE" or path.endswith("/confirm"))
-                            else None)))))
+                            else ({"phone": "+33612345678"} if path == "/v1/me/phone" else (
+                                {"session_id": "x", "code": "x"} if path == "/v1/me/phone/verify" else None)))))))
         kwargs = {"body": body, "media_type": "application/json"} if body is not None else {}
         _replay(plain_schema, method, path, 401, "auth/invalid-token", headers=dict(key),
                 path_parameters=params or None, **kwargs)
