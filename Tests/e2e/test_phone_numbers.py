@@ -78,6 +78,8 @@ def test_normalisation_agrees_with_phonenumbers_over_generated_numbers():
     by_region = {}
     for country, number, expected, got in mismatches:
         by_region.setdefault(country or expected[:4], []).append((number, expected, got))
+    print(f"phone oracle: {len(cases)} inputs over {len(phonenumbers.SUPPORTED_REGIONS)} regions, "
+          f"{len(mismatches)} differences")
     assert len(cases) > 100_000, len(cases)
     assert not mismatches, (f"{len(mismatches)} of {len(cases)} differ from phonenumbers; first per region: "
                             + "; ".join(f"{k}: {v[0]} ({len(v)})" for k, v in list(by_region.items())[:30]))
