@@ -190,6 +190,25 @@ def test_a_session_of_another_app_is_refused(stack, client, phone_app, configure
     assert verify(client, phone_app, session, code).status == 200
 
 
+def test_mfa_applies_to_a_phone_sign_in(stack, client, phone_app):
+    """The phone code is a first factor: with TOTP on, it answers 202 and the challenge finishes
+    the sign-in with amr sms, otp (the TOTP code), mfa (SignInOutcome, as for every first factor)."""
+    from test_mfa import challenge_of, code_at, enrol_totp
+    from test_mfa import verify as mfa_verify
+    phone = french_mobile()
+    session = sent(send(client, phone_app, phone))
+    first = verify(client, phone_app, session, code_of(wait_sms_file(stack, phone)))
+    assert first.status == 200, first
+    secret, _ = enrol_totp(client, phone_app, first.data["access_token"])
+    session = sent(send(client, phone_app, phone))
+    challenge = challenge_of(verify(client, phone_app, session, code_of(wait_sms_file(stack, phone, count=2))))
+    # The current step's code confirmed the enrolment (each code once): the next step's (±1 accepted).
+    done = mfa_verify(client, phone_app, challenge, code_at(secret, 1))
+    assert done.status == 200, done
+    assert done.data["user"]["uid"] == first.data["user"]["uid"], done.data
+    assert amr(done.data) == ["sms", "otp", "mfa"], amr(done.data)
+
+
 # --- linking and guests ---------------------------------------------------------------------
 
 
