@@ -205,7 +205,9 @@ enum OpenAPIAdminDocument {
           "type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": [
             "app_id", "access_token_ttl", "session_lifetime", "google_client_ids", "apple_bundle_ids", "apple_services_ids",
             "apple_team_id", "apple_key_id", "apple_private_key_set", "firebase_project_id", "firebase_trust_email_verified",
-            "deep_link_url", "mail_from_name", "mail_from_address", "rate_limits", "default_metadata"]}}}}}},
+            "deep_link_url", "mail_from_name", "mail_from_address", "rate_limits", "default_metadata", "profile", "domains",
+            "path_prefix", "allowed_origins", "apple_nonce", "webauthn_rp_id", "webauthn_rp_name", "webauthn_origins",
+            "webauthn_require_uv", "jwks_cache_seconds", "failed_sign_in_audit_threshold"]}}}}}},
         "AdminUser": {"description": "The user", "content": {"application/json": {"schema": {
           "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/AdminUser"}}}}}}
       },
@@ -228,7 +230,18 @@ enum OpenAPIAdminDocument {
             "mail_from_address": {"type": ["string", "null"], "format": "email"},
             "mail_templates": {"type": "object", "description": "KIND.PART → text (KIND: email_code, password_reset, email_verification; PART: subject, text, html)", "additionalProperties": {"type": "string"}},
             "rate_limits": {"type": "object", "description": "Limit name → COUNT/WINDOW (e.g. 1000/1h) or default", "additionalProperties": {"type": "string"}},
-            "default_metadata": {"type": "object", "properties": {"app_metadata": {"type": "object"}, "user_metadata": {"type": "object"}}, "additionalProperties": false}
+            "default_metadata": {"type": "object", "properties": {"app_metadata": {"type": "object"}, "user_metadata": {"type": "object"}}, "additionalProperties": false},
+            "profile": {"type": "string", "enum": ["standard", "single-token", "session-object"], "description": "The shape the app's shipped clients speak (COMPATIBILITY.md)"},
+            "domains": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string"}, "description": "Hosts (host or host:port) that select the app without X-App-Key; a host another app holds is refused"},
+            "path_prefix": {"type": ["string", "null"], "maxLength": 64, "description": "Answered as well as /v1 (e.g. /api/v2); null: /v1 only"},
+            "allowed_origins": {"type": ["array", "null"], "maxItems": 50, "items": {"type": "string"}, "description": "Exact browser origins (scheme://host[:port]), no wildcard"},
+            "apple_nonce": {"type": "string", "enum": ["issued", "client"]},
+            "webauthn_rp_id": {"type": "string", "description": "The passkey relying party's domain"},
+            "webauthn_rp_name": {"type": ["string", "null"], "maxLength": 256},
+            "webauthn_origins": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string"}, "description": "https origins on the rp id or under it, or android:apk-key-hash:…"},
+            "webauthn_require_uv": {"type": "boolean"},
+            "jwks_cache_seconds": {"type": "integer", "minimum": 1, "maximum": 86400},
+            "failed_sign_in_audit_threshold": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Failed sign-ins of one account or IP within 15 minutes that write a security.sign_in_failures audit row (and again at each doubling)"}
           }
         },
         "AdminUser": {"allOf": [{"$ref": "#/components/schemas/User"}, {

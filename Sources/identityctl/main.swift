@@ -14,7 +14,7 @@ let usage = """
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
           email_verification; PART: subject, text, html)
-          [--webauthn-rp-id ID --allowed-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or
+          [--webauthn-rp-id ID --webauthn-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or
               android:apk-key-hash:HASH) [--webauthn-rp-name NAME] [--webauthn-require-uv true|false]
           [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
           [--jwks-cache-seconds SECONDS]   (JWKS max-age and a new key's lead before it signs, 1 to 86400; default 300)
@@ -24,6 +24,8 @@ let usage = """
           [--profile standard|single-token|session-object] [--domains HOST,HOST] [--path-prefix /api/v2]
           [--allowed-origins https://a.example,…] [--apple-nonce issued|client]   (client profiles;
           an empty value clears a list or the prefix; see README)
+          [--failed-sign-in-audit-threshold N]   (failed sign-ins of one account or IP in 15 minutes
+              that make an audit row, 1 to 1000; default 5)
       identityctl apps rotate-secret-key APP_ID [--overlap SECONDS]
                                       a new secret key (shown once); the live ones keep working for
                                       SECONDS (default 86400, at most 2592000; 0: they stop now)
@@ -163,48 +165,42 @@ case ("apps", "settings"):
         guard let value = JSONValue.parse(Data(text.utf8)) else { fail("--default-metadata wants a JSON object") }
         update.defaultMetadata = value
     }
+    // How clients reach the app (COMPATIBILITY.md) and its passkey relying party; an empty
+    // value clears a list, the prefix or the relying party's name.
+    update.profile = option("--profile", in: rest)
+    update.domains = list("--domains").map { $0.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+    update.pathPrefix = option("--path-prefix", in: rest)
+    update.allowedOrigins = list("--allowed-origins").map { $0.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+    update.appleNonce = option("--apple-nonce", in: rest)
+    update.webauthnRpId = option("--webauthn-rp-id", in: rest)
+    update.webauthnOrigins = list("--webauthn-origins")
+    update.webauthnRpName = option("--webauthn-rp-name", in: rest)
+    if let requireUV = option("--webauthn-require-uv", in: rest) {
+        guard requireUV == "true" || requireUV == "false" else { fail("--webauthn-require-uv wants true or false") }
+        update.webauthnRequireUV = requireUV == "true"
+    }
+    let whole = { (flag: String) -> Int? in
+        guard let text = option(flag, in: rest) else { return nil }
+        guard let value = Int(text) else { fail("\(flag) wants a whole number") }
+        return value
+    }
+    update.jwksCacheSeconds = whole("--jwks-cache-seconds")
+    update.failedSignInAuditThreshold = whole("--failed-sign-in-audit-threshold")
     if let problem = update.problems(offAllowed: offAllowed).first {
         fail("\(AppSettingsUpdate.flag(problem.setting)) \(problem.message)")
     }
     do {
         let pool = PGPool(url: common.databaseURL, size: 1)
-        if let text = option("--jwks-cache-seconds", in: rest) {
-            guard let seconds = Int(text), (1...86_400).contains(seconds) else {
-                fail("--jwks-cache-seconds must be 1 to 86400 seconds")
-            }
-            // Applies to the next rotation's lead and to JWKS answers from now on.
-            guard try AppStore(pool: pool).find(id: appId) != nil else { fail("no app \(appId)") }
-            try AppStore(pool: pool).signingKeys.setJWKSCacheSeconds(appId: appId, seconds: seconds)
-        }
         guard let summary = try update.apply(appId: appId, pool: pool,
                                              masterKey: masterKey, offAllowed: offAllowed) else { fail("no app \(appId)") }
-        // Client profiles (COMPATIBILITY.md; ClientProfileSettings) and who makes Apple's nonce.
-        let profile = try ClientProfileSettings.apply(rest, appId: appId, store: ClientProfileStore(pool: pool))
-        if let mode = option("--apple-nonce", in: rest) {
-            guard mode == "issued" || mode == "client" else { fail("--apple-nonce wants issued or client") }
-            try ProviderSettingsStore(pool: pool).setAppleNonce(appId: appId, fromClient: mode == "client")
+        print(summary.serialized)
+    } catch let error as ServiceError where error.code == "auth/validation-failed" {
+        // A rule that needs what is stored (a domain another app holds, passkey origins
+        // outside the stored relying party): the same message the admin API gives.
+        let lines = error.errors.map { problem in
+            AppSettingsUpdate.flag(String(problem.location.dropFirst("body.".count))) + " " + problem.message
         }
-        let profileFlags = ["--profile", "--domains", "--path-prefix", "--allowed-origins", "--apple-nonce"]
-        var shown = summary
-        if rest.contains(where: profileFlags.contains), case .object(var fields) = summary,
-           let extra = try? JSONSerialization.data(withJSONObject: ClientProfileSettings.json(profile)),
-           case .object(let more)? = JSONValue.parse(extra) {
-            fields.merge(more) { $1 }
-            fields["apple_nonce"] = .string(try ProviderSettingsStore(pool: pool).settings(appId: appId).appleNonceFromClient
-                                            ? "client" : "issued")
-            shown = .object(fields)
-        }
-        // The passkey relying party (WebAuthnSettingsOptions): shown when one of its flags is given.
-        let passkeys = try WebAuthnSettingsOptions.apply(rest, appId: appId, pool: pool)
-        if rest.contains(where: { $0.hasPrefix("--webauthn-") }),
-           case .object(var fields) = shown,
-           let extra = try? JSONSerialization.data(withJSONObject: passkeys),
-           case .object(let more)? = JSONValue.parse(extra) {
-            fields.merge(more) { $1 }
-            print(JSONValue.object(fields).serialized)
-        } else {
-            print(shown.serialized)
-        }
+        fail(lines.joined(separator: "\n"))
     } catch {
         fail("apps settings failed: \(error)")
     }

@@ -27,6 +27,23 @@ public struct AppSettingsUpdate: Sendable {
     /// `{"app_metadata": {…}, "user_metadata": {…}}` for the app's new users.
     public var defaultMetadata: JSONValue?
 
+    // How clients reach the app and what guards it (AppSettingsUpdate+Edge.swift).
+    /// `standard`, `single-token` or `session-object` (COMPATIBILITY.md).
+    public var profile: String?
+    public var domains: [String]?
+    /// Empty: `/v1` only.
+    public var pathPrefix: String?
+    public var allowedOrigins: [String]?
+    /// `issued` or `client`: who makes Apple's nonce.
+    public var appleNonce: String?
+    public var webauthnRpId: String?
+    public var webauthnOrigins: [String]?
+    public var webauthnRpName: String?
+    public var webauthnRequireUV: Bool?
+    public var jwksCacheSeconds: Int?
+    /// Failed sign-ins of one account or IP within 15 minutes that make an audit row.
+    public var failedSignInAuditThreshold: Int?
+
     public init() {}
 
     public static let templateKinds = ["email_code", "password_reset", "email_verification"]
@@ -99,6 +116,7 @@ public struct AppSettingsUpdate: Sendable {
                 found.append(("rate_limits", "\(name)=off is for tests only (set IDENTITY_RATE_LIMIT_OFF_ALLOWED=1)"))
             }
         }
+        found += edgeProblems()
         if let metadata = defaultMetadata {
             if case .object(let fields) = metadata, fields.keys.allSatisfy({ ["app_metadata", "user_metadata"].contains($0) }),
                fields.values.allSatisfy({ if case .object = $0 { return true } else { return false } }),
@@ -154,7 +172,8 @@ public struct AppSettingsUpdate: Sendable {
             try apps.setRateLimitOverride(appId: appId, name: name, value == "default" ? nil : RateLimitOverride.parse(value))
         }
         if let metadata = defaultMetadata { try apps.setDefaultMetadata(appId: appId, metadata) }
-        return .object([
+        let edge = try applyEdge(appId: appId, pool: pool)
+        return .object(edge.merging([
             "app_id": .string(appId),
             "access_token_ttl": JSONValue(app.accessTokenTTL),
             "session_lifetime": JSONValue(try apps.sessionLifetime(appId: appId) ?? 0),
@@ -171,8 +190,7 @@ public struct AppSettingsUpdate: Sendable {
             "firebase_trust_email_verified": .bool(providers.firebaseTrustEmailVerified),
             "rate_limits": .object(Self.effectiveLimits(try apps.rateLimitOverrides(appId: appId)).mapValues { .string($0) }),
             "default_metadata": try apps.defaultMetadata(appId: appId),
-            "jwks_cache_seconds": JSONValue(try apps.signingKeys.jwksCacheSeconds(appId: appId) ?? 0),
-        ])
+        ]) { $1 })
     }
 
     /// Every limit's effective setting: `"100/60s"` or `"off"`.
@@ -265,6 +283,21 @@ public struct AppSettingsUpdate: Sendable {
         update.mailTemplates = strings("mail_templates")
         update.rateLimits = strings("rate_limits")
         if let metadata = fields["default_metadata"], metadata != .null { update.defaultMetadata = metadata }
+        update.profile = text("profile").flatMap { $0.isEmpty ? nil : $0 }
+        update.domains = list("domains")
+        update.pathPrefix = text("path_prefix")
+        update.allowedOrigins = list("allowed_origins")
+        update.appleNonce = text("apple_nonce").flatMap { $0.isEmpty ? nil : $0 }
+        update.webauthnRpId = text("webauthn_rp_id").flatMap { $0.isEmpty ? nil : $0 }
+        update.webauthnOrigins = list("webauthn_origins")
+        update.webauthnRpName = text("webauthn_rp_name")
+        if let value = fields["webauthn_require_uv"], value != .null {
+            if case .bool(let flag) = value { update.webauthnRequireUV = flag } else {
+                problems.append(.init(location: "body.webauthn_require_uv", message: "must be true or false"))
+            }
+        }
+        update.jwksCacheSeconds = integer("jwks_cache_seconds")
+        update.failedSignInAuditThreshold = integer("failed_sign_in_audit_threshold")
         return (update, problems)
     }
 }

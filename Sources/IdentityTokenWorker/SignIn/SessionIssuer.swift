@@ -87,14 +87,18 @@ struct SessionIssuer: Sendable {
 struct CommandContext: Sendable {
     let id: String
     let redelivered: Bool
+    /// The gateway's request id, for audit rows.
+    let requestId: String
 
     init(_ message: BusMessage) {
         id = message.messageId
         redelivered = message.redelivered
+        requestId = message.requestId
     }
 
-    init(id: String, redelivered: Bool) {
+    init(id: String, redelivered: Bool, requestId: String = "") {
         self.id = id
         self.redelivered = redelivered
+        self.requestId = requestId
     }
 }
