@@ -63,36 +63,90 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         /// A code not in this list, kept verbatim.
         case unknown(String)
 
-        private static let table: [(Code, String)] = [
-            (.validationFailed, "auth/validation-failed"), (.invalidJSON, "auth/invalid-json"),
-            (.payloadTooLarge, "auth/payload-too-large"), (.unsupportedMediaType, "auth/unsupported-media-type"),
-            (.notFound, "auth/not-found"), (.methodNotAllowed, "auth/method-not-allowed"),
-            (.rateLimited, "auth/rate-limited"), (.internal, "auth/internal"), (.unavailable, "auth/unavailable"),
-            (.badRequest, "auth/bad-request"), (.invalidAppKey, "auth/invalid-app-key"),
-            (.tokenExpired, "auth/token-expired"), (.invalidToken, "auth/invalid-token"),
-            (.refreshTokenRevoked, "auth/refresh-token-revoked"), (.refreshTokenExpired, "auth/refresh-token-expired"),
-            (.emailAlreadyInUse, "auth/email-already-in-use"), (.usernameTaken, "auth/username-taken"),
-            (.weakPassword, "auth/weak-password"), (.invalidEmail, "auth/invalid-email"),
-            (.invalidCredential, "auth/invalid-credential"), (.userDisabled, "auth/user-disabled"),
-            (.invalidAppleToken, "auth/invalid-apple-token"), (.invalidGoogleToken, "auth/invalid-google-token"),
-            (.invalidIdToken, "auth/invalid-id-token"), (.providerNotConfigured, "auth/provider-not-configured"),
-            (.providerUnavailable, "auth/provider-unavailable"), (.accountExists, "auth/account-exists"),
-            (.accountExistsWithDifferentCredential, "auth/account-exists-with-different-credential"),
-            (.lastSignInMethod, "auth/last-sign-in-method"), (.invalidCode, "auth/invalid-code"),
-            (.codeExpired, "auth/code-expired"), (.reauthRequired, "auth/reauth-required"),
-            (.mfaAlreadyEnabled, "auth/mfa-already-enabled"), (.sessionExpired, "auth/session-expired"),
-            (.invalidPasskey, "auth/invalid-passkey"), (.passkeyNotConfigured, "auth/passkey-not-configured"),
-            (.originNotAllowed, "auth/origin-not-allowed"),
-        ]
-        private static let byRaw: [String: Code] = Dictionary(uniqueKeysWithValues: table.map { ($0.1, $0.0) })
-
         public init(rawValue: String) {
-            self = Code.byRaw[rawValue] ?? .unknown(rawValue)
+            switch rawValue {
+            case "auth/validation-failed": self = .validationFailed
+            case "auth/invalid-json": self = .invalidJSON
+            case "auth/payload-too-large": self = .payloadTooLarge
+            case "auth/unsupported-media-type": self = .unsupportedMediaType
+            case "auth/not-found": self = .notFound
+            case "auth/method-not-allowed": self = .methodNotAllowed
+            case "auth/rate-limited": self = .rateLimited
+            case "auth/internal": self = .internal
+            case "auth/unavailable": self = .unavailable
+            case "auth/bad-request": self = .badRequest
+            case "auth/invalid-app-key": self = .invalidAppKey
+            case "auth/token-expired": self = .tokenExpired
+            case "auth/invalid-token": self = .invalidToken
+            case "auth/refresh-token-revoked": self = .refreshTokenRevoked
+            case "auth/refresh-token-expired": self = .refreshTokenExpired
+            case "auth/email-already-in-use": self = .emailAlreadyInUse
+            case "auth/username-taken": self = .usernameTaken
+            case "auth/weak-password": self = .weakPassword
+            case "auth/invalid-email": self = .invalidEmail
+            case "auth/invalid-credential": self = .invalidCredential
+            case "auth/user-disabled": self = .userDisabled
+            case "auth/invalid-apple-token": self = .invalidAppleToken
+            case "auth/invalid-google-token": self = .invalidGoogleToken
+            case "auth/invalid-id-token": self = .invalidIdToken
+            case "auth/provider-not-configured": self = .providerNotConfigured
+            case "auth/provider-unavailable": self = .providerUnavailable
+            case "auth/account-exists": self = .accountExists
+            case "auth/account-exists-with-different-credential": self = .accountExistsWithDifferentCredential
+            case "auth/last-sign-in-method": self = .lastSignInMethod
+            case "auth/invalid-code": self = .invalidCode
+            case "auth/code-expired": self = .codeExpired
+            case "auth/reauth-required": self = .reauthRequired
+            case "auth/mfa-already-enabled": self = .mfaAlreadyEnabled
+            case "auth/session-expired": self = .sessionExpired
+            case "auth/invalid-passkey": self = .invalidPasskey
+            case "auth/passkey-not-configured": self = .passkeyNotConfigured
+            case "auth/origin-not-allowed": self = .originNotAllowed
+            default: self = .unknown(rawValue)
+            }
         }
 
         public var rawValue: String {
-            if case .unknown(let raw) = self { return raw }
-            return Code.table.first { $0.0 == self }!.1
+            switch self {
+            case .validationFailed: return "auth/validation-failed"
+            case .invalidJSON: return "auth/invalid-json"
+            case .payloadTooLarge: return "auth/payload-too-large"
+            case .unsupportedMediaType: return "auth/unsupported-media-type"
+            case .notFound: return "auth/not-found"
+            case .methodNotAllowed: return "auth/method-not-allowed"
+            case .rateLimited: return "auth/rate-limited"
+            case .internal: return "auth/internal"
+            case .unavailable: return "auth/unavailable"
+            case .badRequest: return "auth/bad-request"
+            case .invalidAppKey: return "auth/invalid-app-key"
+            case .tokenExpired: return "auth/token-expired"
+            case .invalidToken: return "auth/invalid-token"
+            case .refreshTokenRevoked: return "auth/refresh-token-revoked"
+            case .refreshTokenExpired: return "auth/refresh-token-expired"
+            case .emailAlreadyInUse: return "auth/email-already-in-use"
+            case .usernameTaken: return "auth/username-taken"
+            case .weakPassword: return "auth/weak-password"
+            case .invalidEmail: return "auth/invalid-email"
+            case .invalidCredential: return "auth/invalid-credential"
+            case .userDisabled: return "auth/user-disabled"
+            case .invalidAppleToken: return "auth/invalid-apple-token"
+            case .invalidGoogleToken: return "auth/invalid-google-token"
+            case .invalidIdToken: return "auth/invalid-id-token"
+            case .providerNotConfigured: return "auth/provider-not-configured"
+            case .providerUnavailable: return "auth/provider-unavailable"
+            case .accountExists: return "auth/account-exists"
+            case .accountExistsWithDifferentCredential: return "auth/account-exists-with-different-credential"
+            case .lastSignInMethod: return "auth/last-sign-in-method"
+            case .invalidCode: return "auth/invalid-code"
+            case .codeExpired: return "auth/code-expired"
+            case .reauthRequired: return "auth/reauth-required"
+            case .mfaAlreadyEnabled: return "auth/mfa-already-enabled"
+            case .sessionExpired: return "auth/session-expired"
+            case .invalidPasskey: return "auth/invalid-passkey"
+            case .passkeyNotConfigured: return "auth/passkey-not-configured"
+            case .originNotAllowed: return "auth/origin-not-allowed"
+            case .unknown(let raw): return raw
+            }
         }
     }
 }
