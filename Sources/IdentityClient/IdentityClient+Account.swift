@@ -22,6 +22,7 @@ extension IdentityClient {
     /// Ends one session (e.g. a lost phone's). Ending the current one signs this client out.
     public func endSession(id: String) async throws {
         _ = try await authorized("DELETE", "/v1/me/sessions/\(pathSegment(id))")
+        if await keeper.sessionID == id { await keeper.forget() }
     }
 
     /// Registers a push token for this session (unregistered when the session ends).
@@ -116,7 +117,10 @@ extension IdentityClient {
                     "nonce": .string(nonce)]
         }
         _ = try await authorized("DELETE", "/v1/me", body: body)
-        if case .storedGuestSecret = proof { try await storage.delete(TokenStorageKey.guestSecret) }
+        switch proof {
+        case .storedGuestSecret, .guestSecret: try await storage.delete(TokenStorageKey.guestSecret)
+        default: break
+        }
         await keeper.forget()
     }
 

@@ -53,7 +53,7 @@ extension IdentityClient {
             let expires_at: Date
         }
         let issued = try Transport.data(Issued.self, of: try await transport.send("GET", "/v1/auth/nonce"))
-        return AppleNonce(value: issued.nonce, sha256: SHA256Digest.hex(Data(issued.nonce.utf8)),
+        return AppleNonce(value: issued.nonce, sha256: NonceDigest.hex(Data(issued.nonce.utf8)),
                           expiresAt: issued.expires_at)
     }
 

@@ -17,6 +17,8 @@ actor SessionKeeper {
     private(set) var accessToken: String?
     /// The uid of the signed-in guest, so its first-factor calls upgrade it (and an upgrade forgets its secret).
     private(set) var guestUID: String?
+    /// The session this client is signed in with (`ses_…`), when the service said.
+    private(set) var sessionID: String?
     private var refreshing: Task<String, Error>?
 
     init(transport: Transport, storage: any TokenStorage, states: AuthStateBroadcaster) {
@@ -29,6 +31,7 @@ actor SessionKeeper {
     func keep(_ tokens: TokenResponse) async throws {
         try await storage.write(TokenStorageKey.refreshToken, value: tokens.refreshToken)
         accessToken = tokens.accessToken
+        sessionID = tokens.sessionId
         if let user = tokens.user {
             if let guest = guestUID, guest == user.uid, !user.isGuest {
                 // Upgraded: the service forgot the guest secret, so forget it here too.
@@ -45,6 +48,7 @@ actor SessionKeeper {
         let wasSignedIn = accessToken != nil || storedRefreshToken != nil
         accessToken = nil
         guestUID = nil
+        sessionID = nil
         try? await storage.delete(TokenStorageKey.refreshToken)
         if wasSignedIn { states.send(.signedOut) }
     }
@@ -75,7 +79,7 @@ actor SessionKeeper {
         do {
             do {
                 answer = try await transport.send("POST", "/v1/auth/token/refresh", body: body)
-            } catch is URLError {
+            } catch let error where Transport.isTransportFailure(error) {
                 // The answer may have been lost after the service rotated the token: presenting
                 // the same token again within the 30-second grace gets the same successor, so
                 // one retry is safe.
@@ -89,6 +93,7 @@ actor SessionKeeper {
         let tokens = try Transport.data(TokenResponse.self, of: answer)
         try await storage.write(TokenStorageKey.refreshToken, value: tokens.refreshToken)
         accessToken = tokens.accessToken
+        if let session = tokens.sessionId { sessionID = session }
         if let user = tokens.user { guestUID = user.isGuest ? user.uid : nil }
         states.send(.refreshed)
         return tokens.accessToken

@@ -95,7 +95,7 @@ public struct KeychainTokenStorage: TokenStorage {
         self.accessGroup = accessGroup
     }
 
-    private func query(_ key: String) -> [String: Any] {
+    private func baseQuery(_ key: String) -> [String: Any] {
         var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
                                     kSecAttrService as String: service,
                                     kSecAttrAccount as String: key]
@@ -104,7 +104,7 @@ public struct KeychainTokenStorage: TokenStorage {
     }
 
     public func read(_ key: String) async throws -> String? {
-        var query = query(key)
+        var query = baseQuery(key)
         query[kSecReturnData as String] = true
         query[kSecMatchLimit as String] = kSecMatchLimitOne
         var item: CFTypeRef?
@@ -117,9 +117,9 @@ public struct KeychainTokenStorage: TokenStorage {
     public func write(_ key: String, value: String) async throws {
         let data = Data(value.utf8)
         let update: [String: Any] = [kSecValueData as String: data]
-        var status = SecItemUpdate(query(key) as CFDictionary, update as CFDictionary)
+        var status = SecItemUpdate(baseQuery(key) as CFDictionary, update as CFDictionary)
         if status == errSecItemNotFound {
-            var add = query(key)
+            var add = baseQuery(key)
             add[kSecValueData as String] = data
             add[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
             status = SecItemAdd(add as CFDictionary, nil)
@@ -128,7 +128,7 @@ public struct KeychainTokenStorage: TokenStorage {
     }
 
     public func delete(_ key: String) async throws {
-        let status = SecItemDelete(query(key) as CFDictionary)
+        let status = SecItemDelete(baseQuery(key) as CFDictionary)
         guard status == errSecSuccess || status == errSecItemNotFound else { throw KeychainError(status: status) }
     }
 }

@@ -38,6 +38,12 @@ struct Transport: Sendable {
         return Answer(status: http.statusCode, body: data)
     }
 
+    /// No answer came (connection lost, timeout, no network): `URLError`, or on Linux an
+    /// `NSError` of `NSURLErrorDomain` that is not always bridged to it.
+    static func isTransportFailure(_ error: Error) -> Bool {
+        error is URLError || (error as NSError).domain == NSURLErrorDomain
+    }
+
     /// The `data` member of a success answer, decoded.
     static func data<T: Decodable>(_ type: T.Type, of answer: Answer) throws -> T {
         do {

@@ -61,14 +61,14 @@ final class ErrorDecodingTests: XCTestCase {
     }
 
     func testPortableSHA256MatchesFIPSVectors() {
-        XCTAssertEqual(SHA256Digest.portable(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined(),
+        XCTAssertEqual(NonceDigest.portable(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined(),
                        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        XCTAssertEqual(SHA256Digest.portable([]).map { String(format: "%02x", $0) }.joined(),
+        XCTAssertEqual(NonceDigest.portable([]).map { String(format: "%02x", $0) }.joined(),
                        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         let long = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
-        XCTAssertEqual(SHA256Digest.portable(long).map { String(format: "%02x", $0) }.joined(),
+        XCTAssertEqual(NonceDigest.portable(long).map { String(format: "%02x", $0) }.joined(),
                        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        XCTAssertEqual(SHA256Digest.hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(NonceDigest.hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     func testMagicLinkParsing() {

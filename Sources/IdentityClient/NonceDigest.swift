@@ -6,7 +6,7 @@ import CryptoKit
 /// SHA-256 of the Apple nonce. CryptoKit where the platform has it; elsewhere (Linux, where the
 /// SDK may use Foundation only) a plain FIPS 180-4 implementation: the input is a short public
 /// nonce, so neither speed nor constant time matter here.
-enum SHA256Digest {
+enum NonceDigest {
     static func hex(_ data: Data) -> String {
         digest(data).map { String(format: "%02x", $0) }.joined()
     }
