@@ -75,8 +75,16 @@ extension IdentityClient {
     }
 
     /// Marks the email verified with the emailed code; returns the user.
+    ///
+    /// Signed in, the proof is sent with this session's token: the service then keeps the
+    /// password, the links and this session (and ends the others). Sent without a session, it
+    /// is the email-ownership rule in full: the password and links set before the proof, and
+    /// every session, are gone (whoever registered the address first keeps nothing).
     public func verifyEmail(email: String, code: String) async throws -> User {
-        let answer = try await transport.send("POST", "/v1/auth/email/verify", body: ["email": .string(email), "code": .string(code)])
+        let body: JSONObject = ["email": .string(email), "code": .string(code)]
+        let answer = await isSignedIn
+            ? try await authorized("POST", "/v1/auth/email/verify", body: body)
+            : try await transport.send("POST", "/v1/auth/email/verify", body: body)
         return try Transport.data(User.self, of: answer)
     }
 

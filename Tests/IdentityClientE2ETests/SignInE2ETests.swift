@@ -31,7 +31,9 @@ final class SignInE2ETests: XCTestCase {
         let weak = await assertIdentityError(.weakPassword) { try await e2e.client().signUp(email: E2E.uniqueEmail("weak"), password: "short") }
         XCTAssertEqual(weak?.status, 422)
         XCTAssertEqual(weak?.fieldErrors.first?.location, "body.password")
-        let invalid = await assertIdentityError(.validationFailed) { try await e2e.client().signUp(email: "", password: E2E.password) }
+        let invalid = await assertIdentityError(.invalidEmail) { try await e2e.client().signUp(email: "not an email", password: E2E.password) }
+        XCTAssertEqual(invalid?.status, 422)
+        XCTAssertEqual(invalid?.fieldErrors.first?.location, "body.email")
         XCTAssertNotNil(invalid?.requestID)
 
         // Ten wrong passwords per identifier per 15 minutes (the default): the next is 429 with Retry-After.

@@ -42,7 +42,9 @@ DEEP_LINK_URL = "https://sdk.example.test/auth"
 # The Swift tests run from one address (loopback, no X-Forwarded-For): room for all of them.
 RATE_LIMITS = {"sign_up_per_ip": "1000/1h", "guest_per_ip": "1000/1h", "code_send_per_ip": "1000/1h",
                "sign_in_per_ip": "1000/1m", "nonce_per_ip": "1000/1m", "code_verify_per_ip": "1000/1h",
-               "mfa_verify_per_ip": "1000/1h", "passkey_options_per_ip": "1000/1m"}
+               "mfa_verify_per_ip": "1000/1h", "passkey_options_per_ip": "1000/1m",
+               # The tests mail one address several times within a minute (code, then link; reset).
+               "code_send_per_address": "100/1h", "code_resend_per_address": "100/1m"}
 SWIFT_TIMEOUT = 600
 LINK_RE = re.compile(r"https://\S+mode=sign_in\S*")
 
@@ -118,7 +120,7 @@ def swift():
     return shutil.which("swift") or "/opt/swift/usr/bin/swift"
 
 
-def test_binary_path():
+def xctest_binary_path():
     done = subprocess.run([swift(), "build", "--show-bin-path"], cwd=REPO_DIR, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
@@ -143,7 +145,7 @@ def sdk_app(stack, provider_app_factory):
 
 
 def test_swift_client_sdk_end_to_end(stack, sdk_app, smtp_sink, providers):
-    binary = test_binary_path()
+    binary = xctest_binary_path()
     if not os.path.exists(binary) or os.path.getmtime(binary) < newest_source_mtime():
         pytest.fail(f"{binary} is missing or older than the SDK or its tests: run `swift build --build-tests` "
                     "(scripts/test.sh does) before the e2e tests", pytrace=False)
