@@ -49,6 +49,16 @@ final class AccountE2ETests: XCTestCase {
         _ = try await b.signIn(email: email, password: E2E.password)
         try await a.signOutEverywhere()
         await assertIdentityError(.refreshTokenRevoked) { try await b.me() }
+
+        // The access token for the app's own backend; ending the current session signs out.
+        let c = e2e.client()
+        _ = try await c.signIn(email: email, password: E2E.password)
+        let jwt = try await c.accessToken()
+        XCTAssertEqual(jwt.split(separator: ".").count, 3)
+        let current = try await c.sessions().first { $0.current }
+        try await c.endSession(id: try XCTUnwrap(current).id)
+        let cSignedIn = await c.isSignedIn
+        XCTAssertFalse(cSignedIn)
     }
 
     func testDevices() async throws {

@@ -107,7 +107,8 @@ final class SignInE2ETests: XCTestCase {
         let nonce = try await apple.appleNonce()
         XCTAssertEqual(nonce.sha256.count, 64)
         XCTAssertGreaterThan(nonce.expiresAt, Date())
-        let minted = try await e2e.helper("apple/token", ["nonce": nonce.value])
+        let appleSub = "sdk-apple-\(UUID().uuidString)"
+        let minted = try await e2e.helper("apple/token", ["nonce": nonce.value, "sub": appleSub])
         let result = try await apple.signInWithApple(identityToken: minted["identity_token"] as! String,
                                                      authorizationCode: minted["authorization_code"] as? String,
                                                      nonce: nonce.value, firstName: "Grace", lastName: "Hopper")
@@ -119,6 +120,20 @@ final class SignInE2ETests: XCTestCase {
         await assertIdentityError(.invalidAppleToken) {
             try await e2e.client().signInWithApple(identityToken: minted["identity_token"] as! String, nonce: nonce.value)
         }
+
+        // Deletion with fresh Apple proof: a new nonce, a new identity token of the same subject.
+        let proofNonce = try await apple.appleNonce()
+        let proof = try await e2e.helper("apple/token", ["nonce": proofNonce.value, "sub": appleSub])
+        await assertIdentityError(.reauthRequired) {
+            try await apple.deleteAccount(proof: .apple(identityToken: minted["identity_token"] as! String,
+                                                        authorizationCode: minted["authorization_code"] as! String,
+                                                        nonce: nonce.value))
+        }
+        try await apple.deleteAccount(proof: .apple(identityToken: proof["identity_token"] as! String,
+                                                    authorizationCode: proof["authorization_code"] as! String,
+                                                    nonce: proofNonce.value))
+        let appleSignedIn = await apple.isSignedIn
+        XCTAssertFalse(appleSignedIn)
 
         let google = e2e.client()
         let idToken = try await e2e.helper("google/token")["id_token"] as! String
