@@ -6,8 +6,9 @@ final class AuthStateBroadcaster: @unchecked Sendable {
     private let lock = NSLock()
     private var continuations: [UUID: AsyncStream<AuthState>.Continuation] = [:]
 
+    /// A subscriber that stops reading keeps at most the newest 32 changes, not an unbounded backlog.
     func stream() -> AsyncStream<AuthState> {
-        AsyncStream { continuation in
+        AsyncStream(bufferingPolicy: .bufferingNewest(32)) { continuation in
             let id = UUID()
             lock.lock()
             continuations[id] = continuation

@@ -158,6 +158,8 @@ def test_swift_client_sdk_end_to_end(stack, sdk_app, smtp_sink, providers):
         done = subprocess.run([swift(), "test", "--skip-build", "--filter", "IdentityClientE2ETests"],
                               cwd=REPO_DIR, env=env, capture_output=True, text=True, timeout=SWIFT_TIMEOUT)
     output = done.stdout + done.stderr
+    # What ran, for `pytest -s` (and the report of a failure below).
+    print("\n".join(line for line in output.splitlines() if line.startswith(("Test Case", "\t Executed"))))
     tail = "\n".join(output.splitlines()[-150:])
     assert done.returncode == 0, f"swift test failed ({done.returncode}):\n{tail}"
     executed = re.findall(r"Executed (\d+) tests?, with (?:\d+ tests? skipped and )?(\d+) failures?", output)
