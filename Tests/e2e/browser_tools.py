@@ -80,6 +80,9 @@ class Browser:
         self.profile_dir = tempfile.mkdtemp(prefix="identity-chromium-")
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
+        # --no-sandbox: the harness runs as root (CI does), where Chromium's sandbox refuses to
+        # start; the pages it loads are the tests' own. --disable-dev-shm-usage: a small /dev/shm
+        # in containers crashes tabs.
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                          "--no-first-run", "--disable-extensions", "--window-size=1280,1600",
                          "--host-resolver-rules=MAP localhost 127.0.0.1",
