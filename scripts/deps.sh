@@ -8,6 +8,9 @@ PACKAGES=(
     pkg-config wrk argon2 openssl curl libqrencode-dev
     python3-venv  # make bench: the peer stacks' virtual environment (scripts/bench.sh)
     nginx
+    # the browser tests (Tests/e2e/test_browser.py): headless Chromium, its WebDriver, and a
+    # font so a failure's screenshot shows text
+    chromium chromium-driver fonts-dejavu-core
 )
 
 SUDO=()
@@ -60,6 +63,21 @@ if ! has_webauthn; then
     python3 -m pip install -q "webauthn==$WEBAUTHN_VERSION" \
         || python3 -m pip install -q --break-system-packages "webauthn==$WEBAUTHN_VERSION"
     has_webauthn || { echo "deps: error: webauthn $WEBAUTHN_VERSION did not install" >&2; exit 1; }
+fi
+
+# selenium: drives Debian's chromium through chromium-driver in the browser tests
+# (Tests/e2e/browser_tools.py passes the driver's path, so Selenium Manager never downloads one).
+# Pinned: 4.52 needs a newer certifi than the package index here has.
+SELENIUM_VERSION=4.51.0
+has_selenium() {
+    python3 -c "import sys, selenium; sys.exit(selenium.__version__ != '$SELENIUM_VERSION')" 2>/dev/null
+}
+if ! has_selenium; then
+    echo "deps: installing selenium $SELENIUM_VERSION (pip)" >&2
+    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+    python3 -m pip install -q "selenium==$SELENIUM_VERSION" \
+        || python3 -m pip install -q --break-system-packages "selenium==$SELENIUM_VERSION"
+    has_selenium || { echo "deps: error: selenium $SELENIUM_VERSION did not install" >&2; exit 1; }
 fi
 
 # schemathesis: the e2e fuzz test (Tests/e2e/test_fuzz.py) generates requests from the served

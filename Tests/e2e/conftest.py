@@ -117,6 +117,9 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
+    # rep_setup / rep_call / rep_teardown: a fixture's teardown can see how its test went (the
+    # browser fixture keeps a screenshot of a failure).
+    setattr(item, "rep_" + report.when, report)
     stack = item.config.stash.get(STACK_KEY, None)
     if report.failed and stack is not None:
         report.sections.append(("identity service logs (tail)", stack.log_tails()))
