@@ -110,6 +110,6 @@ struct SecondFactors: Sendable {
         let messageId = "mail_" + Identifiers.nowULID()
         let command = MailerV1.SendEmail(messageId: messageId, appId: user.appId, to: address, kind: "mfa_code", code: "",
                                          sealedCode: Data(try mailSeal.seal(code, messageId: messageId)))
-        try EventOutbox.appendCommand(command, queue: BusTopology.mailerCommands, appId: user.appId, on: connection)
+        try EventOutbox.appendCommand(command, queue: DeliveryChannel.email.queue, appId: user.appId, on: connection)
     }
 }
