@@ -205,7 +205,9 @@ enum OpenAPIAdminDocument {
           "type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": [
             "app_id", "access_token_ttl", "session_lifetime", "google_client_ids", "apple_bundle_ids", "apple_services_ids",
             "apple_team_id", "apple_key_id", "apple_private_key_set", "firebase_project_id", "firebase_trust_email_verified",
-            "deep_link_url", "mail_from_name", "mail_from_address", "rate_limits", "default_metadata"]}}}}}},
+            "deep_link_url", "mail_from_name", "mail_from_address", "rate_limits", "default_metadata",
+            "apns_team_id", "apns_key_id", "apns_topic", "apns_private_key_set", "fcm_project_id",
+            "fcm_service_account_set", "security_alerts"]}}}}}},
         "AdminUser": {"description": "The user", "content": {"application/json": {"schema": {
           "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/AdminUser"}}}}}}
       },
@@ -223,10 +225,16 @@ enum OpenAPIAdminDocument {
             "apple_private_key": {"type": "string", "description": "The .p8 key (EC private key, PEM); stored sealed, never shown"},
             "firebase_project_id": {"type": ["string", "null"], "maxLength": 256},
             "firebase_trust_email_verified": {"type": "boolean"},
+            "apns_team_id": {"type": ["string", "null"], "maxLength": 256},
+            "apns_key_id": {"type": ["string", "null"], "maxLength": 256},
+            "apns_topic": {"type": ["string", "null"], "maxLength": 256, "description": "The app's bundle id (apns-topic)"},
+            "apns_private_key": {"type": "string", "description": "The APNs auth key (.p8, EC private key, PEM); stored sealed, never shown"},
+            "fcm_service_account": {"type": "string", "description": "The FCM service-account key file (JSON text); stored sealed, never shown; sets fcm_project_id"},
+            "security_alerts": {"type": "boolean", "description": "Security alerts by email and push (new-device sign-in, password or email changed, MFA on/off, passkey added, backup codes low)"},
             "deep_link_url": {"type": ["string", "null"], "maxLength": 2048},
             "mail_from_name": {"type": ["string", "null"], "maxLength": 256},
             "mail_from_address": {"type": ["string", "null"], "format": "email"},
-            "mail_templates": {"type": "object", "description": "KIND.PART → text (KIND: email_code, password_reset, email_verification; PART: subject, text, html)", "additionalProperties": {"type": "string"}},
+            "mail_templates": {"type": "object", "description": "KIND.PART → text (KIND: email_code, password_reset, email_verification, security_alert_new_sign_in, security_alert_password_changed, security_alert_email_changed, security_alert_mfa_enabled, security_alert_mfa_disabled, security_alert_passkey_added, security_alert_backup_codes_low; PART: subject, text, html, push_title, push_body)", "additionalProperties": {"type": "string"}},
             "rate_limits": {"type": "object", "description": "Limit name → COUNT/WINDOW (e.g. 1000/1h) or default", "additionalProperties": {"type": "string"}},
             "default_metadata": {"type": "object", "properties": {"app_metadata": {"type": "object"}, "user_metadata": {"type": "object"}}, "additionalProperties": false}
           }

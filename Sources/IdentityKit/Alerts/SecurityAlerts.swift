@@ -25,6 +25,9 @@ public enum SecurityAlertKind: String, CaseIterable, Sendable {
 public struct SecurityAlerts: Sendable {
     public init() {}
 
+    /// A use of a backup code that leaves this many or fewer raises `backup_codes_low`.
+    public static let backupCodesLowThreshold = 2
+
     public struct Context: Sendable {
         public var sessionId: String = ""
         public var ip: String = ""
@@ -36,11 +39,15 @@ public struct SecurityAlerts: Sendable {
         }
     }
 
-    /// Queues the alert if the app has alerts on; true when it did.
+    /// Queues the alert if the app has alerts on; true when it did. The address is `address`
+    /// when given (an email change alerts the address it was changed from), else the
+    /// account's as this transaction sees it.
     @discardableResult
-    public func raise(_ kind: SecurityAlertKind, appId: String, uid: String, email: String?, context: Context,
+    public func raise(_ kind: SecurityAlertKind, appId: String, uid: String, context: Context, address: String? = nil,
                       on connection: PGConnection) throws -> Bool {
         guard try alertsOn(appId: appId, on: connection) else { return false }
+        let email = try address ?? connection.query("SELECT email FROM users WHERE app_id = $1 AND uid = $2", [appId, uid])
+            .first?.optionalString("email")
         let values = [
             MailerV1.TemplateValue(name: "device", value: String(context.userAgent.prefix(200))),
             MailerV1.TemplateValue(name: "ip", value: context.ip),

@@ -58,6 +58,8 @@ struct PasswordRecovery: Sendable {
             try users.markEmailVerified(appId: command.appId, uid: user.uid, on: connection)
             _ = try sessions.end(appId: command.appId, uid: user.uid, sessionId: nil, reason: "password_reset",
                                  on: connection)
+            try SecurityAlerts().raise(.passwordChanged, appId: command.appId, uid: user.uid, context: .init(),
+                                       on: connection)
             return nil
         }
         if let failure { throw failure }
@@ -78,6 +80,8 @@ struct PasswordRecovery: Sendable {
             try users.setPassword(appId: command.appId, uid: user.uid, hash: hash, on: connection)
             _ = try sessions.end(appId: command.appId, uid: user.uid, sessionId: nil, except: command.sessionId,
                                  reason: "password_changed", on: connection)
+            try SecurityAlerts().raise(.passwordChanged, appId: command.appId, uid: user.uid,
+                                       context: .init(sessionId: command.sessionId), on: connection)
         }
         return TokenV1.Done()
     }

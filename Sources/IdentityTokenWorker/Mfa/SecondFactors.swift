@@ -47,6 +47,11 @@ struct SecondFactors: Sendable {
                 right = try email(code, user: user, on: connection)
             case "backup_code" where !sixDigits || method == "backup_code":
                 right = try store.spendBackupCode(backupCodeHMAC(code), appId: user.appId, uid: user.uid, on: connection)
+                if right, try store.status(appId: user.appId, uid: user.uid, on: connection).backupCodesRemaining
+                    <= SecurityAlerts.backupCodesLowThreshold {
+                    try SecurityAlerts().raise(.backupCodesLow, appId: user.appId, uid: user.uid, context: .init(),
+                                               on: connection)
+                }
             default:
                 right = false
             }
