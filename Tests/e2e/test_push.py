@@ -17,7 +17,8 @@ import time
 
 import pytest
 
-from identity_client import PASSWORD, unique_email, unique_push_token
+from admin_tools import admin
+from identity_client import PASSWORD, assert_problem, unique_email, unique_push_token
 from mail_flows import MAIL_RETRY_DELAYS_MS, PUSH_DEAD_QUEUE, SEND_PUSH_TYPE, dead_letters
 
 TEAM_ID = "TEAM123456"
@@ -80,6 +81,27 @@ def test_settings_show_push_credentials_without_secrets(push_app):
     assert settings["fcm_project_id"] == push_app["project"], settings
     assert settings["security_alerts"] is True, settings
     assert "PRIVATE KEY" not in json.dumps(settings), "a secret came back in the settings"
+
+
+def test_push_settings_through_the_admin_api(stack, client, app):
+    """PATCH /v1/admin/settings takes the same push fields (the same AppSettingsUpdate), seals the
+    keys, never answers them, and refuses a key that is not one."""
+    p8 = stack.apns.add_key(TEAM_ID, "KADMIN0001", TOPIC)
+    account = stack.fcm.service_account("proj-admin")
+    resp = admin(client, app, "PATCH", "/v1/admin/settings", {
+        "apns_team_id": TEAM_ID, "apns_key_id": "KADMIN0001", "apns_topic": TOPIC, "apns_private_key": p8,
+        "fcm_service_account": account, "security_alerts": True})
+    assert resp.status == 200, resp
+    data = resp.data
+    assert data["apns_private_key_set"] is True and data["fcm_service_account_set"] is True, data
+    assert data["fcm_project_id"] == "proj-admin" and data["security_alerts"] is True, data
+    assert "PRIVATE KEY" not in json.dumps(data)
+    assert stack.configure_app(app["app_id"]) == data
+    for body, location in (({"apns_private_key": "not a key"}, "body.apns_private_key"),
+                           ({"fcm_service_account": "{}"}, "body.fcm_service_account"),
+                           ({"security_alerts": "yes"}, "body.security_alerts")):
+        refused = admin(client, app, "PATCH", "/v1/admin/settings", body)
+        assert_problem(refused, 422, "auth/validation-failed", locations=[location])
 
 
 def test_new_device_sign_in_alerts_the_other_devices_and_by_email(stack, client, smtp_sink, push_app):
@@ -189,3 +211,29 @@ def test_a_worker_killed_mid_send_does_not_send_twice(stack, client, push_app):
     with open(stack.mailer_worker.log_path, "rb") as log:
         text = log.read().decode("utf-8", "replace")
     assert "push already sent to this device or being sent; dropped" in text, text[-3000:]
+
+
+def test_a_password_change_alerts_the_other_devices_and_by_email(stack, client, smtp_sink, push_app):
+    """The change ends the user's other sessions (and unregisters their devices) in its
+    transaction, yet their devices get the alert: it names them as they were before the change.
+    The device of the session that changed the password gets none."""
+    email = unique_email("pw-alert")
+    phone = _signed_up(client, push_app, email, PHONE_UA)
+    laptop = _sign_in(client, push_app, email, LAPTOP_UA)
+    phone_token, laptop_token = unique_push_token(), unique_push_token()
+    _register(client, push_app, phone["access_token"], phone_token, "apns")
+    _register(client, push_app, laptop["access_token"], laptop_token, "apns")
+    mark = smtp_sink.mark()
+    resp = client.change_password(push_app, laptop["access_token"], PASSWORD, PASSWORD + " changed")
+    assert resp.status in (200, 204), resp
+    smtp_sink.wait_for(email, lambda m: "password was changed" in m.subject, timeout=ALERT_TIMEOUT, after=mark)
+
+    def password_alerts(token):
+        return [p for p in stack.apns.received(token) if "password" in p["aps"]["alert"]["title"]]
+
+    deadline = time.monotonic() + ALERT_TIMEOUT
+    while time.monotonic() < deadline and not password_alerts(phone_token):
+        time.sleep(0.1)
+    assert len(password_alerts(phone_token)) == 1, stack.apns.refusals
+    time.sleep(0.5)
+    assert password_alerts(laptop_token) == []

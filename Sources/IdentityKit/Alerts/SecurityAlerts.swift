@@ -58,8 +58,18 @@ public struct SecurityAlerts: Sendable {
                                           kind: kind.template, code: "", values: values)
             try EventOutbox.appendCommand(mail, queue: DeliveryChannel.email.queue, appId: appId, on: connection)
         }
+        // The devices now, before this change ends any session (see `SendPush.targets`).
+        let targets = try connection.query("""
+            SELECT id, kind, token FROM devices WHERE app_id = $1 AND uid = $2 AND session_id <> $3 ORDER BY created_at, id
+            """, [appId, uid, context.sessionId]).map { row in
+            MailerV1.PushTarget(deviceId: try row.string("id"), kind: try row.string("kind"), token: try row.string("token"))
+        }
+        guard !targets.isEmpty else {
+            Log.info("security alert queued", ["app_id": appId, "kind": kind.rawValue, "push": "no other device"])
+            return true
+        }
         let push = MailerV1.SendPush(messageId: "push_" + Identifiers.nowULID(), appId: appId, uid: uid, kind: kind.template,
-                                     excludeSessionId: context.sessionId, values: values)
+                                     excludeSessionId: context.sessionId, values: values, targets: targets)
         try EventOutbox.appendCommand(push, queue: DeliveryChannel.push.queue, appId: appId, on: connection)
         Log.info("security alert queued", ["app_id": appId, "kind": kind.rawValue])
         return true

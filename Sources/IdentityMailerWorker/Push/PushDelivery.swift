@@ -2,8 +2,9 @@ import Foundation
 import IdentityKit
 import IdentityOutbound
 
-/// The push channel: a `SendPush` goes to each of the user's registered devices (but those of
-/// the session it names), through APNs or FCM by the device's kind. Each device's delivery is
+/// The push channel: a `SendPush` goes to the devices it names (`targets`, taken when the change
+/// happened), else to each of the user's registered devices but those of the session it names,
+/// through APNs or FCM by the device's kind. Each device's delivery is
 /// its own entry in the delivery ledger (`<message id>/<device id>`), so a redelivered message
 /// (a worker killed mid-send) reaches no device twice; a device APNs answers 410 or FCM
 /// `UNREGISTERED` for is unregistered with `device.unregistered`. Devices whose delivery may
@@ -30,20 +31,22 @@ struct PushDelivery: Sendable {
 
     func handle(_ command: MailerV1.SendPush) -> [OutgoingMessage] {
         let fields = ["message_id": command.messageId, "app_id": command.appId, "kind": command.kind]
-        let targets: [DeviceRecord]
+        let targets: [MailerV1.PushTarget]
         let credentials: PushCredentials
         let content: (title: String, body: String)
         do {
-            targets = try devices.list(appId: command.appId, uid: command.uid).filter { device in
-                device.sessionId != command.excludeSessionId
-                    && (command.deviceIds.isEmpty || command.deviceIds.contains(device.id))
-            }
+            let all = command.targets.isEmpty
+                ? try devices.list(appId: command.appId, uid: command.uid)
+                    .filter { $0.sessionId != command.excludeSessionId }
+                    .map { MailerV1.PushTarget(deviceId: $0.id, kind: $0.kind, token: $0.token) }
+                : command.targets
+            targets = all.filter { command.deviceIds.isEmpty || command.deviceIds.contains($0.deviceId) }
             if targets.isEmpty {
                 Log.info("push: no device to send to", fields)
                 return []
             }
             guard let credentialKey else {
-                return failed(command, deviceIds: targets.map(\.id),
+                return failed(command, deviceIds: targets.map(\.deviceId),
                               .permanent("no IDENTITY_PUSH_CREDENTIAL_KEY: cannot open push credentials"), fields)
             }
             credentials = try PushCredentials.load(appId: command.appId, store: pushSettings, key: credentialKey)
@@ -55,7 +58,7 @@ struct PushDelivery: Sendable {
         var dead: [String] = []
         var lastFailure = ChannelQueues.Failure.transient("")
         for device in targets {
-            let deviceFields = fields.merging(["device_id": device.id, "device_kind": device.kind]) { $1 }
+            let deviceFields = fields.merging(["device_id": device.deviceId, "device_kind": device.kind]) { $1 }
             switch deliver(command, to: device, content: content, credentials: credentials, fields: deviceFields) {
             case .sent:
                 counters.withLock { $0.sent += 1 }
@@ -71,7 +74,7 @@ struct PushDelivery: Sendable {
                 break
             case .failed(let failure):
                 lastFailure = failure
-                if case .transient = failure { retry.append(device.id) } else { dead.append(device.id) }
+                if case .transient = failure { retry.append(device.deviceId) } else { dead.append(device.deviceId) }
             }
         }
         var followUps: [OutgoingMessage] = []
@@ -80,9 +83,9 @@ struct PushDelivery: Sendable {
         return followUps
     }
 
-    private func deliver(_ command: MailerV1.SendPush, to device: DeviceRecord, content: (title: String, body: String),
+    private func deliver(_ command: MailerV1.SendPush, to device: MailerV1.PushTarget, content: (title: String, body: String),
                          credentials: PushCredentials, fields: [String: String]) -> DeviceOutcome {
-        let ledgerId = command.messageId + "/" + device.id
+        let ledgerId = command.messageId + "/" + device.deviceId
         do {
             guard try ledger.claim(messageId: ledgerId, appId: command.appId) else { return .duplicate }
         } catch {
@@ -99,7 +102,7 @@ struct PushDelivery: Sendable {
             switch apnsClient.send(appId: command.appId, deviceToken: device.token, title: content.title,
                                    body: content.body, credentials: apns) {
             case .sent: outcome = .sent
-            case .unregistered: outcome = unregister(device, reason: "apns_unregistered")
+            case .unregistered: outcome = unregister(device, command, reason: "apns_unregistered")
             case .refused(let reason): outcome = .failed(.permanent(reason))
             case .transient(let reason): outcome = .failed(.transient(reason))
             }
@@ -112,7 +115,7 @@ struct PushDelivery: Sendable {
             switch fcmClient.send(appId: command.appId, deviceToken: device.token, title: content.title,
                                   body: content.body, account: account) {
             case .sent: outcome = .sent
-            case .unregistered: outcome = unregister(device, reason: "fcm_unregistered")
+            case .unregistered: outcome = unregister(device, command, reason: "fcm_unregistered")
             case .refused(let reason): outcome = .failed(.permanent(reason))
             case .transient(let reason): outcome = .failed(.transient(reason))
             }
@@ -129,10 +132,12 @@ struct PushDelivery: Sendable {
         return outcome
     }
 
-    private func unregister(_ device: DeviceRecord, reason: String) -> DeviceOutcome {
+    /// The device's row (if it is still registered to this user; a target may have gone with
+    /// its session since), with its `device.unregistered`.
+    private func unregister(_ device: MailerV1.PushTarget, _ command: MailerV1.SendPush, reason: String) -> DeviceOutcome {
         do {
             _ = try pool.transaction { connection in
-                try devices.unregister(appId: device.appId, uid: device.uid, deviceId: device.id, reason: reason,
+                try devices.unregister(appId: command.appId, uid: command.uid, deviceId: device.deviceId, reason: reason,
                                        on: connection)
             }
             return .unregistered

@@ -129,9 +129,13 @@ extension MailerV1 {
         public var values: [TemplateValue]
         /// 0 for the first try.
         public var attempt: Int32
-        /// Empty on the first try: every device of the user at that moment. A retry names the devices
-        /// whose delivery failed for a reason that may pass, so the others are not sent to again.
+        /// Empty on the first try: every target. A retry names the devices whose delivery failed for
+        /// a reason that may pass, so the others are not sent to again.
         public var deviceIds: [String]
+        /// The user's other devices when the change happened, taken in its transaction: the change
+        /// may end their sessions (a password change ends every other one, and their devices go with
+        /// them), and those devices are who must hear of it. Empty: the user's devices at delivery.
+        public var targets: [PushTarget]
 
         public init(
             messageId: String = "",
@@ -141,7 +145,8 @@ extension MailerV1 {
             excludeSessionId: String = "",
             values: [TemplateValue] = [],
             attempt: Int32 = 0,
-            deviceIds: [String] = []
+            deviceIds: [String] = [],
+            targets: [PushTarget] = []
         ) {
             self.messageId = messageId
             self.appId = appId
@@ -151,6 +156,7 @@ extension MailerV1 {
             self.values = values
             self.attempt = attempt
             self.deviceIds = deviceIds
+            self.targets = targets
         }
 
         public init(from decoder: Decoder) throws {
@@ -163,6 +169,7 @@ extension MailerV1 {
             self.values = try container.decodeProto([TemplateValue].self, "values") ?? []
             self.attempt = try container.decodeProto(ProtoJSONInteger<Int32>.self, "attempt")?.value ?? 0
             self.deviceIds = try container.decodeProto([String].self, "device_ids", "deviceIds") ?? []
+            self.targets = try container.decodeProto([PushTarget].self, "targets") ?? []
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -175,6 +182,40 @@ extension MailerV1 {
             if !self.values.isEmpty { try container.encode(self.values, forKey: ProtoJSONKey("values")) }
             if self.attempt != 0 { try container.encode(self.attempt, forKey: ProtoJSONKey("attempt")) }
             if !self.deviceIds.isEmpty { try container.encode(self.deviceIds, forKey: ProtoJSONKey("device_ids")) }
+            if !self.targets.isEmpty { try container.encode(self.targets, forKey: ProtoJSONKey("targets")) }
+        }
+    }
+
+    public struct PushTarget: ProtoMessage {
+        public static let protoName = "identity.mailer.v1.PushTarget"
+
+        public var deviceId: String
+        /// apns, fcm or voip.
+        public var kind: String
+        public var token: String
+
+        public init(
+            deviceId: String = "",
+            kind: String = "",
+            token: String = ""
+        ) {
+            self.deviceId = deviceId
+            self.kind = kind
+            self.token = token
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.deviceId = try container.decodeProto(String.self, "device_id", "deviceId") ?? ""
+            self.kind = try container.decodeProto(String.self, "kind") ?? ""
+            self.token = try container.decodeProto(String.self, "token") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.deviceId.isEmpty { try container.encode(self.deviceId, forKey: ProtoJSONKey("device_id")) }
+            if !self.kind.isEmpty { try container.encode(self.kind, forKey: ProtoJSONKey("kind")) }
+            if !self.token.isEmpty { try container.encode(self.token, forKey: ProtoJSONKey("token")) }
         }
     }
 }
