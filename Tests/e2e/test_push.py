@@ -237,3 +237,22 @@ def test_a_password_change_alerts_the_other_devices_and_by_email(stack, client, 
     assert len(password_alerts(phone_token)) == 1, stack.apns.refusals
     time.sleep(0.5)
     assert password_alerts(laptop_token) == []
+
+
+def test_turning_mfa_on_alerts_the_other_devices_and_by_email(stack, client, smtp_sink, push_app):
+    from test_mfa import enrol_totp
+    email = unique_email("mfa-alert")
+    phone = _signed_up(client, push_app, email, PHONE_UA)
+    phone_token = unique_push_token()
+    _register(client, push_app, phone["access_token"], phone_token, "apns")
+    laptop = _sign_in(client, push_app, email, LAPTOP_UA)
+    mark = smtp_sink.mark()
+    enrol_totp(client, push_app, laptop["access_token"])
+    smtp_sink.wait_for(email, lambda m: "Two-step verification turned on" in m.subject, timeout=ALERT_TIMEOUT,
+                       after=mark)
+    deadline = time.monotonic() + ALERT_TIMEOUT
+    while time.monotonic() < deadline and not [
+            p for p in stack.apns.received(phone_token) if "Two-step" in p["aps"]["alert"]["title"]]:
+        time.sleep(0.1)
+    titles = [p["aps"]["alert"]["title"] for p in stack.apns.received(phone_token)]
+    assert titles.count("Two-step verification turned on") == 1, titles
