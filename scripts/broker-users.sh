@@ -30,8 +30,13 @@ definitions() {
 import base64, hashlib, json, os, secrets, sys, urllib.parse
 
 cmd, vhost, password_file, hostport = sys.argv[1:5]
-C = r"identity\.(token|provider|revocation|mailer)\.commands"
-MAILER = r"^identity\.mailer\.(commands|dead|delay\.[0-9]+|direct)$"
+# Command queues; identity.mailer.commands is the mailer's queue of the previous version (the
+# email channel drains it during an upgrade), identity.mailer.<channel> the channels' queues.
+C = r"(identity\.(token|provider|revocation|mailer)\.commands|identity\.mailer\.(email|push))"
+# The mailer's channels: each channel's queue, delay queues and dead letters, its exchange, and
+# the previous version's queue names (drained and replayed during an upgrade).
+MAILER = (r"^identity\.mailer\.((email|push)(\.dead|\.delay\.[0-9]+)?"
+          r"|commands|dead|delay\.[0-9]+|direct)$")
 REVOCATION = r"^identity\.revocation\.(commands|dead|retry\.[0-9]+)$"
 # user: (configure, write, read), each a regex over queue and exchange names.
 USERS = {
@@ -52,7 +57,8 @@ USERS = {
     # Operator tool: replays dead letters (basic.get on a dead queue, publish on the default
     # exchange); `bench` uses a scratch queue identity.bench.<pid> and pings the token worker.
     "identityctl": (f"^{C}$|^identity\\.bench\\.[0-9]+$", r"^amq\.default$",
-                    r"^identity\.(mailer|revocation)\.dead$|^identity\.bench\.[0-9]+$"),
+                    r"^identity\.(mailer|revocation)\.dead$|^identity\.mailer\.(email|push)\.dead$"
+                    r"|^identity\.bench\.[0-9]+$"),
     # Event consumers: declare, bind (write on the queue, read on the exchange) and consume their
     # own server-named queue. No write on any exchange: they cannot publish anything.
     "identity-events-reader": (r"^amq\.gen-", r"^amq\.gen-", r"^amq\.gen-|^identity\.events$"),

@@ -40,15 +40,16 @@ fi
 
 # pika: the e2e tests read the event stream as an outside consumer would; aiosmtpd: the SMTP
 # server the mailer worker delivers to in the e2e tests; pyotp: the independent TOTP oracle of
-# the MFA tests; cbor2: the software WebAuthn authenticator's CBOR (with cryptography's keys).
-if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2' 2>/dev/null; then
-    echo "deps: installing pytest cryptography pika aiosmtpd pyotp cbor2 (pip)" >&2
-    if ! python3 -m pip install -q pytest cryptography pika aiosmtpd pyotp cbor2 \
-        && ! python3 -m pip install -q --break-system-packages pytest cryptography pika aiosmtpd pyotp cbor2; then
-        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp python3-cbor2" >&2
-        apt_install python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp python3-cbor2
+# the MFA tests; cbor2: the software WebAuthn authenticator's CBOR (with cryptography's keys);
+# h2: the APNs stand-in's HTTP/2 server (Tests/e2e/push_standin.py).
+if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2, h2' 2>/dev/null; then
+    echo "deps: installing pytest cryptography pika aiosmtpd pyotp cbor2 h2 (pip)" >&2
+    if ! python3 -m pip install -q pytest cryptography pika aiosmtpd pyotp cbor2 h2 \
+        && ! python3 -m pip install -q --break-system-packages pytest cryptography pika aiosmtpd pyotp cbor2 h2; then
+        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp python3-cbor2 python3-h2" >&2
+        apt_install python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp python3-cbor2 python3-h2
     fi
-    python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2'
+    python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2, h2'
 fi
 
 # webauthn (py_webauthn): an independent relying-party library the e2e passkey tests check the

@@ -13,7 +13,10 @@ let usage = """
           [--apple-private-key-file KEY.p8] [--firebase-project-id ID] [--firebase-trust-email-verified true|false]
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
-          email_verification; PART: subject, text, html)
+          email_verification, security_alert_<new_sign_in|password_changed|email_changed|mfa_enabled|
+          mfa_disabled|passkey_added|backup_codes_low>; PART: subject, text, html, push_title, push_body)
+          [--apns-team-id ID] [--apns-key-id ID] [--apns-topic BUNDLE_ID] [--apns-private-key-file KEY.p8]
+          [--fcm-service-account-file KEY.json] [--security-alerts true|false]   (push and alerts; see README)
           [--webauthn-rp-id ID --webauthn-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or
               android:apk-key-hash:HASH) [--webauthn-rp-name NAME] [--webauthn-require-uv true|false]
           [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
@@ -37,7 +40,12 @@ let usage = """
                                       imports users, one JSON object a line (README, "Importing users"),
                                       with their password hashes and provider identities; each line
                                       all or nothing; prints a report by line, exits 1 if any failed
-      identityctl mail replay-dead    moves dead-lettered mail back to the mailer queue
+      identityctl mail replay-dead [--channel email|push]
+                                      moves a channel's dead letters (default: every channel, and the
+                                      previous version's identity.mailer.dead into email) back to its queue
+      identityctl keys push-credential-key
+                                      the key mailer workers get to open apps' push credentials
+                                      (IDENTITY_PUSH_CREDENTIAL_KEY), derived from IDENTITY_MASTER_KEY
       identityctl keys mail-payload-key
                                       the key mailer workers get (IDENTITY_MAIL_PAYLOAD_KEY), derived
                                       from IDENTITY_MASTER_KEY: mailers never hold the master key
@@ -119,7 +127,9 @@ case ("apps", "settings"):
     let rest = Array(arguments.dropFirst(2))
     guard let appId = rest.first, !appId.hasPrefix("--") else { fail("apps settings needs APP_ID\n\(usage)") }
     let keyFile = option("--apple-private-key-file", in: rest)
-    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: keyFile != nil)
+    let apnsKeyFile = option("--apns-private-key-file", in: rest)
+    let fcmFile = option("--fcm-service-account-file", in: rest)
+    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: keyFile != nil || apnsKeyFile != nil || fcmFile != nil)
     let offAllowed = env.string("IDENTITY_RATE_LIMIT_OFF_ALLOWED", default: "") == "1"
     env.validateOrExit(program: "identityctl")
     var update = AppSettingsUpdate()
@@ -149,6 +159,18 @@ case ("apps", "settings"):
         } catch {
             fail("--apple-private-key-file: cannot read \(keyFile): \(error)")
         }
+    }
+    update.apnsTeamId = option("--apns-team-id", in: rest)
+    update.apnsKeyId = option("--apns-key-id", in: rest)
+    update.apnsTopic = option("--apns-topic", in: rest)
+    for (flag, file) in [("--apns-private-key-file", apnsKeyFile), ("--fcm-service-account-file", fcmFile)] {
+        guard let file else { continue }
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { fail("\(flag): cannot read \(file)") }
+        if flag == "--apns-private-key-file" { update.apnsPrivateKeyPEM = text } else { update.fcmServiceAccountJSON = text }
+    }
+    if let alerts = option("--security-alerts", in: rest) {
+        guard alerts == "true" || alerts == "false" else { fail("--security-alerts wants true or false") }
+        update.securityAlerts = alerts == "true"
     }
     update.deepLinkURL = option("--deep-link-url", in: rest)
     update.mailFromName = option("--mail-from-name", in: rest)
@@ -231,6 +253,12 @@ case ("keys", "mail-payload-key"):
     env.validateOrExit(program: "identityctl")
     print(Hex.encode(MailPayloadSeal(masterKey: masterKey ?? []).keyBytes))
 
+case ("keys", "push-credential-key"):
+    // What mailer workers get to open apps' push credentials (IDENTITY_PUSH_CREDENTIAL_KEY).
+    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: true)
+    env.validateOrExit(program: "identityctl")
+    print(Hex.encode(SubKey.pushCredentialSeal.derive(from: masterKey ?? [])))
+
 case ("keys", "reseal"):
     // Once after upgrading from a version that sealed rows with the master key itself
     // (LegacySealUpgrade); run with the owner's database URL, as migrate is.
@@ -285,16 +313,39 @@ case ("users", "import"):
     }
 
 case ("mail", "replay-dead"):
+    let channelName = option("--channel", in: Array(arguments.dropFirst(2)))
     env.validateOrExit(program: "identityctl")
-    do {
-        // A replayed message starts its retries afresh.
-        let moved = try QueueReplay.move(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
-                                         from: BusTopology.mailerDead, to: BusTopology.mailerCommands) {
-            guard var command = try? ProtoJSON.decode(MailerV1.SendEmail.self, from: $0.body) else { return $0.body }
+    var channels = DeliveryChannel.all
+    if let channelName {
+        guard let channel = DeliveryChannel.named(channelName) else { fail("--channel wants email or push") }
+        channels = [channel]
+    }
+    // A replayed message starts its retries afresh (a push retry keeps the devices it names).
+    let restart = { (message: BusMessage) -> Data in
+        if var command = try? ProtoJSON.decode(MailerV1.SendEmail.self, from: message.body), message.type == MailerV1.SendEmail.protoName {
             command.attempt = 0
-            return (try? ProtoJSON.encode(command)) ?? $0.body
+            return (try? ProtoJSON.encode(command)) ?? message.body
         }
-        printJSON(["replayed": moved])
+        if var command = try? ProtoJSON.decode(MailerV1.SendPush.self, from: message.body), message.type == MailerV1.SendPush.protoName {
+            command.attempt = 0
+            return (try? ProtoJSON.encode(command)) ?? message.body
+        }
+        return message.body
+    }
+    do {
+        var replayed: [String: Int] = [:]
+        for channel in channels {
+            replayed[channel.name] = try QueueReplay.move(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
+                                                          from: channel.deadQueue, to: channel.queue, transform: restart)
+            if channel == .email {
+                // The previous version's dead letters were all mail. On a broker that never ran
+                // it the queue does not exist, and basic.get on it fails: nothing to replay.
+                replayed[channel.name, default: 0] += (try? QueueReplay.move(
+                    url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
+                    from: BusTopology.legacyMailerDead, to: channel.queue, transform: restart)) ?? 0
+            }
+        }
+        printJSON(["replayed": replayed.values.reduce(0, +), "by_channel": replayed])
     } catch {
         fail("mail replay-dead failed: \(error)")
     }

@@ -22,6 +22,15 @@ public struct AppSettingsUpdate: Sendable {
     public var mailFromAddress: String?
     /// `KIND.PART` → text (KIND: email_code, password_reset, email_verification; PART: subject, text, html).
     public var mailTemplates: [String: String] = [:]
+    /// Push credentials (see `PushSettingsStore`); the `.p8` and the service-account JSON are
+    /// sealed under the push-credential sub-key of the master key before they are stored.
+    public var apnsTeamId: String?
+    public var apnsKeyId: String?
+    public var apnsTopic: String?
+    public var apnsPrivateKeyPEM: String?
+    public var fcmServiceAccountJSON: String?
+    /// Security alerts (new-device sign-in, password changed…) by email and push.
+    public var securityAlerts: Bool?
     /// Limit name → `COUNT/WINDOW`, `default` or `off`.
     public var rateLimits: [String: String] = [:]
     /// `{"app_metadata": {…}, "user_metadata": {…}}` for the app's new users.
@@ -46,8 +55,9 @@ public struct AppSettingsUpdate: Sendable {
 
     public init() {}
 
-    public static let templateKinds = ["email_code", "password_reset", "email_verification"]
-    public static let templateParts = ["subject", "text", "html"]
+    public static let templateKinds = ["email_code", "password_reset", "email_verification"] + SecurityAlertKind.allCases.map(\.template)
+    /// `push_title` and `push_body`: the push notification of a security alert.
+    public static let templateParts = ["subject", "text", "html", "push_title", "push_body"]
 
     /// identityctl's flag for a setting (`rate_limits` → `--rate-limit`).
     public static func flag(_ setting: String) -> String {
@@ -55,6 +65,8 @@ public struct AppSettingsUpdate: Sendable {
         case "rate_limits": "--rate-limit"
         case "mail_templates": "--mail-template"
         case "apple_private_key": "--apple-private-key-file"
+        case "apns_private_key": "--apns-private-key-file"
+        case "fcm_service_account": "--fcm-service-account-file"
         default: "--" + setting.replacingOccurrences(of: "_", with: "-")
         }
     }
@@ -89,6 +101,18 @@ public struct AppSettingsUpdate: Sendable {
         if let pem = applePrivateKeyPEM, (try? ECSigningKey.fromPEM(pem)) == nil {
             found.append(("apple_private_key", "must be an EC private key in PEM (the .p8 file)"))
         }
+        for (name, text) in [("apns_team_id", apnsTeamId), ("apns_key_id", apnsKeyId), ("apns_topic", apnsTopic)] {
+            if let text, text.utf8.count > 256 || text.contains(where: { $0.isNewline }) {
+                found.append((name, "must be at most 256 characters on one line"))
+            }
+        }
+        if let pem = apnsPrivateKeyPEM, (try? ECSigningKey.fromPEM(pem)) == nil {
+            found.append(("apns_private_key", "must be an EC private key in PEM (the APNs .p8 file)"))
+        }
+        if let json = fcmServiceAccountJSON, FCMServiceAccount.parse(json) == nil {
+            found.append(("fcm_service_account", "must be a service-account key JSON (project_id, client_email, "
+                          + "private_key as an RSA key in PEM, token_uri)"))
+        }
         if let url = deepLinkURL, !url.isEmpty {
             let parsed = URL(string: url)
             if url.utf8.count > 2048 || parsed?.scheme == nil || parsed?.host?.isEmpty != false {
@@ -101,8 +125,8 @@ public struct AppSettingsUpdate: Sendable {
         for (target, value) in mailTemplates {
             let parts = target.split(separator: ".").map(String.init)
             if parts.count != 2 || !Self.templateKinds.contains(parts[0]) || !Self.templateParts.contains(parts[1]) {
-                found.append(("mail_templates", "wants KIND.PART=VALUE (KIND: email_code, password_reset, "
-                              + "email_verification; PART: subject, text, html), got \(target)"))
+                found.append(("mail_templates", "wants KIND.PART=VALUE (KIND: \(Self.templateKinds.joined(separator: ", ")); "
+                              + "PART: \(Self.templateParts.joined(separator: ", "))), got \(target)"))
             } else if value.utf8.count > 32 * 1024 {
                 found.append(("mail_templates", "\(target) must be at most 32 KiB"))
             }
@@ -158,6 +182,7 @@ public struct AppSettingsUpdate: Sendable {
             keySet = true
         }
         try providerStore.saveKeepingKey(appId: appId, providers, sealedKey: sealedKey)
+        let push = try applyPush(appId: appId, pool: pool, masterKey: masterKey)
         let mailStore = MailSettingsStore(pool: pool)
         var mail = try mailStore.settings(appId: appId)
         if let url = deepLinkURL { mail.deepLinkURL = url.isEmpty ? nil : url }
@@ -188,9 +213,49 @@ public struct AppSettingsUpdate: Sendable {
             "apple_private_key_set": .bool(keySet),
             "firebase_project_id": JSONValue(providers.firebaseProjectId),
             "firebase_trust_email_verified": .bool(providers.firebaseTrustEmailVerified),
+            "apns_team_id": JSONValue(push.apnsTeamId),
+            "apns_key_id": JSONValue(push.apnsKeyId),
+            "apns_topic": JSONValue(push.apnsTopic),
+            "apns_private_key_set": .bool(push.apnsPrivateKeySet),
+            "fcm_project_id": JSONValue(push.fcmProjectId),
+            "fcm_service_account_set": .bool(push.fcmServiceAccountSet),
+            "security_alerts": .bool(push.securityAlerts),
             "rate_limits": .object(Self.effectiveLimits(try apps.rateLimitOverrides(appId: appId)).mapValues { .string($0) }),
             "default_metadata": try apps.defaultMetadata(appId: appId),
         ]) { $1 })
+    }
+
+    /// The push part of the update: public fields as given, secrets sealed with the push
+    /// sub-key, each bound to the app and its field.
+    private func applyPush(appId: String, pool: PGPool, masterKey: [UInt8]?) throws -> PushSettings {
+        let store = PushSettingsStore(pool: pool)
+        var push = try store.settings(appId: appId)
+        let nothingAsked = apnsTeamId == nil && apnsKeyId == nil && apnsTopic == nil && apnsPrivateKeyPEM == nil
+            && fcmServiceAccountJSON == nil && securityAlerts == nil
+        if nothingAsked { return push }
+        if let team = apnsTeamId { push.apnsTeamId = team.isEmpty ? nil : team }
+        if let key = apnsKeyId { push.apnsKeyId = key.isEmpty ? nil : key }
+        if let topic = apnsTopic { push.apnsTopic = topic.isEmpty ? nil : topic }
+        if let alerts = securityAlerts { push.securityAlerts = alerts }
+        var sealedAPNs: [UInt8]?
+        var sealedFCM: [UInt8]?
+        if apnsPrivateKeyPEM != nil || fcmServiceAccountJSON != nil {
+            guard let masterKey, masterKey.count == 32 else {
+                throw ServiceError(code: "auth/internal", status: 500, detail: "The master key is needed to seal the key.")
+            }
+            let sealer = SecretSealer(masterKey: masterKey, purpose: .pushCredentialSeal)
+            if let pem = apnsPrivateKeyPEM {
+                sealedAPNs = try sealer.seal(Array(pem.utf8), associatedData: PushSecretAAD.apnsPrivateKey(appId: appId))
+                push.apnsPrivateKeySet = true
+            }
+            if let json = fcmServiceAccountJSON, let account = FCMServiceAccount.parse(json) {
+                sealedFCM = try sealer.seal(Array(json.utf8), associatedData: PushSecretAAD.fcmServiceAccount(appId: appId))
+                push.fcmProjectId = account.projectId
+                push.fcmServiceAccountSet = true
+            }
+        }
+        try store.save(appId: appId, push, sealedAPNsKey: sealedAPNs, sealedFCMServiceAccount: sealedFCM)
+        return push
     }
 
     /// Every limit's effective setting: `"100/60s"` or `"off"`.
@@ -275,6 +340,16 @@ public struct AppSettingsUpdate: Sendable {
         if let value = fields["firebase_trust_email_verified"], value != .null {
             if case .bool(let flag) = value { update.firebaseTrustEmailVerified = flag } else {
                 problems.append(.init(location: "body.firebase_trust_email_verified", message: "must be true or false"))
+            }
+        }
+        update.apnsTeamId = text("apns_team_id")
+        update.apnsKeyId = text("apns_key_id")
+        update.apnsTopic = text("apns_topic")
+        update.apnsPrivateKeyPEM = text("apns_private_key").flatMap { $0.isEmpty ? nil : $0 }
+        update.fcmServiceAccountJSON = text("fcm_service_account").flatMap { $0.isEmpty ? nil : $0 }
+        if let value = fields["security_alerts"], value != .null {
+            if case .bool(let flag) = value { update.securityAlerts = flag } else {
+                problems.append(.init(location: "body.security_alerts", message: "must be true or false"))
             }
         }
         update.deepLinkURL = text("deep_link_url")

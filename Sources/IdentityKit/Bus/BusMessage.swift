@@ -53,16 +53,21 @@ public enum BusTopology {
     public static let revocationCommands = "identity.revocation.commands"
     /// Every command queue; the gateway declares them all so no command is dropped for want
     /// of a queue when a worker kind has not started yet.
-    public static let commandQueues = [tokenCommands, revocationCommands, providerCommands, mailerCommands]
-    /// The durable queue the mailer workers compete on, its delay queues and its dead letters.
-    public static let mailerCommands = "identity.mailer.commands"
-    public static let mailerDead = "identity.mailer.dead"
+    public static let commandQueues = [tokenCommands, revocationCommands, providerCommands]
+        + DeliveryChannel.all.map(\.queue)
+    /// The mailer's queue before there was one per channel: mail commands published by a token
+    /// worker of the previous version, and mail whose retry was waiting in a delay queue of the
+    /// previous version (those dead-letter to this name), still land here during an upgrade, so
+    /// the email channel consumes it too (`DeliveryChannel.email.legacyQueue`).
+    public static let legacyMailerCommands = "identity.mailer.commands"
+    /// The dead letters of the previous version; `identityctl mail replay-dead` replays them
+    /// into the email channel.
+    public static let legacyMailerDead = "identity.mailer.dead"
     /// The mailer's delay queues dead-letter through this direct exchange (each of its queues is
     /// bound to it by name), and the mailer publishes its retries and dead letters on it: its
     /// broker user has no write on the default exchange (README: "Broker users"), so it cannot
     /// publish to another worker's queue.
     public static let mailerExchange = "identity.mailer.direct"
-    public static func mailerRetry(_ level: Int) -> String { "identity.mailer.delay.\(level)" }
     /// Delay queues for retried Apple revocations (dead-lettering into the revocation queue).
     public static func revocationRetry(_ level: Int) -> String { "identity.revocation.retry.\(level)" }
     /// Apple revocations that can never succeed (an authorization code Apple will not exchange).
@@ -71,6 +76,28 @@ public enum BusTopology {
     public static let providerCommands = "identity.provider.commands"
     /// RabbitMQ's direct reply-to pseudo-queue.
     public static let directReplyTo = "amq.rabbitmq.reply-to"
+}
+
+/// One way the mailer worker delivers (email, push): its own durable queue, so operators
+/// scale each apart, with its own delay queues and dead letters, all named after the channel.
+public struct DeliveryChannel: Sendable, Hashable {
+    /// `email`, `push`: the queue's last word, the metrics' `channel` label.
+    public let name: String
+
+    public static let email = DeliveryChannel(name: "email")
+    public static let push = DeliveryChannel(name: "push")
+    public static let all = [email, push]
+
+    public static func named(_ name: String) -> DeliveryChannel? { all.first { $0.name == name } }
+
+    /// `identity.mailer.<name>`: the commands of this channel.
+    public var queue: String { "identity.mailer.\(name)" }
+    /// `identity.mailer.<name>.dead`: what failed for good; `identityctl mail replay-dead` replays it.
+    public var deadQueue: String { "identity.mailer.\(name).dead" }
+    /// `identity.mailer.<name>.delay.<n>`: retry `n` waits here, then dead-letters into `queue`.
+    public func retryQueue(_ level: Int) -> String { "identity.mailer.\(name).delay.\(level)" }
+    /// The queue of the previous version this channel also drains (email only).
+    public var legacyQueue: String? { self == .email ? BusTopology.legacyMailerCommands : nil }
 }
 
 public struct BusError: Error, CustomStringConvertible, Sendable {

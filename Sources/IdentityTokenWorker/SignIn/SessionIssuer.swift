@@ -27,6 +27,13 @@ struct SessionIssuer: Sendable {
                             on: connection)
         try Events.sessionCreated(appId: user.appId, uid: user.uid, sessionId: sessionId, amr: assurance.amr,
                                   on: connection)
+        // Every session start goes through here, so every sign-in method is checked the same way.
+        let alerts = SecurityAlerts()
+        if try alerts.isNewDevice(appId: user.appId, uid: user.uid, userAgent: client?.userAgent ?? "", on: connection) {
+            try alerts.raise(.newSignIn, appId: user.appId, uid: user.uid,
+                             context: .init(sessionId: sessionId, ip: client?.ip ?? "", userAgent: client?.userAgent ?? ""),
+                             on: connection)
+        }
         return Started(sessionId: sessionId, refreshToken: refreshToken)
     }
 
