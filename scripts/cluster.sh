@@ -17,7 +17,8 @@
 #   scripts/cluster.sh psql N ARGS...        psql as postgres on server N
 #
 # CLUSTER_DIR (default $RUN_DIR/cluster, RUN_DIR default <repo>/.run) holds the data, logs and
-# passwords. CLUSTER_PORT_BASE (default 56700): AMQP on base+1..3, Erlang distribution on
+# passwords. CLUSTER_PORT_BASE (default 31700: below the kernel's ephemeral ports, so no client
+# connection can take a stopped node's port before it restarts): AMQP on base+1..3, Erlang distribution on
 # base+11..13, PostgreSQL on base+21 (primary) and base+22 (standby). The nodes share the Erlang
 # cookie of the rabbitmq user (as scripts/services.sh's node does) and the machine's epmd.
 set -euo pipefail
@@ -25,7 +26,7 @@ set -euo pipefail
 REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 RUN_DIR=${RUN_DIR:-${IDENTITY_RUN_DIR:-$REPO_DIR/.run}}
 CLUSTER_DIR=${CLUSTER_DIR:-$RUN_DIR/cluster}
-BASE=${CLUSTER_PORT_BASE:-56700}
+BASE=${CLUSTER_PORT_BASE:-31700}
 RMQ_LIB=/usr/lib/rabbitmq/bin
 NODES=(1 2 3)
 
@@ -198,7 +199,10 @@ prepare() {
     printf 'export IDENTITY_AMQP_URL=%q\n' "$(amqp_list guest:guest "$vhost")"
     # The process roles (scripts/services.sh db-roles, on the primary), their URLs made multi-host.
     RUN_DIR=$CLUSTER_DIR PG_PORT=$(pg_port 1) "$REPO_DIR/scripts/services.sh" db-roles "$db" \
-        | sed -e "s|@127.0.0.1:$(pg_port 1)/$db|@$hosts/$db${attrs//&/\\&}|"
+        | while IFS= read -r line; do
+            [[ $line =~ ^export\ ([A-Z_]+)=postgresql://([^@]+)@ ]] || continue
+            printf 'export %s=%q\n' "${BASH_REMATCH[1]}" "postgresql://${BASH_REMATCH[2]}@$hosts/$db$attrs"
+        done
     "$REPO_DIR/scripts/broker-users.sh" urls "$vhost" "$CLUSTER_DIR/amqp-users" "127.0.0.1:$(amqp_port 1)" \
         | while IFS= read -r line; do
             [[ $line =~ ^export\ ([A-Z_]+)=amqp://([^@]+)@ ]] || continue
@@ -210,7 +214,11 @@ cmd=${1:-}; [[ $# -gt 0 ]] && shift
 case $cmd in
     start)
         id rabbitmq >/dev/null 2>&1 && id postgres >/dev/null 2>&1 || die "run scripts/deps.sh first"
-        for n in "${NODES[@]}"; do node_start "$n"; done
+        # All at once: a clustered node that was not the last to stop waits for its peers'
+        # tables before it finishes booting, so one at a time could wait on a node not yet started.
+        pids=()
+        for n in "${NODES[@]}"; do node_start "$n" & pids+=($!); done
+        for pid in "${pids[@]}"; do wait "$pid" || die "a RabbitMQ node did not start"; done
         cluster_join
         if [[ -f $(pg_data 1)/PG_VERSION && -f $(pg_data 2)/standby.signal ]]; then pg_start 1; pg_start 2; else pg_reset; fi
         ;;

@@ -75,7 +75,7 @@ step "bench smoke run"
 "$REPO_DIR/scripts/bench.sh" --smoke
 
 # Node failures on a cluster of its own (three RabbitMQ nodes, a PostgreSQL standby; ports
-# 56701-56722, data under $RUN_DIR/cluster), short form: README, "Running past one machine".
+# 31701-31722, data under $RUN_DIR/cluster), short form: README, "Running past one machine".
 step "cluster failure test (scripts/cluster-test.sh)"
 "$REPO_DIR/scripts/cluster-test.sh"
 
