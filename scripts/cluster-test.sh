@@ -25,6 +25,8 @@ fi
 export IDENTITY_BIN_DIR
 if [[ ${KEEP_CLUSTER:-0} != 1 ]]; then trap '"$CLUSTER" stop || true' EXIT; fi
 "$CLUSTER" start
+# A fresh primary and standby every run: the test promotes the standby.
+"$CLUSTER" reset-pg
 eval "$("$CLUSTER" prepare "$NAME" "$NAME")"
 
 key_file=$CLUSTER_DIR/master.key

@@ -193,6 +193,13 @@ prepare() {
     ctl 1 -q set_permissions -p "$vhost" guest '.*' '.*' '.*' >/dev/null
     "$REPO_DIR/scripts/broker-users.sh" definitions "$vhost" "$CLUSTER_DIR/amqp-users" | ctl 1 -q import_definitions --format json >/dev/null
     pg_psql 1 -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db OWNER identity" >/dev/null
+    # The standby must be streaming from the primary, or a promotion would lose what it lacks.
+    local i
+    for ((i = 0; i < 60; i++)); do
+        [[ $(pg_psql 1 -d postgres -tAc "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'") == 1 ]] && break
+        sleep 0.5
+    done
+    [[ $i -lt 60 ]] || die "the standby does not stream from the primary (scripts/cluster.sh reset-pg)"
     local hosts="127.0.0.1:$(pg_port 1),127.0.0.1:$(pg_port 2)"
     local attrs="?target_session_attrs=read-write&connect_timeout=2"
     printf 'export IDENTITY_DATABASE_URL=%q\n' "postgresql://identity@$hosts/$db$attrs"

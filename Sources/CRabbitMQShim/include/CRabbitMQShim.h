@@ -26,6 +26,9 @@ typedef struct {
     const char *request_id;
     const char *caller_token;
     int persistent;
+    /// Sent again after a lost connection (header `republished` = "1"): the receiver treats it
+    /// as a redelivery (it may have run already).
+    int republished;
 } crabbitmqshim_message;
 
 int crabbitmqshim_publish(amqp_connection_state_t conn, amqp_channel_t channel,

@@ -249,6 +249,8 @@ public final class AMQPLink: Sendable {
             try setup(Channel(connection: connection))
             _ = amqp_confirm_select(connection, 1)
             guard crabbitmqshim_last_rpc_ok(connection) == 0 else { throw BusError("confirm.select refused") }
+            _ = amqp_channel_open(connection, Self.replyChannel)
+            guard crabbitmqshim_last_rpc_ok(connection) == 0 else { throw BusError("channel.open (replies) refused") }
         } catch {
             Log.error("bus setup failed", ["link": name, "host": url.host, "port": String(url.port),
                                            "error": String(describing: error)])
@@ -316,12 +318,13 @@ public final class AMQPLink: Sendable {
             return true
         case .publish(let message):
             // Remembered even when the write fails: the next connection sends it again.
-            unconfirmed.published(message)
+            if !Self.isReply(message) { unconfirmed.published(message) }
             return publish(message, on: connection)
         }
     }
 
     private func publish(_ message: OutgoingMessage, on connection: amqp_connection_state_t) -> Bool {
+        let channel = Self.isReply(message) ? Self.replyChannel : 1
         let expiration = message.expirationMilliseconds.map { String(max($0, 1)) } ?? ""
         return message.type.withCString { type in
             message.correlationId.withCString { correlation in
@@ -335,9 +338,9 @@ public final class AMQPLink: Sendable {
                                         type: type, correlation_id: correlation, reply_to: replyTo,
                                         message_id: messageId, expiration: expirationC, app_id: appId,
                                         request_id: requestId, caller_token: callerToken,
-                                        persistent: message.persistent ? 1 : 0)
+                                        persistent: message.persistent ? 1 : 0, republished: message.republished ? 1 : 0)
                                     return message.body.withUnsafeBytes { body in
-                                        crabbitmqshim_publish(connection, 1, message.exchange, message.routingKey,
+                                        crabbitmqshim_publish(connection, channel, message.exchange, message.routingKey,
                                                               &properties, body.baseAddress, body.count) == 0
                                     }
                                   }
@@ -368,6 +371,9 @@ public final class AMQPLink: Sendable {
             // read it; closes end this connection.
             var frame = amqp_frame_t()
             guard amqp_simple_wait_frame_noblock(connection, &frame, &zero) == 0 else { return false }
+            if frame.channel == Self.replyChannel {
+                return reopenReplyChannel(connection, frame)
+            }
             var tag: UInt64 = 0
             var multiple: Int32 = 0
             let confirm = crabbitmqshim_confirm_frame(&frame, &tag, &multiple)
@@ -388,6 +394,28 @@ public final class AMQPLink: Sendable {
         default:
             return false
         }
+    }
+
+    /// Replies to direct reply-to go out on a channel of their own, without confirms. A reply
+    /// names one channel of one caller's connection; when that caller (or its node) is gone,
+    /// RabbitMQ closes the publishing channel (406 "fast reply consumer does not exist"). On
+    /// channel 1 that would end the worker's consumer and hand its commands back to be run again
+    /// (and fail the same way, up to the delivery limit); here only the reply is lost, as its
+    /// caller is. Not re-published after a lost connection either: the caller's deadline (503)
+    /// and the command's redelivery cover it.
+    static let replyChannel: amqp_channel_t = 3
+
+    static func isReply(_ message: OutgoingMessage) -> Bool {
+        message.exchange.isEmpty && message.routingKey.hasPrefix(BusTopology.directReplyTo + ".")
+    }
+
+    private func reopenReplyChannel(_ connection: amqp_connection_state_t, _ frame: amqp_frame_t) -> Bool {
+        guard frame.frame_type == UInt8(AMQP_FRAME_METHOD), frame.payload.method.id == AMQP_CHANNEL_CLOSE_METHOD else { return true }
+        var closeOk = amqp_channel_close_ok_t()
+        guard amqp_send_method(connection, Self.replyChannel, AMQP_CHANNEL_CLOSE_OK_METHOD, &closeOk) == 0 else { return false }
+        Log.info("bus: a reply's caller is gone; reply dropped", ["link": name])
+        _ = amqp_channel_open(connection, Self.replyChannel)
+        return crabbitmqshim_last_rpc_ok(connection) == 0
     }
 
     private static func message(from envelope: amqp_envelope_t, generation: Int) -> BusMessage {
@@ -421,7 +449,8 @@ public final class AMQPLink: Sendable {
             callerToken: header("caller_token", capacity: 8192),
             deliveryTag: deliveryTag,
             linkGeneration: generation,
-            redelivered: redelivered,
+            // A message published again after a lost connection may have been taken already.
+            redelivered: redelivered || header("republished") == "1",
             deliveryCount: max(0, Int(crabbitmqshim_header_int(&properties, "x-delivery-count"))))
     }
 }

@@ -39,6 +39,9 @@ public struct OutgoingMessage: Sendable {
     /// messages are transient and expire with the caller's deadline.
     public var callerToken: String = ""
     public var persistent: Bool = false
+    /// Published again on a new connection because the lost one never confirmed it (`UnconfirmedPublishes`):
+    /// it travels as a header, and the receiver counts it as `redelivered` (it may have run).
+    public var republished: Bool = false
 
     public init(exchange: String, routingKey: String, type: String, body: Data) {
         self.exchange = exchange

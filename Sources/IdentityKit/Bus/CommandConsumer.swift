@@ -85,7 +85,7 @@ public final class CommandConsumer: Sendable {
                     ServiceMetrics.deadLettered.inc(name, ServiceMetrics.commandType(message.type))
                     Log.error("command dead-lettered: delivery limit reached", [
                         "request_id": message.requestId, "consumer": name, "type": message.type,
-                        "message_id": message.messageId, "deliveries": String(message.deliveryCount),
+                        "deliveries": String(message.deliveryCount),
                         "dead_letter_queue": BusTopology.deadLetters(of: queue)])
                     return
                 }

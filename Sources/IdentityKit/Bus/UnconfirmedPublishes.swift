@@ -2,10 +2,11 @@ import Foundation
 
 /// What an `AMQPLink` published that the broker has not confirmed yet, by delivery tag. When
 /// the connection is lost before the confirm (the node stopped or failed), these messages are
-/// published again on the next connection, to another node, so a reply, a follow-up mail
-/// command or a gateway's command is not lost with the node. A message may then arrive twice
-/// (the node had taken it): commands are idempotent by command id (README: "Redelivered
-/// commands") and the gateway drops a second reply. Owned by the link's I/O thread.
+/// published again on the next connection, to another node, so a follow-up mail command or a
+/// gateway's command is not lost with the node (replies are not tracked: `AMQPLink`). A
+/// message may then arrive twice (the node had taken it): it carries `republished`, which the
+/// worker treats as a redelivery, and commands are idempotent by command id (README:
+/// "Redelivered commands"). Owned by the link's I/O thread.
 struct UnconfirmedPublishes {
     private struct Entry {
         let tag: UInt64
@@ -43,6 +44,7 @@ struct UnconfirmedPublishes {
         }
         return entries.compactMap { entry in
             var message = entry.message
+            message.republished = true
             guard let expiration = message.expirationMilliseconds else { return message }
             let left = expiration - Int((now - entry.sentAt) / 1_000_000)
             guard left > 0 else { return nil }
