@@ -25,6 +25,7 @@ import os
 import subprocess
 import threading
 import time
+import urllib.parse
 
 import pika
 import pytest
@@ -158,12 +159,17 @@ def _drain_events(wanted, timeout=60):
 
 
 def _window(load, fault_at, until):
-    """Failures of requests started between the fault and `until`: (count, statuses, seconds
-    from the fault to the end of the last failed request)."""
-    failed = [r for r in load.failures() if fault_at <= r[0] < until]
+    """Failures answered between the fault and `until` (the next fault): (count, statuses,
+    seconds from the fault to the answer of the last failed request, failures per second
+    after the fault)."""
+    failed = [r for r in load.failures() if fault_at <= r[1] < until]
     statuses = sorted({str(r[3]) for r in failed})
     recovery = max((r[1] for r in failed), default=fault_at) - fault_at
-    return len(failed), statuses, recovery
+    per_second = {}
+    for r in failed:
+        second = int(r[1] - fault_at)
+        per_second[second] = per_second.get(second, 0) + 1
+    return len(failed), statuses, recovery, per_second
 
 
 def _gateway_node(process):
@@ -174,13 +180,19 @@ def _gateway_node(process):
             if "bus connected" in line and "link=gateway" in line:
                 port = line.rsplit("port=", 1)[1].split()[0]
     assert port, "the gateway never logged its bus connection"
-    return str(int(port) % 10)
+    return str(_node_ports().index(int(port)) + 1)
+
+
+def _node_ports():
+    """The AMQP port of node 1, 2, 3 (IDENTITY_AMQP_URL lists them in that order)."""
+    return [urllib.parse.urlsplit(url).port for url in os.environ["IDENTITY_AMQP_URL"].split(",")]
 
 
 def _connections_on(node):
-    """The broker users connected to `node` (which processes its loss cuts off)."""
-    listed = json.loads(cluster("ctl", node, "-q", "list_connections", "user", "peer_port", "--formatter", "json"))
-    return sorted(entry["user"] for entry in listed)
+    """The broker users connected to `node` (whose loss cuts them off)."""
+    listed = json.loads(cluster("ctl", node, "-q", "list_connections", "user", "port", "--formatter", "json"))
+    port = _node_ports()[int(node) - 1]
+    return sorted(entry["user"] for entry in listed if entry["port"] == port)
 
 
 def _wait_outbox_empty(timeout=60):
@@ -251,11 +263,11 @@ def test_node_loss_and_database_promotion_under_load(stack, second_gateway):
         load.stop()
     ended = time.monotonic()
 
-    node_failed, node_statuses, node_recovery = _window(load, marks["node_stop"], marks["gateway_node_stop"])
-    gw_failed, gw_statuses, gw_recovery = _window(load, marks["gateway_node_stop"], marks["pg_stop"])
-    pg_failed, pg_statuses, pg_recovery = _window(load, marks["pg_stop"], ended)
-    before = [r for r in load.failures() if r[0] < marks["node_stop"]]
-    late = [r for r in load.failures() if r[0] >= marks["pg_stop"] + RECOVERY_LIMIT_SECONDS]
+    node_failed, node_statuses, node_recovery, node_seconds = _window(load, marks["node_stop"], marks["gateway_node_stop"])
+    gw_failed, gw_statuses, gw_recovery, gw_seconds = _window(load, marks["gateway_node_stop"], marks["pg_stop"])
+    pg_failed, pg_statuses, pg_recovery, pg_seconds = _window(load, marks["pg_stop"], ended + 60)
+    before = [r for r in load.failures() if r[1] < marks["node_stop"]]
+    late = [r for r in load.failures() if r[1] >= marks["pg_stop"] + RECOVERY_LIMIT_SECONDS]
 
     # Committed accounts (whatever their answer), each exactly once, each with its event.
     _wait_outbox_empty()
@@ -273,14 +285,16 @@ def test_node_loss_and_database_promotion_under_load(stack, second_gateway):
         "node_stop_took_s": round(marks["node_stopped"] - marks["node_stop"], 2),
         "node_restart_took_s": round(marks["node_started"] - marks["node_start"], 2),
         "node_loss": {"failed_requests": node_failed, "statuses": node_statuses,
-                      "recovered_after_s": round(node_recovery, 2), "connections_cut": on_leader},
+                      "recovered_after_s": round(node_recovery, 2), "failures_per_second": node_seconds,
+                      "connections_cut": on_leader},
         "gateway_node_stopped": gateway_node,
         "gateway_node_loss": {"failed_requests": gw_failed, "statuses": gw_statuses,
-                              "recovered_after_s": round(gw_recovery, 2), "connections_cut": on_gateway_node},
+                              "recovered_after_s": round(gw_recovery, 2), "failures_per_second": gw_seconds,
+                              "connections_cut": on_gateway_node},
         "pg_stop_took_s": round(marks["pg_stopped"] - marks["pg_stop"], 2),
         "pg_promote_took_s": round(marks["pg_promoted"] - marks["pg_stopped"], 2),
         "db_failover": {"failed_requests": pg_failed, "statuses": pg_statuses,
-                        "recovered_after_s": round(pg_recovery, 2)},
+                        "recovered_after_s": round(pg_recovery, 2), "failures_per_second": pg_seconds},
         "committed_sign_ups": len(uids), "answered_sign_ups": len(load.signed_up),
         "user_created_missing": len(lost),
         "ran_twice_visible": {"sign_up_409": len(load.conflicts), "refresh_401": len(load.reuse_refusals),
