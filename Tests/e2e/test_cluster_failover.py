@@ -26,6 +26,7 @@ import subprocess
 import threading
 import time
 import urllib.parse
+import uuid
 
 import pika
 import pytest
@@ -44,6 +45,7 @@ NODE_DOWN_SECONDS = PHASE
 RECOVERY_LIMIT_SECONDS = 20
 EXCHANGE = "identity.events"
 EVENTS_QUEUE = "cluster-test.user-created"
+DEAD_PROVIDER = "identity.provider.dead"
 
 
 def cluster(*args):
@@ -201,6 +203,54 @@ def _wait_outbox_empty(timeout=60):
         if db_tools.value("SELECT count(*) FROM outbox") == "0":
             return
         time.sleep(0.5)
+
+
+def test_a_poisoned_command_is_dead_lettered_at_the_delivery_limit(stack):
+    """A command handed out five times without an ack (here: taken and handed back by a consumer
+    of the test's own, as a worker that crashes on it would) is not run a sixth time: the worker
+    refuses it, the queue's policy moves it to identity.provider.dead, with an error line and a
+    metric. Runs first: the failover test below promotes the database."""
+    import ops_metrics
+    body = json.dumps({"poison": uuid.uuid4().hex}).encode()
+    stack.provider_worker.stop()
+    connection = pika.BlockingConnection(_amqp_parameters())
+    try:
+        channel = connection.channel()
+        channel.queue_purge(DEAD_PROVIDER)
+        channel.basic_publish("", "identity.provider.commands", body,
+                              pika.BasicProperties(type="identity.provider.v1.Poison", delivery_mode=2))
+        counts = []
+        for _ in range(5):
+            deadline = time.monotonic() + 10
+            while True:
+                method, properties, got = channel.basic_get("identity.provider.commands", auto_ack=False)
+                if method is not None or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
+            assert method is not None and got == body, "the command did not come back"
+            counts.append((properties.headers or {}).get("x-delivery-count", 0))
+            channel.basic_nack(method.delivery_tag, requeue=True)
+    finally:
+        connection.close()
+    stack.provider_worker.start()
+    deadline = time.monotonic() + 30
+    dead = None
+    while time.monotonic() < deadline:
+        connection = pika.BlockingConnection(_amqp_parameters())
+        try:
+            method, _, dead = connection.channel().basic_get(DEAD_PROVIDER, auto_ack=True)
+        finally:
+            connection.close()
+        if method is not None:
+            break
+        dead = None
+        time.sleep(0.3)
+    assert dead == body, f"the poisoned command never reached identity.provider.dead (x-delivery-count seen: {counts})"
+    with open(stack.provider_worker.log_path, encoding="utf-8", errors="replace") as log:
+        assert "command dead-lettered: delivery limit reached" in log.read()
+    families = ops_metrics.scrape(stack.metrics_url(stack.provider_worker))
+    assert ops_metrics.value(families, "identity_commands_dead_lettered_total",
+                             type="identity.provider.v1.Poison") == 1
 
 
 @pytest.fixture(scope="module")
