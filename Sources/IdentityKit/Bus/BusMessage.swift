@@ -15,6 +15,9 @@ public struct BusMessage: Sendable {
     public var deliveryTag: UInt64
     public var linkGeneration: Int
     public var redelivered: Bool
+    /// How many times a quorum queue handed this message out before without an ack (its
+    /// `x-delivery-count`; 0 on a first delivery and on classic queues, which do not count).
+    public var deliveryCount: Int = 0
 }
 
 /// A message to publish.
@@ -36,6 +39,9 @@ public struct OutgoingMessage: Sendable {
     /// messages are transient and expire with the caller's deadline.
     public var callerToken: String = ""
     public var persistent: Bool = false
+    /// Published again on a new connection because the lost one never confirmed it (`UnconfirmedPublishes`):
+    /// it travels as a header, and the receiver counts it as `redelivered` (it may have run).
+    public var republished: Bool = false
 
     public init(exchange: String, routingKey: String, type: String, body: Data) {
         self.exchange = exchange
@@ -74,6 +80,12 @@ public enum BusTopology {
     public static let revocationDead = "identity.revocation.dead"
     /// The durable queue the provider workers compete on.
     public static let providerCommands = "identity.provider.commands"
+    /// Where a command queue's broker policy (scripts/broker-users.sh) dead-letters a command
+    /// that reached its delivery limit: `identity.token.commands` → `identity.token.dead`, any
+    /// other queue → `<queue>.dead`. The consuming worker declares it.
+    public static func deadLetters(of queue: String) -> String {
+        queue.hasSuffix(".commands") ? String(queue.dropLast(".commands".count)) + ".dead" : queue + ".dead"
+    }
     /// RabbitMQ's direct reply-to pseudo-queue.
     public static let directReplyTo = "amq.rabbitmq.reply-to"
 }
