@@ -46,9 +46,16 @@ def _publish(exchange, routing_key, message_id, body, expiration=None):
 
 
 def _declare(queue, arguments=None):
+    """The queue as the previous version declared it, unless it exists already: this version
+    declares some of the old names itself (as quorum queues, BusTopology.deadLetters), and a
+    broker refuses a second declaration of another type."""
     connection = connect(os.environ["IDENTITY_AMQP_URL"])
     try:
-        connection.channel().queue_declare(queue, durable=True, arguments=arguments)
+        try:
+            connection.channel().queue_declare(queue, passive=True)
+        except pika.exceptions.ChannelClosedByBroker as closed:
+            assert closed.reply_code == 404, closed
+            connection.channel().queue_declare(queue, durable=True, arguments=arguments)
     finally:
         connection.close()
 
