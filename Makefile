@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check phone-table phone-table-check migrate run test stop bench chaos deploy-check clean
+.PHONY: deps services build proto proto-check phone-table phone-table-check migrate run test stop bench chaos cluster deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -52,9 +52,15 @@ bench: services
 	scripts/bench.sh
 
 # Rolling restarts under load, longer than make test's one round (Tests/e2e/test_rolling_restart.py)
-# on a database and vhost of its own: ROUNDS=N restarts every process N times.
+# on a database and vhost of its own: ROUNDS=N restarts every process N times. Then node failures on
+# the cluster harness (scripts/cluster-test.sh), each phase CLUSTER_PHASE seconds (make test: 6).
 chaos: services
 	IDENTITY_CHAOS_ROUNDS=$${ROUNDS:-3} scripts/e2e.sh identity_chaos Tests/e2e/test_rolling_restart.py -s
+	IDENTITY_CLUSTER_CHAOS_SECONDS=$${CLUSTER_PHASE:-30} scripts/cluster-test.sh
+
+# Three RabbitMQ nodes clustered and a PostgreSQL primary + streaming standby (scripts/cluster.sh).
+cluster: deps
+	scripts/cluster.sh start
 
 # deploy/ validated (Kubernetes and Compose schemas, systemd-analyze); make test runs it too.
 deploy-check: deps

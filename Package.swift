@@ -7,7 +7,7 @@ import PackageDescription
 
 let package = Package(
     name: "identity",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "identity-gateway", targets: ["identity-gateway"]),
         .executable(name: "identity-token-worker", targets: ["identity-token-worker"]),
@@ -15,6 +15,8 @@ let package = Package(
         .executable(name: "identity-mailer-worker", targets: ["identity-mailer-worker"]),
         .executable(name: "identity-revocation-worker", targets: ["identity-revocation-worker"]),
         .executable(name: "identityctl", targets: ["identityctl"]),
+        // The Swift client SDK for apps (iOS, macOS, Linux): Foundation only.
+        .library(name: "IdentityClient", targets: ["IdentityClient"]),
     ],
     targets: [
         // C libraries (Debian -dev packages).
@@ -65,6 +67,9 @@ let package = Package(
         // The revocation worker: ends sessions, relays the event outbox.
         .target(name: "IdentityRevocationWorker", dependencies: ["IdentityKit", "IdentityOutbound"]),
 
+        // The client SDK: no dependency beyond Foundation (FoundationNetworking on Linux).
+        .target(name: "IdentityClient"),
+
         .executableTarget(name: "identity-gateway", dependencies: ["IdentityGateway"]),
         .executableTarget(name: "identity-token-worker", dependencies: ["IdentityTokenWorker"]),
         .executableTarget(name: "identity-provider-worker", dependencies: ["IdentityProviderWorker"]),
@@ -77,6 +82,12 @@ let package = Package(
         .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker"]),
         .testTarget(name: "IdentityProviderWorkerTests", dependencies: ["IdentityProviderWorker"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "IdentityKit"]),
+        // The SDK's refresh logic and error decoding against a stubbed URLProtocol.
+        .testTarget(name: "IdentityClientTests", dependencies: ["IdentityClient"]),
+        // The SDK against the real running service: started by Tests/e2e/test_swift_client.py with
+        // IDENTITY_CLIENT_E2E_* variables, skipped without them. IdentityKit for the server's own
+        // TOTP (RFC 6238) code computation.
+        .testTarget(name: "IdentityClientE2ETests", dependencies: ["IdentityClient", "IdentityKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

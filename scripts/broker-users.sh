@@ -30,8 +30,13 @@ definitions() {
 import base64, hashlib, json, os, secrets, sys, urllib.parse
 
 cmd, vhost, password_file, hostport = sys.argv[1:5]
-C = r"identity\.((token|provider|revocation|mailer)\.commands|mailer\.sms)"
-MAILER = r"^identity\.mailer\.(commands|dead|delay\.[0-9]+|direct|sms|sms\.dead|sms\.delay\.[0-9]+)$"
+# Command queues; identity.mailer.commands is the mailer's queue of the previous version (the
+# email channel drains it during an upgrade), identity.mailer.<channel> the channels' queues.
+C = r"(identity\.(token|provider|revocation|mailer)\.commands|identity\.mailer\.(email|push|sms))"
+# The mailer's channels: each channel's queue, delay queues and dead letters, its exchange, and
+# the previous version's queue names (drained and replayed during an upgrade).
+MAILER = (r"^identity\.mailer\.((email|push|sms)(\.dead|\.delay\.[0-9]+)?"
+          r"|commands|dead|delay\.[0-9]+|direct)$")
 REVOCATION = r"^identity\.revocation\.(commands|dead|retry\.[0-9]+)$"
 # user: (configure, write, read), each a regex over queue and exchange names.
 USERS = {
@@ -39,9 +44,12 @@ USERS = {
     # publishes commands on the default exchange; its direct reply-to consumer needs nothing.
     "identity-gateway": (f"^{C}$", r"^amq\.default$", "^$"),
     # Consumes token commands; replies (direct reply-to) and mail commands: default exchange.
-    "identity-token-worker": (r"^identity\.token\.commands$", r"^amq\.default$", r"^identity\.token\.commands$"),
+    # (It declares its dead-letter queue identity.token.dead, where the broker's policy moves a
+    # command past its delivery limit.)
+    "identity-token-worker": (r"^identity\.token\.(commands|dead)$", r"^amq\.default$", r"^identity\.token\.(commands|dead)$"),
     # Consumes provider commands; replies and Apple revocation commands: default exchange.
-    "identity-provider-worker": (r"^identity\.provider\.commands$", r"^amq\.default$", r"^identity\.provider\.commands$"),
+    "identity-provider-worker": (r"^identity\.provider\.(commands|dead)$", r"^amq\.default$",
+                                 r"^identity\.provider\.(commands|dead)$"),
     # Consumes mail commands and never replies; its retries and dead letters go through its own
     # exchange identity.mailer.direct, so it has no write on amq.default: it cannot publish to
     # any queue but its own.
@@ -52,11 +60,38 @@ USERS = {
     # Operator tool: replays dead letters (basic.get on a dead queue, publish on the default
     # exchange); `bench` uses a scratch queue identity.bench.<pid> and pings the token worker.
     "identityctl": (f"^{C}$|^identity\\.bench\\.[0-9]+$", r"^amq\.default$",
-                    r"^identity\.(mailer|mailer\.sms|revocation)\.dead$|^identity\.bench\.[0-9]+$"),
+                    r"^identity\.(mailer|revocation)\.dead$|^identity\.mailer\.(email|push|sms)\.dead$"
+                    r"|^identity\.bench\.[0-9]+$"),
     # Event consumers: declare, bind (write on the queue, read on the exchange) and consume their
     # own server-named queue. No write on any exchange: they cannot publish anything.
     "identity-events-reader": (r"^amq\.gen-", r"^amq\.gen-", r"^amq\.gen-|^identity\.events$"),
 }
+
+# Command queues and where their policy dead-letters a command delivered DELIVERY_LIMIT + 1
+# times without an ack (quorum queues count deliveries; the worker itself dead-letters it at
+# DELIVERY_LIMIT with an error line, IDENTITY_AMQP_DELIVERY_LIMIT: the broker's limit is the
+# backstop). Policies, not declare arguments: every process declaring a command queue (the
+# gateway too, which has no read on it and so may not name a dead-letter exchange) declares
+# it alike, and an operator can change the limit without a redeploy. BusTopology.deadLetters.
+DELIVERY_LIMIT = 5
+COMMAND_QUEUES = {
+    "identity.token.commands": "identity.token.dead",
+    "identity.provider.commands": "identity.provider.dead",
+    "identity.revocation.commands": "identity.revocation.dead",
+    "identity.mailer.commands": "identity.mailer.dead",
+    # The mailer's channels (DeliveryChannel.all): a poisoned delivery to each one's own dead letters.
+    "identity.mailer.email": "identity.mailer.email.dead",
+    "identity.mailer.push": "identity.mailer.push.dead",
+    "identity.mailer.sms": "identity.mailer.sms.dead",
+}
+POLICIES = [{
+    "vhost": vhost, "name": "identity-dead-letters-" + queue.removeprefix("identity.").removesuffix(".commands").replace(".", "-"), "pattern": "^" + queue.replace(".", r"\.") + "$",
+    "apply-to": "queues", "priority": 10,
+    "definition": {"dead-letter-exchange": "", "dead-letter-routing-key": dead,
+                   "delivery-limit": DELIVERY_LIMIT + 1,
+                   # A poisoned command must reach its dead-letter queue, not vanish on the way.
+                   "dead-letter-strategy": "at-least-once", "overflow": "reject-publish"},
+} for queue, dead in COMMAND_QUEUES.items()]
 
 passwords = {}
 if os.path.exists(password_file):
@@ -92,6 +127,7 @@ print(json.dumps({
     "vhosts": [{"name": vhost}],
     "permissions": [{"user": u, "vhost": vhost, "configure": c, "write": w, "read": r}
                     for u, (c, w, r) in USERS.items()],
+    "policies": POLICIES,
 }, indent=1))
 PY
 }

@@ -8,6 +8,9 @@ PACKAGES=(
     pkg-config wrk argon2 openssl curl libqrencode-dev
     python3-venv  # make bench: the peer stacks' virtual environment (scripts/bench.sh)
     nginx
+    # the browser tests (Tests/e2e/test_browser.py): headless Chromium, its WebDriver, and a
+    # font so a failure's screenshot shows text
+    chromium chromium-driver fonts-dejavu-core
 )
 
 SUDO=()
@@ -37,15 +40,16 @@ fi
 
 # pika: the e2e tests read the event stream as an outside consumer would; aiosmtpd: the SMTP
 # server the mailer worker delivers to in the e2e tests; pyotp: the independent TOTP oracle of
-# the MFA tests; cbor2: the software WebAuthn authenticator's CBOR (with cryptography's keys).
-if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2' 2>/dev/null; then
-    echo "deps: installing pytest cryptography pika aiosmtpd pyotp cbor2 (pip)" >&2
-    if ! python3 -m pip install -q pytest cryptography pika aiosmtpd pyotp cbor2 \
-        && ! python3 -m pip install -q --break-system-packages pytest cryptography pika aiosmtpd pyotp cbor2; then
-        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp python3-cbor2" >&2
-        apt_install python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp python3-cbor2
+# the MFA tests; cbor2: the software WebAuthn authenticator's CBOR (with cryptography's keys);
+# h2: the APNs stand-in's HTTP/2 server (Tests/e2e/push_standin.py).
+if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2, h2' 2>/dev/null; then
+    echo "deps: installing pytest cryptography pika aiosmtpd pyotp cbor2 h2 (pip)" >&2
+    if ! python3 -m pip install -q pytest cryptography pika aiosmtpd pyotp cbor2 h2 \
+        && ! python3 -m pip install -q --break-system-packages pytest cryptography pika aiosmtpd pyotp cbor2 h2; then
+        echo "deps: pip failed; trying Debian's python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp python3-cbor2 python3-h2" >&2
+        apt_install python3-pytest python3-cryptography python3-pika python3-aiosmtpd python3-pyotp python3-cbor2 python3-h2
     fi
-    python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2'
+    python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2, h2'
 fi
 
 # webauthn (py_webauthn): an independent relying-party library the e2e passkey tests check the
@@ -74,6 +78,21 @@ if ! has_phonenumbers; then
     python3 -m pip install -q "phonenumbers==$PHONENUMBERS_VERSION" \
         || python3 -m pip install -q --break-system-packages "phonenumbers==$PHONENUMBERS_VERSION"
     has_phonenumbers || { echo "deps: error: phonenumbers $PHONENUMBERS_VERSION did not install" >&2; exit 1; }
+fi
+
+# selenium: drives Debian's chromium through chromium-driver in the browser tests
+# (Tests/e2e/browser_tools.py passes the driver's path, so Selenium Manager never downloads one).
+# Pinned: 4.52 needs a newer certifi than the package index here has.
+SELENIUM_VERSION=4.51.0
+has_selenium() {
+    python3 -c "import sys, selenium; sys.exit(selenium.__version__ != '$SELENIUM_VERSION')" 2>/dev/null
+}
+if ! has_selenium; then
+    echo "deps: installing selenium $SELENIUM_VERSION (pip)" >&2
+    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+    python3 -m pip install -q "selenium==$SELENIUM_VERSION" \
+        || python3 -m pip install -q --break-system-packages "selenium==$SELENIUM_VERSION"
+    has_selenium || { echo "deps: error: selenium $SELENIUM_VERSION did not install" >&2; exit 1; }
 fi
 
 # schemathesis: the e2e fuzz test (Tests/e2e/test_fuzz.py) generates requests from the served

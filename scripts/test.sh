@@ -74,6 +74,11 @@ export IDENTITY_RUN_DIR=$RUN_DIR
 step "bench smoke run"
 "$REPO_DIR/scripts/bench.sh" --smoke
 
+# Node failures on a cluster of its own (three RabbitMQ nodes, a PostgreSQL standby; ports
+# 31701-31722, data under $RUN_DIR/cluster), short form: README, "Running past one machine".
+step "cluster failure test (scripts/cluster-test.sh)"
+"$REPO_DIR/scripts/cluster-test.sh"
+
 # Keep only this run's service logs (conftest writes them under $RUN_DIR/identity-e2e-*).
 rm -rf "$RUN_DIR"/identity-e2e-*
 

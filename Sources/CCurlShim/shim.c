@@ -37,6 +37,17 @@ int ccurlshim_global_init(void) { return (int)curl_global_init(CURL_GLOBAL_DEFAU
 
 int ccurlshim_request(const char *url, const char *post_body, size_t post_length, const char *content_type,
                       long timeout_ms, ccurlshim_response *response) {
+    char header[256];
+    const char *headers = NULL;
+    if (post_body != NULL && content_type != NULL) {
+        snprintf(header, sizeof(header), "Content-Type: %s", content_type);
+        headers = header;
+    }
+    return ccurlshim_request_with(url, post_body, post_length, headers, 0, NULL, timeout_ms, response);
+}
+
+int ccurlshim_request_with(const char *url, const char *post_body, size_t post_length, const char *header_lines,
+                           int http2_only, const char *ca_file, long timeout_ms, ccurlshim_response *response) {
     memset(response, 0, sizeof(*response));
     CURL *curl = curl_easy_init();
     if (curl == NULL) {
@@ -56,20 +67,39 @@ int ccurlshim_request(const char *url, const char *post_body, size_t post_length
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, response);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, response->error);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "identity-service");
+    /* APNs speaks HTTP/2 only: negotiate it over TLS (ALPN h2) and refuse HTTP/1.1. */
+    if (http2_only) curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    if (ca_file != NULL && ca_file[0] != '\0') curl_easy_setopt(curl, CURLOPT_CAINFO, ca_file);
+    if (header_lines != NULL) {
+        /* One header a line; no line may carry a CR or LF of its own (the caller builds them). */
+        const char *line = header_lines;
+        while (*line != '\0') {
+            const char *end = strchr(line, '\n');
+            size_t length = end ? (size_t)(end - line) : strlen(line);
+            if (length > 0 && length < 8192) {
+                char *copy = strndup(line, length);
+                if (copy != NULL) { headers = curl_slist_append(headers, copy); free(copy); }
+            }
+            if (end == NULL) break;
+            line = end + 1;
+        }
+        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    }
     if (post_body != NULL) {
         curl_easy_setopt(curl, CURLOPT_POST, 1L);
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, post_body);
         curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, (long)post_length);
-        if (content_type != NULL) {
-            char header[256];
-            snprintf(header, sizeof(header), "Content-Type: %s", content_type);
-            headers = curl_slist_append(headers, header);
-            curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-        }
     }
     CURLcode code = curl_easy_perform(curl);
     if (code == CURLE_OK) {
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response->status);
+        long version = 0;
+        curl_easy_getinfo(curl, CURLINFO_HTTP_VERSION, &version);
+        response->http_version = version == CURL_HTTP_VERSION_2_0 ? 2 : (version == CURL_HTTP_VERSION_3 ? 3 : 1);
+        if (http2_only && response->http_version != 2) {
+            strncpy(response->error, "the server did not speak HTTP/2", sizeof(response->error) - 1);
+            code = CURLE_HTTP2;
+        }
     } else if (response->error[0] == '\0') {
         strncpy(response->error, curl_easy_strerror(code), sizeof(response->error) - 1);
     }

@@ -3,11 +3,14 @@ import IdentityKit
 
 /// `GET /api/docs`: a self-contained page (no outside scripts, so it works air-gapped) that
 /// renders `/api/docs/openapi.json` and lets a reader send any request with their app key and
-/// token.
+/// token; an answer carrying `data.access_token` fills the token field (sign-up, then `/v1/me`).
+/// Tested in Chromium (Tests/e2e/test_browser.py): no console error under its own CSP (the
+/// empty `data:` icon keeps the browser from asking for `/favicon.ico`, a logged 404).
 enum DocsPage {
     static let html = #"""
     <!doctype html>
     <html lang="en"><head><meta charset="utf-8"><title>Identity service API</title>
+    <link rel="icon" href="data:,">
     <style>
       body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#222}
       details{border:1px solid #ddd;border-radius:6px;margin:.5rem 0;padding:.5rem .8rem}
@@ -41,7 +44,13 @@ enum DocsPage {
             const init = {method: method.toUpperCase(), headers};
             if (hasBody) { headers["Content-Type"] = "application/json"; init.body = d.querySelector(".body").value; }
             const r = await fetch(d.querySelector(".path").value, init);
-            d.querySelector(".out").textContent = r.status + " " + r.statusText + "\n" + await r.text();
+            const text = await r.text();
+            d.querySelector(".out").textContent = r.status + " " + r.statusText + "\n" + text;
+            // An answer that starts a session (sign-up, sign-in, refresh) fills the token field,
+            // so the next "Send" (GET /v1/me) is made as that user.
+            let access;
+            try { access = JSON.parse(text)?.data?.access_token; } catch (e) {}
+            if (typeof access === "string") document.getElementById("bearer").value = access;
           };
           ops.appendChild(d);
         }

@@ -16,6 +16,22 @@ public struct MailerWorkerConfiguration: Sendable {
     /// Opens the codes of mail commands (`MailPayloadSeal`): a sub-key of the master key, which
     /// mailer workers are not given.
     public var mailPayloadKey: [UInt8]
+    /// The channels this worker consumes (`IDENTITY_MAILER_CHANNELS`), so each can be scaled apart.
+    public var channels: [DeliveryChannel]
+    public var push: PushConfiguration
+
+    /// Where push notifications go and with what to open the apps' credentials.
+    public struct PushConfiguration: Sendable {
+        public var apnsURL = "https://api.push.apple.com"
+        public var fcmURL = "https://fcm.googleapis.com"
+        public var fcmTokenURL = "https://oauth2.googleapis.com/token"
+        /// A CA bundle to trust instead of the system's (stand-ins in tests).
+        public var caFile: String?
+        public var timeoutMilliseconds = 10_000
+        /// The push-credential sub-key (`identityctl keys push-credential-key`).
+        public var credentialKey: [UInt8]?
+    }
+
     /// The SMS channel (`SmsConfiguration`).
     public var sms: SmsConfiguration
 
@@ -53,11 +69,34 @@ public struct MailerWorkerConfiguration: Sendable {
         }
         let mailDirectory = env.string("IDENTITY_MAIL_DIR", default: "mail-outbox")
         let sms = SmsConfiguration.read(&env, mailDirectory: mailDirectory)
+        var channels: [DeliveryChannel] = []
+        let channelsText = env.string("IDENTITY_MAILER_CHANNELS", default: DeliveryChannel.all.map(\.name).joined(separator: ","))
+        for name in channelsText.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            if let channel = DeliveryChannel.named(name) { if !channels.contains(channel) { channels.append(channel) } } else {
+                env.fail("IDENTITY_MAILER_CHANNELS=\(channelsText): unknown channel \(name) "
+                         + "(known: \(DeliveryChannel.all.map(\.name).joined(separator: ", ")))")
+            }
+        }
+        if channels.isEmpty { env.fail("IDENTITY_MAILER_CHANNELS names no channel") }
+        var push = PushConfiguration()
+        push.apnsURL = env.string("IDENTITY_APNS_URL", default: push.apnsURL)
+        push.fcmURL = env.string("IDENTITY_FCM_URL", default: push.fcmURL)
+        push.fcmTokenURL = env.string("IDENTITY_FCM_TOKEN_URL", default: push.fcmTokenURL)
+        push.caFile = env.raw("IDENTITY_PUSH_CA_FILE")
+        push.timeoutMilliseconds = env.int("IDENTITY_PUSH_TIMEOUT_MS", default: 10_000, range: 100...120_000)
+        push.credentialKey = env.key32("IDENTITY_PUSH_CREDENTIAL_KEY", required: false)
+        if push.credentialKey == nil, env.raw("IDENTITY_MASTER_KEY") != nil {
+            push.credentialKey = env.key32("IDENTITY_MASTER_KEY", required: true).map { SubKey.pushCredentialSeal.derive(from: $0) }
+        }
+        if push.credentialKey == nil, channels.contains(.push) {
+            Log.warning("no IDENTITY_PUSH_CREDENTIAL_KEY: push messages will be dead-lettered "
+                        + "(identityctl keys push-credential-key prints it)")
+        }
         let config = MailerWorkerConfiguration(
             common: CommonConfiguration(reading: &env, defaultPoolSize: concurrency), concurrency: concurrency,
             smtp: smtp, mailDirectory: mailDirectory,
             defaultFromName: fromName, defaultFromAddress: fromAddress, retryDelaysMilliseconds: delays,
-            mailPayloadKey: payloadKey ?? [], sms: sms)
+            mailPayloadKey: payloadKey ?? [], channels: channels, push: push, sms: sms)
         env.validateOrExit(program: "identity-mailer-worker")
         return config
     }

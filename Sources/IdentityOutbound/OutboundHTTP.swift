@@ -9,6 +9,8 @@ public struct OutboundHTTP: Sendable {
         public let status: Int
         public let body: Data
         public let cacheControl: String?
+        /// 1 (HTTP/1.x) or 2.
+        public var httpVersion: Int = 1
     }
 
     public struct Failure: Error, CustomStringConvertible, Sendable {
@@ -33,6 +35,35 @@ public struct OutboundHTTP: Sendable {
     public func postForm(_ url: String, fields: [(String, String)]) throws -> Response {
         let body = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
         return try send(url, body: body, contentType: "application/x-www-form-urlencoded")
+    }
+
+    /// POSTs `body` with the given headers; `http2Only` insists on HTTP/2 over TLS (APNs), and
+    /// `caFile` trusts that CA bundle instead of the system's (stand-ins in tests).
+    public func post(_ url: String, body: String, headers: [(String, String)], http2Only: Bool = false,
+                     caFile: String? = nil) throws -> Response {
+        for (name, value) in headers where (name + value).contains(where: { $0 == "\r" || $0 == "\n" }) {
+            throw Failure(description: "\(url): header \(name) holds a line break")
+        }
+        let lines = headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
+        var response = ccurlshim_response()
+        let code = body.withCString { pointer in
+            ccurlshim_request_with(url, pointer, body.utf8.count, lines, http2Only ? 1 : 0, caFile, timeoutMilliseconds,
+                                   &response)
+        }
+        return try answer(url, code: code, &response)
+    }
+
+    private func answer(_ url: String, code: Int32, _ response: inout ccurlshim_response) throws -> Response {
+        defer { ccurlshim_free_response(&response) }
+        guard code == 0 else {
+            let message = withUnsafeBytes(of: response.error) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            throw Failure(description: "\(url): \(message)")
+        }
+        let data = response.body.map { Data(bytes: $0, count: response.body_length) } ?? Data()
+        return Response(status: response.status, body: data, cacheControl: response.cache_control.map { String(cString: $0) },
+                        httpVersion: response.http_version)
     }
 
     private func send(_ url: String, body: String?, contentType: String?) throws -> Response {

@@ -13,8 +13,11 @@ let usage = """
           [--apple-private-key-file KEY.p8] [--firebase-project-id ID] [--firebase-trust-email-verified true|false]
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
-          email_verification; PART: subject, text, html)
-          [--webauthn-rp-id ID --allowed-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or
+          email_verification, security_alert_<new_sign_in|password_changed|email_changed|mfa_enabled|
+          mfa_disabled|passkey_added|backup_codes_low>; PART: subject, text, html, push_title, push_body)
+          [--apns-team-id ID] [--apns-key-id ID] [--apns-topic BUNDLE_ID] [--apns-private-key-file KEY.p8]
+          [--fcm-service-account-file KEY.json] [--security-alerts true|false]   (push and alerts; see README)
+          [--webauthn-rp-id ID --webauthn-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or
               android:apk-key-hash:HASH) [--webauthn-rp-name NAME] [--webauthn-require-uv true|false]
           [--sms-allowed-calling-codes 33,44,1] [--sms-breaker-hourly COUNT] [--sms-api-url URL]
           [--sms-account-sid SID] [--sms-auth-token-file FILE] [--sms-from +E164|NAME]
@@ -27,6 +30,8 @@ let usage = """
           [--profile standard|single-token|session-object] [--domains HOST,HOST] [--path-prefix /api/v2]
           [--allowed-origins https://a.example,…] [--apple-nonce issued|client]   (client profiles;
           an empty value clears a list or the prefix; see README)
+          [--failed-sign-in-audit-threshold N]   (failed sign-ins of one account or IP in 15 minutes
+              that make an audit row, 1 to 1000; default 5)
       identityctl apps rotate-secret-key APP_ID [--overlap SECONDS]
                                       a new secret key (shown once); the live ones keep working for
                                       SECONDS (default 86400, at most 2592000; 0: they stop now)
@@ -38,9 +43,13 @@ let usage = """
                                       imports users, one JSON object a line (README, "Importing users"),
                                       with their password hashes and provider identities; each line
                                       all or nothing; prints a report by line, exits 1 if any failed
-      identityctl mail replay-dead [--channel sms]
-                                      moves dead-lettered mail (or SMS) back to the mailer's queue
+      identityctl mail replay-dead [--channel email|push|sms]
+                                      moves a channel's dead letters (default: every channel, and the
+                                      previous version's identity.mailer.dead into email) back to its queue
       identityctl phone normalize     COUNTRY<TAB>NUMBER lines on stdin → E.164 (or -) on stdout
+      identityctl keys push-credential-key
+                                      the key mailer workers get to open apps' push credentials
+                                      (IDENTITY_PUSH_CREDENTIAL_KEY), derived from IDENTITY_MASTER_KEY
       identityctl keys mail-payload-key
                                       the key mailer workers get (IDENTITY_MAIL_PAYLOAD_KEY), derived
                                       from IDENTITY_MASTER_KEY: mailers never hold the master key
@@ -123,7 +132,10 @@ case ("apps", "settings"):
     guard let appId = rest.first, !appId.hasPrefix("--") else { fail("apps settings needs APP_ID\n\(usage)") }
     let keyFile = option("--apple-private-key-file", in: rest)
     let smsTokenFile = option("--sms-auth-token-file", in: rest)
-    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: keyFile != nil || smsTokenFile != nil)
+    let apnsKeyFile = option("--apns-private-key-file", in: rest)
+    let fcmFile = option("--fcm-service-account-file", in: rest)
+    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: keyFile != nil || apnsKeyFile != nil || fcmFile != nil
+                                                          || smsTokenFile != nil)
     let offAllowed = env.string("IDENTITY_RATE_LIMIT_OFF_ALLOWED", default: "") == "1"
     env.validateOrExit(program: "identityctl")
     var update = AppSettingsUpdate()
@@ -173,6 +185,18 @@ case ("apps", "settings"):
             fail("--sms-auth-token-file: cannot read \(smsTokenFile): \(error)")
         }
     }
+    update.apnsTeamId = option("--apns-team-id", in: rest)
+    update.apnsKeyId = option("--apns-key-id", in: rest)
+    update.apnsTopic = option("--apns-topic", in: rest)
+    for (flag, file) in [("--apns-private-key-file", apnsKeyFile), ("--fcm-service-account-file", fcmFile)] {
+        guard let file else { continue }
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { fail("\(flag): cannot read \(file)") }
+        if flag == "--apns-private-key-file" { update.apnsPrivateKeyPEM = text } else { update.fcmServiceAccountJSON = text }
+    }
+    if let alerts = option("--security-alerts", in: rest) {
+        guard alerts == "true" || alerts == "false" else { fail("--security-alerts wants true or false") }
+        update.securityAlerts = alerts == "true"
+    }
     update.deepLinkURL = option("--deep-link-url", in: rest)
     update.mailFromName = option("--mail-from-name", in: rest)
     update.mailFromAddress = option("--mail-from-address", in: rest)
@@ -188,48 +212,42 @@ case ("apps", "settings"):
         guard let value = JSONValue.parse(Data(text.utf8)) else { fail("--default-metadata wants a JSON object") }
         update.defaultMetadata = value
     }
+    // How clients reach the app (COMPATIBILITY.md) and its passkey relying party; an empty
+    // value clears a list, the prefix or the relying party's name.
+    update.profile = option("--profile", in: rest)
+    update.domains = list("--domains").map { $0.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+    update.pathPrefix = option("--path-prefix", in: rest)
+    update.allowedOrigins = list("--allowed-origins").map { $0.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+    update.appleNonce = option("--apple-nonce", in: rest)
+    update.webauthnRpId = option("--webauthn-rp-id", in: rest)
+    update.webauthnOrigins = list("--webauthn-origins")
+    update.webauthnRpName = option("--webauthn-rp-name", in: rest)
+    if let requireUV = option("--webauthn-require-uv", in: rest) {
+        guard requireUV == "true" || requireUV == "false" else { fail("--webauthn-require-uv wants true or false") }
+        update.webauthnRequireUV = requireUV == "true"
+    }
+    let whole = { (flag: String) -> Int? in
+        guard let text = option(flag, in: rest) else { return nil }
+        guard let value = Int(text) else { fail("\(flag) wants a whole number") }
+        return value
+    }
+    update.jwksCacheSeconds = whole("--jwks-cache-seconds")
+    update.failedSignInAuditThreshold = whole("--failed-sign-in-audit-threshold")
     if let problem = update.problems(offAllowed: offAllowed).first {
         fail("\(AppSettingsUpdate.flag(problem.setting)) \(problem.message)")
     }
     do {
         let pool = PGPool(url: common.databaseURL, size: 1)
-        if let text = option("--jwks-cache-seconds", in: rest) {
-            guard let seconds = Int(text), (1...86_400).contains(seconds) else {
-                fail("--jwks-cache-seconds must be 1 to 86400 seconds")
-            }
-            // Applies to the next rotation's lead and to JWKS answers from now on.
-            guard try AppStore(pool: pool).find(id: appId) != nil else { fail("no app \(appId)") }
-            try AppStore(pool: pool).signingKeys.setJWKSCacheSeconds(appId: appId, seconds: seconds)
-        }
         guard let summary = try update.apply(appId: appId, pool: pool,
                                              masterKey: masterKey, offAllowed: offAllowed) else { fail("no app \(appId)") }
-        // Client profiles (COMPATIBILITY.md; ClientProfileSettings) and who makes Apple's nonce.
-        let profile = try ClientProfileSettings.apply(rest, appId: appId, store: ClientProfileStore(pool: pool))
-        if let mode = option("--apple-nonce", in: rest) {
-            guard mode == "issued" || mode == "client" else { fail("--apple-nonce wants issued or client") }
-            try ProviderSettingsStore(pool: pool).setAppleNonce(appId: appId, fromClient: mode == "client")
+        print(summary.serialized)
+    } catch let error as ServiceError where error.code == "auth/validation-failed" {
+        // A rule that needs what is stored (a domain another app holds, passkey origins
+        // outside the stored relying party): the same message the admin API gives.
+        let lines = error.errors.map { problem in
+            AppSettingsUpdate.flag(String(problem.location.dropFirst("body.".count))) + " " + problem.message
         }
-        let profileFlags = ["--profile", "--domains", "--path-prefix", "--allowed-origins", "--apple-nonce"]
-        var shown = summary
-        if rest.contains(where: profileFlags.contains), case .object(var fields) = summary,
-           let extra = try? JSONSerialization.data(withJSONObject: ClientProfileSettings.json(profile)),
-           case .object(let more)? = JSONValue.parse(extra) {
-            fields.merge(more) { $1 }
-            fields["apple_nonce"] = .string(try ProviderSettingsStore(pool: pool).settings(appId: appId).appleNonceFromClient
-                                            ? "client" : "issued")
-            shown = .object(fields)
-        }
-        // The passkey relying party (WebAuthnSettingsOptions): shown when one of its flags is given.
-        let passkeys = try WebAuthnSettingsOptions.apply(rest, appId: appId, pool: pool)
-        if rest.contains(where: { $0.hasPrefix("--webauthn-") }),
-           case .object(var fields) = shown,
-           let extra = try? JSONSerialization.data(withJSONObject: passkeys),
-           case .object(let more)? = JSONValue.parse(extra) {
-            fields.merge(more) { $1 }
-            print(JSONValue.object(fields).serialized)
-        } else {
-            print(shown.serialized)
-        }
+        fail(lines.joined(separator: "\n"))
     } catch {
         fail("apps settings failed: \(error)")
     }
@@ -259,6 +277,12 @@ case ("keys", "mail-payload-key"):
     let masterKey = env.key32("IDENTITY_MASTER_KEY", required: true)
     env.validateOrExit(program: "identityctl")
     print(Hex.encode(MailPayloadSeal(masterKey: masterKey ?? []).keyBytes))
+
+case ("keys", "push-credential-key"):
+    // What mailer workers get to open apps' push credentials (IDENTITY_PUSH_CREDENTIAL_KEY).
+    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: true)
+    env.validateOrExit(program: "identityctl")
+    print(Hex.encode(SubKey.pushCredentialSeal.derive(from: masterKey ?? [])))
 
 case ("keys", "reseal"):
     // Once after upgrading from a version that sealed rows with the master key itself
@@ -313,21 +337,6 @@ case ("users", "import"):
         fail("users import failed: \(error)")
     }
 
-case ("mail", "replay-dead") where option("--channel", in: Array(arguments.dropFirst(2))) == "sms":
-    env.validateOrExit(program: "identityctl")
-    do {
-        // The SMS channel's dead letters, back to its own queue, their retries afresh.
-        let moved = try QueueReplay.move(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
-                                         from: BusTopology.mailerSmsDead, to: BusTopology.mailerSms) {
-            guard var command = try? ProtoJSON.decode(MailerV1.SendSms.self, from: $0.body) else { return $0.body }
-            command.attempt = 0
-            return (try? ProtoJSON.encode(command)) ?? $0.body
-        }
-        printJSON(["replayed": moved])
-    } catch {
-        fail("mail replay-dead failed: \(error)")
-    }
-
 case ("phone", "normalize"):
     // One `COUNTRY<TAB>NUMBER` a line on stdin (COUNTRY may be empty for E.164) → the E.164
     // form, or `-` when the number is not possible: what the gateway does to a number, for
@@ -339,16 +348,45 @@ case ("phone", "normalize"):
     }
 
 case ("mail", "replay-dead"):
+    let channelName = option("--channel", in: Array(arguments.dropFirst(2)))
     env.validateOrExit(program: "identityctl")
-    do {
-        // A replayed message starts its retries afresh.
-        let moved = try QueueReplay.move(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
-                                         from: BusTopology.mailerDead, to: BusTopology.mailerCommands) {
-            guard var command = try? ProtoJSON.decode(MailerV1.SendEmail.self, from: $0.body) else { return $0.body }
-            command.attempt = 0
-            return (try? ProtoJSON.encode(command)) ?? $0.body
+    var channels = DeliveryChannel.all
+    if let channelName {
+        guard let channel = DeliveryChannel.named(channelName) else {
+            fail("--channel wants one of \(DeliveryChannel.all.map(\.name).joined(separator: ", "))")
         }
-        printJSON(["replayed": moved])
+        channels = [channel]
+    }
+    // A replayed message starts its retries afresh (a push retry keeps the devices it names).
+    let restart = { (message: BusMessage) -> Data in
+        if var command = try? ProtoJSON.decode(MailerV1.SendEmail.self, from: message.body), message.type == MailerV1.SendEmail.protoName {
+            command.attempt = 0
+            return (try? ProtoJSON.encode(command)) ?? message.body
+        }
+        if var command = try? ProtoJSON.decode(MailerV1.SendPush.self, from: message.body), message.type == MailerV1.SendPush.protoName {
+            command.attempt = 0
+            return (try? ProtoJSON.encode(command)) ?? message.body
+        }
+        if var command = try? ProtoJSON.decode(MailerV1.SendSms.self, from: message.body), message.type == MailerV1.SendSms.protoName {
+            command.attempt = 0
+            return (try? ProtoJSON.encode(command)) ?? message.body
+        }
+        return message.body
+    }
+    do {
+        var replayed: [String: Int] = [:]
+        for channel in channels {
+            replayed[channel.name] = try QueueReplay.move(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
+                                                          from: channel.deadQueue, to: channel.queue, transform: restart)
+            if channel == .email {
+                // The previous version's dead letters were all mail. On a broker that never ran
+                // it the queue does not exist, and basic.get on it fails: nothing to replay.
+                replayed[channel.name, default: 0] += (try? QueueReplay.move(
+                    url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
+                    from: BusTopology.legacyMailerDead, to: channel.queue, transform: restart)) ?? 0
+            }
+        }
+        printJSON(["replayed": replayed.values.reduce(0, +), "by_channel": replayed])
     } catch {
         fail("mail replay-dead failed: \(error)")
     }

@@ -24,6 +24,20 @@ final class ClientEdgeTests: XCTestCase {
         }
     }
 
+    /// A browser page reads only the answer headers CORS exposes: every header a rate-limited
+    /// or refused answer carries must be among them (they once named RateLimit-Remaining and
+    /// friends, which the service never sends, so a page could read no rate limit at all).
+    func testExposedHeadersAreTheOnesTheServiceSends() {
+        let exposed = Set(ClientEdge.exposedHeaders.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        let limits = RateLimitHeaders(policy: "\"sign_up_per_ip\";q=20;w=3600", state: "\"sign_up_per_ip\";r=19;t=3600")
+        let refused = HTTPResponse.problem(.rateLimited(retryAfter: 30), requestId: "req_1")
+        for name in limits.pairs.map(\.0) + refused.headers.map(\.0)
+            where !["content-type", "content-length", "cache-control", "x-content-type-options"].contains(name.lowercased()) {
+            XCTAssertTrue(exposed.contains(name.lowercased()), "\(name) is sent but not exposed: \(ClientEdge.exposedHeaders)")
+        }
+        XCTAssertTrue(exposed.isSuperset(of: ["x-request-id", "retry-after", "ratelimit-policy", "ratelimit"]), "\(exposed)")
+    }
+
     func testPathPrefixesStayOutOfTheServicesOwnPaths() {
         XCTAssertTrue(ClientProfile.isValidPathPrefix("/api/v2"))
         XCTAssertTrue(ClientProfile.isValidPathPrefix("/auth"))

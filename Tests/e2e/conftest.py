@@ -46,6 +46,7 @@ from provider_standin import ProviderStandin
 # code_from(message): the 6-digit code in a mail's text part. Defined next to the sink; tests
 # import it from smtp_sink (conftest is not meant to be imported).
 from smtp_sink import SMTPSink, code_from  # noqa: F401
+from push_standin import APNsStandin, FCMStandin
 
 REQUIRED_ENV = ("IDENTITY_BIN_DIR", "IDENTITY_DATABASE_URL", "IDENTITY_AMQP_URL",
                 "IDENTITY_MASTER_KEY", "IDENTITY_MIGRATIONS_DIR")
@@ -117,18 +118,22 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
+    # rep_setup / rep_call / rep_teardown: a fixture's teardown can see how its test went (the
+    # browser fixture keeps a screenshot of a failure).
+    setattr(item, "rep_" + report.when, report)
     stack = item.config.stash.get(STACK_KEY, None)
     if report.failed and stack is not None:
         report.sections.append(("identity service logs (tail)", stack.log_tails()))
 
 
-def mail_payload_key(master_key_hex):
+def mail_payload_key(master_key_hex, label=b"mail-payload-v1"):
     """HKDF-SHA-256(master key, salt "identity-service", info "mail-payload-v1"): what
-    `identityctl keys mail-payload-key` prints (MailPayloadSeal), computed independently here."""
+    `identityctl keys mail-payload-key` prints (MailPayloadSeal), computed independently here;
+    with label "seal-push-credential-v1", what `identityctl keys push-credential-key` prints."""
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.kdf.hkdf import HKDF
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=b"identity-service",
-                info=b"mail-payload-v1").derive(bytes.fromhex(master_key_hex)).hex()
+                info=label).derive(bytes.fromhex(master_key_hex)).hex()
 
 
 def _free_port():
@@ -220,6 +225,11 @@ class Stack:
         # The SMTP server the mailer worker delivers to: likewise listening before anything starts.
         self.mail = SMTPSink()
         self.mail.start()
+        # APNs (HTTP/2 over TLS, a CA the mailer trusts through IDENTITY_PUSH_CA_FILE) and FCM.
+        self.apns = APNsStandin(self.log_dir)
+        self.apns.start()
+        self.fcm = FCMStandin()
+        self.fcm.start()
         self.jwks_refetch_interval = JWKS_REFETCH_INTERVAL_SECONDS
         self.env = dict(os.environ)
         self.env.update({
@@ -238,6 +248,10 @@ class Stack:
             "IDENTITY_MAIL_FROM": MAIL_FROM,
             # SMS of apps without an account of their own: .sms files here (test_phone.py).
             "IDENTITY_SMS_DIR": os.path.join(self.log_dir, "sms"),
+            "IDENTITY_APNS_URL": self.apns.url,
+            "IDENTITY_FCM_URL": self.fcm.url,
+            "IDENTITY_FCM_TOKEN_URL": self.fcm.token_url,
+            "IDENTITY_PUSH_CA_FILE": self.apns.ca_file,
             # A failed delivery is retried after 0.3 s, 0.6 s and 1.2 s, then dead-lettered.
             "IDENTITY_MAIL_RETRY_DELAYS_MS": ",".join(str(ms) for ms in MAIL_RETRY_DELAYS_MS),
             "IDENTITY_EMAIL_VERIFICATION_COOLDOWN_SECONDS": str(EMAIL_VERIFICATION_COOLDOWN_SECONDS),
@@ -312,6 +326,8 @@ class Stack:
             env.pop("IDENTITY_MASTER_KEY", None)
         if name == "identity-mailer-worker":
             env["IDENTITY_MAIL_PAYLOAD_KEY"] = mail_payload_key(self.env["IDENTITY_MASTER_KEY"])
+            env["IDENTITY_PUSH_CREDENTIAL_KEY"] = mail_payload_key(self.env["IDENTITY_MASTER_KEY"],
+                                                                   label=b"seal-push-credential-v1")
         env.update(extra)
         return env
 

@@ -27,7 +27,9 @@ EMAIL_VERIFICATION_COOLDOWN_SECONDS = 60
 
 CODE_TTL = 600  # seconds: every emailed code (sign-in, password reset, email verification)
 MAX_WRONG_CODES = 5  # a code dies after this many wrong guesses
-DEAD_QUEUE = "identity.mailer.dead"
+DEAD_QUEUE = "identity.mailer.email.dead"
+PUSH_DEAD_QUEUE = "identity.mailer.push.dead"
+SEND_PUSH_TYPE = "identity.mailer.v1.SendPush"
 SEND_EMAIL_TYPE = "identity.mailer.v1.SendEmail"
 # Generous: the mailer worker picks the message up from the broker, renders, and talks SMTP.
 MAIL_TIMEOUT = 10

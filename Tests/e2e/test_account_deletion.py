@@ -11,6 +11,7 @@ import pytest
 
 import db_tools
 from event_tools import assert_event
+from mail_flows import email_code, email_code_signed_in
 from identity_client import (PASSWORD, assert_no_content, assert_problem, assert_session_ended,
                              assert_session_works, new_guest_secret, unique_email)
 from provider_flows import (APPLE_REVOKE_RETRY_DELAYS_MS, apple_proof, apple_signed_in,
@@ -120,6 +121,37 @@ def test_missing_proof_is_403(client, app, who, body):
     assert_problem(resp, 403, REAUTH)
     _assert_alive(client, app, tokens)
     assert_session_works(client, app, tokens)
+
+
+def _passwordless_user(client, smtp_sink, app):
+    email = unique_email("nopass")
+    _, code = email_code(client, smtp_sink, app, email)
+    return email_code_signed_in(client, app, email, code, is_new_user=True)
+
+
+def test_a_passwordless_user_deletes_with_a_fresh_sign_in(client, smtp_sink, app, events):
+    """An email-code (or passkey) account has no credential to send again: a session signed in
+    less than 5 minutes ago is its proof."""
+    tokens = _passwordless_user(client, smtp_sink, app)
+    uid = tokens["user"]["uid"]
+    assert_no_content(client.delete_me(app, tokens["access_token"]))
+    deleted = events.wait_for("user.deleted", lambda b: b.get("uid") == uid)
+    assert_event(deleted, "user.deleted", "UserDeleted", app, uid)
+    _assert_deleted(client, app, uid, tokens)
+
+
+def test_a_passwordless_user_with_an_old_session_must_sign_in_again(client, smtp_sink, app):
+    tokens = _passwordless_user(client, smtp_sink, app)
+    db_tools.rows("update sessions set created_at = now() - interval '6 minutes' "
+                  f"where id = {db_tools.literal(tokens['session_id'])}")
+    assert_problem(client.delete_me(app, tokens["access_token"]), 403, REAUTH)
+    _assert_alive(client, app, tokens)
+
+
+def test_a_fresh_session_is_no_proof_for_an_account_with_a_password(client, app):
+    tokens = client.new_user(app)  # signed up this instant: fresh, yet it has a password to send
+    assert_problem(client.delete_me(app, tokens["access_token"], {}), 403, REAUTH)
+    _assert_alive(client, app, tokens)
 
 
 def test_delete_without_a_bearer_token_is_401(client, app):

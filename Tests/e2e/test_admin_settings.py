@@ -84,3 +84,68 @@ def test_default_metadata_for_new_users(client, app):
 def test_settings_are_per_app(client, app, other_app):
     assert admin(client, app, "PATCH", "/v1/admin/settings", {"mail_from_name": "Only A"}).status == 200
     assert admin(client, other_app, "GET", "/v1/admin/settings").data["mail_from_name"] is None
+
+
+def test_client_edge_settings_through_the_api_as_identityctl_sets_them(stack, client, app):
+    """Everything identityctl sets (profile, domains, prefix, origins, Apple nonce, passkey
+    relying party, JWKS cache, audit threshold) is the API's too, and takes effect."""
+    host = f"auth-{app['app_id'][-8:].lower()}.example.test"
+    body = {"profile": "standard", "domains": [host], "path_prefix": "/api/v2",
+            "allowed_origins": ["https://web.example.test"], "apple_nonce": "client",
+            "webauthn_rp_id": "example.test", "webauthn_origins": ["https://web.example.test"],
+            "webauthn_rp_name": "Example", "webauthn_require_uv": True, "jwks_cache_seconds": 120,
+            "failed_sign_in_audit_threshold": 7}
+    resp = admin(client, app, "PATCH", "/v1/admin/settings", body)
+    assert resp.status == 200, resp
+    for name, value in body.items():
+        assert resp.data[name] == value, (name, resp.data[name])
+    assert stack.configure_app(app["app_id"]) == resp.data
+    # The gateway now finds the app by its host (no X-App-Key), as the profile's clients reach it.
+    by_host = client.post("/v1/auth/sign-in", {"email": unique_email(), "password": "Wrong-password-1!"},
+                          headers={"Host": host})
+    assert_problem(by_host, 401, "auth/invalid-credential")
+    # The passkey options carry the relying party set through the API.
+    options = client.post("/v1/auth/passkey/options", {}, app_key=app["app_key"])
+    assert options.status == 200, options
+    assert options.data["options"]["rpId"] == "example.test", options.data
+    # Empty values clear, as identityctl's empty flags do.
+    cleared = admin(client, app, "PATCH", "/v1/admin/settings",
+                    {"domains": [], "path_prefix": None, "allowed_origins": [], "profile": "session-object"})
+    assert cleared.status == 200, cleared
+    assert cleared.data["domains"] == [] and cleared.data["path_prefix"] is None
+    assert cleared.data["profile"] == "session-object" and cleared.data["webauthn_rp_id"] == "example.test"
+
+
+@pytest.mark.parametrize("body,location,flag_args", [
+    ({"profile": "firebase"}, "body.profile", ["--profile", "firebase"]),
+    ({"domains": ["not a host"]}, "body.domains", ["--domains", "not a host"]),
+    ({"path_prefix": "/v1/x"}, "body.path_prefix", ["--path-prefix", "/v1/x"]),
+    ({"allowed_origins": ["https://*.example.com"]}, "body.allowed_origins",
+     ["--allowed-origins", "https://*.example.com"]),
+    ({"apple_nonce": "maybe"}, "body.apple_nonce", ["--apple-nonce", "maybe"]),
+    ({"webauthn_rp_id": "https://example.com"}, "body.webauthn_rp_id", ["--webauthn-rp-id", "https://example.com"]),
+    ({"jwks_cache_seconds": 0}, "body.jwks_cache_seconds", ["--jwks-cache-seconds", "0"]),
+    ({"failed_sign_in_audit_threshold": 0}, "body.failed_sign_in_audit_threshold",
+     ["--failed-sign-in-audit-threshold", "0"]),
+], ids=["profile", "domains", "prefix", "wildcard-origin", "apple-nonce", "rp-id", "jwks-cache", "audit-threshold"])
+def test_one_set_of_rules_for_the_edge_settings(stack, client, app, body, location, flag_args):
+    resp = admin(client, app, "PATCH", "/v1/admin/settings", body)
+    problem = assert_problem(resp, 422, "auth/validation-failed", locations=[location])
+    message = next(e["message"] for e in problem["errors"] if e["location"] == location)
+    done = stack.ctl("apps", "settings", app["app_id"], *flag_args)
+    assert done.returncode != 0
+    assert message in done.stderr, (message, done.stderr)
+
+
+def test_rules_that_need_what_is_stored(stack, client, app, other_app):
+    host = f"taken-{other_app['app_id'][-8:].lower()}.example.test"
+    assert admin(client, other_app, "PATCH", "/v1/admin/settings", {"domains": [host]}).status == 200
+    taken = admin(client, app, "PATCH", "/v1/admin/settings", {"domains": [host]})
+    assert_problem(taken, 422, "auth/validation-failed", locations=["body.domains"])
+    done = stack.ctl("apps", "settings", app["app_id"], "--domains", host)
+    assert done.returncode != 0 and "already another app's" in done.stderr, done.stderr
+    # Passkey origins must sit under the relying party, stored or given.
+    assert admin(client, app, "PATCH", "/v1/admin/settings", {"webauthn_rp_id": "example.test"}).status == 200
+    outside = admin(client, app, "PATCH", "/v1/admin/settings", {"webauthn_origins": ["https://evil.test"]})
+    assert_problem(outside, 422, "auth/validation-failed", locations=["body.webauthn_origins"])
+    assert admin(client, app, "GET", "/v1/admin/settings").data["webauthn_origins"] == []

@@ -25,14 +25,17 @@ pytestmark = pytest.mark.skipif(not has_users(), reason="no IDENTITY_AMQP_URL_<K
 TOKEN = "identity.token.commands"
 PROVIDER = "identity.provider.commands"
 REVOCATION = "identity.revocation.commands"
-MAILER = "identity.mailer.commands"
-WORKER_QUEUES = (TOKEN, PROVIDER, REVOCATION, MAILER, "identity.mailer.dead", "identity.revocation.dead")
+MAILER = "identity.mailer.email"
+MAILER_PUSH = "identity.mailer.push"
+MAILER_SMS = "identity.mailer.sms"
+MAILER_DEAD = ("identity.mailer.email.dead", "identity.mailer.push.dead", "identity.mailer.sms.dead")
+WORKER_QUEUES = (TOKEN, PROVIDER, REVOCATION, MAILER, MAILER_PUSH, MAILER_SMS, *MAILER_DEAD, "identity.revocation.dead")
 OWN_QUEUES = {
     "identity-token-worker": {TOKEN},
     "identity-provider-worker": {PROVIDER},
     "identity-revocation-worker": {REVOCATION, "identity.revocation.dead"},
-    "identity-mailer-worker": {MAILER, "identity.mailer.dead"},
-    "identityctl": {"identity.mailer.dead", "identity.revocation.dead"},
+    "identity-mailer-worker": {MAILER, MAILER_PUSH, MAILER_SMS, *MAILER_DEAD},
+    "identityctl": {*MAILER_DEAD, "identity.revocation.dead"},
     "identity-gateway": set(),
     "identity-events-reader": set(),
 }

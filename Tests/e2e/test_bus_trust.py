@@ -170,3 +170,39 @@ def test_an_apps_secret_key_acts_for_its_own_users_only(client, app, other_app):
     reply_type, reply = _command(TOKEN_QUEUE, "identity.token.v1.UpdateProfile", update, app["app_id"],
                                  caller_token=app["secret_key"])
     assert reply_type == "identity.token.v1.UserResult" and reply["user"]["first_name"] == "Admin", reply
+
+
+def test_a_forged_unregister_device_removes_nothing(stack, client, app):
+    """A push device is the victim's to remove: without the victim's token the revocation
+    worker leaves it registered (a forger could otherwise cut a user off their alerts)."""
+    victim = client.new_user(app)
+    registered = client.register_device(app, victim["access_token"], f"apns-{uuid.uuid4().hex}")
+    assert registered.status in (200, 201), registered
+    device_id = registered.data["id"]
+    body = {"app_id": app["app_id"], "uid": victim["user"]["uid"], "device_id": device_id}
+    attacker = client.new_user(app)
+    for token in (None, attacker["access_token"]):
+        reply_type, reply = _command(REVOCATION_QUEUE, "identity.revocation.v1.UnregisterDevice", body, app["app_id"],
+                                     user="identity-provider-worker", caller_token=token)
+        assert reply_type == ERROR_TYPE and reply["code"] == "auth/invalid-token", reply
+    listed = client.devices(app, victim["access_token"])
+    assert listed.status == 200 and [d["id"] for d in listed.data] == [device_id], listed
+    assert REFUSAL_LOG in stack.revocation.tail(400)
+
+
+def test_an_admin_command_runs_only_with_the_apps_secret_key(client, app, other_app):
+    """Admin commands act for the app's backend: a user's own token, another app's secret key
+    or none at all disable nobody; the app's own key does (the control)."""
+    victim = client.new_user(app)
+    uid = victim["user"]["uid"]
+    body = {"app_id": app["app_id"], "uid": uid, "disabled": True, "actor": "forger"}
+    for token in (None, victim["access_token"], other_app["secret_key"]):
+        reply_type, reply = _command(TOKEN_QUEUE, "identity.admin.v1.SetUserDisabled", body, app["app_id"],
+                                     user="identity-provider-worker", caller_token=token)
+        assert reply_type == ERROR_TYPE, reply
+        assert reply["code"] in ("auth/invalid-token", "auth/invalid-secret-key"), reply
+    assert client.get("/v1/me", app_key=app["app_key"], token=victim["access_token"]).status == 200
+    reply_type, reply = _command(TOKEN_QUEUE, "identity.admin.v1.SetUserDisabled", body, app["app_id"],
+                                 caller_token=app["secret_key"])
+    assert reply_type != ERROR_TYPE, reply
+    assert client.get("/v1/me", app_key=app["app_key"], token=victim["access_token"]).status == 401

@@ -1,6 +1,6 @@
 """Mail delivery when SMTP misbehaves: HTTP answers never wait for SMTP; a failed delivery is
 retried (after 0.3 s, 0.6 s, 1.2 s here) and delivered exactly once when the server comes back;
-a permanent refusal (550) lands on the dead-letter queue `identity.mailer.dead`, and
+a permanent refusal (550) lands on the dead-letter queue `identity.mailer.email.dead`, and
 `identityctl mail replay-dead` sends it again. These tests stop the SMTP sink and the mailer
 worker, so conftest runs them last (marker `disruptive`) and each one restores what it touched,
 even when it fails."""
@@ -59,11 +59,11 @@ def _wait_dead_lettered(email):
 
 def _dead_lettered_code_mail(stack, client, smtp_sink, app, email):
     """Makes the sink refuse `email` (550), asks for a code for it, and returns the dead letters
-    (event_tools.Event) that ended up on identity.mailer.dead for it."""
+    (event_tools.Event) that ended up on identity.mailer.email.dead for it."""
     smtp_sink.reject(email)
     _send_at_once(client, app, email)
     found = _wait_dead_lettered(email)
-    assert found, (f"no message to {email} on identity.mailer.dead within {DEAD_LETTER_TIMEOUT}s; "
+    assert found, (f"no message to {email} on identity.mailer.email.dead within {DEAD_LETTER_TIMEOUT}s; "
                    f"RCPT attempts: {smtp_sink.attempts(email)}\n{stack.mailer_worker.tail(30)}")
     assert smtp_sink.attempts(email), "the mailer never even tried the refused address"
     assert smtp_sink.messages_to(email) == [], "a refused recipient got the mail"
@@ -133,6 +133,6 @@ def test_replay_dead_delivers_what_was_dead_lettered(stack, client, smtp_sink, a
         message = _exactly_one(smtp_sink, email)
     finally:
         _restore(stack, smtp_sink, email)
-    assert dead_letters_to(email) == [], "the replayed message is still on identity.mailer.dead"
+    assert dead_letters_to(email) == [], "the replayed message is still on identity.mailer.email.dead"
     # The replayed mail's code is the live one: it signs in.
     email_code_signed_in(client, app, email, code_from(message), is_new_user=True)

@@ -12,6 +12,8 @@ typedef struct {
     char *body;
     size_t body_length;
     char *cache_control;
+    /// 1 (HTTP/1.x), 2 or 3: what the exchange spoke.
+    long http_version;
     char error[256];
 } ccurlshim_response;
 
@@ -23,6 +25,12 @@ int ccurlshim_global_init(void);
 /// else a CURLcode with `error` filled.
 int ccurlshim_request(const char *url, const char *post_body, size_t post_length, const char *content_type,
                       long timeout_ms, ccurlshim_response *response);
+
+/// The same with `header_lines` ("Name: value" lines joined by "\n"), `http2_only` (HTTP/2 over
+/// TLS, as APNs requires; an answer in another version is an error) and `ca_file` (a CA bundle
+/// to trust instead of the system's, for stand-ins; NULL or "" for the system's).
+int ccurlshim_request_with(const char *url, const char *post_body, size_t post_length, const char *header_lines,
+                           int http2_only, const char *ca_file, long timeout_ms, ccurlshim_response *response);
 
 void ccurlshim_free_response(ccurlshim_response *response);
 

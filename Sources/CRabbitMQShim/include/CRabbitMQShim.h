@@ -26,6 +26,9 @@ typedef struct {
     const char *request_id;
     const char *caller_token;
     int persistent;
+    /// Sent again after a lost connection (header `republished` = "1"): the receiver treats it
+    /// as a redelivery (it may have run already).
+    int republished;
 } crabbitmqshim_message;
 
 int crabbitmqshim_publish(amqp_connection_state_t conn, amqp_channel_t channel,
@@ -48,5 +51,35 @@ int crabbitmqshim_declare_delay_queue_via(amqp_connection_state_t conn, amqp_cha
 
 /// 0 when the last synchronous call (declare, qos, consume) succeeded.
 int crabbitmqshim_last_rpc_ok(amqp_connection_state_t conn);
+
+
+/// How `crabbitmqshim_declare_queue` declares a queue (Bus/QueueDeclaration.swift decides).
+typedef struct {
+    /// x-queue-type quorum (else the broker's default, classic).
+    int quorum;
+    /// queue.declare passive: only checks that the queue exists.
+    int passive;
+    /// NULL: no dead-lettering arguments; else x-dead-letter-exchange (may be "") and
+    /// x-dead-letter-routing-key, and for a quorum queue at-least-once dead-lettering.
+    const char *dead_letter_exchange;
+    const char *dead_letter_routing_key;
+} crabbitmqshim_queue_options;
+
+/// Declares queue `name`. 0 on success; else the broker's reply code (406 PRECONDITION_FAILED
+/// when the queue exists with other arguments, 404 for a passive declare of a missing queue,
+/// 403), with the channel's close answered so it can be opened again; -2 when the broker
+/// closed the connection, -1 for any other failure.
+int crabbitmqshim_declare_queue(amqp_connection_state_t conn, amqp_channel_t channel, const char *name,
+                                int durable, const crabbitmqshim_queue_options *options);
+
+/// queue.delete if-unused if-empty: 0 when deleted, else as `crabbitmqshim_declare_queue`.
+int crabbitmqshim_delete_queue_if_idle(amqp_connection_state_t conn, amqp_channel_t channel, const char *name);
+
+/// An integer header of `properties` (x-delivery-count), or -1 when absent or not an integer.
+long long crabbitmqshim_header_int(const amqp_basic_properties_t *properties, const char *name);
+
+/// For a publisher confirm frame: 1 (basic.ack) or 2 (basic.nack) with its delivery tag and
+/// multiple flag; 0 for any other frame.
+int crabbitmqshim_confirm_frame(const amqp_frame_t *frame, uint64_t *delivery_tag, int *multiple);
 
 #endif

@@ -19,7 +19,10 @@ struct ClientEdge: Sendable {
 
     /// Headers a browser may send and read on a cross-origin call.
     static let allowedHeaders = "Authorization, Content-Type, Accept, X-App-Key, X-Request-Id"
-    static let exposedHeaders = "X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset"
+    /// Headers a cross-origin page may read: the ones the service sends (the rate-limit names
+    /// come from `RateLimitHeaders`, so they cannot drift from what is sent).
+    static let exposedHeaders = ["X-Request-Id", "Retry-After", RateLimitHeaders.names.policy, RateLimitHeaders.names.state]
+        .joined(separator: ", ")
 
     func handle(_ incoming: HTTPRequest, next: (HTTPRequest) -> RouteResult) -> RouteResult {
         let origin = incoming.header("origin").flatMap(ClientProfile.normalizedOrigin)

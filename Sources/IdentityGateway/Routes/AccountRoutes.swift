@@ -38,8 +38,10 @@ struct AccountRoutes: Sendable {
     }
 
     /// Fresh proof decides: `password`, a guest's `secret`, an Apple `identity_token` (with a
-    /// new nonce) or a Google `id_token`. Provider proofs are verified by the provider worker
-    /// first; any refusal, there or in the token worker, is 403 `auth/reauth-required`.
+    /// new nonce) or a Google `id_token`; with none, the token worker accepts a sign-in less
+    /// than 5 minutes old for an account that has none of them (email codes, passkeys).
+    /// Provider proofs are verified by the provider worker first; any refusal, there or in the
+    /// token worker, is 403 `auth/reauth-required`.
     func delete(_ context: RouteContext) throws -> RouteResult {
         let claims = try auth.liveSession(context)
         let app = try context.requireApp()
@@ -56,7 +58,8 @@ struct AccountRoutes: Sendable {
             return commands.send(command, expecting: TokenV1.Done.self, appId: app.id, request: context.request, render: done)
         }
         guard let provider = appleToken != nil ? "apple" : googleToken != nil ? "google" : nil else {
-            throw ServiceError.reauthRequired
+            let command = TokenV1.DeleteAccount(appId: app.id, uid: claims.sub, sessionId: claims.sid)
+            return commands.send(command, expecting: TokenV1.Done.self, appId: app.id, request: context.request, render: done)
         }
         let proof: ProviderRoutes.ProviderBody
         do {

@@ -22,17 +22,45 @@ public struct AppSettingsUpdate: Sendable {
     public var mailFromAddress: String?
     /// `KIND.PART` → text (KIND: email_code, password_reset, email_verification; PART: subject, text, html).
     public var mailTemplates: [String: String] = [:]
+    /// Push credentials (see `PushSettingsStore`); the `.p8` and the service-account JSON are
+    /// sealed under the push-credential sub-key of the master key before they are stored.
+    public var apnsTeamId: String?
+    public var apnsKeyId: String?
+    public var apnsTopic: String?
+    public var apnsPrivateKeyPEM: String?
+    public var fcmServiceAccountJSON: String?
+    /// Security alerts (new-device sign-in, password changed…) by email and push.
+    public var securityAlerts: Bool?
+    /// Phone sign-in's SMS policy and account (`sms_*`, SmsSettingsUpdate.swift); the auth
+    /// token is sealed under the SMS-credential sub-key.
+    public var sms = SmsSettingsUpdate()
     /// Limit name → `COUNT/WINDOW`, `default` or `off`.
     public var rateLimits: [String: String] = [:]
     /// `{"app_metadata": {…}, "user_metadata": {…}}` for the app's new users.
     public var defaultMetadata: JSONValue?
-    /// Phone sign-in's SMS policy and account (`sms_*`).
-    public var sms = SmsSettingsUpdate()
+
+    // How clients reach the app and what guards it (AppSettingsUpdate+Edge.swift).
+    /// `standard`, `single-token` or `session-object` (COMPATIBILITY.md).
+    public var profile: String?
+    public var domains: [String]?
+    /// Empty: `/v1` only.
+    public var pathPrefix: String?
+    public var allowedOrigins: [String]?
+    /// `issued` or `client`: who makes Apple's nonce.
+    public var appleNonce: String?
+    public var webauthnRpId: String?
+    public var webauthnOrigins: [String]?
+    public var webauthnRpName: String?
+    public var webauthnRequireUV: Bool?
+    public var jwksCacheSeconds: Int?
+    /// Failed sign-ins of one account or IP within 15 minutes that make an audit row.
+    public var failedSignInAuditThreshold: Int?
 
     public init() {}
 
-    public static let templateKinds = ["email_code", "password_reset", "email_verification"]
-    public static let templateParts = ["subject", "text", "html"]
+    public static let templateKinds = ["email_code", "password_reset", "email_verification"] + SecurityAlertKind.allCases.map(\.template)
+    /// `push_title` and `push_body`: the push notification of a security alert.
+    public static let templateParts = ["subject", "text", "html", "push_title", "push_body"]
 
     /// identityctl's flag for a setting (`rate_limits` → `--rate-limit`).
     public static func flag(_ setting: String) -> String {
@@ -40,6 +68,8 @@ public struct AppSettingsUpdate: Sendable {
         case "rate_limits": "--rate-limit"
         case "mail_templates": "--mail-template"
         case "apple_private_key": "--apple-private-key-file"
+        case "apns_private_key": "--apns-private-key-file"
+        case "fcm_service_account": "--fcm-service-account-file"
         case "sms_auth_token": "--sms-auth-token-file"
         default: "--" + setting.replacingOccurrences(of: "_", with: "-")
         }
@@ -79,6 +109,18 @@ public struct AppSettingsUpdate: Sendable {
         if let pem = applePrivateKeyPEM, (try? ECSigningKey.fromPEM(pem)) == nil {
             found.append(("apple_private_key", "must be an EC private key in PEM (the .p8 file)"))
         }
+        for (name, text) in [("apns_team_id", apnsTeamId), ("apns_key_id", apnsKeyId), ("apns_topic", apnsTopic)] {
+            if let text, text.utf8.count > 256 || text.contains(where: { $0.isNewline }) {
+                found.append((name, "must be at most 256 characters on one line"))
+            }
+        }
+        if let pem = apnsPrivateKeyPEM, (try? ECSigningKey.fromPEM(pem)) == nil {
+            found.append(("apns_private_key", "must be an EC private key in PEM (the APNs .p8 file)"))
+        }
+        if let json = fcmServiceAccountJSON, FCMServiceAccount.parse(json) == nil {
+            found.append(("fcm_service_account", "must be a service-account key JSON (project_id, client_email, "
+                          + "private_key as an RSA key in PEM, token_uri)"))
+        }
         if let url = deepLinkURL, !url.isEmpty {
             let parsed = URL(string: url)
             if url.utf8.count > 2048 || parsed?.scheme == nil || parsed?.host?.isEmpty != false {
@@ -91,8 +133,8 @@ public struct AppSettingsUpdate: Sendable {
         for (target, value) in mailTemplates {
             let parts = target.split(separator: ".").map(String.init)
             if parts.count != 2 || !Self.templateKinds.contains(parts[0]) || !Self.templateParts.contains(parts[1]) {
-                found.append(("mail_templates", "wants KIND.PART=VALUE (KIND: email_code, password_reset, "
-                              + "email_verification; PART: subject, text, html), got \(target)"))
+                found.append(("mail_templates", "wants KIND.PART=VALUE (KIND: \(Self.templateKinds.joined(separator: ", ")); "
+                              + "PART: \(Self.templateParts.joined(separator: ", "))), got \(target)"))
             } else if value.utf8.count > 32 * 1024 {
                 found.append(("mail_templates", "\(target) must be at most 32 KiB"))
             }
@@ -106,6 +148,7 @@ public struct AppSettingsUpdate: Sendable {
                 found.append(("rate_limits", "\(name)=off is for tests only (set IDENTITY_RATE_LIMIT_OFF_ALLOWED=1)"))
             }
         }
+        found += edgeProblems()
         if let metadata = defaultMetadata {
             if case .object(let fields) = metadata, fields.keys.allSatisfy({ ["app_metadata", "user_metadata"].contains($0) }),
                fields.values.allSatisfy({ if case .object = $0 { return true } else { return false } }),
@@ -147,6 +190,8 @@ public struct AppSettingsUpdate: Sendable {
             keySet = true
         }
         try providerStore.saveKeepingKey(appId: appId, providers, sealedKey: sealedKey)
+        let push = try applyPush(appId: appId, pool: pool, masterKey: masterKey)
+        try sms.apply(appId: appId, pool: pool, masterKey: masterKey)
         let mailStore = MailSettingsStore(pool: pool)
         var mail = try mailStore.settings(appId: appId)
         if let url = deepLinkURL { mail.deepLinkURL = url.isEmpty ? nil : url }
@@ -161,8 +206,8 @@ public struct AppSettingsUpdate: Sendable {
             try apps.setRateLimitOverride(appId: appId, name: name, value == "default" ? nil : RateLimitOverride.parse(value))
         }
         if let metadata = defaultMetadata { try apps.setDefaultMetadata(appId: appId, metadata) }
-        try sms.apply(appId: appId, pool: pool, masterKey: masterKey)
-        return .object(try SmsSettingsUpdate.summary(appId: appId, pool: pool).merging([
+        let edge = try applyEdge(appId: appId, pool: pool)
+        return .object(edge.merging(try SmsSettingsUpdate.summary(appId: appId, pool: pool)) { $1 }.merging([
             "app_id": .string(appId),
             "access_token_ttl": JSONValue(app.accessTokenTTL),
             "session_lifetime": JSONValue(try apps.sessionLifetime(appId: appId) ?? 0),
@@ -177,10 +222,49 @@ public struct AppSettingsUpdate: Sendable {
             "apple_private_key_set": .bool(keySet),
             "firebase_project_id": JSONValue(providers.firebaseProjectId),
             "firebase_trust_email_verified": .bool(providers.firebaseTrustEmailVerified),
+            "apns_team_id": JSONValue(push.apnsTeamId),
+            "apns_key_id": JSONValue(push.apnsKeyId),
+            "apns_topic": JSONValue(push.apnsTopic),
+            "apns_private_key_set": .bool(push.apnsPrivateKeySet),
+            "fcm_project_id": JSONValue(push.fcmProjectId),
+            "fcm_service_account_set": .bool(push.fcmServiceAccountSet),
+            "security_alerts": .bool(push.securityAlerts),
             "rate_limits": .object(Self.effectiveLimits(try apps.rateLimitOverrides(appId: appId)).mapValues { .string($0) }),
             "default_metadata": try apps.defaultMetadata(appId: appId),
-            "jwks_cache_seconds": JSONValue(try apps.signingKeys.jwksCacheSeconds(appId: appId) ?? 0),
         ]) { $1 })
+    }
+
+    /// The push part of the update: public fields as given, secrets sealed with the push
+    /// sub-key, each bound to the app and its field.
+    private func applyPush(appId: String, pool: PGPool, masterKey: [UInt8]?) throws -> PushSettings {
+        let store = PushSettingsStore(pool: pool)
+        var push = try store.settings(appId: appId)
+        let nothingAsked = apnsTeamId == nil && apnsKeyId == nil && apnsTopic == nil && apnsPrivateKeyPEM == nil
+            && fcmServiceAccountJSON == nil && securityAlerts == nil
+        if nothingAsked { return push }
+        if let team = apnsTeamId { push.apnsTeamId = team.isEmpty ? nil : team }
+        if let key = apnsKeyId { push.apnsKeyId = key.isEmpty ? nil : key }
+        if let topic = apnsTopic { push.apnsTopic = topic.isEmpty ? nil : topic }
+        if let alerts = securityAlerts { push.securityAlerts = alerts }
+        var sealedAPNs: [UInt8]?
+        var sealedFCM: [UInt8]?
+        if apnsPrivateKeyPEM != nil || fcmServiceAccountJSON != nil {
+            guard let masterKey, masterKey.count == 32 else {
+                throw ServiceError(code: "auth/internal", status: 500, detail: "The master key is needed to seal the key.")
+            }
+            let sealer = SecretSealer(masterKey: masterKey, purpose: .pushCredentialSeal)
+            if let pem = apnsPrivateKeyPEM {
+                sealedAPNs = try sealer.seal(Array(pem.utf8), associatedData: PushSecretAAD.apnsPrivateKey(appId: appId))
+                push.apnsPrivateKeySet = true
+            }
+            if let json = fcmServiceAccountJSON, let account = FCMServiceAccount.parse(json) {
+                sealedFCM = try sealer.seal(Array(json.utf8), associatedData: PushSecretAAD.fcmServiceAccount(appId: appId))
+                push.fcmProjectId = account.projectId
+                push.fcmServiceAccountSet = true
+            }
+        }
+        try store.save(appId: appId, push, sealedAPNsKey: sealedAPNs, sealedFCMServiceAccount: sealedFCM)
+        return push
     }
 
     /// Every limit's effective setting: `"100/60s"` or `"off"`.
@@ -267,6 +351,16 @@ public struct AppSettingsUpdate: Sendable {
                 problems.append(.init(location: "body.firebase_trust_email_verified", message: "must be true or false"))
             }
         }
+        update.apnsTeamId = text("apns_team_id")
+        update.apnsKeyId = text("apns_key_id")
+        update.apnsTopic = text("apns_topic")
+        update.apnsPrivateKeyPEM = text("apns_private_key").flatMap { $0.isEmpty ? nil : $0 }
+        update.fcmServiceAccountJSON = text("fcm_service_account").flatMap { $0.isEmpty ? nil : $0 }
+        if let value = fields["security_alerts"], value != .null {
+            if case .bool(let flag) = value { update.securityAlerts = flag } else {
+                problems.append(.init(location: "body.security_alerts", message: "must be true or false"))
+            }
+        }
         update.deepLinkURL = text("deep_link_url")
         update.mailFromName = text("mail_from_name")
         update.mailFromAddress = text("mail_from_address")
@@ -274,6 +368,21 @@ public struct AppSettingsUpdate: Sendable {
         update.rateLimits = strings("rate_limits")
         if let metadata = fields["default_metadata"], metadata != .null { update.defaultMetadata = metadata }
         update.sms = SmsSettingsUpdate.parse(fields, problems: &problems, text: text)
+        update.profile = text("profile").flatMap { $0.isEmpty ? nil : $0 }
+        update.domains = list("domains")
+        update.pathPrefix = text("path_prefix")
+        update.allowedOrigins = list("allowed_origins")
+        update.appleNonce = text("apple_nonce").flatMap { $0.isEmpty ? nil : $0 }
+        update.webauthnRpId = text("webauthn_rp_id").flatMap { $0.isEmpty ? nil : $0 }
+        update.webauthnOrigins = list("webauthn_origins")
+        update.webauthnRpName = text("webauthn_rp_name")
+        if let value = fields["webauthn_require_uv"], value != .null {
+            if case .bool(let flag) = value { update.webauthnRequireUV = flag } else {
+                problems.append(.init(location: "body.webauthn_require_uv", message: "must be true or false"))
+            }
+        }
+        update.jwksCacheSeconds = integer("jwks_cache_seconds")
+        update.failedSignInAuditThreshold = integer("failed_sign_in_audit_threshold")
         return (update, problems)
     }
 }

@@ -7,9 +7,12 @@ import Foundation
 /// an eventfd wake-up; deliveries are handed back through `onDelivery`. Publishing and
 /// consuming share channel 1, as RabbitMQ's direct reply-to requires.
 ///
-/// When the broker goes away the thread reconnects with growing delays and runs `setup` again
-/// (declare queues, consume), so a broker restart needs no restart of ours. Acks of messages
-/// received on an earlier connection are dropped: the broker redelivers those messages.
+/// When the broker goes away the thread reconnects — to the next node of `IDENTITY_AMQP_URL`'s
+/// list first (`AMQPEndpoints`), with growing delays once every node has refused — and runs
+/// `setup` again (declare queues, consume), so a broker restart or a node's loss needs no
+/// restart of ours. Acks of messages received on an earlier connection are dropped: the broker
+/// redelivers those messages. Channel 1 is in confirm mode: what the broker had not confirmed
+/// when the connection went is published again on the new one (`UnconfirmedPublishes`).
 ///
 /// The connection negotiates heartbeats, and the thread never waits longer than a quarter of
 /// the interval without calling into rabbitmq-c (which is where heartbeats are sent), so an
@@ -21,6 +24,9 @@ public final class AMQPLink: Sendable {
         /// Hands a delivery straight back to the queue (basic.reject, requeue), for another
         /// consumer to take now rather than when this connection closes.
         case requeue(deliveryTag: UInt64, linkGeneration: Int)
+        /// Refuses a delivery for good (basic.reject, no requeue): the queue's dead-letter
+        /// policy moves it to its dead-letter queue (a command past its delivery limit).
+        case deadLetter(deliveryTag: UInt64, linkGeneration: Int)
         /// Stops a consumer (basic.cancel): no more deliveries; unacked ones stay ours to settle.
         case cancel(consumerTag: String)
         /// Ends the link once everything queued before it is done (see `stop`).
@@ -33,28 +39,23 @@ public final class AMQPLink: Sendable {
 
         // amqp_cstring_bytes keeps the pointer it is given, so each name stays inside
         // withCString for the whole call that uses it.
+        /// Declares a queue of the process's queue type (`QueueDeclaration`: quorum by default).
         public func declareQueue(_ name: String, durable: Bool) throws {
-            name.withCString { pointer in
-                _ = amqp_queue_declare(connection, 1, amqp_cstring_bytes(pointer), 0, durable ? 1 : 0, 0, 0, amqp_empty_table)
-            }
-            try check("queue.declare \(name)")
+            try QueueDeclaration.declare(connection, name, durable: durable)
         }
 
         /// A queue whose messages, when their per-message expiration passes, dead-letter into
         /// `target` (on the default exchange): a delay line for retries through the broker.
         public func declareDelayQueue(_ name: String, deadLetterTo target: String) throws {
-            guard crabbitmqshim_declare_delay_queue(connection, 1, name, target) == 0 else {
-                throw BusError("queue.declare \(name) refused by the broker")
-            }
+            try QueueDeclaration.declare(connection, name, durable: true, deadLetterExchange: "", deadLetterRoutingKey: target)
         }
 
         /// A queue whose expired messages dead-letter into `target` through the named exchange
         /// `exchange` (which must route `target` there): a delay line that needs no write on the
         /// default exchange.
         public func declareDelayQueue(_ name: String, deadLetterThrough exchange: String, to target: String) throws {
-            guard crabbitmqshim_declare_delay_queue_via(connection, 1, name, exchange, target) == 0 else {
-                throw BusError("queue.declare \(name) refused by the broker")
-            }
+            try QueueDeclaration.declare(connection, name, durable: true, deadLetterExchange: exchange,
+                                         deadLetterRoutingKey: target)
         }
 
         /// A durable exchange of `type` (direct, topic, ...).
@@ -110,7 +111,7 @@ public final class AMQPLink: Sendable {
         var running = true
     }
 
-    private let url: AMQPURL
+    private let endpoints: AMQPEndpoints
     private let name: String
     private let heartbeatSeconds: Int
     private let state = Locked(State())
@@ -125,7 +126,7 @@ public final class AMQPLink: Sendable {
 
     public init(url: String, name: String, heartbeatSeconds: Int, setup: @escaping @Sendable (Channel) throws -> Void,
                 onDelivery: @escaping @Sendable (BusMessage) -> Void) throws {
-        self.url = try AMQPURL(url)
+        self.endpoints = try AMQPEndpoints(url)
         self.name = name
         self.heartbeatSeconds = heartbeatSeconds
         self.setup = setup
@@ -193,13 +194,33 @@ public final class AMQPLink: Sendable {
 
     private func runLoop() {
         var delay = 0.1
+        var unconfirmed = UnconfirmedPublishes()
         while state.withLock({ $0.running }) {
-            guard let connection = connect() else {
+            guard let (connection, url) = connect() else {
                 Thread.sleep(forTimeInterval: delay)
                 delay = min(delay * 2, 5)
                 continue
             }
             delay = 0.1
+            // Before anything new: what the last connection's broker never confirmed.
+            let resend = unconfirmed.takeForResend()
+            var resendFailed = false
+            for message in resend {
+                guard publish(message, on: connection) else {
+                    resendFailed = true
+                    break
+                }
+                unconfirmed.published(message)
+            }
+            if !resend.isEmpty {
+                Log.info("bus: published again what the lost connection had not confirmed",
+                         ["link": name, "messages": String(resend.count)])
+            }
+            if resendFailed {
+                endpoints.moveOn()
+                AMQPConnector.close(connection)
+                continue
+            }
             let generation = state.withLock { state -> Int in
                 state.generation += 1
                 state.connected = true
@@ -208,33 +229,41 @@ public final class AMQPLink: Sendable {
             }
             Log.info("bus connected", ["link": name, "host": url.host, "port": String(url.port),
                                        "heartbeat_seconds": String(amqp_get_heartbeat(connection))])
-            serve(connection, generation: generation)
+            serve(connection, generation: generation, unconfirmed: &unconfirmed)
             state.withLock {
                 $0.connected = false
                 $0.outbox.removeAll()
             }
             AMQPConnector.close(connection)
             if state.withLock({ $0.running }) {
-                Log.warning("bus connection lost; reconnecting", ["link": name])
+                endpoints.moveOn()
+                Log.warning("bus connection lost; reconnecting", ["link": name, "host": url.host, "port": String(url.port),
+                                                                   "unconfirmed": String(unconfirmed.count)])
             }
         }
     }
 
-    private func connect() -> amqp_connection_state_t? {
-        guard let connection = AMQPConnector.open(url, heartbeatSeconds: heartbeatSeconds, name: name) else { return nil }
+    private func connect() -> (amqp_connection_state_t, AMQPURL)? {
+        guard let (connection, url) = endpoints.open(heartbeatSeconds: heartbeatSeconds, name: name) else { return nil }
         do {
             try setup(Channel(connection: connection))
+            _ = amqp_confirm_select(connection, 1)
+            guard crabbitmqshim_last_rpc_ok(connection) == 0 else { throw BusError("confirm.select refused") }
+            _ = amqp_channel_open(connection, Self.replyChannel)
+            guard crabbitmqshim_last_rpc_ok(connection) == 0 else { throw BusError("channel.open (replies) refused") }
         } catch {
-            Log.error("bus setup failed", ["link": name, "error": String(describing: error)])
+            Log.error("bus setup failed", ["link": name, "host": url.host, "port": String(url.port),
+                                           "error": String(describing: error)])
             AMQPConnector.close(connection)
+            endpoints.moveOn()
             return nil
         }
-        return connection
+        return (connection, url)
     }
 
     /// Publishes what others queued, then waits for the socket or a wake-up, until the
     /// connection fails or the link is stopped.
-    private func serve(_ connection: amqp_connection_state_t, generation: Int) {
+    private func serve(_ connection: amqp_connection_state_t, generation: Int, unconfirmed: inout UnconfirmedPublishes) {
         let socketFD = amqp_get_sockfd(connection)
         let wait = Int32(AMQPConnector.ioWaitMilliseconds(connection))
         var lastReceive = DispatchTime.now().uptimeNanoseconds
@@ -244,7 +273,7 @@ public final class AMQPLink: Sendable {
                 return state.outbox
             }
             for operation in work {
-                guard perform(operation, on: connection, generation: generation) else { return }
+                guard perform(operation, on: connection, generation: generation, unconfirmed: &unconfirmed) else { return }
             }
             if amqp_frames_enqueued(connection) == 0 && amqp_data_in_buffer(connection) == 0 {
                 var fds = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
@@ -262,11 +291,12 @@ public final class AMQPLink: Sendable {
                 if fds[0].revents == 0 && ready != 0 && sinceReceive < UInt64(wait) { continue }
             }
             lastReceive = DispatchTime.now().uptimeNanoseconds
-            guard receive(connection, generation: generation) else { return }
+            guard receive(connection, generation: generation, unconfirmed: &unconfirmed) else { return }
         }
     }
 
-    private func perform(_ operation: Operation, on connection: amqp_connection_state_t, generation: Int) -> Bool {
+    private func perform(_ operation: Operation, on connection: amqp_connection_state_t, generation: Int,
+                         unconfirmed: inout UnconfirmedPublishes) -> Bool {
         switch operation {
         case .ack(let tag, let ackGeneration):
             guard ackGeneration == generation else { return true }
@@ -274,6 +304,9 @@ public final class AMQPLink: Sendable {
         case .requeue(let tag, let rejectGeneration):
             guard rejectGeneration == generation else { return true }
             return amqp_basic_reject(connection, 1, tag, 1) == 0
+        case .deadLetter(let tag, let rejectGeneration):
+            guard rejectGeneration == generation else { return true }
+            return amqp_basic_reject(connection, 1, tag, 0) == 0
         case .cancel(let consumerTag):
             // Synchronous: deliveries that arrive before cancel-ok are queued by rabbitmq-c and
             // read by the loop as usual.
@@ -284,26 +317,33 @@ public final class AMQPLink: Sendable {
             wake()  // so the loop ends now rather than after its next poll times out
             return true
         case .publish(let message):
-            let expiration = message.expirationMilliseconds.map { String(max($0, 1)) } ?? ""
-            return message.type.withCString { type in
-                message.correlationId.withCString { correlation in
-                    message.replyTo.withCString { replyTo in
-                        message.messageId.withCString { messageId in
-                            expiration.withCString { expirationC in
-                                message.appId.withCString { appId in
-                                    message.requestId.withCString { requestId in
-                                      message.callerToken.withCString { callerToken in
-                                        var properties = crabbitmqshim_message(
-                                            type: type, correlation_id: correlation, reply_to: replyTo,
-                                            message_id: messageId, expiration: expirationC, app_id: appId,
-                                            request_id: requestId, caller_token: callerToken,
-                                            persistent: message.persistent ? 1 : 0)
-                                        return message.body.withUnsafeBytes { body in
-                                            crabbitmqshim_publish(connection, 1, message.exchange, message.routingKey,
-                                                                  &properties, body.baseAddress, body.count) == 0
-                                        }
-                                      }
+            // Remembered even when the write fails: the next connection sends it again.
+            if !Self.isReply(message) { unconfirmed.published(message) }
+            return publish(message, on: connection)
+        }
+    }
+
+    private func publish(_ message: OutgoingMessage, on connection: amqp_connection_state_t) -> Bool {
+        let channel = Self.isReply(message) ? Self.replyChannel : 1
+        let expiration = message.expirationMilliseconds.map { String(max($0, 1)) } ?? ""
+        return message.type.withCString { type in
+            message.correlationId.withCString { correlation in
+                message.replyTo.withCString { replyTo in
+                    message.messageId.withCString { messageId in
+                        expiration.withCString { expirationC in
+                            message.appId.withCString { appId in
+                                message.requestId.withCString { requestId in
+                                  message.callerToken.withCString { callerToken in
+                                    var properties = crabbitmqshim_message(
+                                        type: type, correlation_id: correlation, reply_to: replyTo,
+                                        message_id: messageId, expiration: expirationC, app_id: appId,
+                                        request_id: requestId, caller_token: callerToken,
+                                        persistent: message.persistent ? 1 : 0, republished: message.republished ? 1 : 0)
+                                    return message.body.withUnsafeBytes { body in
+                                        crabbitmqshim_publish(connection, channel, message.exchange, message.routingKey,
+                                                              &properties, body.baseAddress, body.count) == 0
                                     }
+                                  }
                                 }
                             }
                         }
@@ -314,7 +354,7 @@ public final class AMQPLink: Sendable {
     }
 
     /// Reads what the socket has without blocking; false when the connection is gone.
-    private func receive(_ connection: amqp_connection_state_t, generation: Int) -> Bool {
+    private func receive(_ connection: amqp_connection_state_t, generation: Int, unconfirmed: inout UnconfirmedPublishes) -> Bool {
         amqp_maybe_release_buffers(connection)
         var envelope = amqp_envelope_t()
         var zero = timeval(tv_sec: 0, tv_usec: 0)
@@ -331,6 +371,21 @@ public final class AMQPLink: Sendable {
             // read it; closes end this connection.
             var frame = amqp_frame_t()
             guard amqp_simple_wait_frame_noblock(connection, &frame, &zero) == 0 else { return false }
+            if frame.channel == Self.replyChannel {
+                return reopenReplyChannel(connection, frame)
+            }
+            var tag: UInt64 = 0
+            var multiple: Int32 = 0
+            let confirm = crabbitmqshim_confirm_frame(&frame, &tag, &multiple)
+            if confirm != 0 {
+                let nacked = unconfirmed.settle(tag: tag, multiple: multiple != 0, acked: confirm == 1)
+                if !nacked.isEmpty {
+                    // The broker could not take them (a quorum queue without a leader long
+                    // enough): a command's caller gets its 503 at the deadline.
+                    Log.warning("bus: the broker refused messages (nack)", ["link": name, "messages": String(nacked.count)])
+                }
+                return true
+            }
             if frame.frame_type == UInt8(AMQP_FRAME_METHOD) {
                 let id = frame.payload.method.id
                 if id == AMQP_CHANNEL_CLOSE_METHOD || id == AMQP_CONNECTION_CLOSE_METHOD { return false }
@@ -339,6 +394,28 @@ public final class AMQPLink: Sendable {
         default:
             return false
         }
+    }
+
+    /// Replies to direct reply-to go out on a channel of their own, without confirms. A reply
+    /// names one channel of one caller's connection; when that caller (or its node) is gone,
+    /// RabbitMQ closes the publishing channel (406 "fast reply consumer does not exist"). On
+    /// channel 1 that would end the worker's consumer and hand its commands back to be run again
+    /// (and fail the same way, up to the delivery limit); here only the reply is lost, as its
+    /// caller is. Not re-published after a lost connection either: the caller's deadline (503)
+    /// and the command's redelivery cover it.
+    static let replyChannel: amqp_channel_t = 3
+
+    static func isReply(_ message: OutgoingMessage) -> Bool {
+        message.exchange.isEmpty && message.routingKey.hasPrefix(BusTopology.directReplyTo + ".")
+    }
+
+    private func reopenReplyChannel(_ connection: amqp_connection_state_t, _ frame: amqp_frame_t) -> Bool {
+        guard frame.frame_type == UInt8(AMQP_FRAME_METHOD), frame.payload.method.id == AMQP_CHANNEL_CLOSE_METHOD else { return true }
+        var closeOk = amqp_channel_close_ok_t()
+        guard amqp_send_method(connection, Self.replyChannel, AMQP_CHANNEL_CLOSE_OK_METHOD, &closeOk) == 0 else { return false }
+        Log.info("bus: a reply's caller is gone; reply dropped", ["link": name])
+        _ = amqp_channel_open(connection, Self.replyChannel)
+        return crabbitmqshim_last_rpc_ok(connection) == 0
     }
 
     private static func message(from envelope: amqp_envelope_t, generation: Int) -> BusMessage {
@@ -372,6 +449,8 @@ public final class AMQPLink: Sendable {
             callerToken: header("caller_token", capacity: 8192),
             deliveryTag: deliveryTag,
             linkGeneration: generation,
-            redelivered: redelivered)
+            // A message published again after a lost connection may have been taken already.
+            redelivered: redelivered || header("republished") == "1",
+            deliveryCount: max(0, Int(crabbitmqshim_header_int(&properties, "x-delivery-count"))))
     }
 }

@@ -1,6 +1,7 @@
 import CRabbitMQ
 
-/// The parts of an `amqp://user:password@host:port/vhost` URL, parsed by rabbitmq-c.
+/// The parts of one `amqp://user:password@host:port/vhost` URL, parsed by rabbitmq-c (a list of
+/// them, one per node of a cluster: `AMQPEndpoints`).
 struct AMQPURL: Sendable {
     var host: String
     var port: Int32
@@ -19,7 +20,7 @@ struct AMQPURL: Sendable {
                     info.password.map { String(cString: $0) } ?? "guest",
                     info.vhost.map { String(cString: $0) } ?? "/"]
         }
-        guard let parts else { throw BusError("invalid AMQP URL (IDENTITY_AMQP_URL)") }
+        guard let parts else { throw BusError("invalid AMQP URL in IDENTITY_AMQP_URL") }
         host = parts[0]
         port = Int32(parts[1]) ?? 5672
         user = parts[2]

@@ -4,6 +4,12 @@ import Foundation
 /// flight, runs each on a thread of its own pool, publishes the reply to the caller's
 /// `reply_to`, and only then acks. A worker that dies mid-command leaves the message unacked,
 /// so the broker hands it to another worker. A worker that is stopped drains (`stop`).
+///
+/// A command that keeps coming back (it killed or stalled every worker that took it: a poisoned
+/// command) is not run again once a quorum queue has handed it out `deliveryLimit` times: it is
+/// refused without requeue, which the queue's policy turns into a move to its dead-letter queue
+/// (`BusTopology.deadLetters(of:)`), with an error line and `identity_commands_dead_lettered_total`.
+/// The policy's own `delivery-limit` (one more) is the broker's backstop.
 public final class CommandConsumer: Sendable {
     /// The reply to a command: the AMQP type and the proto3 JSON body.
     public struct Reply: Sendable {
@@ -51,6 +57,7 @@ public final class CommandConsumer: Sendable {
     private let name: String
 
     public init(url: String, heartbeatSeconds: Int, queue: String, name: String, concurrency: Int,
+                deliveryLimit: Int = CommandConsumer.deliveryLimit,
                 setup extraSetup: @escaping @Sendable (AMQPLink.Channel) throws -> Void = { _ in },
                 handler: @escaping Handler) throws {
         let commands = InFlightCommands()
@@ -63,6 +70,7 @@ public final class CommandConsumer: Sendable {
         let linkBox = LinkBox()
         let link = try AMQPLink(url: url, name: name, heartbeatSeconds: heartbeatSeconds, setup: { channel in
             try channel.declareQueue(queue, durable: true)
+            try channel.declareQueue(BusTopology.deadLetters(of: queue), durable: true)
             try channel.prefetch(UInt16(concurrency))
             try extraSetup(channel)
             // A stopping worker that reconnects takes no new commands.
@@ -72,6 +80,15 @@ public final class CommandConsumer: Sendable {
             // prefetch bounds how many run at once; the I/O thread never runs a command.
             workQueue.async {
                 guard let link = linkBox.link else { return }
+                if message.deliveryCount >= deliveryLimit {
+                    link.send(.deadLetter(deliveryTag: message.deliveryTag, linkGeneration: message.linkGeneration))
+                    ServiceMetrics.deadLettered.inc(name, ServiceMetrics.commandType(message.type))
+                    Log.error("command dead-lettered: delivery limit reached", [
+                        "request_id": message.requestId, "consumer": name, "type": message.type,
+                        "deliveries": String(message.deliveryCount),
+                        "dead_letter_queue": BusTopology.deadLetters(of: queue)])
+                    return
+                }
                 guard commands.begin() else {
                     link.send(.requeue(deliveryTag: message.deliveryTag, linkGeneration: message.linkGeneration))
                     return
@@ -110,6 +127,11 @@ public final class CommandConsumer: Sendable {
     }
 
     public func start() { link.start() }
+
+    /// `IDENTITY_AMQP_DELIVERY_LIMIT` (`CommonConfiguration.applyToProcess`): how many failed
+    /// deliveries a command gets before it is dead-lettered.
+    public static var deliveryLimit: Int { configuredDeliveryLimit.withLock { $0 } }
+    static let configuredDeliveryLimit = Locked(5)
 
     /// Stops consuming (basic.cancel), hands back what has not started, waits at most
     /// `drainTimeout` seconds for the commands running to reply and ack, then closes the

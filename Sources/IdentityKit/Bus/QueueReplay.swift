@@ -9,7 +9,7 @@ import Foundation
 public enum QueueReplay {
     public static func move(url: String, heartbeatSeconds: Int, from source: String, to target: String,
                             transform: (BusMessage) -> Data) throws -> Int {
-        guard let connection = AMQPConnector.open(try AMQPURL(url), heartbeatSeconds: heartbeatSeconds, name: "replay") else {
+        guard let (connection, _) = try AMQPEndpoints(url).open(heartbeatSeconds: heartbeatSeconds, name: "replay") else {
             throw BusError("cannot reach the broker")
         }
         defer { AMQPConnector.close(connection) }

@@ -71,6 +71,11 @@ public struct CommonConfiguration: Sendable {
     public var amqpURL: String
     /// Heartbeat interval every AMQP connection asks the broker for (the broker may lower it).
     public var amqpHeartbeatSeconds: Int
+    /// `IDENTITY_AMQP_QUEUE_TYPE`: quorum (default: replicated over a cluster) or classic (one
+    /// dev node, cheaper); see `QueueDeclaration`.
+    public var amqpQueueType: QueueDeclaration.QueueType
+    /// `IDENTITY_AMQP_DELIVERY_LIMIT`: deliveries of one command before it is dead-lettered.
+    public var amqpDeliveryLimit: Int
     public var logLevel: LogLevel
     /// `IDENTITY_LOG_FORMAT`: logfmt (default) or json.
     public var logFormat: LogFormat
@@ -89,6 +94,14 @@ public struct CommonConfiguration: Sendable {
         databasePoolSize = env.int("IDENTITY_DB_POOL_SIZE", default: defaultPoolSize, range: 1...200)
         amqpURL = env.string("IDENTITY_AMQP_URL", default: "amqp://guest:guest@127.0.0.1:55672/%2F")
         amqpHeartbeatSeconds = env.int("IDENTITY_AMQP_HEARTBEAT_SECONDS", default: 30, range: 1...600)
+        let queueType = env.string("IDENTITY_AMQP_QUEUE_TYPE", default: "quorum")
+        if let parsed = QueueDeclaration.QueueType(rawValue: queueType) {
+            amqpQueueType = parsed
+        } else {
+            env.fail("IDENTITY_AMQP_QUEUE_TYPE=\(queueType) must be quorum or classic")
+            amqpQueueType = .quorum
+        }
+        amqpDeliveryLimit = env.int("IDENTITY_AMQP_DELIVERY_LIMIT", default: 5, range: 1...1000)
         let level = env.string("IDENTITY_LOG_LEVEL", default: "info")
         if let parsed = LogLevel(rawValue: level) {
             logLevel = parsed
@@ -114,6 +127,8 @@ public struct CommonConfiguration: Sendable {
     public func applyToProcess() {
         Log.setLevel(logLevel)
         Log.setFormat(logFormat)
+        QueueDeclaration.setType(amqpQueueType)
+        CommandConsumer.configuredDeliveryLimit.withLock { $0 = amqpDeliveryLimit }
         Metrics.shared.setPerApp(metricsPerApp)
     }
 }

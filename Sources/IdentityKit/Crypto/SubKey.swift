@@ -37,6 +37,9 @@ public enum SubKey: String, CaseIterable, Sendable {
     case backupCode = "mfa-backup-code-v1"
     /// MFA challenge tokens derived from command ids.
     case challengeToken = "mfa-challenge-token-v1"
+    /// Apps' push credentials at rest (the APNs `.p8`, the FCM service-account key,
+    /// `PushSettingsStore`); mailer workers hold this sub-key (IDENTITY_PUSH_CREDENTIAL_KEY).
+    case pushCredentialSeal = "seal-push-credential-v1"
 
     public func derive(from masterKey: [UInt8]) -> [UInt8] { HKDF.subkey(of: masterKey, label: rawValue) }
 }
@@ -47,6 +50,9 @@ public struct SecretSealer: Sendable {
     let key: [UInt8]
 
     public init(masterKey: [UInt8], purpose: SubKey) { key = purpose.derive(from: masterKey) }
+
+    /// A sealer given the sub-key itself (a process that holds one sub-key, not the master key).
+    public init(subKey: [UInt8]) { key = subKey }
 
     public func seal(_ plaintext: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
         try AESGCM.seal(plaintext, key: key, associatedData: associatedData)

@@ -13,7 +13,7 @@ import Foundation
 public final class OutboxRelay: Sendable {
     /// Entered while the relay's thread runs, so `stop` can join it.
     private let relayThread = DispatchGroup()
-    private let url: AMQPURL
+    private let endpoints: AMQPEndpoints
     private let heartbeatSeconds: Int
     private let pool: PGPool
     private let batchSize: Int
@@ -22,7 +22,7 @@ public final class OutboxRelay: Sendable {
     private let pollMilliseconds = 100
 
     public init(url: String, heartbeatSeconds: Int, pool: PGPool, batchSize: Int = 200) throws {
-        self.url = try AMQPURL(url)
+        self.endpoints = try AMQPEndpoints(url)
         self.heartbeatSeconds = heartbeatSeconds
         self.pool = pool
         self.batchSize = batchSize
@@ -54,7 +54,7 @@ public final class OutboxRelay: Sendable {
         var failureDelay = 0.1
         var refused = RefusedOutboxRows()
         while isRunning {
-            guard let connection = openConfirmingChannel() else {
+            guard let (connection, url) = openConfirmingChannel() else {
                 Thread.sleep(forTimeInterval: delay)
                 delay = min(delay * 2, 5)
                 continue
@@ -75,6 +75,9 @@ public final class OutboxRelay: Sendable {
                 }
             }
             AMQPConnector.close(connection)
+            // Rows the lost connection did not get confirmed stay in the outbox: the next
+            // batch, on the next node first, publishes them again.
+            if failed { endpoints.moveOn() }
             // The store or the broker failed mid-batch: wait before trying again, longer each
             // time, rather than spinning while the database restarts.
             if failed {
@@ -84,8 +87,8 @@ public final class OutboxRelay: Sendable {
         }
     }
 
-    private func openConfirmingChannel() -> amqp_connection_state_t? {
-        guard let connection = AMQPConnector.open(url, heartbeatSeconds: heartbeatSeconds, name: "outbox-relay") else {
+    private func openConfirmingChannel() -> (amqp_connection_state_t, AMQPURL)? {
+        guard let (connection, url) = endpoints.open(heartbeatSeconds: heartbeatSeconds, name: "outbox-relay") else {
             return nil
         }
         EventOutbox.exchange.withCString { exchange in
@@ -103,7 +106,7 @@ public final class OutboxRelay: Sendable {
             AMQPConnector.close(connection)
             return nil
         }
-        return connection
+        return (connection, url)
     }
 
     /// Publishes one batch; returns how many rows the broker took (and were deleted).

@@ -18,6 +18,10 @@ public enum ServiceMetrics {
     public static let busRoundTrip = registry.histogram(
         "identity_bus_round_trip_seconds", "Command sent to reply received (or deadline), by queue and outcome.",
         labels: ["queue", "outcome"])
+    public static let deadLettered = registry.counter(
+        "identity_commands_dead_lettered_total",
+        "Commands moved to their dead-letter queue after reaching the delivery limit, by consumer and type.",
+        labels: ["consumer", "type"])
     public static let unavailable = registry.counter(
         "identity_unavailable_total", "503 auth/unavailable answers by cause (bus_timeout, bus_disconnected, store, draining).",
         labels: ["cause"])

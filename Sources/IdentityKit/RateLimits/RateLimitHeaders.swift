@@ -17,5 +17,9 @@ public struct RateLimitHeaders: Sendable, Equatable {
             .joined(separator: ", ")
     }
 
-    public var pairs: [(String, String)] { [("RateLimit-Policy", policy), ("RateLimit", state)] }
+    /// The two header names, also what a browser page is allowed to read of them (CORS
+    /// `Access-Control-Expose-Headers`, `ClientEdge.exposedHeaders`).
+    public static let names = (policy: "RateLimit-Policy", state: "RateLimit")
+
+    public var pairs: [(String, String)] { [(Self.names.policy, policy), (Self.names.state, state)] }
 }

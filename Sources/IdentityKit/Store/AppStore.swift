@@ -131,6 +131,22 @@ public struct AppStore: Sendable {
         }
     }
 
+    /// Failed sign-ins of one account or IP within 15 minutes that make an audit row
+    /// (`SignInFailureAudit`); 5 unless the app set it.
+    public func failedSignInAuditThreshold(appId: String) throws -> Int {
+        try pool.withConnection { connection in
+            try connection.query("SELECT failed_sign_in_audit_threshold FROM apps WHERE id = $1", [appId])
+                .first.map { try $0.int("failed_sign_in_audit_threshold") } ?? 5
+        }
+    }
+
+    public func setFailedSignInAuditThreshold(appId: String, _ threshold: Int) throws {
+        try pool.withConnection { connection in
+            _ = try connection.query("UPDATE apps SET failed_sign_in_audit_threshold = $2 WHERE id = $1",
+                                     [appId, String(threshold)])
+        }
+    }
+
     private static func app(_ row: PGRow) throws -> AppRecord {
         try AppRecord(id: row.string("id"), name: row.string("name"), appKey: row.string("app_key"),
                   issuer: row.string("issuer"), accessTokenTTL: row.int("access_token_ttl"))

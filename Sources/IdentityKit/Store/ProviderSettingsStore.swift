@@ -93,13 +93,20 @@ public struct ProviderSettingsStore: Sendable {
         }
     }
 
-    /// Who makes Apple's nonce for the app (`--apple-nonce issued|client`, COMPATIBILITY.md):
-    /// the service (`issued`, the default) or the client (remembered until its token expires).
-    public func setAppleNonce(appId: String, fromClient: Bool) throws {
-        try saveKeepingKey(appId: appId, try settings(appId: appId), sealedKey: nil)  // the row exists
+    /// Who makes Apple's nonce for the app (`apple_nonce`: `issued`, the default, or `client`,
+    /// COMPATIBILITY.md). The row exists: `AppSettingsUpdate.apply` saved it first.
+    public func setAppleNonceMode(appId: String, fromClient: Bool) throws {
         try pool.withConnection { connection in
             _ = try connection.query("UPDATE app_provider_settings SET apple_nonce = $2, updated_at = now() WHERE app_id = $1",
                                      [appId, fromClient ? "client" : "issued"])
+        }
+    }
+
+    /// Whether the client makes Apple's nonce (read without touching the sealed key).
+    public func appleNonceMode(appId: String) throws -> Bool {
+        try pool.withConnection { connection in
+            try connection.query("SELECT apple_nonce FROM app_provider_settings WHERE app_id = $1", [appId])
+                .first.map { try $0.string("apple_nonce") == "client" } ?? false
         }
     }
 

@@ -58,8 +58,14 @@ struct UserAdministration: Sendable {
         changes.userMetadata = command.userMetadataJson
         let user = try mapConflicts {
             try pool.transaction { connection -> UserRecord in
+                let before = try users.find(appId: command.appId, uid: command.uid, on: connection)
                 guard let user = try UserAdminStore.update(appId: command.appId, uid: command.uid, changes, on: connection)
                 else { throw ServiceError.notFound }
+                if let previous = before?.email, previous.lowercased() != (user.email ?? "").lowercased() {
+                    // To the address it was changed from: its owner is who must hear of it.
+                    try SecurityAlerts().raise(.emailChanged, appId: command.appId, uid: user.uid, context: .init(),
+                                               address: previous, on: connection)
+                }
                 try Events.userUpdated(appId: command.appId, uid: user.uid, change: command.actor.isEmpty ? "profile" : "admin",
                                        on: connection)
                 return user

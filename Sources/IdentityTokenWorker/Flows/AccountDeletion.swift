@@ -2,7 +2,7 @@ import Foundation
 import IdentityKit
 
 /// `identity.token.v1.DeleteAccount` (DELETE /v1/me): given fresh proof of the account's own
-/// credential, every row of the user goes in one transaction, every session ends (with its
+/// credential (for an account without one, a sign-in less than 5 minutes old), every row of the user goes in one transaction, every session ends (with its
 /// events and devices), `user.deleted` is published, and Apple's tokens are queued for
 /// revocation at Apple (through the outbox, to the revocation worker). Wrong proof → 403
 /// `auth/reauth-required` and nothing changes.
@@ -27,7 +27,13 @@ struct AccountDeletion: Sendable {
             guard let hash = user.passwordHash, password.unicodeScalars.count <= PasswordPolicy.maximumLength,
                   hasher.verifyStored(password, against: hash) else { throw ServiceError.reauthRequired }
         } else if command.secret == nil && command.identity == nil {
-            throw ServiceError.reauthRequired
+            // A passwordless account (email codes, passkeys) has no credential to send again:
+            // its proof is a fresh sign-in, a session younger than 5 minutes (at aal 2 with MFA
+            // on). An account with a password, a provider or a guest secret must send that.
+            guard user.passwordHash == nil, !user.isGuest, user.identityProviders.isEmpty else {
+                throw ServiceError.reauthRequired
+            }
+            try stepUp.require(appId: command.appId, uid: user.uid, sessionId: command.sessionId, evenWithoutMFA: true)
         }
         if let identity = command.identity {
             // Only the provider worker's sealed word counts as provider proof.

@@ -11,7 +11,7 @@ enum MailRequest {
         // The message is persistent and may be retried or dead-lettered: the code goes sealed.
         let command = MailerV1.SendEmail(messageId: messageId, appId: appId, to: email, kind: kind.rawValue, code: "",
                                          sealedCode: Data(try seal.seal(code, messageId: messageId)))
-        var message = OutgoingMessage(exchange: "", routingKey: BusTopology.mailerCommands,
+        var message = OutgoingMessage(exchange: "", routingKey: DeliveryChannel.email.queue,
                                       type: MailerV1.SendEmail.protoName, body: try ProtoJSON.encode(command))
         message.messageId = messageId
         message.appId = appId

@@ -56,6 +56,9 @@ struct PasswordRecovery: Sendable {
             try ownership.proved(user, appId: command.appId, on: connection)
             try users.setPassword(appId: command.appId, uid: user.uid, hash: hash, on: connection)
             try users.markEmailVerified(appId: command.appId, uid: user.uid, on: connection)
+            // Before the sessions end: their devices are who must hear of it.
+            try SecurityAlerts().raise(.passwordChanged, appId: command.appId, uid: user.uid, context: .init(),
+                                       on: connection)
             _ = try sessions.end(appId: command.appId, uid: user.uid, sessionId: nil, reason: "password_reset",
                                  on: connection)
             return nil
@@ -76,6 +79,9 @@ struct PasswordRecovery: Sendable {
         let hash = try hasher.hash(command.newPassword)
         try pool.transaction { connection in
             try users.setPassword(appId: command.appId, uid: user.uid, hash: hash, on: connection)
+            // Before the other sessions end: their devices are who must hear of it.
+            try SecurityAlerts().raise(.passwordChanged, appId: command.appId, uid: user.uid,
+                                       context: .init(sessionId: command.sessionId), on: connection)
             _ = try sessions.end(appId: command.appId, uid: user.uid, sessionId: nil, except: command.sessionId,
                                  reason: "password_changed", on: connection)
         }

@@ -8,6 +8,7 @@ struct PasswordSignIn: Sendable {
     let users: UserStore
     let hasher: PasswordHasher
     let outcome: SignInOutcome
+    let failures: SignInFailureAudit
 
     func handle(_ command: TokenV1.SignIn, _ context: CommandContext) throws -> TokenV1.AuthResult {
         if let replay = try outcome.replay(context, appId: command.appId, users: users) { return replay }
@@ -15,9 +16,15 @@ struct PasswordSignIn: Sendable {
         let found = try users.find(appId: command.appId, identifier: command.identifier)
         guard let user = found, let hash = user.passwordHash else {
             hasher.verifyDecoy(command.password)
+            failures.note(appId: command.appId, uid: nil, method: "password", ip: command.client?.ip,
+                          requestId: context.requestId)
             throw ServiceError.invalidCredential
         }
-        guard hasher.verifyStored(command.password, against: hash) else { throw ServiceError.invalidCredential }
+        guard hasher.verifyStored(command.password, against: hash) else {
+            failures.note(appId: command.appId, uid: user.uid, method: "password", ip: command.client?.ip,
+                          requestId: context.requestId)
+            throw ServiceError.invalidCredential
+        }
         // Told only to someone who knows the password, so it reveals nothing to a guesser.
         guard !user.disabled else { throw ServiceError.userDisabled }
         let signingKey = try outcome.signingKey(appId: command.appId)

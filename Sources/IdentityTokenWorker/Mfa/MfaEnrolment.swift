@@ -78,7 +78,11 @@ struct MfaEnrolment: Sendable {
                 }
             }
             try store.replaceBackupCodes(hmacs, appId: user.appId, uid: user.uid, on: connection)
-            if !wasOn { try Events.mfaEnabled(appId: user.appId, uid: user.uid, method: method.rawValue, on: connection) }
+            if !wasOn {
+                try Events.mfaEnabled(appId: user.appId, uid: user.uid, method: method.rawValue, on: connection)
+                try SecurityAlerts().raise(.mfaEnabled, appId: user.appId, uid: user.uid,
+                                           context: .init(sessionId: command.sessionId), on: connection)
+            }
             return .success(())
         }
         try outcome.get()
@@ -120,6 +124,8 @@ struct MfaEnrolment: Sendable {
             }
             _ = try store.removeAll(appId: user.appId, uid: user.uid, on: connection)
             try Events.mfaDisabled(appId: user.appId, uid: user.uid, reason: "user", on: connection)
+            try SecurityAlerts().raise(.mfaDisabled, appId: user.appId, uid: user.uid,
+                                       context: .init(sessionId: command.sessionId), on: connection)
             return .success(())
         }
         try outcome.get()

@@ -10,6 +10,7 @@ struct MfaVerification: Sendable {
     let users: UserStore
     let challenges: MfaChallengeStore
     let factors: SecondFactors
+    let failures: SignInFailureAudit
     let issuer: SessionIssuer
 
     /// Challenge tokens are `mfa_` + 43 base64url characters.
@@ -40,6 +41,8 @@ struct MfaVerification: Sendable {
             case .limited(let statuses):
                 return .failure(.rateLimited(statuses))
             case .rejected:
+                try failures.note(appId: command.appId, uid: user.uid, method: "mfa", ip: command.client?.ip ?? challenge.ip,
+                                  requestId: context.requestId, on: connection)
                 let alive = try challenges.countFailure(appId: command.appId, id: challenge.id, on: connection)
                 return .failure(alive ? .invalidCode : .codeExpired)
             case .accepted(let amr, _):

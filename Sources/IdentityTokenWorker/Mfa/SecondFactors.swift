@@ -47,6 +47,11 @@ struct SecondFactors: Sendable {
                 right = try email(code, user: user, on: connection)
             case "backup_code" where !sixDigits || method == "backup_code":
                 right = try store.spendBackupCode(backupCodeHMAC(code), appId: user.appId, uid: user.uid, on: connection)
+                if right, try store.status(appId: user.appId, uid: user.uid, on: connection).backupCodesRemaining
+                    <= SecurityAlerts.backupCodesLowThreshold {
+                    try SecurityAlerts().raise(.backupCodesLow, appId: user.appId, uid: user.uid, context: .init(),
+                                               on: connection)
+                }
             default:
                 right = false
             }
@@ -110,6 +115,6 @@ struct SecondFactors: Sendable {
         let messageId = "mail_" + Identifiers.nowULID()
         let command = MailerV1.SendEmail(messageId: messageId, appId: user.appId, to: address, kind: "mfa_code", code: "",
                                          sealedCode: Data(try mailSeal.seal(code, messageId: messageId)))
-        try EventOutbox.appendCommand(command, queue: BusTopology.mailerCommands, appId: user.appId, on: connection)
+        try EventOutbox.appendCommand(command, queue: DeliveryChannel.email.queue, appId: user.appId, on: connection)
     }
 }

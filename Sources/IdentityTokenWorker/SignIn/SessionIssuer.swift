@@ -27,6 +27,13 @@ struct SessionIssuer: Sendable {
                             on: connection)
         try Events.sessionCreated(appId: user.appId, uid: user.uid, sessionId: sessionId, amr: assurance.amr,
                                   on: connection)
+        // Every session start goes through here, so every sign-in method is checked the same way.
+        let alerts = SecurityAlerts()
+        if try alerts.isNewDevice(appId: user.appId, uid: user.uid, userAgent: client?.userAgent ?? "", on: connection) {
+            try alerts.raise(.newSignIn, appId: user.appId, uid: user.uid,
+                             context: .init(sessionId: sessionId, ip: client?.ip ?? "", userAgent: client?.userAgent ?? ""),
+                             on: connection)
+        }
         return Started(sessionId: sessionId, refreshToken: refreshToken)
     }
 
@@ -87,14 +94,18 @@ struct SessionIssuer: Sendable {
 struct CommandContext: Sendable {
     let id: String
     let redelivered: Bool
+    /// The gateway's request id, for audit rows.
+    let requestId: String
 
     init(_ message: BusMessage) {
         id = message.messageId
         redelivered = message.redelivered
+        requestId = message.requestId
     }
 
-    init(id: String, redelivered: Bool) {
+    init(id: String, redelivered: Bool, requestId: String = "") {
         self.id = id
         self.redelivered = redelivered
+        self.requestId = requestId
     }
 }

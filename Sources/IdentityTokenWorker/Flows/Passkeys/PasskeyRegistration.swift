@@ -86,6 +86,8 @@ struct PasskeyRegistration: Sendable {
                 return .failure(.invalidPasskey)
             }
             try Events.passkeyAdded(appId: command.appId, uid: command.uid, passkeyId: record.id, on: connection)
+            try SecurityAlerts().raise(.passkeyAdded, appId: command.appId, uid: command.uid,
+                                       context: .init(sessionId: command.sessionId), on: connection)
             return .success(record)
         }
         return TokenV1.PasskeyResult(passkey: PasskeyCeremony.message(try outcome.get()))

@@ -10,7 +10,7 @@ enum SmsRequest {
         let messageId = "sms_" + Identifiers.nowULID()
         let command = MailerV1.SendSms(messageId: messageId, appId: appId, to: phone, kind: kind.rawValue,
                                        sealedCode: Data(try seal.seal(code, messageId: messageId)))
-        var message = OutgoingMessage(exchange: "", routingKey: BusTopology.mailerSms,
+        var message = OutgoingMessage(exchange: "", routingKey: DeliveryChannel.sms.queue,
                                       type: MailerV1.SendSms.protoName, body: try ProtoJSON.encode(command))
         message.messageId = messageId
         message.appId = appId

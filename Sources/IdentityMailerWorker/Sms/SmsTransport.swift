@@ -4,7 +4,7 @@ import IdentityOutbound
 
 /// Where a rendered SMS goes: a Twilio-compatible Messaging API, or a file (development).
 protocol SmsTransport: Sendable {
-    func deliver(to: String, body: String, messageId: String) throws(DeliveryChannel.Failure)
+    func deliver(to: String, body: String, messageId: String) throws(ChannelQueues.Failure)
 }
 
 /// A Twilio-compatible account: `POST {api}/2010-04-01/Accounts/{sid}/Messages.json`, Basic
@@ -23,7 +23,7 @@ struct TwilioTransport: SmsTransport {
     let account: Account
     let http: OutboundHTTP
 
-    func deliver(to: String, body: String, messageId: String) throws(DeliveryChannel.Failure) {
+    func deliver(to: String, body: String, messageId: String) throws(ChannelQueues.Failure) {
         var fields = [("To", to)]
         if let service = account.messagingServiceSid, !service.isEmpty {
             fields.append(("MessagingServiceSid", service))
@@ -69,7 +69,7 @@ struct TwilioTransport: SmsTransport {
 struct SmsFileTransport: SmsTransport {
     let directory: String
 
-    func deliver(to: String, body: String, messageId: String) throws(DeliveryChannel.Failure) {
+    func deliver(to: String, body: String, messageId: String) throws(ChannelQueues.Failure) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let safeName = messageId.filter { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }

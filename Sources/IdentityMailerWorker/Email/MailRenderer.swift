@@ -2,8 +2,10 @@ import Foundation
 import IdentityKit
 
 /// Renders a mail from the app's templates (or the defaults) into a MIME message with a plain
-/// text and an HTML part. Placeholders are `{{app_name}}`, `{{code}}`, `{{link}}`, `{{email}}`;
-/// in the HTML part every value is escaped, so no user-provided text becomes markup.
+/// text and an HTML part, and a push notification's title and body from the `push_title` and
+/// `push_body` parts. Placeholders are `{{app_name}}`, `{{code}}`, `{{link}}`, `{{email}}`, and
+/// for security alerts `{{device}}` (the sign-in's user agent), `{{ip}}`, `{{time}}`; in the
+/// HTML part every value is escaped, so no user-provided text becomes markup.
 struct MailRenderer: Sendable {
     struct Rendered: Sendable {
         let subject: String
@@ -11,7 +13,10 @@ struct MailRenderer: Sendable {
         let html: String
     }
 
-    static let defaults: [String: [String: String]] = [
+    /// The placeholders a command may fill besides the code (`SendEmail.values`, `SendPush.values`).
+    static let extraPlaceholders: Set<String> = ["device", "ip", "time"]
+
+    static let defaults: [String: [String: String]] = alertDefaults.merging([
         "email_code": [
             "subject": "Your sign-in code for {{app_name}}",
             "text": "Your sign-in code for {{app_name}} is {{code}}.\n\nIt expires in 10 minutes and works once.\n{{link}}\n\nIf you did not ask for it, ignore this email.",
@@ -32,7 +37,37 @@ struct MailRenderer: Sendable {
             "text": "Your verification code for {{app_name}} is {{code}}.\n\nIt expires in 10 minutes.",
             "html": "<p>Your verification code for {{app_name}} is <strong>{{code}}</strong>.</p><p>It expires in 10 minutes.</p>",
         ],
-    ]
+    ]) { $1 }
+
+    /// Security alerts (`SecurityAlertKind`): what happened, and what to do if it was not you.
+    static let alertDefaults: [String: [String: String]] = {
+        let happened: [SecurityAlertKind: (title: String, sentence: String)] = [
+            .newSignIn: ("New sign-in to {{app_name}}", "Your {{app_name}} account was signed in to from a new device ({{device}}, {{ip}}) at {{time}}."),
+            .passwordChanged: ("Your {{app_name}} password was changed", "The password of your {{app_name}} account was changed at {{time}}."),
+            .emailChanged: ("Your {{app_name}} email address was changed", "The email address of your {{app_name}} account was changed at {{time}}."),
+            .mfaEnabled: ("Two-step verification turned on", "Two-step verification was turned on for your {{app_name}} account at {{time}}."),
+            .mfaDisabled: ("Two-step verification turned off", "Two-step verification was turned off for your {{app_name}} account at {{time}}."),
+            .passkeyAdded: ("A passkey was added to {{app_name}}", "A passkey was added to your {{app_name}} account at {{time}}."),
+            .backupCodesLow: ("Few backup codes left for {{app_name}}", "Your {{app_name}} account has few backup codes left: make new ones soon."),
+        ]
+        let advice = "If this was not you, change your password and sign out your other sessions."
+        var out: [String: [String: String]] = [:]
+        for (kind, text) in happened {
+            out[kind.template] = [
+                "subject": text.title, "text": text.sentence + "\n\n" + advice,
+                "html": "<p>" + text.sentence + "</p><p>" + advice + "</p>",
+                "push_title": text.title, "push_body": text.sentence,
+            ]
+        }
+        return out
+    }()
+
+    /// A push notification's title and body (plain text, no escaping: not markup).
+    func renderPush(kind: String, templates: [String: [String: String]], values: [String: String]) -> (title: String, body: String) {
+        let template = { (part: String) in templates[kind]?[part] ?? Self.defaults[kind]?[part] ?? "" }
+        return (String(fill(template("push_title"), values, html: false).prefix(200)),
+                String(fill(template("push_body"), values, html: false).prefix(1000)))
+    }
 
     func render(kind: String, templates: [String: [String: String]], values: [String: String]) -> Rendered {
         let template = { (part: String) in templates[kind]?[part] ?? Self.defaults[kind]?[part] ?? "{{code}}" }

@@ -1,0 +1,110 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A client of the identity service's `/v1` API for one app: sign-in with every method of the
+/// contract, the signed-in user's account, sessions, devices, MFA and passkeys.
+///
+/// The client keeps the session itself: the access token in memory, the refresh token in the
+/// ``TokenStorage`` you give it. Signed-in calls refresh the tokens once when the service says the
+/// access token expired, with exactly one refresh in flight however many calls run at once.
+///
+/// ```swift
+/// let identity = IdentityClient(baseURL: URL(string: "https://id.example.com")!,
+///                               appKey: "pk_live_…",
+///                               storage: KeychainTokenStorage(service: "com.example.app.identity"))
+/// switch try await identity.signIn(email: email, password: password) {
+/// case .signedIn(let user, _): show(user)
+/// case .mfaRequired(let challenge): askForCode(challenge)
+/// }
+/// ```
+public final class IdentityClient: Sendable {
+    let transport: Transport
+    let storage: any TokenStorage
+    let keeper: SessionKeeper
+    private let states = AuthStateBroadcaster()
+
+    /// - Parameters:
+    ///   - baseURL: the service's root, e.g. `https://id.example.com` (the client adds `/v1/...`).
+    ///   - appKey: the app's public key (`X-App-Key`), safe to ship in the app.
+    ///   - storage: where the refresh token and guest secret are kept between launches.
+    ///   - session: the `URLSession` to use (a custom one for proxies, pinning or tests).
+    ///   - userAgent: sent as `User-Agent`; shown to the user in their session list.
+    public init(baseURL: URL, appKey: String, storage: any TokenStorage,
+                session: URLSession = .shared, userAgent: String? = nil) {
+        transport = Transport(baseURL: baseURL, appKey: appKey, session: session, userAgent: userAgent)
+        self.storage = storage
+        keeper = SessionKeeper(transport: transport, storage: storage, states: states)
+    }
+
+    /// A new stream of the client's auth state changes (``AuthState/signedIn(_:)``,
+    /// ``AuthState/signedOut``, ``AuthState/refreshed``), from now on. Each call gives an
+    /// independent stream; stop iterating to unsubscribe.
+    public var authStates: AsyncStream<AuthState> { states.stream() }
+
+    /// Whether the client has a session (a refresh token is stored). It may still turn out to be
+    /// revoked on the next call.
+    public var isSignedIn: Bool {
+        get async { ((try? await storage.read(TokenStorageKey.refreshToken)) ?? nil) != nil }
+    }
+
+    /// The current access token, refreshed first if the client has none in memory (e.g. after
+    /// a restart): for calling your own backend, which verifies it offline (JWKS).
+    public func accessToken() async throws -> String {
+        try await keeper.usableAccessToken()
+    }
+
+    /// Forces a refresh now (it joins one already in flight).
+    public func refresh() async throws {
+        let current = await keeper.accessToken
+        _ = try await keeper.freshAccessToken(replacing: current)
+    }
+
+    // MARK: - Plumbing shared by the extensions
+
+    /// A call as the signed-in user: with the access token, refreshed and retried once when
+    /// the service answers `auth/token-expired` or `auth/invalid-token`.
+    func authorized(_ method: String, _ path: String, body: JSONObject? = nil) async throws -> Transport.Answer {
+        let token = try await keeper.usableAccessToken()
+        do {
+            return try await transport.send(method, path, body: body, bearer: token)
+        } catch let error as IdentityError where error.code == .tokenExpired || error.code == .invalidToken {
+            let fresh = try await keeper.freshAccessToken(replacing: token)
+            return try await transport.send(method, path, body: body, bearer: fresh)
+        }
+    }
+
+    /// A first-factor sign-in: sent with the guest's token when a guest is signed in and
+    /// `upgradeGuest` is true (the service then turns that guest into this account).
+    func firstFactor(_ path: String, body: JSONObject, upgradeGuest: Bool) async throws -> SignInResult {
+        let answer: Transport.Answer
+        if upgradeGuest, await keeper.guestUID != nil {
+            answer = try await authorized("POST", path, body: body)
+        } else {
+            answer = try await transport.send("POST", path, body: body)
+        }
+        return try await signInResult(answer)
+    }
+
+    /// 200/201 → keep the tokens, `.signedIn`; 202 → `.mfaRequired`.
+    func signInResult(_ answer: Transport.Answer) async throws -> SignInResult {
+        if answer.status == 202 {
+            struct Pending: Decodable { let mfa: MFAChallenge }
+            return .mfaRequired(try Transport.data(Pending.self, of: answer).mfa)
+        }
+        let tokens = try Transport.data(TokenResponse.self, of: answer)
+        guard let user = tokens.user else {
+            throw IdentityClientError.invalidResponse(status: answer.status, body: "token answer without user")
+        }
+        try await keeper.keep(tokens)
+        return .signedIn(user, isNewUser: tokens.isNewUser ?? false)
+    }
+
+    func signedInUser(_ answer: Transport.Answer) async throws -> User {
+        guard case .signedIn(let user, _) = try await signInResult(answer) else {
+            throw IdentityClientError.invalidResponse(status: answer.status, body: "unexpected MFA challenge")
+        }
+        return user
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// What a security alert tells the user. Each kind is also the name of its templates
+/// (`security_alert_new_sign_in.subject`, `.text`, `.html`, `.push_title`, `.push_body`).
+public enum SecurityAlertKind: String, CaseIterable, Sendable {
+    case newSignIn = "new_sign_in"
+    case passwordChanged = "password_changed"
+    case emailChanged = "email_changed"
+    case mfaEnabled = "mfa_enabled"
+    case mfaDisabled = "mfa_disabled"
+    case passkeyAdded = "passkey_added"
+    case backupCodesLow = "backup_codes_low"
+
+    public var template: String { "security_alert_" + rawValue }
+}
+
+/// Raises security alerts: when the app has them on, one `SendEmail` (to the account's address)
+/// and one `SendPush` (to the user's devices but those of the session that caused it) go into
+/// the outbox in the transaction of the change itself. Why commands through the outbox, not
+/// the events exchange: the outbox row commits with the change and stays until the broker has
+/// confirmed the message onto the mailer's durable queue, where it waits for a mailer however
+/// long none runs; an event is only delivered to queues bound at publish time, so an alert
+/// published while no mailer had bound its queue would be lost, and an event consumer would
+/// also need read on every tenant's events.
+public struct SecurityAlerts: Sendable {
+    public init() {}
+
+    /// A use of a backup code that leaves this many or fewer raises `backup_codes_low`.
+    public static let backupCodesLowThreshold = 2
+
+    public struct Context: Sendable {
+        public var sessionId: String = ""
+        public var ip: String = ""
+        public var userAgent: String = ""
+        public init(sessionId: String = "", ip: String = "", userAgent: String = "") {
+            self.sessionId = sessionId
+            self.ip = ip
+            self.userAgent = userAgent
+        }
+    }
+
+    /// Queues the alert if the app has alerts on; true when it did. The address is `address`
+    /// when given (an email change alerts the address it was changed from), else the
+    /// account's as this transaction sees it.
+    @discardableResult
+    public func raise(_ kind: SecurityAlertKind, appId: String, uid: String, context: Context, address: String? = nil,
+                      on connection: PGConnection) throws -> Bool {
+        guard try alertsOn(appId: appId, on: connection) else { return false }
+        let email = try address ?? connection.query("SELECT email FROM users WHERE app_id = $1 AND uid = $2", [appId, uid])
+            .first?.optionalString("email")
+        let values = [
+            MailerV1.TemplateValue(name: "device", value: String(context.userAgent.prefix(200))),
+            MailerV1.TemplateValue(name: "ip", value: context.ip),
+            MailerV1.TemplateValue(name: "time", value: Timestamp.rfc3339(Date())),
+        ]
+        if let email, !email.isEmpty {
+            let mail = MailerV1.SendEmail(messageId: "mail_" + Identifiers.nowULID(), appId: appId, to: email,
+                                          kind: kind.template, code: "", values: values)
+            try EventOutbox.appendCommand(mail, queue: DeliveryChannel.email.queue, appId: appId, on: connection)
+        }
+        // The devices now, before this change ends any session (see `SendPush.targets`).
+        let targets = try connection.query("""
+            SELECT id, kind, token FROM devices WHERE app_id = $1 AND uid = $2 AND session_id <> $3 ORDER BY created_at, id
+            """, [appId, uid, context.sessionId]).map { row in
+            MailerV1.PushTarget(deviceId: try row.string("id"), kind: try row.string("kind"), token: try row.string("token"))
+        }
+        guard !targets.isEmpty else {
+            Log.info("security alert queued", ["app_id": appId, "kind": kind.rawValue, "push": "no other device"])
+            return true
+        }
+        let push = MailerV1.SendPush(messageId: "push_" + Identifiers.nowULID(), appId: appId, uid: uid, kind: kind.template,
+                                     excludeSessionId: context.sessionId, values: values, targets: targets)
+        try EventOutbox.appendCommand(push, queue: DeliveryChannel.push.queue, appId: appId, on: connection)
+        Log.info("security alert queued", ["app_id": appId, "kind": kind.rawValue])
+        return true
+    }
+
+    public func alertsOn(appId: String, on connection: PGConnection) throws -> Bool {
+        try connection.query("SELECT security_alerts FROM app_push_settings WHERE app_id = $1", [appId])
+            .first?.bool("security_alerts") ?? false
+    }
+
+    /// Records the device a session is started from (a SHA-256 of its user agent) and tells
+    /// whether it is new for a user who had signed in from another device before: the first
+    /// sign-in of an account is no alert, nor a device seen before.
+    public func isNewDevice(appId: String, uid: String, userAgent: String, on connection: PGConnection) throws -> Bool {
+        let fingerprint = Digest.sha256(Array(userAgent.utf8))
+        let inserted = try connection.query("""
+            INSERT INTO user_known_devices (app_id, uid, fingerprint) VALUES ($1, $2, $3)
+            ON CONFLICT DO NOTHING RETURNING 1
+            """, [appId, uid, PGParam.bytea(fingerprint)])
+        guard !inserted.isEmpty else { return false }
+        let others = try connection.query("""
+            SELECT 1 FROM user_known_devices WHERE app_id = $1 AND uid = $2 AND fingerprint <> $3 LIMIT 1
+            """, [appId, uid, PGParam.bytea(fingerprint)])
+        return !others.isEmpty
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import IdentityKit
+import IdentityOutbound
+
+/// The email channel: one delivery attempt of a `SendEmail` and what follows it (nothing, a
+/// retry, or a dead letter).
+struct MailDelivery: Sendable {
+    /// Opens the sealed code (the code never travels or rests in clear on the broker).
+    let seal: MailPayloadSeal
+    let apps: AppStore
+    let settings: MailSettingsStore
+    let ledger: DeliveryLedger
+    let transport: MailTransport
+    let defaultFromName: String?
+    let defaultFromAddress: String
+    let queues: ChannelQueues
+    let counters: Locked<MailerWorker.Counters>
+
+    func handle(_ command: MailerV1.SendEmail) -> [OutgoingMessage] {
+        let fields = ["message_id": command.messageId, "app_id": command.appId, "kind": command.kind]
+        do {
+            guard try ledger.claim(messageId: command.messageId, appId: command.appId) else {
+                counters.withLock { $0.duplicatesDropped += 1 }
+                ServiceMetrics.deliveries.inc("email", "duplicate")
+                Log.info("mail already sent or being sent; dropped", fields)
+                return []
+            }
+            let message = try render(command)
+            do {
+                try transport.deliver(from: message.from, to: command.to, message: message.mime, messageId: command.messageId)
+            } catch {
+                try? ledger.release(messageId: command.messageId)
+                return failed(command, error, fields)
+            }
+            try ledger.markSent(messageId: command.messageId)
+            counters.withLock { $0.sent += 1 }
+            ServiceMetrics.deliveries.inc("email", "sent")
+            Log.info("mail sent", fields)
+            return []
+        } catch {
+            // The store or the app's settings could not be read: try again later.
+            try? ledger.release(messageId: command.messageId)
+            return failed(command, .transient(String(describing: error)), fields)
+        }
+    }
+
+    private func render(_ sent: MailerV1.SendEmail) throws -> (from: String, mime: String) {
+        var command = sent
+        if !sent.sealedCode.isEmpty {
+            command.code = try seal.open(Array(sent.sealedCode), messageId: sent.messageId)
+        }
+        let app = try apps.find(id: command.appId)
+        let mail = try settings.settings(appId: command.appId)
+        var link = command.link ?? ""
+        if link.isEmpty, command.kind == "email_code", let deepLink = mail.deepLinkURL, !deepLink.isEmpty {
+            link = MailRenderer.magicLink(deepLink: deepLink, email: command.to, code: command.code)
+        }
+        var values = [
+            "app_name": app?.name ?? "your app", "code": command.code, "link": link, "email": command.to,
+        ]
+        for value in command.values where MailRenderer.extraPlaceholders.contains(value.name) { values[value.name] = value.value }
+        let rendered = MailRenderer().render(kind: command.kind, templates: mail.templates, values: values)
+        // The app's own sender when it set an address, else the worker's default sender.
+        let (fromName, fromAddress) = mail.fromAddress.map { (mail.fromName, $0) }
+            ?? (mail.fromName ?? defaultFromName, defaultFromAddress)
+        return (fromAddress, MIMEMessage.build(fromName: fromName, fromAddress: fromAddress,
+                                               to: command.to, subject: rendered.subject, text: rendered.text,
+                                               html: rendered.html, messageId: command.messageId))
+    }
+
+    private func failed(_ command: MailerV1.SendEmail, _ failure: SMTPClient.Failure,
+                        _ fields: [String: String]) -> [OutgoingMessage] {
+        var next = command
+        next.attempt += 1
+        let reason: ChannelQueues.Failure
+        switch failure {
+        case .transient(let text): reason = .transient(text)
+        case .permanent(let text): reason = .permanent(text)
+        }
+        return queues.afterFailure(next, messageId: command.messageId, appId: command.appId, attempt: Int(command.attempt),
+                                   failure: reason, counters: counters, fields: fields).map { [$0] } ?? []
+    }
+}

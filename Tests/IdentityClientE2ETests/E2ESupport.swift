@@ -1,0 +1,209 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+import IdentityClient
+import IdentityKit
+
+/// What Tests/e2e/test_swift_client.py hands these tests: the gateway, a fresh app, and its
+/// helper (mail codes, provider tokens, a software passkey authenticator). Without it, skip.
+struct E2E: Sendable {
+    let baseURL: URL
+    let appKey: String
+    let helperURL: URL
+    let refreshGrace: TimeInterval
+
+    static func environment() throws -> E2E {
+        let env = ProcessInfo.processInfo.environment
+        guard let base = env["IDENTITY_CLIENT_E2E_BASE_URL"].flatMap(URL.init(string:)),
+              let key = env["IDENTITY_CLIENT_E2E_APP_KEY"],
+              let helper = env["IDENTITY_CLIENT_E2E_HELPER_URL"].flatMap(URL.init(string:)) else {
+            throw XCTSkip("IDENTITY_CLIENT_E2E_* not set: run through Tests/e2e/test_swift_client.py")
+        }
+        let grace = env["IDENTITY_CLIENT_E2E_REFRESH_GRACE_SECONDS"].flatMap(TimeInterval.init) ?? 30
+        return E2E(baseURL: base, appKey: key, helperURL: helper, refreshGrace: grace)
+    }
+
+    /// A client of the app, as an app installation (its own storage unless given one).
+    func client(storage: any TokenStorage = InMemoryTokenStorage(), session: URLSession = Tap.plainSession) -> IdentityClient {
+        IdentityClient(baseURL: baseURL, appKey: appKey, storage: storage, session: session, userAgent: "IdentityClientE2ETests")
+    }
+
+    /// POSTs `body` to the harness's helper and returns its JSON answer.
+    func helper(_ path: String, _ body: [String: Any] = [:]) async throws -> [String: Any] {
+        var request = URLRequest(url: helperURL.appendingPathComponent(path))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, response) = try await Tap.plainSession.data(for: request)
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+            throw NSError(domain: "helper", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(path): \(json)"])
+        }
+        return json
+    }
+
+    /// Runs `send` (which makes the service mail `email`) and returns the code (and link) of that mail.
+    func mailedCode(to email: String, _ send: () async throws -> Void) async throws -> (code: String, link: String?) {
+        let mark = try await helper("mail/mark")["mark"] as? Int ?? 0
+        try await send()
+        let mail = try await helper("mail/code", ["email": email, "after": mark])
+        return (mail["code"] as! String, mail["link"] as? String)
+    }
+
+    static func uniqueEmail(_ tag: String) -> String {
+        "sdk-\(tag)-\(UUID().uuidString.prefix(12).lowercased())@example.com"
+    }
+
+    static let password = "correct horse battery staple"
+}
+
+/// TOTP codes the way the server's own unit tests make them (IdentityKit's RFC 6238 code).
+enum Authenticator {
+    static func code(secretBase32: String, offsetSteps: Int64 = 0) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return TOTP.code(secret: base32Decode(secretBase32), step: TOTP.step(at: now) + offsetSteps)
+    }
+
+    /// Sleeps past the next 30-second boundary when one is near, so the test and the server
+    /// agree on which step is "now".
+    static func awayFromStepEdge(margin: Int64 = 4) async throws {
+        let into = Int64(Date().timeIntervalSince1970) % TOTP.period
+        if into > TOTP.period - margin {
+            try await Task.sleep(nanoseconds: UInt64(TOTP.period - into + 1) * 1_000_000_000)
+        }
+    }
+
+    /// RFC 4648 base32 (no padding), the secret's display form.
+    static func base32Decode(_ text: String) -> [UInt8] {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        var buffer = 0, bits = 0
+        var out: [UInt8] = []
+        for char in text.uppercased() where char != "=" {
+            guard let value = alphabet.firstIndex(of: char) else { continue }
+            buffer = (buffer << 5) | value
+            bits += 5
+            if bits >= 8 {
+                out.append(UInt8((buffer >> (bits - 8)) & 0xff))
+                bits -= 8
+            }
+        }
+        return out
+    }
+}
+
+/// A `URLProtocol` between the SDK and the real gateway: every request is really sent (by a
+/// plain session) and counted, and the answer of a chosen request can be thrown away after the
+/// service processed it (a connection lost on the way back), which is what the SDK's retry of
+/// a refresh exists for. It changes nothing in a request or an answer.
+final class Tap: URLProtocol {
+    static let plainSession = URLSession(configuration: .ephemeral)
+
+    struct Seen: Sendable {
+        let method: String
+        let path: String
+        let body: Data
+    }
+
+    // Guarded by `lock`: the tests of one class run one at a time, each installs a fresh tap.
+    nonisolated(unsafe) private static var seen: [Seen] = []
+    nonisolated(unsafe) private static var answersToLose: [String: Int] = [:]
+    private static let lock = NSLock()
+
+    static func reset() {
+        lock.lock(); defer { lock.unlock() }
+        seen = []
+        answersToLose = [:]
+    }
+
+    /// Throws away the answers of the next `count` requests to `path` (after they reached the service).
+    static func loseAnswers(to path: String, count: Int = 1) {
+        lock.lock(); defer { lock.unlock() }
+        answersToLose[path] = count
+    }
+
+    static func requests(to path: String) -> [Seen] {
+        lock.lock(); defer { lock.unlock() }
+        return seen.filter { $0.path == path }
+    }
+
+    static func session() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [Tap.self]
+        configuration.httpMaximumConnectionsPerHost = 16
+        return URLSession(configuration: configuration)
+    }
+
+    override class func canInit(with request: URLRequest) -> Bool { true }
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    override func startLoading() {
+        var forwarded = request
+        var body = request.httpBody ?? Data()
+        if body.isEmpty, let stream = request.httpBodyStream {
+            stream.open()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while stream.hasBytesAvailable {
+                let n = stream.read(&buffer, maxLength: buffer.count)
+                if n <= 0 { break }
+                body.append(buffer, count: n)
+            }
+            stream.close()
+        }
+        forwarded.httpBodyStream = nil
+        forwarded.httpBody = body.isEmpty ? nil : body
+        let path = request.url?.path ?? ""
+        Tap.lock.lock()
+        Tap.seen.append(Seen(method: request.httpMethod ?? "GET", path: path, body: body))
+        var lose = false
+        if let left = Tap.answersToLose[path], left > 0 {
+            Tap.answersToLose[path] = left - 1
+            lose = true
+        }
+        Tap.lock.unlock()
+        // One loading per protocol object (URLSession's contract).
+        nonisolated(unsafe) let loading = self
+        let request = forwarded
+        Task {
+            do {
+                let (data, response) = try await Tap.plainSession.data(for: request)
+                if lose { throw URLError(.networkConnectionLost) }
+                loading.client?.urlProtocol(loading, didReceive: response, cacheStoragePolicy: .notAllowed)
+                loading.client?.urlProtocol(loading, didLoad: data)
+                loading.client?.urlProtocolDidFinishLoading(loading)
+            } catch {
+                loading.client?.urlProtocol(loading, didFailWithError: error)
+            }
+        }
+    }
+
+    override func stopLoading() {}
+}
+
+extension SignInResult {
+    /// The user, failing the test on an MFA challenge.
+    func signedInUser(file: StaticString = #filePath, line: UInt = #line) throws -> User {
+        guard case .signedIn(let user, _) = self else {
+            XCTFail("expected a session, got \(self)", file: file, line: line)
+            throw IdentityClientError.notSignedIn
+        }
+        return user
+    }
+}
+
+/// Asserts that `body` throws an IdentityError with `code` (and returns it).
+@discardableResult
+func assertIdentityError<T>(_ code: IdentityError.Code, file: StaticString = #filePath, line: UInt = #line,
+                            _ body: () async throws -> T) async -> IdentityError? {
+    do {
+        let value = try await body()
+        XCTFail("expected \(code.rawValue), got \(value)", file: file, line: line)
+    } catch let error as IdentityError {
+        XCTAssertEqual(error.code, code, "\(error)", file: file, line: line)
+        return error
+    } catch {
+        XCTFail("expected \(code.rawValue), got \(error)", file: file, line: line)
+    }
+    return nil
+}
