@@ -19,6 +19,11 @@ public struct Response: Error, Sendable {
     public var data: GraphQLValue?
     public var errors: [GraphQLError]
 
+    public init(data: GraphQLValue?, errors: [GraphQLError]) {
+        self.data = data
+        self.errors = errors
+    }
+
     public var value: GraphQLValue {
         var pairs: [(String, GraphQLValue)] = []
         if !errors.isEmpty { pairs.append(("errors", .list(errors.map(\.value)))) }

@@ -30,12 +30,14 @@ public final class Gateway: Service {
         let secretKeys = SecretKeyStep(store: SecretKeyStore(pool: pool))
         self.secretKeys = secretKeys
         audit = AuditLog(pool: pool)
+        let sessionObject = SessionObjectEdge(sessions: sessions, commands: commands)
+        let pipeline = PipelineBox()
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
-            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys))
+            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys)
+            + GraphQLRoutes(apps: apps, sessionObject: sessionObject, pipeline: pipeline).routes)
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
-        let sessionObject = SessionObjectEdge(sessions: sessions, commands: commands)
         edge = ClientEdge(apps: apps, sessionObject: sessionObject,
                           singleToken: SingleTokenEdge(sessionObject: sessionObject, verifier: verifier,
                                                        users: UserProfileStore(pool: pool)))
@@ -45,6 +47,11 @@ public final class Gateway: Service {
             return gateway.edge.handle(request, next: gateway.measured)
         }
         box.gateway = self
+        // GraphQL resolvers send the REST routes' own requests through the core pipeline
+        // (rate limits, body checks, commands); the box is weak like the server's.
+        pipeline.dispatch = { [weak self] request in
+            self?.dispatch(request) ?? .now(.problem(.unavailable, requestId: request.requestId))
+        }
     }
 
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
