@@ -34,8 +34,8 @@ public final class Gateway: Service {
         let pipeline = PipelineBox()
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
-            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys)
-            + GraphQLRoutes(apps: apps, sessionObject: sessionObject, pipeline: pipeline).routes)
+            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys,
+            pipeline: pipeline))
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
         edge = ClientEdge(apps: apps, sessionObject: sessionObject,
@@ -57,7 +57,7 @@ public final class Gateway: Service {
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
     static func routes(pool: PGPool, bus: BusClient, apps: AppResolver, appStore: AppStore, commands: CommandSender,
                        verifier: TokenVerifier, users: UserProfileStore, sessions: SessionStore,
-                       secretKeys: SecretKeyStep) -> [Route] {
+                       secretKeys: SecretKeyStep, pipeline: PipelineBox = PipelineBox()) -> [Route] {
         let auth = Authenticator(verifier: verifier, sessions: sessions)
         let providers = ProviderRoutes(auth: auth, commands: commands)
         let served = PasswordRoutes(auth: auth, commands: commands).routes
@@ -73,6 +73,8 @@ public final class Gateway: Service {
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
             + AdminImportAndKeyRoutes(commands: commands).routes
             + AdminAppRoutes(secretKeys: secretKeys, audit: AuditLog(pool: pool), commands: commands).routes
+            + GraphQLRoutes(apps: apps, sessionObject: SessionObjectEdge(sessions: sessions, commands: commands),
+                            pipeline: pipeline).routes
         return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served),
                                 profileDocuments: ProfileDocuments.rendered(routes: served)).routes + served
     }
