@@ -5,10 +5,15 @@
 public struct Limits: Sendable {
     public var maximumDepth: Int
     public var maximumAliases: Int
+    /// Introspection's own depth (under `__schema` / `__type`): the standard introspection
+    /// query of GraphiQL, Apollo and graphql-core nests 15 levels for its `ofType` chain, so
+    /// it has a limit of its own rather than the operation's.
+    public var maximumIntrospectionDepth: Int
 
-    public init(maximumDepth: Int = 10, maximumAliases: Int = 50) {
+    public init(maximumDepth: Int = 10, maximumAliases: Int = 50, maximumIntrospectionDepth: Int = 20) {
         self.maximumDepth = maximumDepth
         self.maximumAliases = maximumAliases
+        self.maximumIntrospectionDepth = maximumIntrospectionDepth
     }
 }
 
@@ -180,12 +185,17 @@ public struct Validator {
         var usages: [Usage] = []
         var reached: Set<String> = []
         var deepest = 0
+        var deepestIntrospection = 0
         collect(operation.selectionSet, parent: rootName, depth: 1, usages: &usages, reached: &reached, deepest: &deepest,
-                path: [])
+                deepestIntrospection: &deepestIntrospection, introspectionStart: nil, path: [])
         collectDirectiveUsages(operation.directives, into: &usages)
         usedFragments.formUnion(reached)
         if deepest > limits.maximumDepth {
             fail("The operation nests \(deepest) levels deep; at most \(limits.maximumDepth) are allowed.", [operation.location])
+        }
+        if deepestIntrospection > limits.maximumIntrospectionDepth {
+            fail("The introspection nests \(deepestIntrospection) levels deep; at most \(limits.maximumIntrospectionDepth) are allowed.",
+                 [operation.location])
         }
         let operationName = operation.name.map { " by operation \"\($0)\"" } ?? ""
         for usage in usages {
@@ -205,14 +215,13 @@ public struct Validator {
     }
 
     private static func usageAllowed(variable: VariableDefinition, usage: Usage) -> Bool {
-        var variableType = variable.type
+        let variableType = variable.type
         var locationType = usage.type
         if case .nonNull(let inner) = locationType, !variableType.isNonNull {
             let hasDefault = variable.defaultValue.map { if case .null = $0 { false } else { true } } ?? false
             guard hasDefault || usage.hasLocationDefault else { return false }
             locationType = inner
         }
-        _ = variableType
         return compatible(variableType, locationType)
         func compatible(_ sub: TypeRef, _ sup: TypeRef) -> Bool {
             switch (sub, sup) {
@@ -262,11 +271,18 @@ public struct Validator {
 
     /// Walks an operation with its fragments expanded: depth, variable usages, fragments reached.
     private func collect(_ selections: [Selection], parent: String, depth: Int, usages: inout [Usage], reached: inout Set<String>,
-                         deepest: inout Int, path: [String]) {
+                         deepest: inout Int, deepestIntrospection: inout Int, introspectionStart: Int?, path: [String]) {
         for selection in selections {
             switch selection {
             case .field(let field):
-                deepest = max(deepest, depth)
+                var start = introspectionStart
+                if start == nil, field.name == "__schema" || field.name == "__type" { start = depth }
+                if let start {
+                    deepest = max(deepest, start)
+                    deepestIntrospection = max(deepestIntrospection, depth - start + 1)
+                } else {
+                    deepest = max(deepest, depth)
+                }
                 collectDirectiveUsages(field.directives, into: &usages)
                 let definition = schema.field(field.name, on: parent)
                 for argument in field.arguments {
@@ -279,17 +295,19 @@ public struct Validator {
                 }
                 if let inner = field.selectionSet {
                     collect(inner, parent: definition?.type.namedType ?? "", depth: depth + 1, usages: &usages, reached: &reached,
-                            deepest: &deepest, path: path)
+                            deepest: &deepest, deepestIntrospection: &deepestIntrospection, introspectionStart: start, path: path)
                 }
             case .inlineFragment(let condition, let directives, let inner, _):
                 collectDirectiveUsages(directives, into: &usages)
-                collect(inner, parent: condition ?? parent, depth: depth, usages: &usages, reached: &reached, deepest: &deepest, path: path)
+                collect(inner, parent: condition ?? parent, depth: depth, usages: &usages, reached: &reached, deepest: &deepest,
+                        deepestIntrospection: &deepestIntrospection, introspectionStart: introspectionStart, path: path)
             case .fragmentSpread(let name, let directives, _):
                 collectDirectiveUsages(directives, into: &usages)
                 reached.insert(name)
                 guard !path.contains(name), let fragment = fragments[name] else { continue }
                 collect(fragment.selectionSet, parent: fragment.typeCondition, depth: depth, usages: &usages, reached: &reached,
-                        deepest: &deepest, path: path + [name])
+                        deepest: &deepest, deepestIntrospection: &deepestIntrospection, introspectionStart: introspectionStart,
+                        path: path + [name])
             }
         }
     }

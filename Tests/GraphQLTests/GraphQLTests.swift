@@ -147,6 +147,10 @@ final class ValidationTests: XCTestCase {
         XCTAssertTrue(messages(deep).contains { $0.contains("levels deep") })
         let aliases = "{ " + (0..<51).map { "a\($0): hello" }.joined(separator: " ") + " }"
         XCTAssertTrue(messages(aliases).contains { $0.contains("aliases") })
+        let introspection = "{ __type(name: \"User\") { " + String(repeating: "ofType { ", count: 14) + "name" + String(repeating: " }", count: 14) + " } }"
+        XCTAssertEqual(messages(introspection), [], "the standard introspection query's depth")
+        let deepIntrospection = "{ __type(name: \"User\") { " + String(repeating: "ofType { ", count: 25) + "name" + String(repeating: " }", count: 25) + " } }"
+        XCTAssertTrue(messages(deepIntrospection).contains { $0.contains("introspection nests") })
         let okAliases = "{ " + (0..<50).map { "a\($0): hello" }.joined(separator: " ") + " }"
         XCTAssertEqual(messages(okAliases), [])
     }

@@ -134,14 +134,14 @@ def gql(client, app, query, variables=None, token=None, operation=None, headers=
 
 def ok(resp):
     assert resp.status == 200, resp
-    body = resp.json()
+    body = resp.json
     assert "errors" not in body, body
     return body["data"]
 
 
 def error_codes(resp):
     assert resp.status == 200, resp
-    body = resp.json()
+    body = resp.json
     assert body.get("errors"), body
     return [e["extensions"]["code"] for e in body["errors"]]
 
@@ -195,7 +195,7 @@ def test_register_login_me_and_change_password(client, app):
         assert logged["user"]["id"] == registered["user"]["id"] and logged["token"]
     wrong = gql(client, app, LOGIN, {"input": {"identifier": email, "password": "Not-The-Password-1"}})
     assert error_codes(wrong) == ["auth/invalid-credential"]
-    assert wrong.json()["data"] is None
+    assert wrong.json["data"] is None
     new_password = "Persimmon-Otter-77?"
     changed = gql(client, app, 'mutation { changePassword(input: {currentPassword: "%s", newPassword: "%s"}) '
                                '{ success } }' % (PASSWORD, new_password), token=registered["token"])
@@ -279,7 +279,7 @@ def test_one_sign_in_per_request(client, app):
     doc = ('mutation { a: login(input: {identifier: "a@example.com", password: "x"}) { token } '
            'b: login(input: {identifier: "b@example.com", password: "y"}) { token } }')
     resp = gql(client, app, doc)
-    assert error_codes(resp) == ["GRAPHQL_VALIDATION_FAILED"] and "data" not in resp.json()
+    assert error_codes(resp) == ["GRAPHQL_VALIDATION_FAILED"] and "data" not in resp.json
 
 
 def test_get_serves_queries_a_page_and_never_mutations(client, app):
@@ -290,7 +290,7 @@ def test_get_serves_queries_a_page_and_never_mutations(client, app):
     assert b"<script src" not in page.body
     from urllib.parse import quote
     resp = client.get("/graphql?query=" + quote("{ __typename }"), app_key=app["app_key"])
-    assert resp.status == 200 and resp.json() == {"data": {"__typename": "Query"}}
+    assert resp.status == 200 and resp.json == {"data": {"__typename": "Query"}}
     resp = client.get("/graphql?query=" + quote(REQUEST_RESET), app_key=app["app_key"])
     assert error_codes(resp) == ["auth/method-not-allowed"]
 
@@ -310,6 +310,7 @@ HOSTILE = {
     "nesting": "{ " + "a { " * 200 + "b" + " }" * 200 + " }",
     "list_nesting": "{ __type(name: " + "[" * 300 + '"x"' + "]" * 300 + ") { name } }",
     "garbage": "}{" * 30_000,
+    "introspection_depth": '{ __type(name: "User") { ' + "ofType { " * 25 + "name" + " }" * 25 + " } }",
 }
 
 
@@ -320,7 +321,7 @@ def test_hostile_documents_answer_errors_quickly(client, app, name):
     elapsed = time.monotonic() - started
     assert resp.status in (200, 413), resp
     if resp.status == 200:
-        assert resp.json()["errors"] and "data" not in resp.json()
+        assert resp.json["errors"] and "data" not in resp.json
     assert elapsed < 1.0, f"{name}: {elapsed:.3f}s"
 
 
@@ -358,7 +359,7 @@ def test_documents_graphql_core_refuses_are_refused(client, app, document):
         oracle = ["syntax"]
     assert oracle, f"graphql-core accepts {document!r}: the test is wrong"
     resp = gql(client, app, document)
-    assert resp.status == 200 and resp.json().get("errors") and "data" not in resp.json(), (document, resp.json())
+    assert resp.status == 200 and resp.json.get("errors") and "data" not in resp.json, (document, resp.json)
 
 
 def test_fuzzed_documents_never_crash_the_endpoint(client, app):
@@ -377,7 +378,7 @@ def test_fuzzed_documents_never_crash_the_endpoint(client, app):
             return
         resp = gql(client, app, query)
         assert resp.status == 200, (query, resp)
-        body = resp.json()
+        body = resp.json
         assert "data" in body or "errors" in body
         seen.append(query)
 

@@ -27,7 +27,17 @@ struct CoreCall: Sendable {
         }
         let core = HTTPRequest(method: method, path: path, headers: headers, body: data, clientIP: request.clientIP,
                                peerIP: request.peerIP, requestId: request.requestId)
-        return await Self.wait(dispatch(core))
+        // The pipeline blocks on the store (app, rate limits, token checks): it runs on a
+        // dispatch queue, never on one of Swift concurrency's few cooperative threads.
+        let dispatch = self.dispatch
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                switch dispatch(core) {
+                case .now(let response): continuation.resume(returning: response)
+                case .later(let work): work { continuation.resume(returning: $0) }
+                }
+            }
+        }
     }
 
     static func wait(_ result: RouteResult) async -> HTTPResponse {
