@@ -204,9 +204,14 @@ public enum SchemaPrinter {
         value.name + ": \(value.type)" + (value.defaultValue.map { " = " + Coercion.printValue($0, value.type, schema: schema) } ?? "")
     }
 
+    /// Inline, or one per line when any has a description (as graphql-core prints them).
     private static func arguments(_ arguments: [InputValue], schema: Schema) -> String {
         guard !arguments.isEmpty else { return "" }
-        return "(" + arguments.map { inputValue($0, schema: schema) }.joined(separator: ", ") + ")"
+        guard arguments.contains(where: { $0.description != nil }) else {
+            return "(" + arguments.map { inputValue($0, schema: schema) }.joined(separator: ", ") + ")"
+        }
+        return "(\n" + arguments.map { description($0.description, indent: "    ") + "    " + inputValue($0, schema: schema) }
+            .joined(separator: "\n") + "\n  )"
     }
 
     private static func deprecated(_ reason: String?) -> String {

@@ -269,8 +269,9 @@ def test_two_factor_status_and_setup(client, app):
 
 
 def test_passkey_options_and_password_reset_request(client, app):
-    data = ok(gql(client, app, PASSKEY_OPTIONS, {"identifier": unique_email()}))["generatePasskeyAuthenticationOptions"]
-    assert data["flowId"] and data["hasPasskeys"] is False and "challenge" in data["options"]
+    # An app without a relying party: the core's refusal, as a GraphQL error.
+    resp = gql(client, app, PASSKEY_OPTIONS, {"identifier": unique_email()})
+    assert error_codes(resp) == ["auth/passkey-not-configured"] and resp.json["data"] is None
     assert ok(gql(client, app, 'mutation { requestPasswordReset(email: "%s") { success } }' % unique_email())) == {
         "requestPasswordReset": {"success": True}}
 
@@ -345,7 +346,6 @@ INVALID_FOR_GRAPHQL_CORE = [
     'mutation { login(input: {identifier: "a"}) { token } }',
     'mutation { login(input: {identifier: "a", password: "b", extra: 1}) { token } }',
     "query ($i: UserLoginInput) { me { id } }",
-    "subscription { me { id } }",
     "type Query { a: String }",
 ]
 
@@ -384,3 +384,34 @@ def test_fuzzed_documents_never_crash_the_endpoint(client, app):
 
     run()
     assert len(seen) > 10
+
+
+def test_id_token_and_its_deprecated_alias_sign_in_the_same_firebase_user(client, providers, provider_app):
+    from provider_flows import firebase_body
+    sub = "fb_" + unique_username()
+    first, _ = firebase_body(providers, sub=sub, email=unique_email(), sign_in_provider="google.com")
+    signed = ok(gql(client, provider_app, LOGIN_WITH_ID_TOKEN,
+                    {"idToken": first["id_token"], "displayName": "Ada Lovelace"}))["loginWithIdToken"]
+    # The shipped iOS client's field name still works (deprecated in the schema).
+    again, _ = firebase_body(providers, sub=sub)
+    alias = ok(gql(client, provider_app, LOGIN_WITH_FIREBASE, {"idToken": again["id_token"]}))["loginWithFirebase"]
+    assert alias["user"]["id"] == signed["user"]["id"] and alias["token"]
+    me = ok(gql(client, provider_app, "{ me { id displayName } }", token=signed["token"]))["me"]
+    assert me == {"id": signed["user"]["id"], "displayName": "Ada Lovelace"}
+    forged, _ = firebase_body(providers, sub=sub, signer="unpublished")
+    assert error_codes(gql(client, provider_app, LOGIN_WITH_ID_TOKEN, {"idToken": forged["id_token"]})) == [
+        "auth/invalid-id-token"]
+
+
+def test_apple_sign_in_with_the_services_nonce(client, providers, provider_app):
+    from provider_flows import apple_body, new_authorization_code
+    body, _ = apple_body(client, providers, provider_app, sub="ap_" + unique_username())
+    variables = {"identityToken": body["identity_token"], "authorizationCode": new_authorization_code(),
+                 "firstName": "Grace", "lastName": "Hopper"}
+    # The guide's operation plus the optional nonce this service checks the token against.
+    query = LOGIN_WITH_APPLE.replace("$lastName: String\n)", "$lastName: String\n  $nonce: String\n)").replace(
+        "lastName: $lastName\n  )", "lastName: $lastName\n    nonce: $nonce\n  )")
+    missing = gql(client, provider_app, LOGIN_WITH_APPLE, variables)
+    assert error_codes(missing) == ["auth/validation-failed"]
+    signed = ok(gql(client, provider_app, query, dict(variables, nonce=body["nonce"])))["loginWithApple"]
+    assert signed["token"] and signed["user"]["id"]
