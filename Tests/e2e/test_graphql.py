@@ -415,3 +415,29 @@ def test_apple_sign_in_with_the_services_nonce(client, providers, provider_app):
     assert error_codes(missing) == ["auth/validation-failed"]
     signed = ok(gql(client, provider_app, query, dict(variables, nonce=body["nonce"])))["loginWithApple"]
     assert signed["token"] and signed["user"]["id"]
+
+
+def test_two_factor_enrolment_then_login_needs_the_second_factor(client, app):
+    import pyotp
+    from test_mfa import wait_away_from_step_edge
+    email = unique_email()
+    token = register(client, app, email=email)["token"]
+    secret = ok(gql(client, app, TWO_FACTOR[1], token=token))["setupTwoFactor"]["secret"]
+    wait_away_from_step_edge()
+    confirmed = ok(gql(client, app, TWO_FACTOR[3], {"input": {"code": pyotp.TOTP(secret).now()}}, token=token))
+    backup_codes = confirmed["verifyTwoFactorSetup"]["backupCodes"]
+    assert confirmed["verifyTwoFactorSetup"]["success"] is True and len(backup_codes) == 10
+    status = ok(gql(client, app, TWO_FACTOR[0], token=token))["twoFactorStatus"]
+    assert status["isEnabled"] is True and status["backupCodesCount"] == 10
+    challenge = ok(gql(client, app, 'mutation { login(input: {identifier: "%s", password: "%s"}) '
+                                    '{ token user { id } requiresTwoFactor twoFactorToken twoFactorMethod } }'
+                        % (email, PASSWORD)))["login"]
+    assert challenge["requiresTwoFactor"] is True and challenge["token"] is None and challenge["user"] is None
+    assert challenge["twoFactorToken"] and challenge["twoFactorMethod"] == "authenticator"
+    wrong = gql(client, app, TWO_FACTOR[5], {"twoFactorToken": challenge["twoFactorToken"], "code": "000000"})
+    assert error_codes(wrong)[0].startswith("auth/")
+    # A backup code completes the sign-in, as the guide's web client allows.
+    done = ok(gql(client, app, TWO_FACTOR[5], {"twoFactorToken": challenge["twoFactorToken"],
+                                               "code": backup_codes[0]}))["verifyLoginTwoFactor"]
+    assert done["token"] and done["requiresTwoFactor"] is False and done["user"]["id"]
+    assert ok(gql(client, app, ME, token=done["token"]))["me"]["id"] == done["user"]["id"]
