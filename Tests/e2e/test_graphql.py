@@ -294,6 +294,7 @@ def test_get_serves_queries_a_page_and_never_mutations(client, app):
     assert resp.status == 200 and resp.json == {"data": {"__typename": "Query"}}
     resp = client.get("/graphql?query=" + quote(REQUEST_RESET), app_key=app["app_key"])
     assert error_codes(resp) == ["auth/method-not-allowed"]
+    assert error_codes(client.get("/graphql?query=" + quote("{ __typename }"))) == ["auth/invalid-app-key"]
 
 
 def test_unparsable_requests_are_4xx(client, app):

@@ -23,7 +23,7 @@ struct GraphQLRoutes: Sendable {
         [Route(method: "POST", pattern: "/graphql", needsApp: true, takesBody: true,
                errors: [.validationFailed([])], handler: post),
          Route(method: "GET", pattern: "/graphql", needsApp: false, takesBody: false,
-               errors: [.validationFailed([]), .invalidAppKey, .unavailable], handler: get)]
+               errors: [.validationFailed([])], handler: get)]
     }
 
     func post(_ context: RouteContext) throws -> RouteResult {
@@ -59,7 +59,18 @@ struct GraphQLRoutes: Sendable {
                                      body: Data(GraphQLPage.html.utf8)))
         }
         guard !query.isEmpty, query.utf8.count <= Self.maximumDocument else { throw Self.badRequest("query.query", "must be 1 byte to 64 KiB") }
-        let app = try apps.app(forKey: request.header("x-app-key"), host: request.header("host"))
+        // The page and the SDL need no app; a query does, and its absence is a GraphQL error
+        // like any other refusal of a query (this route never answers 401).
+        let app: AppRecord
+        do {
+            app = try apps.app(forKey: request.header("x-app-key"), host: request.header("host"))
+        } catch let error as ServiceError {
+            return .now(Self.answer(Response(data: nil, errors: [GraphQLError(error.detail, code: error.code,
+                                                                              extensions: [("status", .int(error.status))])])))
+        } catch {
+            return .now(Self.answer(Response(data: nil, errors: [GraphQLError(ServiceError.unavailable.detail, code: ServiceError.unavailable.code,
+                                                                              extensions: [("status", .int(503))])])))
+        }
         var variables: [(String, GraphQLValue)] = []
         if let text = request.query["variables"], !text.isEmpty {
             guard case .object(let given)? = JSONValue.parse(Data(text.utf8)) else { throw Self.badRequest("query.variables", "must be a JSON object") }
