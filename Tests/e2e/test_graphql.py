@@ -268,6 +268,14 @@ def test_two_factor_status_and_setup(client, app):
     assert error_codes(wrong)[0].startswith("auth/")
 
 
+def test_passkey_list_and_delete_signed_in(client, app):
+    token = register(client, app)["token"]
+    assert ok(gql(client, app, MY_PASSKEYS, token=token)) == {"myPasskeys": []}
+    assert error_codes(gql(client, app, DELETE_PASSKEY, token=token)) == ["auth/not-found"]
+    # An id that is not one path segment never reaches another route.
+    assert error_codes(gql(client, app, 'mutation { deletePasskey(id: "../../me") }', token=token)) == ["auth/not-found"]
+
+
 def test_passkey_options_and_password_reset_request(client, app):
     # An app without a relying party: the core's refusal, as a GraphQL error.
     resp = gql(client, app, PASSKEY_OPTIONS, {"identifier": unique_email()})
@@ -442,3 +450,42 @@ def test_two_factor_enrolment_then_login_needs_the_second_factor(client, app):
                                                "code": backup_codes[0]}))["verifyLoginTwoFactor"]
     assert done["token"] and done["requiresTwoFactor"] is False and done["user"]["id"]
     assert ok(gql(client, app, ME, token=done["token"]))["me"]["id"] == done["user"]["id"]
+    fresh = ok(gql(client, app, TWO_FACTOR[6], token=done["token"]))["regenerateBackupCodes"]
+    assert len(fresh["backupCodes"]) == 10 and not set(fresh["backupCodes"]) & set(backup_codes)
+
+
+def test_password_reset_with_the_mailed_code(client, smtp_sink, app):
+    from mail_flows import MAIL_TIMEOUT, other_code
+    from smtp_sink import code_from
+    email = unique_email()
+    register(client, app, email=email)
+    mark = smtp_sink.mark()
+    assert ok(gql(client, app, 'mutation { requestPasswordReset(email: "%s") { success } }' % email)) == {
+        "requestPasswordReset": {"success": True}}
+    code = code_from(smtp_sink.wait_for(email, after=mark, timeout=MAIL_TIMEOUT))
+    check = 'query { verifyResetToken(token: "%s", email: "%s") { valid } }'
+    assert ok(gql(client, app, check % (code, email)))["verifyResetToken"]["valid"] is True
+    assert ok(gql(client, app, check % (other_code(code), email)))["verifyResetToken"]["valid"] is False
+    # The guide's call without the address: the code alone names no account.
+    assert error_codes(gql(client, app, RESET_PASSWORD)) == ["auth/validation-failed"]
+    new_password = "Persimmon-Otter-77?"
+    reset = ('mutation { resetPassword(token: "%s", email: "%s", newPassword: "%s") { success } }'
+             % (code, email, new_password))
+    assert ok(gql(client, app, reset))["resetPassword"]["success"] is True
+    assert ok(gql(client, app, LOGIN, {"input": {"identifier": email, "password": new_password}}))["login"]["token"]
+    assert error_codes(gql(client, app, reset)) == ["auth/invalid-code"], "the code is single use"
+
+
+def test_email_verification_signed_in(client, smtp_sink, app):
+    from mail_flows import MAIL_TIMEOUT
+    from smtp_sink import code_from
+    email = unique_email()
+    token = register(client, app, email=email)["token"]
+    assert ok(gql(client, app, EMAIL[3], token=token)) == {"isEmailVerified": False}
+    mark = smtp_sink.mark()
+    assert ok(gql(client, app, EMAIL[0], token=token)) == {"sendEmailVerification": {"success": True}}
+    code = code_from(smtp_sink.wait_for(email, after=mark, timeout=MAIL_TIMEOUT))
+    # The guide's verifyEmail(token) while signed in: the address is the user's own.
+    verified = gql(client, app, 'mutation { verifyEmail(token: "%s") { success } }' % code, token=token)
+    assert ok(verified) == {"verifyEmail": {"success": True}}
+    assert ok(gql(client, app, EMAIL[3], token=token)) == {"isEmailVerified": True}
