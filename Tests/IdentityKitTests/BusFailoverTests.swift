@@ -61,7 +61,8 @@ final class BusFailoverTests: XCTestCase {
 
     func testCommandQueuesDeadLetterToTheirKindsDeadQueue() {
         XCTAssertEqual(BusTopology.deadLetters(of: BusTopology.tokenCommands), "identity.token.dead")
-        XCTAssertEqual(BusTopology.deadLetters(of: BusTopology.mailerCommands), BusTopology.mailerDead)
+        XCTAssertEqual(BusTopology.deadLetters(of: BusTopology.legacyMailerCommands), BusTopology.legacyMailerDead)
+        XCTAssertEqual(BusTopology.deadLetters(of: DeliveryChannel.push.queue), DeliveryChannel.push.deadQueue)
         XCTAssertEqual(BusTopology.deadLetters(of: BusTopology.revocationCommands), BusTopology.revocationDead)
         XCTAssertEqual(BusTopology.deadLetters(of: "identity.mailer.sms"), "identity.mailer.sms.dead")
     }
