@@ -489,3 +489,43 @@ def test_email_verification_signed_in(client, smtp_sink, app):
     verified = gql(client, app, 'mutation { verifyEmail(token: "%s") { success } }' % code, token=token)
     assert ok(verified) == {"verifyEmail": {"success": True}}
     assert ok(gql(client, app, EMAIL[3], token=token)) == {"isEmailVerified": True}
+
+
+def _link_token(message):
+    import re
+    found = re.search(r"[?&]token=([A-Za-z0-9_-]+)", message.text)
+    assert found, message.text
+    return found.group(1)
+
+
+def test_the_guides_reset_and_verification_take_the_mailed_links_token_alone(client, smtp_sink,
+                                                                             configured_app_factory):
+    """Seed 003's clients pass one `token` from the mailed link (resetPassword(token,
+    newPassword), verifyResetToken(token), verifyEmail(token)): with a deep link set, the reset
+    and verification mails carry a link whose token names the address and the code."""
+    from mail_flows import MAIL_TIMEOUT
+    app = configured_app_factory(deep_link_url="https://app.example.test/auth/action")
+    email = unique_email()
+    token = register(client, app, email=email)["token"]
+    mark = smtp_sink.mark()
+    assert ok(gql(client, app, 'mutation { requestPasswordReset(email: "%s") { success } }' % email))
+    message = smtp_sink.wait_for(email, after=mark, timeout=MAIL_TIMEOUT)
+    assert "https://app.example.test/auth/action?mode=reset_password&" in message.text, message.text
+    link_token = _link_token(message)
+    check = 'query { verifyResetToken(token: "%s") { valid } }'
+    assert ok(gql(client, app, check % link_token))["verifyResetToken"]["valid"] is True
+    new_password = "Kumquat-Heron-51&"
+    reset = 'mutation { resetPassword(token: "%s", newPassword: "%s") { success } }'
+    assert ok(gql(client, app, reset % (link_token, new_password)))["resetPassword"]["success"] is True
+    assert ok(gql(client, app, LOGIN, {"input": {"identifier": email, "password": new_password}}))["login"]["token"]
+    assert error_codes(gql(client, app, reset % (link_token, new_password))) == ["auth/invalid-code"]
+    signed_in = ok(gql(client, app, LOGIN, {"input": {"identifier": email, "password": new_password}}))["login"]["token"]
+    mark = smtp_sink.mark()
+    assert ok(gql(client, app, EMAIL[0], token=signed_in)) == {"sendEmailVerification": {"success": True}}
+    message = smtp_sink.wait_for(email, after=mark, timeout=MAIL_TIMEOUT)
+    assert "mode=verify_email&" in message.text, message.text
+    # Signed in, as the client is when it opens the link: the account keeps its password.
+    verified = gql(client, app, 'mutation { verifyEmail(token: "%s") { success } }' % _link_token(message),
+                   token=signed_in)
+    assert ok(verified) == {"verifyEmail": {"success": True}}
+    assert ok(gql(client, app, EMAIL[3], token=signed_in)) == {"isEmailVerified": True}

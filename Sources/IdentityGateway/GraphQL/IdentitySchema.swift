@@ -25,6 +25,16 @@ enum IdentitySchema {
 
     private static func input(_ info: ResolveInfo, _ name: String = "input") -> GraphQLValue { info.argument(name) }
 
+    /// The address and code of a mailed link's `token` argument (`MailActionToken`: what seed
+    /// 003's clients pass on alone), else the `email` argument and the token as the bare code.
+    private static func mailed(_ info: ResolveInfo) -> (email: GraphQLValue, code: GraphQLValue) {
+        let email = info.argument("email")
+        if email.isNull, let token = text(info, "token"), let pair = MailActionToken.decode(token) {
+            return (.string(pair.email), .string(pair.code))
+        }
+        return (email, info.argument("token"))
+    }
+
     /// A JSON body from (core key, value) pairs, nulls left out.
     private static func body(_ pairs: [(String, GraphQLValue?)]) -> JSONValue {
         var object: [String: JSONValue] = [:]
@@ -121,11 +131,12 @@ enum IdentitySchema {
             GraphQLBridge.value(try await core(info).data("GET", "/v1/me")["email_verified"] ?? .bool(false))
         },
         Field("verifyResetToken", req("ResetTokenValidation"), arguments: [
-            InputValue("token", req("String"), description: "The code from the reset mail."),
-            InputValue("email", s("String"), description: "The account's address (the code is checked with it)."),
+            InputValue("token", req("String"), description: "The link's token (or the code from the reset mail, with email)."),
+            InputValue("email", s("String"), description: "The account's address, when token is the bare code."),
         ]) { info in
+            let (email, code) = mailed(info)
             let data = try await core(info).data("POST", "/v1/auth/password/verify-code",
-                                                  body: body([("email", info.argument("email")), ("code", info.argument("token"))]))
+                                                  body: body([("email", email), ("code", code)]))
             let valid = data["valid"] == .bool(true)
             return .object([("valid", .bool(valid)), ("message", .string(valid ? "The code is valid." : "The code is invalid or expired."))])
         },
@@ -255,11 +266,13 @@ enum IdentitySchema {
             return success("If an account uses this address, a reset code was sent to it.")
         },
         Field("resetPassword", req("SuccessResponse"), arguments: [
-            InputValue("token", req("String"), description: "The code from the reset mail."), InputValue("newPassword", req("String")),
-            InputValue("email", s("String"), description: "The account's address (the code is checked with it)."),
+            InputValue("token", req("String"), description: "The link's token (or the code from the reset mail, with email)."),
+            InputValue("newPassword", req("String")),
+            InputValue("email", s("String"), description: "The account's address, when token is the bare code."),
         ]) { info in
+            let (email, code) = mailed(info)
             _ = try await core(info).data("POST", "/v1/auth/password/reset", body: body([
-                ("email", info.argument("email")), ("code", info.argument("token")), ("password", info.argument("newPassword"))]))
+                ("email", email), ("code", code), ("password", info.argument("newPassword"))]))
             return success("The password was changed.")
         },
         Field("changePassword", req("SuccessResponse"), arguments: [InputValue("input", req("ChangePasswordInput"))]) { info in
@@ -270,15 +283,15 @@ enum IdentitySchema {
         Field("sendEmailVerification", req("SuccessResponse"), resolve: sendVerification),
         Field("resendEmailVerification", req("SuccessResponse"), resolve: sendVerification),
         Field("verifyEmail", req("SuccessResponse"), arguments: [
-            InputValue("token", req("String"), description: "The code from the verification mail."),
-            InputValue("email", s("String"), description: "The address verified; the signed-in user's when left out."),
+            InputValue("token", req("String"), description: "The link's token (or the code from the verification mail)."),
+            InputValue("email", s("String"), description: "The address verified; from the link's token, else the signed-in user's."),
         ]) { info in
             let call = try core(info)
-            var email = info.argument("email")
+            var (email, code) = mailed(info)
             if email.isNull, call.request.header("authorization") != nil {
                 email = GraphQLBridge.value(try await call.data("GET", "/v1/me")["email"] ?? .null)
             }
-            _ = try await call.data("POST", "/v1/auth/email/verify", body: body([("email", email), ("code", info.argument("token"))]))
+            _ = try await call.data("POST", "/v1/auth/email/verify", body: body([("email", email), ("code", code)]))
             return success("The email address is verified.")
         },
         Field("registerDeviceToken", req("DeviceToken"), arguments: [InputValue("input", req("RegisterDeviceTokenInput"))]) { info in
