@@ -51,8 +51,11 @@ let package = Package(
         .target(name: "IdentityKit",
                 dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim", "CArgon2", "CSodium",
                                "CCrypt", "CMicroHTTPD", "CMicroHTTPDShim"]),
+        // GraphQL documents: lexer, parser, validation, executor, introspection (seed 003). No
+        // dependency on the service: the gateway gives it a schema with resolvers.
+        .target(name: "GraphQL"),
         // The HTTP gateway: routing, validation, reads, commands to workers.
-        .target(name: "IdentityGateway", dependencies: ["IdentityKit", "CMicroHTTPD", "CMicroHTTPDShim"]),
+        .target(name: "IdentityGateway", dependencies: ["IdentityKit", "GraphQL", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.
         .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "CQRencode", "WebAuthn"]),
         // WebAuthn relying-party checks: clientData, authenticator data, attestation objects
@@ -81,6 +84,7 @@ let package = Package(
         .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway"]),
         .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker"]),
         .testTarget(name: "IdentityProviderWorkerTests", dependencies: ["IdentityProviderWorker"]),
+        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "IdentityKit"]),
         // The SDK's refresh logic and error decoding against a stubbed URLProtocol.
         .testTarget(name: "IdentityClientTests", dependencies: ["IdentityClient"]),

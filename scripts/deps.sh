@@ -42,6 +42,14 @@ fi
 # server the mailer worker delivers to in the e2e tests; pyotp: the independent TOTP oracle of
 # the MFA tests; cbor2: the software WebAuthn authenticator's CBOR (with cryptography's keys);
 # h2: the APNs stand-in's HTTP/2 server (Tests/e2e/push_standin.py).
+# graphql-core and hypothesis-graphql: the GraphQL endpoint's oracle and fuzzer (pip only; no
+# Debian package of hypothesis-graphql).
+if ! python3 -c 'import graphql, hypothesis_graphql' 2>/dev/null; then
+    echo "deps: installing graphql-core hypothesis-graphql (pip)" >&2
+    python3 -m pip install -q graphql-core hypothesis-graphql \
+        || python3 -m pip install -q --break-system-packages graphql-core hypothesis-graphql
+    python3 -c 'import graphql, hypothesis_graphql'
+fi
 if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2, h2' 2>/dev/null; then
     echo "deps: installing pytest cryptography pika aiosmtpd pyotp cbor2 h2 (pip)" >&2
     if ! python3 -m pip install -q pytest cryptography pika aiosmtpd pyotp cbor2 h2 \

@@ -30,12 +30,14 @@ public final class Gateway: Service {
         let secretKeys = SecretKeyStep(store: SecretKeyStore(pool: pool))
         self.secretKeys = secretKeys
         audit = AuditLog(pool: pool)
+        let sessionObject = SessionObjectEdge(sessions: sessions, commands: commands)
+        let pipeline = PipelineBox()
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
-            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys))
+            verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys,
+            pipeline: pipeline))
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
-        let sessionObject = SessionObjectEdge(sessions: sessions, commands: commands)
         edge = ClientEdge(apps: apps, sessionObject: sessionObject,
                           singleToken: SingleTokenEdge(sessionObject: sessionObject, verifier: verifier,
                                                        users: UserProfileStore(pool: pool)))
@@ -45,12 +47,17 @@ public final class Gateway: Service {
             return gateway.edge.handle(request, next: gateway.measured)
         }
         box.gateway = self
+        // GraphQL resolvers send the REST routes' own requests through the core pipeline
+        // (rate limits, body checks, commands); the box is weak like the server's.
+        pipeline.dispatch = { [weak self] request in
+            self?.dispatch(request) ?? .now(.problem(.unavailable, requestId: request.requestId))
+        }
     }
 
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
     static func routes(pool: PGPool, bus: BusClient, apps: AppResolver, appStore: AppStore, commands: CommandSender,
                        verifier: TokenVerifier, users: UserProfileStore, sessions: SessionStore,
-                       secretKeys: SecretKeyStep) -> [Route] {
+                       secretKeys: SecretKeyStep, pipeline: PipelineBox = PipelineBox()) -> [Route] {
         let auth = Authenticator(verifier: verifier, sessions: sessions)
         let providers = ProviderRoutes(auth: auth, commands: commands)
         let served = PasswordRoutes(auth: auth, commands: commands).routes
@@ -67,6 +74,8 @@ public final class Gateway: Service {
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
             + AdminImportAndKeyRoutes(commands: commands).routes
             + AdminAppRoutes(secretKeys: secretKeys, audit: AuditLog(pool: pool), commands: commands).routes
+            + GraphQLRoutes(apps: apps, sessionObject: SessionObjectEdge(sessions: sessions, commands: commands),
+                            pipeline: pipeline).routes
         return OperationsRoutes(pool: pool, bus: bus, document: OpenAPIDocument.rendered(routes: served),
                                 profileDocuments: ProfileDocuments.rendered(routes: served)).routes + served
     }

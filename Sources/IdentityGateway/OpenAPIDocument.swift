@@ -29,6 +29,19 @@ enum OpenAPIDocument {
                     "503": {"description": "Store or broker unreachable", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}}
                   }}
         },
+        "/graphql": {
+          "post": {"summary": "GraphQL (seed 003's schema: GET /graphql?sdl). {query, variables, operationName} in, {data, errors} out; a GraphQL error (errors[].extensions.code from this catalogue) is HTTP 200. Each field sends the REST route's own request, with that route's rate limits; at most 64 KiB, depth 10, 50 aliases, one sign-in per request",
+                   "operationId": "graphql", "security": [{"appKey": []}],
+                   "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["query"],
+                     "properties": {"query": {"type": "string", "minLength": 1}, "variables": {"type": ["object", "null"]}, "operationName": {"type": ["string", "null"]}}}}}},
+                   "responses": {"200": {"description": "A GraphQL response", "content": {"application/graphql-response+json": {"schema": {
+                     "type": "object", "properties": {"data": {"type": ["object", "null"]}, "errors": {"type": "array", "items": {"type": "object"}}}}}}}}},
+          "get": {"summary": "A query as ?query=…&variables=…&operationName=… with X-App-Key (never a mutation; no app is a GraphQL error); without query, a page to try queries; ?sdl, the schema",
+                  "operationId": "graphqlGet", "security": [],
+                  "responses": {"200": {"description": "A GraphQL response, the page (text/html) or the SDL (text/plain)", "content": {
+                    "application/graphql-response+json": {"schema": {"type": "object"}}, "text/html": {"schema": {"type": "string"}},
+                    "text/plain": {"schema": {"type": "string"}}}}}}
+        },
         "/api/docs": {
           "get": {"summary": "This document as a page where every endpoint can be tried", "operationId": "docsPage",
                   "security": [], "responses": {"200": {"description": "HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}}

@@ -52,8 +52,10 @@ struct MailDelivery: Sendable {
         let app = try apps.find(id: command.appId)
         let mail = try settings.settings(appId: command.appId)
         var link = command.link ?? ""
-        if link.isEmpty, command.kind == "email_code", let deepLink = mail.deepLinkURL, !deepLink.isEmpty {
-            link = MailRenderer.magicLink(deepLink: deepLink, email: command.to, code: command.code)
+        if link.isEmpty, let mode = MailRenderer.linkModes[command.kind], let deepLink = mail.deepLinkURL, !deepLink.isEmpty {
+            link = mode == "sign_in"
+                ? MailRenderer.magicLink(deepLink: deepLink, email: command.to, code: command.code)
+                : MailRenderer.actionLink(deepLink: deepLink, mode: mode, email: command.to, code: command.code)
         }
         var values = [
             "app_name": app?.name ?? "your app", "code": command.code, "link": link, "email": command.to,

@@ -24,8 +24,8 @@ struct MailRenderer: Sendable {
         ],
         "password_reset": [
             "subject": "Reset your {{app_name}} password",
-            "text": "Your password reset code for {{app_name}} is {{code}}.\n\nIt expires in 10 minutes. If you did not ask to reset your password, ignore this email.",
-            "html": "<p>Your password reset code for {{app_name}} is <strong>{{code}}</strong>.</p><p>It expires in 10 minutes. If you did not ask to reset your password, ignore this email.</p>",
+            "text": "Your password reset code for {{app_name}} is {{code}}.\n{{link}}\n\nIt expires in 10 minutes. If you did not ask to reset your password, ignore this email.",
+            "html": "<p>Your password reset code for {{app_name}} is <strong>{{code}}</strong>.</p><p>{{link}}</p><p>It expires in 10 minutes. If you did not ask to reset your password, ignore this email.</p>",
         ],
         "mfa_code": [
             "subject": "Your {{app_name}} security code",
@@ -34,8 +34,8 @@ struct MailRenderer: Sendable {
         ],
         "email_verification": [
             "subject": "Verify your email for {{app_name}}",
-            "text": "Your verification code for {{app_name}} is {{code}}.\n\nIt expires in 10 minutes.",
-            "html": "<p>Your verification code for {{app_name}} is <strong>{{code}}</strong>.</p><p>It expires in 10 minutes.</p>",
+            "text": "Your verification code for {{app_name}} is {{code}}.\n{{link}}\n\nIt expires in 10 minutes.",
+            "html": "<p>Your verification code for {{app_name}} is <strong>{{code}}</strong>.</p><p>{{link}}</p><p>It expires in 10 minutes.</p>",
         ],
     ]) { $1 }
 
@@ -103,6 +103,18 @@ struct MailRenderer: Sendable {
     static func magicLink(deepLink: String, email: String, code: String) -> String {
         let separator = deepLink.contains("?") ? "&" : "?"
         return deepLink + separator + "mode=sign_in&email=" + percentEncode(email) + "&code=" + percentEncode(code)
+    }
+
+    /// The mode of the link a mail kind carries, when the app has a deep link: a sign-in code
+    /// signs in, a reset code resets, a verification code verifies.
+    static let linkModes = ["email_code": "sign_in", "password_reset": "reset_password", "email_verification": "verify_email"]
+
+    /// `<deep link>?mode=…&email=…&code=…&token=…`: the address and code as the magic link has
+    /// them, and both in one `token` (`MailActionToken`) for clients that read a single value.
+    static func actionLink(deepLink: String, mode: String, email: String, code: String) -> String {
+        let separator = deepLink.contains("?") ? "&" : "?"
+        return deepLink + separator + "mode=" + mode + "&email=" + percentEncode(email) + "&code=" + percentEncode(code)
+            + "&token=" + MailActionToken.encode(email: email, code: code)
     }
 
     static func percentEncode(_ value: String) -> String {
