@@ -557,3 +557,18 @@ def _claims_sub(token):
     import json
     payload = token.split(".")[1]
     return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["sub"]
+
+
+def test_register_keeps_the_guides_profile_fields_in_user_metadata(client, app):
+    """bio, dateOfBirth, gender and accountType have no column in the core: register stores
+    them in the new user's user_metadata, where me reads them (and REST shows them)."""
+    email = unique_email()
+    variables = {"input": {"username": unique_username(), "email": email, "password": PASSWORD, "bio": "Sailor",
+                           "dateOfBirth": "1990-04-01", "gender": "female", "accountType": "creator"}}
+    query = REGISTER.replace("isEmailVerified }", "isEmailVerified bio dateOfBirth gender accountType }")
+    registered = ok(gql(client, app, query, variables))["register"]
+    assert registered["user"]["bio"] == "Sailor" and registered["user"]["accountType"] == "creator", registered
+    me = ok(gql(client, app, "query { me { bio dateOfBirth gender accountType } }", token=registered["token"]))["me"]
+    assert me == {"bio": "Sailor", "dateOfBirth": "1990-04-01", "gender": "female", "accountType": "creator"}
+    rest = client.get("/v1/me", app_key=app["app_key"], token=registered["token"])
+    assert rest.status == 200 and rest.data["user_metadata"]["gender"] == "female", rest

@@ -177,11 +177,11 @@ enum IdentitySchema {
     static let mutation = ObjectType("Mutation", fields: [
         Field("register", req("AuthPayload"), arguments: [InputValue("input", req("UserRegistrationInput"))]) { info in
             let input = input(info)
+            // bio, dateOfBirth, gender, accountType: the core has no columns for them; they go
+            // into the new user's user_metadata (PATCH /v1/me, as the user could do it).
             return try await core(info).signIn("POST", "/v1/auth/sign-up", body: body([
-                // bio, dateOfBirth, gender, accountType: the core's sign-up has no user_metadata yet
-                // (README, GraphQL: not stored until it does); `profileMetadata` shapes them then.
                 ("email", input["email"]), ("password", input["password"]), ("username", input["username"]),
-            ]))
+            ]), userMetadata: profileMetadata(input).map(GraphQLBridge.json))
         },
         Field("login", req("AuthPayload"), arguments: [InputValue("input", req("UserLoginInput"))]) { info in
             let input = input(info)
