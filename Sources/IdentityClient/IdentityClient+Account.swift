@@ -123,6 +123,7 @@ extension IdentityClient {
         case .apple(let identityToken, let authorizationCode, let nonce):
             body = ["identity_token": .string(identityToken), "authorization_code": .string(authorizationCode),
                     "nonce": .string(nonce)]
+        case .recentSignIn: body = [:]
         }
         _ = try await authorized("DELETE", "/v1/me", body: body)
         switch proof {

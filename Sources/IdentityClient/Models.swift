@@ -200,6 +200,9 @@ public enum DeletionProof: Sendable {
     case storedGuestSecret
     case google(idToken: String)
     case apple(identityToken: String, authorizationCode: String, nonce: String)
+    /// For an account with no password, provider or guest secret (email codes, passkeys): the
+    /// session itself, signed in less than 5 minutes ago (sign in again first when older).
+    case recentSignIn
 }
 
 /// A change of the client's authentication state, from ``IdentityClient/authStates``.

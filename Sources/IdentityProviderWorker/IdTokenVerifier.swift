@@ -23,17 +23,30 @@ struct IdTokenVerifier: Sendable {
 
     /// Apple: the `nonce` claim must be the hex SHA-256 of a raw nonce this service issued to
     /// this app (or, with `apple_nonce` `client`, one the client made, recorded now), unspent
-    /// and unexpired (spent later, in the sign-in's transaction).
+    /// and unexpired (spent later, in the sign-in's transaction); with `none`, a token sent
+    /// without a nonce is itself the single-use value.
     private func verifyApple(_ command: ProviderV1.VerifyIdToken, app: ProviderSettings, now: Int64) throws
         -> ProviderV1.VerifiedIdentity {
         guard !app.appleClientIds.isEmpty else { throw ServiceError.providerNotConfigured }
         let invalid = ProviderErrors.invalidToken("apple")
         let token = try ProviderToken(command.idToken, keys: apple, provider: "apple")
         guard token.string("iss") == "https://appleid.apple.com", let audience = token.audience(in: app.appleClientIds),
-              token.hasValidTimes(now: now), let subject = token.string("sub"),
-              let raw = command.nonce, let claimed = token.string("nonce")
+              token.hasValidTimes(now: now), let subject = token.string("sub")
         else { throw invalid }
-        let hash = Digest.sha256(raw)
+        let hash: [UInt8]
+        if app.appleNonceOptional, command.nonce?.isEmpty ?? true {
+            // `apple_nonce` `none` (seed 003's clients send no nonce): the identity token itself is
+            // single use, its hash remembered until it expires and spent in the sign-in's
+            // transaction as a nonce would be. Only for apps that chose it.
+            guard let expires = token.number("exp") else { throw invalid }
+            hash = Digest.sha256("apple-identity-token:" + command.idToken)
+            guard try nonces.acceptClientNonce(appId: command.appId, hash: hash, untilEpochSeconds: expires) else { throw invalid }
+            return ProviderV1.VerifiedIdentity(provider: "apple", subject: subject, email: token.string("email"),
+                                               emailVerified: token.flag("email_verified"), audience: audience,
+                                               nonceHash: Hex.encode(hash), emailAuthoritative: token.flag("email_verified"))
+        }
+        guard let raw = command.nonce, let claimed = token.string("nonce") else { throw invalid }
+        hash = Digest.sha256(raw)
         guard Digest.constantTimeEqual(Array(Hex.encode(hash).utf8), Array(claimed.lowercased().utf8)) else { throw invalid }
         if app.appleNonceFromClient {
             // The client made it: remembered from now until the token expires (hasValidTimes

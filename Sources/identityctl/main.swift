@@ -28,7 +28,7 @@ let usage = """
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
           off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
           [--profile standard|single-token|session-object] [--domains HOST,HOST] [--path-prefix /api/v2]
-          [--allowed-origins https://a.example,…] [--apple-nonce issued|client]   (client profiles;
+          [--allowed-origins https://a.example,…] [--apple-nonce issued|client|none]   (client profiles;
           an empty value clears a list or the prefix; see README)
           [--failed-sign-in-audit-threshold N]   (failed sign-ins of one account or IP in 15 minutes
               that make an audit row, 1 to 1000; default 5)

@@ -169,6 +169,13 @@ final class SignInE2ETests: XCTestCase {
         XCTAssertEqual(IdentityClient.magicLink(link)?.email, email)
         let viaLink = try await other.signIn(magicLink: link).signedInUser()
         XCTAssertEqual(viaLink.uid, user.uid)
+
+        // A passwordless account deletes itself with its fresh sign-in as the proof.
+        try await other.deleteAccount(proof: .recentSignIn)
+        do {
+            _ = try await client.me()
+            XCTFail("the deleted account's other session still answers")
+        } catch is IdentityError {}
     }
 
     func testPhoneCode() async throws {

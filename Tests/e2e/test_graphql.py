@@ -420,8 +420,9 @@ def test_apple_sign_in_with_the_services_nonce(client, providers, provider_app):
     # The guide's operation plus the optional nonce this service checks the token against.
     query = LOGIN_WITH_APPLE.replace("$lastName: String\n)", "$lastName: String\n  $nonce: String\n)").replace(
         "lastName: $lastName\n  )", "lastName: $lastName\n    nonce: $nonce\n  )")
+    # Without a nonce an app that issues them refuses the token (apple_nonce=none is opt-in).
     missing = gql(client, provider_app, LOGIN_WITH_APPLE, variables)
-    assert error_codes(missing) == ["auth/validation-failed"]
+    assert error_codes(missing) == ["auth/invalid-apple-token"]
     signed = ok(gql(client, provider_app, query, dict(variables, nonce=body["nonce"])))["loginWithApple"]
     assert signed["token"] and signed["user"]["id"]
 
@@ -529,3 +530,45 @@ def test_the_guides_reset_and_verification_take_the_mailed_links_token_alone(cli
                    token=signed_in)
     assert ok(verified) == {"verifyEmail": {"success": True}}
     assert ok(gql(client, app, EMAIL[3], token=signed_in)) == {"isEmailVerified": True}
+
+
+def test_apple_sign_in_as_the_guide_writes_it_for_an_app_without_nonces(client, providers, provider_app_factory):
+    """Seed 003's clients send Apple's identity token without a nonce. An app set to
+    apple_nonce=none accepts it, and the token itself is single use."""
+    from provider_flows import new_authorization_code
+    app = provider_app_factory(apple_nonce="none")
+    assert app["settings"]["apple_nonce"] == "none"
+    token, _ = providers.apple_token(sub="ap_" + unique_username(), without=("nonce",))
+    variables = {"identityToken": token, "authorizationCode": new_authorization_code(),
+                 "firstName": "Ada", "lastName": "Lovelace"}
+    signed = ok(gql(client, app, LOGIN_WITH_APPLE, variables))["loginWithApple"]
+    assert signed["token"] and signed["user"]["id"]
+    replayed = gql(client, app, LOGIN_WITH_APPLE, dict(variables, authorizationCode=new_authorization_code()))
+    assert error_codes(replayed) == ["auth/invalid-apple-token"], "the token is single use"
+    # A new token of the same Apple ID signs in to the same user.
+    again, _ = providers.apple_token(sub=_claims_sub(token), without=("nonce",))
+    second = ok(gql(client, app, LOGIN_WITH_APPLE, dict(variables, identityToken=again,
+                                                          authorizationCode=new_authorization_code())))
+    assert second["loginWithApple"]["user"]["id"] == signed["user"]["id"]
+
+
+def _claims_sub(token):
+    import base64
+    import json
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["sub"]
+
+
+def test_register_keeps_the_guides_profile_fields_in_user_metadata(client, app):
+    """bio, dateOfBirth, gender and accountType have no column in the core: register stores
+    them in the new user's user_metadata, where me reads them (and REST shows them)."""
+    email = unique_email()
+    variables = {"input": {"username": unique_username(), "email": email, "password": PASSWORD, "bio": "Sailor",
+                           "dateOfBirth": "1990-04-01", "gender": "female", "accountType": "creator"}}
+    query = REGISTER.replace("isEmailVerified }", "isEmailVerified bio dateOfBirth gender accountType }")
+    registered = ok(gql(client, app, query, variables))["register"]
+    assert registered["user"]["bio"] == "Sailor" and registered["user"]["accountType"] == "creator", registered
+    me = ok(gql(client, app, "query { me { bio dateOfBirth gender accountType } }", token=registered["token"]))["me"]
+    assert me == {"bio": "Sailor", "dateOfBirth": "1990-04-01", "gender": "female", "accountType": "creator"}
+    rest = client.get("/v1/me", app_key=app["app_key"], token=registered["token"])
+    assert rest.status == 200 and rest.data["user_metadata"]["gender"] == "female", rest

@@ -17,9 +17,11 @@ struct CoreCall: Sendable {
     let dispatch: @Sendable (HTTPRequest) -> RouteResult
     let sessionObject: SessionObjectEdge
 
-    /// The core request `method path` with `body` (JSON), answered.
-    func send(_ method: String, _ path: String, body: JSONValue? = nil) async -> HTTPResponse {
+    /// The core request `method path` with `body` (JSON), answered; `bearer` instead of the
+    /// caller's `Authorization` when given (a step that follows a sign-in acts as its user).
+    func send(_ method: String, _ path: String, body: JSONValue? = nil, bearer: String? = nil) async -> HTTPResponse {
         var headers = request.headers.filter { !["content-length", "content-type", "transfer-encoding", "cookie"].contains($0.key) }
+        if let bearer { headers["authorization"] = "Bearer " + bearer }
         var data = Data()
         if let body {
             headers["content-type"] = "application/json"
@@ -77,11 +79,19 @@ struct CoreCall: Sendable {
     }
 
     /// A sign-in's answer as `AuthPayload`: the token of the app's profile, or the MFA
-    /// challenge (`requiresTwoFactor`).
-    func signIn(_ method: String, _ path: String, body: JSONValue) async throws -> GraphQLValue {
+    /// challenge (`requiresTwoFactor`). `userMetadata`: fields the new user keeps in
+    /// `user_metadata` (seed 003's profile fields), written with the new session's token by
+    /// `PATCH /v1/me`, so the answer's user has them.
+    func signIn(_ method: String, _ path: String, body: JSONValue, userMetadata: JSONValue? = nil) async throws -> GraphQLValue {
         let response = await send(method, path, body: body)
         try Self.check(response)
-        guard let data = SessionObjectEdge.data(response) else { throw GraphQLError("Internal error.", code: ServiceError.internal.code) }
+        guard var data = SessionObjectEdge.data(response) else { throw GraphQLError("Internal error.", code: ServiceError.internal.code) }
+        if let userMetadata, data["mfa"] == nil, case .string(let access)? = data["access_token"], case .object(var fields) = data {
+            let patched = await send("PATCH", "/v1/me", body: .object(["user_metadata": userMetadata]), bearer: access)
+            try Self.check(patched)
+            if let user = SessionObjectEdge.data(patched) { fields["user"] = user }
+            data = .object(fields)
+        }
         if case .object(let mfa)? = data["mfa"] {
             var method: GraphQLValue = .null
             if case .array(let methods)? = mfa["methods"], case .string(let first)? = methods.first {

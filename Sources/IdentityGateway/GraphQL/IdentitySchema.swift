@@ -177,11 +177,11 @@ enum IdentitySchema {
     static let mutation = ObjectType("Mutation", fields: [
         Field("register", req("AuthPayload"), arguments: [InputValue("input", req("UserRegistrationInput"))]) { info in
             let input = input(info)
+            // bio, dateOfBirth, gender, accountType: the core has no columns for them; they go
+            // into the new user's user_metadata (PATCH /v1/me, as the user could do it).
             return try await core(info).signIn("POST", "/v1/auth/sign-up", body: body([
-                // bio, dateOfBirth, gender, accountType: the core's sign-up has no user_metadata yet
-                // (README, GraphQL: not stored until it does); `profileMetadata` shapes them then.
                 ("email", input["email"]), ("password", input["password"]), ("username", input["username"]),
-            ]))
+            ]), userMetadata: profileMetadata(input).map(GraphQLBridge.json))
         },
         Field("login", req("AuthPayload"), arguments: [InputValue("input", req("UserLoginInput"))]) { info in
             let input = input(info)
@@ -191,11 +191,14 @@ enum IdentitySchema {
         Field("loginWithApple", req("AuthPayload"), arguments: [
             InputValue("identityToken", req("String")), InputValue("authorizationCode", req("String")),
             InputValue("email", s("String")), InputValue("firstName", s("String")), InputValue("lastName", s("String")),
-            InputValue("nonce", s("String"), description: "The nonce the identity token was requested with (GET /v1/auth/nonce, or the client's own for apps with apple_nonce=client)."),
+            InputValue("nonce", s("String"), description: "The nonce the identity token was requested with (GET /v1/auth/nonce, or the client's own for apps with apple_nonce=client); apps with apple_nonce=none accept none."),
         ]) { info in
             try await core(info).signIn("POST", "/v1/auth/apple", body: body([
                 ("identity_token", info.argument("identityToken")), ("authorization_code", info.argument("authorizationCode")),
-                ("nonce", info.argument("nonce")), ("first_name", info.argument("firstName")), ("last_name", info.argument("lastName")),
+                // The guide's clients send no nonce: "" then, which only an app with `apple_nonce`
+                // `none` accepts (the token itself is then single use); any other app refuses it.
+                ("nonce", info.argument("nonce").isNull ? .string("") : info.argument("nonce")),
+                ("first_name", info.argument("firstName")), ("last_name", info.argument("lastName")),
             ]))
         },
         Field("loginWithIdToken", req("AuthPayload"), arguments: idTokenArguments, resolve: idTokenSignIn),

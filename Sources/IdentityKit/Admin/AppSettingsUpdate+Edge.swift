@@ -23,8 +23,8 @@ extension AppSettingsUpdate {
            origins.count > 50 || origins.contains(where: { ClientProfile.normalizedOrigin($0) != $0.lowercased() }) {
             found.append(("allowed_origins", "must be at most 50 exact origins such as https://app.example.com (no path, no wildcard)"))
         }
-        if let mode = appleNonce, mode != "issued", mode != "client" {
-            found.append(("apple_nonce", "must be issued or client"))
+        if let mode = appleNonce, !["issued", "client", "none"].contains(mode) {
+            found.append(("apple_nonce", "must be issued, client or none"))
         }
         if let rpId = webauthnRpId, !WebAuthnSettings.isDomain(rpId) {
             found.append(("webauthn_rp_id", "must be a domain name such as example.com (no scheme, no port)"))
@@ -81,7 +81,7 @@ extension AppSettingsUpdate {
             relyingParty = settings
         }
         let apps = AppStore(pool: pool)
-        if let appleNonce { try ProviderSettingsStore(pool: pool).setAppleNonceMode(appId: appId, fromClient: appleNonce == "client") }
+        if let appleNonce { try ProviderSettingsStore(pool: pool).setAppleNonceMode(appId: appId, appleNonce) }
         if let jwksCacheSeconds { try apps.signingKeys.setJWKSCacheSeconds(appId: appId, seconds: jwksCacheSeconds) }
         if let failedSignInAuditThreshold {
             try apps.setFailedSignInAuditThreshold(appId: appId, failedSignInAuditThreshold)
@@ -91,7 +91,7 @@ extension AppSettingsUpdate {
             "domains": JSONValue(profile.domains),
             "path_prefix": JSONValue(profile.pathPrefix),
             "allowed_origins": JSONValue(profile.allowedOrigins),
-            "apple_nonce": .string(try ProviderSettingsStore(pool: pool).appleNonceMode(appId: appId) ? "client" : "issued"),
+            "apple_nonce": .string(try ProviderSettingsStore(pool: pool).appleNonceMode(appId: appId)),
             "webauthn_rp_id": JSONValue(relyingParty?.rpId),
             "webauthn_rp_name": JSONValue(relyingParty?.rpName),
             "webauthn_origins": JSONValue(relyingParty?.origins ?? []),

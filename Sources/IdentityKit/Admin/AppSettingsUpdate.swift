@@ -46,7 +46,7 @@ public struct AppSettingsUpdate: Sendable {
     /// Empty: `/v1` only.
     public var pathPrefix: String?
     public var allowedOrigins: [String]?
-    /// `issued` or `client`: who makes Apple's nonce.
+    /// `issued`, `client` or `none`: who makes Apple's nonce (none: seed 003's clients send none).
     public var appleNonce: String?
     public var webauthnRpId: String?
     public var webauthnOrigins: [String]?

@@ -13,6 +13,12 @@ public struct ProviderSettings: Sendable, Equatable {
     /// Apple nonces: `issued` by this service (GET /v1/auth/nonce), or made by the `client`
     /// (seed 000), then accepted once: remembered until the identity token expires.
     public var appleNonceFromClient = false
+    /// `none` (seed 003's clients, which send Apple's identity token without a nonce): a token
+    /// with no nonce is accepted, once — its own hash is remembered until it expires.
+    public var appleNonceOptional = false
+
+    /// `issued`, `client` or `none`, as stored.
+    public var appleNonceMode: String { appleNonceOptional ? "none" : appleNonceFromClient ? "client" : "issued" }
 
     public init() {}
 
@@ -43,7 +49,9 @@ public struct ProviderSettingsStore: Sendable {
         settings.applePrivateKeySealed = try row.optionalBytes("apple_private_key_enc")
         settings.firebaseProjectId = try row.optionalString("firebase_project_id")
         settings.firebaseTrustEmailVerified = try row.bool("firebase_trust_email_verified")
-        settings.appleNonceFromClient = try row.string("apple_nonce") == "client"
+        let mode = try row.string("apple_nonce")
+        settings.appleNonceFromClient = mode == "client" || mode == "none"
+        settings.appleNonceOptional = mode == "none"
         return settings
     }
 
@@ -93,20 +101,20 @@ public struct ProviderSettingsStore: Sendable {
         }
     }
 
-    /// Who makes Apple's nonce for the app (`apple_nonce`: `issued`, the default, or `client`,
-    /// COMPATIBILITY.md). The row exists: `AppSettingsUpdate.apply` saved it first.
-    public func setAppleNonceMode(appId: String, fromClient: Bool) throws {
+    /// Who makes Apple's nonce for the app (`apple_nonce`: `issued`, the default, `client`
+    /// or `none`; COMPATIBILITY.md). The row exists: `AppSettingsUpdate.apply` saved it first.
+    public func setAppleNonceMode(appId: String, _ mode: String) throws {
         try pool.withConnection { connection in
             _ = try connection.query("UPDATE app_provider_settings SET apple_nonce = $2, updated_at = now() WHERE app_id = $1",
-                                     [appId, fromClient ? "client" : "issued"])
+                                     [appId, mode])
         }
     }
 
-    /// Whether the client makes Apple's nonce (read without touching the sealed key).
-    public func appleNonceMode(appId: String) throws -> Bool {
+    /// `issued`, `client` or `none` (read without touching the sealed key).
+    public func appleNonceMode(appId: String) throws -> String {
         try pool.withConnection { connection in
             try connection.query("SELECT apple_nonce FROM app_provider_settings WHERE app_id = $1", [appId])
-                .first.map { try $0.string("apple_nonce") == "client" } ?? false
+                .first.map { try $0.string("apple_nonce") } ?? "issued"
         }
     }
 
@@ -127,7 +135,7 @@ public struct ProviderSettingsStore: Sendable {
                 """, [appId, PGParam.textArray(settings.googleClientIds), PGParam.textArray(settings.appleBundleIds),
                       PGParam.textArray(settings.appleServicesIds), settings.appleTeamId, settings.appleKeyId,
                       settings.applePrivateKeySealed.map(PGParam.bytea), settings.firebaseProjectId,
-                      PGParam.bool(settings.firebaseTrustEmailVerified), settings.appleNonceFromClient ? "client" : "issued"])
+                      PGParam.bool(settings.firebaseTrustEmailVerified), settings.appleNonceMode])
         }
     }
 }
