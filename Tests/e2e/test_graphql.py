@@ -6,6 +6,8 @@ documents graphql-core finds invalid are refused by us too."""
 import json
 import time
 
+import uuid
+
 import pytest
 from graphql import (build_client_schema, build_schema, get_introspection_query, lexicographic_sort_schema, parse,
                      print_schema, validate)
@@ -237,10 +239,23 @@ def test_standard_app_gets_access_and_refresh_tokens(client, app):
     assert refreshed.status == 200, refreshed
 
 
-def test_phone_fields_answer_not_implemented(client, app):
-    assert error_codes(gql(client, app, REQUEST_OTP)) == ["auth/not-implemented"]
-    resp = gql(client, app, LOGIN_WITH_PHONE, {"input": {"sessionId": "s", "code": "123456"}})
-    assert error_codes(resp) == ["auth/not-implemented"]
+def test_phone_sign_in_as_the_guide_writes_it(stack, client, configured_app_factory):
+    """requestPhoneOtp(phone, countryCode) with a national number and "+52", then
+    loginWithPhone({sessionId, code}) with the texted code (the dev transport's .sms file)."""
+    from test_phone import code_of, wait_sms_file
+    app = configured_app_factory(sms_allowed_calling_codes="52")
+    national = "55" + "".join(str((int(c) + 3) % 10) for c in uuid.uuid4().int.__str__()[:8])
+    otp = ok(gql(client, app, REQUEST_OTP.replace("5512345678", national)))["requestPhoneOtp"]
+    assert otp["success"] is True and otp["sessionId"].startswith("phs_") and otp["expiresIn"] == 600, otp
+    code = code_of(wait_sms_file(stack, "+52" + national))
+    wrong = gql(client, app, LOGIN_WITH_PHONE, {"input": {"sessionId": otp["sessionId"],
+                                                         "code": "000000" if code != "000000" else "111111"}})
+    assert error_codes(wrong) == ["auth/invalid-code"]
+    signed = ok(gql(client, app, LOGIN_WITH_PHONE, {"input": {"sessionId": otp["sessionId"], "code": code}}))
+    assert signed["loginWithPhone"]["token"] and signed["loginWithPhone"]["user"]["id"]
+    # A number the app does not allow answers like a sent code (no oracle), and texts nothing.
+    refused = ok(gql(client, app, 'mutation { requestPhoneOtp(phone: "+33612345678") { success sessionId } }'))
+    assert refused["requestPhoneOtp"]["success"] is True and refused["requestPhoneOtp"]["sessionId"]
 
 
 def test_device_tokens(client, app):

@@ -49,11 +49,6 @@ enum IdentitySchema {
         .object([("success", .bool(true)), ("message", message.map { .string($0) } ?? .null)] + extra)
     }
 
-    /// Phone sign-in is built on another branch (issue: phone); these two resolvers are the
-    /// place to map it (`POST /v1/auth/phone/...`) when it lands.
-    private static func notImplemented(_ info: ResolveInfo) async throws -> GraphQLValue {
-        throw GraphQLError("Phone sign-in is not available yet.", code: "auth/not-implemented", extensions: [("status", .int(501))])
-    }
 
     // MARK: types
 
@@ -204,9 +199,19 @@ enum IdentitySchema {
         Field("loginWithIdToken", req("AuthPayload"), arguments: idTokenArguments, resolve: idTokenSignIn),
         Field("loginWithFirebase", req("AuthPayload"), arguments: idTokenArguments,
               deprecationReason: "Use loginWithIdToken.", resolve: idTokenSignIn),
-        Field("requestPhoneOtp", req("PhoneOtpResponse"), arguments: [InputValue("phone", req("String")), InputValue("countryCode", s("String"))],
-              resolve: notImplemented),
-        Field("loginWithPhone", req("AuthPayload"), arguments: [InputValue("input", req("PhoneLoginInput"))], resolve: notImplemented),
+        // Phone sign-in: POST /v1/auth/phone/send and /verify. A refused number (a calling code
+        // the app does not allow, a cap) answers like a sent code there, so here too.
+        Field("requestPhoneOtp", req("PhoneOtpResponse"), arguments: [InputValue("phone", req("String")), InputValue("countryCode", s("String"))]) { info in
+            let data = try await core(info).data("POST", "/v1/auth/phone/send", body: body([
+                ("phone", info.argument("phone")), ("country_code", info.argument("countryCode"))]))
+            return .object([("success", .bool(true)), ("sessionId", GraphQLBridge.value(data["session_id"] ?? .null)),
+                            ("expiresIn", GraphQLBridge.value(data["expires_in"] ?? .null))])
+        },
+        Field("loginWithPhone", req("AuthPayload"), arguments: [InputValue("input", req("PhoneLoginInput"))]) { info in
+            let input = input(info)
+            return try await core(info).signIn("POST", "/v1/auth/phone/verify", body: body([
+                ("session_id", input["sessionId"]), ("code", input["code"])]))
+        },
         Field("generatePasskeyAuthenticationOptions", req("PasskeyOptions"), arguments: [InputValue("identifier", s("String"))]) { info in
             let data = try await core(info).data("POST", "/v1/auth/passkey/options", body: body([("identifier", info.argument("identifier"))]))
             return .object([("flowId", GraphQLBridge.value(data["flow_id"] ?? .null)), ("options", GraphQLBridge.value(data["options"] ?? .null)),
