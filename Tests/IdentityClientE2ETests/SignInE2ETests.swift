@@ -180,11 +180,21 @@ final class SignInE2ETests: XCTestCase {
 
     func testPhoneCode() async throws {
         let e2e = try E2E.environment()
-        do {
-            _ = try await e2e.client().sendPhoneCode(phone: "+15555550123")
-        } catch let error as IdentityError where error.code == .notFound || error.code == .methodNotAllowed {
-            throw XCTSkip("the service does not serve /v1/auth/phone/* yet (\(error))")
+        let client = e2e.client()
+        let phone = "+336" + String(UInt32.random(in: 10_000_000...99_999_999))
+        // A national number with its country, as a user types it.
+        let national = "06" + phone.dropFirst(4)
+        let sent = try await client.sendPhoneCode(phone: national, countryCode: "FR")
+        XCTAssertEqual(sent.expiresIn, 600)
+        let code = try await e2e.helper("sms/code", ["phone": phone])["code"] as! String
+        await assertIdentityError(.invalidCode) {
+            _ = try await client.signInWithPhoneCode(sessionID: sent.sessionID, code: code == "000000" ? "111111" : "000000")
         }
-        XCTFail("the service now serves phone codes: extend this test with the SMS code and signInWithPhoneCode")
+        let result = try await client.signInWithPhoneCode(sessionID: sent.sessionID, code: code)
+        guard case .signedIn(let user, let isNew) = result else { return XCTFail("\(result)") }
+        XCTAssertTrue(isNew)
+        XCTAssertEqual(user.phone, phone)
+        let me = try await client.me()
+        XCTAssertEqual(me.uid, user.uid)
     }
 }
