@@ -587,3 +587,14 @@ def test_register_keeps_the_guides_profile_fields_in_user_metadata(client, app):
     assert me == {"bio": "Sailor", "dateOfBirth": "1990-04-01", "gender": "female", "accountType": "creator"}
     rest = client.get("/v1/me", app_key=app["app_key"], token=registered["token"])
     assert rest.status == 200 and rest.data["user_metadata"]["gender"] == "female", rest
+
+
+def test_graphql_requests_are_limited_per_ip(client, configured_app_factory):
+    app = configured_app_factory(rate_limits={"graphql_per_ip": "2/1m"})
+    ip = {"X-Forwarded-For": "10.77.%d.%d" % (uuid.uuid4().int % 250, uuid.uuid4().int % 250 + 1)}
+    for _ in range(2):
+        assert gql(client, app, "query { __typename }", headers=ip).status == 200
+    limited = gql(client, app, "query { __typename }", headers=ip)
+    assert limited.status == 429 and limited.json["code"] == "auth/rate-limited", limited
+    # Another client is not affected.
+    assert gql(client, app, "query { __typename }").status == 200

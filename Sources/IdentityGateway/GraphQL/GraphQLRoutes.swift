@@ -21,7 +21,7 @@ struct GraphQLRoutes: Sendable {
 
     var routes: [Route] {
         [Route(method: "POST", pattern: "/graphql", needsApp: true, takesBody: true,
-               errors: [.validationFailed([])], handler: post),
+               limits: [.perIP(RateLimitCatalogue.graphqlPerIP)], errors: [.validationFailed([])], handler: post),
          Route(method: "GET", pattern: "/graphql", needsApp: false, takesBody: false,
                errors: [.validationFailed([])], handler: get)]
     }

@@ -43,11 +43,16 @@ public enum RateLimitCatalogue {
     public static let smsSendPerIP = RateLimitPolicy(name: "sms_send_per_ip", count: 10, window: 3600)
     public static let smsSendPerApp = RateLimitPolicy(name: "sms_send_per_app", count: 1000, window: 3600)
 
+    /// GraphQL requests per IP, before parsing: what a request costs there (parse, validate,
+    /// introspection) is capped by the document limits, this caps how many. The core calls a
+    /// request makes keep their own route limits besides.
+    public static let graphqlPerIP = RateLimitPolicy(name: "graphql_per_ip", count: 600, window: 60)
+
     public static let all: [RateLimitPolicy] = [
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
         codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
         passwordCheckPerUser, adminPerApp, mfaGuessPerUser, mfaVerifyPerIP, passkeyOptionsPerIP,
-        smsSendPerNumber, smsResendPerNumber, smsSendPerIP, smsSendPerApp,
+        smsSendPerNumber, smsResendPerNumber, smsSendPerIP, smsSendPerApp, graphqlPerIP,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }
