@@ -85,14 +85,16 @@ public struct SecurityAlerts: Sendable {
     /// sign-in of an account is no alert, nor a device seen before.
     public func isNewDevice(appId: String, uid: String, userAgent: String, on connection: PGConnection) throws -> Bool {
         let fingerprint = Digest.sha256(Array(userAgent.utf8))
-        let inserted = try connection.query("""
-            INSERT INTO user_known_devices (app_id, uid, fingerprint) VALUES ($1, $2, $3)
-            ON CONFLICT DO NOTHING RETURNING 1
-            """, [appId, uid, PGParam.bytea(fingerprint)])
-        guard !inserted.isEmpty else { return false }
-        let others = try connection.query("""
-            SELECT 1 FROM user_known_devices WHERE app_id = $1 AND uid = $2 AND fingerprint <> $3 LIMIT 1
-            """, [appId, uid, PGParam.bytea(fingerprint)])
-        return !others.isEmpty
+        // One round trip on every session start: the insert, and whether another device was
+        // known before it (the outer query's snapshot does not see the row just inserted).
+        return try connection.query("""
+            WITH inserted AS (
+                INSERT INTO user_known_devices (app_id, uid, fingerprint) VALUES ($1, $2, $3)
+                ON CONFLICT DO NOTHING RETURNING 1
+            )
+            SELECT EXISTS (SELECT 1 FROM inserted)
+                   AND EXISTS (SELECT 1 FROM user_known_devices WHERE app_id = $1 AND uid = $2 AND fingerprint <> $3)
+                   AS new_device
+            """, [appId, uid, PGParam.bytea(fingerprint)]).first?.bool("new_device") ?? false
     }
 }
