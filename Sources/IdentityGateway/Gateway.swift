@@ -82,6 +82,14 @@ public final class Gateway: Service {
 
     public func start() throws {
         bus.start()
+        // A load balancer sends requests as soon as the port accepts: one that came before the
+        // broker link would be a 503 (a restarted gateway in a rolling restart). So the port
+        // opens once the link is up, or after a bounded wait: a gateway started while the broker
+        // is down still serves (its 503s, /healthz) and connects when the broker returns.
+        if !bus.waitUntilConnected(timeout: configuration.requestTimeout) {
+            Log.warning("broker not connected yet; listening anyway (commands answer 503 until it is)",
+                        ["waited_ms": String(Int(configuration.requestTimeout * 1000))])
+        }
         try server.start(host: configuration.httpHost, port: configuration.httpPort, threads: configuration.httpThreads,
                          limits: configuration.connectionLimits, trustedProxies: configuration.trustedProxies)
     }

@@ -140,6 +140,16 @@ public final class AMQPLink: Sendable {
 
     public var isConnected: Bool { state.withLock { $0.connected } }
 
+    /// Whether the link connected within `timeout` seconds (polled: only start-up waits on it).
+    public func waitUntilConnected(timeout: Double) -> Bool {
+        let deadline = DispatchTime.now() + timeout
+        while !isConnected {
+            if DispatchTime.now() >= deadline { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
     public func start() {
         ioThread.enter()
         let thread = Thread { [self] in

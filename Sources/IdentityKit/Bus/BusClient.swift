@@ -29,6 +29,9 @@ public final class BusClient: Sendable {
     public func start() { link.withLock { $0 }?.start() }
     public func stop() { link.withLock { $0 }?.stop() }
     public var isConnected: Bool { link.withLock { $0 }?.isConnected ?? false }
+    public func waitUntilConnected(timeout: Double) -> Bool {
+        link.withLock { $0 }?.waitUntilConnected(timeout: timeout) ?? false
+    }
 
     /// Sends `message` (a command) to `queue` and waits at most `timeout` seconds for a reply.
     public func request<M: ProtoMessage>(_ message: M, queue: String, appId: String, requestId: String,
