@@ -40,6 +40,15 @@ def amqp_env(env, name):
     return dict(env, IDENTITY_AMQP_URL=own.rsplit("/", 1)[0] + "/" + env["IDENTITY_AMQP_URL"].rsplit("/", 1)[1])
 
 
+def sign_in_connections(cores):
+    """Sign-in load: two connections per core (ours and the peers alike). The hash is most of a
+    sign-in but not all of it (the rate-limit check, the bus, the account read, the session's
+    commit, the signature): with one request per core the cores idle during the rest, and the
+    figure measured that idle time rather than the throughput. The worker hashes at most one per
+    core at once (IDENTITY_PASSWORD_HASH_CONCURRENCY), so the second request waits its turn."""
+    return 2 * max(1, cores)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -232,12 +241,15 @@ def main():
     # refused. A twin app with every limit off measures what the checks cost.
     app = json.loads(stack.ctl("apps", "create", "--name", "bench"))
     stack.ctl("apps", "settings", app["app_id"], *limit_flags("1000000000/1s"))
+    # Refresh once more on an app that signs with ES256: what the signature algorithm costs.
+    es256 = json.loads(stack.ctl("apps", "create", "--name", "bench-es256", "--alg", "ES256"))
+    stack.ctl("apps", "settings", es256["app_id"], *limit_flags("1000000000/1s"))
     unlimited = json.loads(stack.ctl("apps", "create", "--name", "bench-unlimited"))
     stack.ctl("apps", "settings", unlimited["app_id"], *limit_flags("off"),
               env=dict(env, IDENTITY_RATE_LIMIT_OFF_ALLOWED="1"))
     stack.start()
     try:
-        rows, extra = run(stack, app, app["app_key"], base, seconds, limit_seconds, cores, admin_db, args.smoke)
+        rows, extra = run(stack, app, app["app_key"], base, seconds, limit_seconds, cores, admin_db, args.smoke, es256)
         if not args.no_rate_limit_cost:
             extra["rate_limit_cost"] = rate_limit_cost(stack, app, unlimited, base, seconds, cores, args.smoke)
     finally:
@@ -245,7 +257,7 @@ def main():
     if with_peers:
         # After the service has stopped: the peers get the machine the service had.
         extra["peers"] = peers.run_peers(os.environ["BENCH_PEERS_VENV"], admin_db, BENCH_DB, log_dir, wrk, free_port,
-                                         psql, seconds, 32 if not args.smoke else 4, max(2, cores))
+                                         psql, seconds, 32 if not args.smoke else 4, sign_in_connections(cores))
     report(rows, extra, args.smoke)
 
 
@@ -288,7 +300,7 @@ def rate_limit_cost(stack, limited, unlimited, base, seconds, cores, smoke):
             out["refresh"][label].append(wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
                                              {"BENCH_APP_KEY": app["app_key"], "BENCH_TOKENS_FILE": tokens})["per_second"])
             email, password = users[label]
-            out["sign_in"][label].append(wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, max(2, cores), 2,
+            out["sign_in"][label].append(wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, sign_in_connections(cores), 2,
                                              {"BENCH_APP_KEY": app["app_key"], "BENCH_EMAIL": email,
                                               "BENCH_PASSWORD": password})["per_second"])
     for path in out.values():
@@ -297,7 +309,7 @@ def rate_limit_cost(stack, limited, unlimited, base, seconds, cores, smoke):
     return out
 
 
-def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
+def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke, es256):
     headers = {"X-App-Key": key}
     email, password = "bench-%s@example.com" % secrets.token_hex(4), "bench-" + secrets.token_hex(8)
     status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password}, headers)
@@ -319,11 +331,14 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
     tokens_file = refresh_tokens(base, key, connections + 2, os.path.join(stack.log_dir, "refresh-tokens.txt"))
     refresh = measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
                                           {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file}))
+    es256_tokens = refresh_tokens(base, es256["app_key"], connections + 2, os.path.join(stack.log_dir, "refresh-tokens-es256.txt"))
+    refresh_es256 = measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
+                                                {"BENCH_APP_KEY": es256["app_key"], "BENCH_TOKENS_FILE": es256_tokens}))
     loaded = stack.rss_kib()
     pool = int(os.environ.get("IDENTITY_WORKER_CONCURRENCY", str(max(2, cores * 2))))
     pg = pgbench(admin_db, limit_seconds, pool)
 
-    sign_in_load = lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, max(2, cores), 2,
+    sign_in_load = lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, sign_in_connections(cores), 2,
                                {"BENCH_APP_KEY": key, "BENCH_EMAIL": email, "BENCH_PASSWORD": password})
     sign_in = measured(stack, sign_in_load)
     argon2 = json.loads(stack.ctl("bench", "argon2", "--seconds", str(limit_seconds), "--threads", str(cores)))
@@ -339,7 +354,7 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
     scale["token_workers_2"] = {
         "refresh": measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
                                                {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file})),
-        "sign_in": measured(stack, lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, 2 * max(2, cores), 2,
+        "sign_in": measured(stack, lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, 2 * sign_in_connections(cores), 2,
                                                {"BENCH_APP_KEY": key, "BENCH_EMAIL": email,
                                                 "BENCH_PASSWORD": password}))}
 
@@ -350,6 +365,7 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke):
         ("GET /v1/me", me, "GET /healthz (same server)", healthz),
         ("POST /v1/token/introspect (live access token)", introspection, "GET /healthz (same server)", healthz),
         ("POST /v1/auth/token/refresh", refresh, "pgbench -N, %d clients" % pool, pg),
+        ("POST /v1/auth/token/refresh (ES256 app)", refresh_es256, "pgbench -N, %d clients" % pool, pg),
         ("POST /v1/auth/sign-in (Argon2id m=19MiB t=2)", sign_in, "raw libsodium Argon2id, %d thr" % cores, argon2),
         ("bus round trip (no-op command)", bus, "RabbitMQ publish+consume", broker),
     ]

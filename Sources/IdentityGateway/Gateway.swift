@@ -197,7 +197,7 @@ public final class Gateway: Service {
     /// `application/json`, with or without parameters, or any `+json` type.
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
-        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let type = contentType.split(separator: ";").first.map { TextScanning.trimmed($0).lowercased() } ?? ""
         return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }
 }

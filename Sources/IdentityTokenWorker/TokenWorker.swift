@@ -11,7 +11,8 @@ public final class TokenWorker: Service {
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
         self.pool = pool
         let users = UserStore(pool: pool)
-        let hasher = try PasswordHasher(cost: configuration.passwordCost)
+        let hasher = try PasswordHasher(cost: configuration.passwordCost,
+                                        concurrentHashes: configuration.concurrentPasswordHashes)
         let sessions = SessionStore(pool: pool)
         let identities = IdentityStore(pool: pool)
         let ownership = EmailOwnership(users: users, sessions: sessions, identities: identities)

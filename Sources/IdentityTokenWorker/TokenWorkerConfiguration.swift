@@ -7,6 +7,9 @@ public struct TokenWorkerConfiguration: Sendable {
     /// Unseals the apps' private signing keys; only workers that sign are given it.
     public var masterKey: [UInt8]
     public var passwordCost: PasswordHasher.Cost
+    /// Argon2id hashes and checks run at once (`IDENTITY_PASSWORD_HASH_CONCURRENCY`, default the
+    /// cores): the other commands in flight wait for a turn rather than share the cores.
+    public var concurrentPasswordHashes: Int
     /// Commands handled at once (also the broker prefetch).
     public var concurrency: Int
     public var refreshTokenLifetimeSeconds: Int
@@ -28,6 +31,7 @@ public struct TokenWorkerConfiguration: Sendable {
                 memoryKiB: UInt32(env.int("IDENTITY_ARGON2_MEMORY_KIB", default: 19_456, range: 8...4_194_304)),
                 iterations: UInt32(env.int("IDENTITY_ARGON2_ITERATIONS", default: 2, range: 1...100)),
                 parallelism: UInt32(env.int("IDENTITY_ARGON2_PARALLELISM", default: 1, range: 1...64))),
+            concurrentPasswordHashes: env.int("IDENTITY_PASSWORD_HASH_CONCURRENCY", default: cores, range: 1...256),
             concurrency: concurrency,
             refreshTokenLifetimeSeconds: env.int("IDENTITY_REFRESH_TOKEN_TTL_SECONDS", default: 90 * 86_400,
                                                  range: 60...(400 * 86_400)),

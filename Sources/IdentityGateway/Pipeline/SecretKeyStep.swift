@@ -83,15 +83,15 @@ final class SecretKeyStep: Sendable {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2 else { return nil }
         let scheme = parts[0].lowercased()
-        let value = parts[1].trimmingCharacters(in: .whitespaces)
+        let value = TextScanning.trimmed(parts[1])
         var key = value
         var clientId: String?
         if scheme == "basic", basicAllowed {
             guard let decoded = Data(base64Encoded: value), let text = String(data: decoded, encoding: .utf8),
                   let colon = text.firstIndex(of: ":") else { return nil }
             // RFC 6749 §2.3.1: both parts are form-encoded before Basic.
-            clientId = String(text[..<colon]).removingPercentEncoding
-            key = String(text[text.index(after: colon)...]).removingPercentEncoding ?? ""
+            clientId = TextScanning.percentDecoded(text[..<colon])
+            key = TextScanning.percentDecoded(text[text.index(after: colon)...]) ?? ""
         } else if scheme != "bearer" {
             return nil
         }

@@ -173,7 +173,7 @@ struct SessionObjectEdge: Sendable {
     /// The value of our cookie in a `Cookie` header (`a=1; __Host-session=st_…`).
     static func sessionCookie(_ header: String) -> String? {
         for pair in header.split(separator: ";") {
-            let trimmed = pair.trimmingCharacters(in: .whitespaces)
+            let trimmed = TextScanning.trimmed(pair)
             if trimmed.hasPrefix(cookieName + "=") {
                 let value = String(trimmed.dropFirst(cookieName.count + 1))
                 return SessionToken.isSessionToken(value) && value.utf8.count <= 128 ? value : nil

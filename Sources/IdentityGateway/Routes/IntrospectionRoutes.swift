@@ -56,17 +56,13 @@ struct IntrospectionRoutes: Sendable {
 
     /// `token` from a form body (RFC 7662 §2.1) or a JSON one.
     static func token(_ request: HTTPRequest) throws -> String {
-        let type = request.header("content-type")?.split(separator: ";").first?
-            .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let type = request.header("content-type")?.split(separator: ";").first
+            .map { TextScanning.trimmed($0).lowercased() } ?? ""
         var token: String?
         if type == "application/x-www-form-urlencoded" {
-            guard let text = String(data: request.body, encoding: .utf8) else { throw ServiceError.invalidJSON }
-            for pair in text.split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                guard parts.count == 2, Self.formDecode(parts[0]) == "token" else { continue }
-                token = Self.formDecode(parts[1])
-                break
-            }
+            let body = [UInt8](request.body)
+            guard String(validating: body, as: UTF8.self) != nil else { throw ServiceError.invalidJSON }
+            token = TextScanning.formValue("token", in: body)
         } else if Gateway.isJSON(request.header("content-type")) {
             var body = try BodyReader(parsed: try BodyReader.parse(request.body))
             token = body.requiredString("token")
@@ -79,9 +75,5 @@ struct IntrospectionRoutes: Sendable {
             throw ServiceError.validationFailed([.init(location: "body.token", message: "is required")])
         }
         return token
-    }
-
-    private static func formDecode(_ part: Substring) -> String? {
-        part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }

@@ -70,39 +70,62 @@ struct Router: Sendable {
     }
 
     let routes: [Route]
+    /// The routes' indices by their number of path segments: a path is compared only with the
+    /// patterns as long as it (profiled: the scan over every route was a tenth of a request).
+    private let bySegmentCount: [Int: [Int]]
+
+    init(routes: [Route]) {
+        self.routes = routes
+        bySegmentCount = Dictionary(grouping: routes.indices, by: { routes[$0].segments.count })
+    }
 
     /// A literal segment beats a parameter: `/v1/admin/users/import` is the import route's
     /// path only (POST), never `/v1/admin/users/{uid}` with uid "import", so its `Allow` names
     /// only what that resource supports.
     func match(method: String, path: String) -> Match {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        var best: [(route: Route, parameters: [String: String])] = []
+        var best: [Int] = []
         var bestLiterals = -1
-        for route in routes {
-            guard let parameters = Self.parameters(route.segments, parts) else { continue }
-            let literals = route.segments.count - parameters.count
+        for index in bySegmentCount[parts.count] ?? [] {
+            guard let literals = Self.literalsMatched(routes[index].segments, parts) else { continue }
             if literals > bestLiterals {
-                best = [(route, parameters)]
+                best = [index]
                 bestLiterals = literals
             } else if literals == bestLiterals {
-                best.append((route, parameters))
+                best.append(index)
             }
         }
-        if let hit = best.first(where: { $0.route.method == method }) { return .found(hit.route, parameters: hit.parameters) }
-        return best.isEmpty ? .notFound : .methodNotAllowed(allowed: best.map(\.route.method))
+        if let hit = best.first(where: { routes[$0].method == method }) {
+            return .found(routes[hit], parameters: Self.parameters(routes[hit].segments, parts))
+        }
+        return best.isEmpty ? .notFound : .methodNotAllowed(allowed: best.map { routes[$0].method })
     }
 
-    private static func parameters(_ pattern: [Substring], _ parts: [Substring]) -> [String: String]? {
-        guard pattern.count == parts.count else { return nil }
-        var parameters: [String: String] = [:]
+    /// How many literal segments of `pattern` the path matched, or nil when it does not match
+    /// (patterns and parts of the same count).
+    private static func literalsMatched(_ pattern: [Substring], _ parts: [Substring]) -> Int? {
+        var literals = 0
         for (expected, actual) in zip(pattern, parts) {
-            if expected.hasPrefix("{") && expected.hasSuffix("}") {
+            if isParameter(expected) {
                 guard !actual.isEmpty else { return nil }
-                parameters[String(expected.dropFirst().dropLast())] = String(actual)
             } else if expected != actual {
                 return nil
+            } else {
+                literals += 1
             }
         }
+        return literals
+    }
+
+    private static func parameters(_ pattern: [Substring], _ parts: [Substring]) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for (expected, actual) in zip(pattern, parts) where isParameter(expected) {
+            parameters[String(expected.dropFirst().dropLast())] = String(actual)
+        }
         return parameters
+    }
+
+    private static func isParameter(_ segment: Substring) -> Bool {
+        segment.utf8.first == UInt8(ascii: "{") && segment.utf8.last == UInt8(ascii: "}")
     }
 }

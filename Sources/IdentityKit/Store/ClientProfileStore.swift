@@ -20,7 +20,7 @@ public struct ClientProfile: Sendable, Equatable {
 
     /// A host as `Host` carries it, lower-cased; host or host:port, nothing else.
     public static func normalizedHost(_ host: String) -> String? {
-        let lowered = host.trimmingCharacters(in: .whitespaces).lowercased()
+        let lowered = TextScanning.trimmed(host).lowercased()
         guard !lowered.isEmpty, lowered.utf8.count <= 260 else { return nil }
         let parts = lowered.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count <= 2, !parts[0].isEmpty,

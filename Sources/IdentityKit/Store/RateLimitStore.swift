@@ -69,7 +69,7 @@ public struct RateLimitStore: Sendable {
     /// A subject for an address or an id: never stored in clear (the table is not a list of
     /// who tried to sign in), case- and space-insensitive.
     public static func hashedSubject(_ value: String) -> String {
-        let normalized = value.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let normalized = TextScanning.trimmed(value, newlines: true).lowercased()
         return Base64URL.encode(Array(Digest.sha256(normalized).prefix(16)))
     }
 

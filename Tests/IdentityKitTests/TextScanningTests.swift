@@ -1,0 +1,61 @@
+import Foundation
+import XCTest
+@testable import IdentityKit
+
+/// `TextScanning` replaces Foundation's NSString-backed helpers on the request path: each case is
+/// checked against what Foundation answers, so the rewrite changes the cost and nothing else.
+final class TextScanningTests: XCTestCase {
+    func testTrimmedMatchesFoundation() {
+        let samples = ["  a b  ", "\tvalue\t", "", "   ", "x", " \u{00A0}nbsp\u{2003} ", "line\n", "\r\nboth \n"]
+        for sample in samples {
+            XCTAssertEqual(TextScanning.trimmed(sample), sample.trimmingCharacters(in: .whitespaces), sample.debugDescription)
+            XCTAssertEqual(TextScanning.trimmed(sample, newlines: true),
+                           sample.trimmingCharacters(in: .whitespacesAndNewlines), sample.debugDescription)
+        }
+        XCTAssertEqual(TextScanning.trimmed(" a; b ".split(separator: ";")[1]), "b")
+    }
+
+    func testPercentDecodedMatchesFoundation() {
+        let samples = ["plain", "a%20b", "%E2%82%AC", "a+b", "%zz", "%4", "%", "100%25", "%C3", "%ff", "%2B%2b", ""]
+        for sample in samples {
+            XCTAssertEqual(TextScanning.percentDecoded(sample[...]), sample.removingPercentEncoding, sample)
+        }
+    }
+
+    func testFormValue() {
+        func value(_ body: String, _ name: String = "token") -> String? {
+            TextScanning.formValue(name, in: Array(body.utf8))
+        }
+        XCTAssertEqual(value("token=abc"), "abc")
+        XCTAssertEqual(value("token_type_hint=access_token&token=a.b-c_d"), "a.b-c_d")
+        XCTAssertEqual(value("token=a+b%2Bc"), "a b+c", "+ is a space, %2B a plus")
+        XCTAssertEqual(value("to%6Ben=x"), "x", "the name is decoded too")
+        XCTAssertEqual(value("token=first&token=second"), "first")
+        XCTAssertEqual(value("token="), "")
+        XCTAssertNil(value("tokenx=1&xtoken=2"))
+        XCTAssertNil(value("token"), "a name without = has no value")
+        XCTAssertNil(value("&&"))
+        XCTAssertNil(value(""))
+        XCTAssertNil(value("token=%E2%82"), "a cut UTF-8 sequence does not decode")
+        XCTAssertNil(value("token=%G0"))
+        XCTAssertEqual(value("a=1&&token=%E2%82%AC&b"), "€")
+    }
+
+    /// At most `concurrentHashes` hashes and checks at once, however many callers.
+    func testPasswordHasherBoundsConcurrentHashes() throws {
+        let hasher = try PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 1, parallelism: 1), concurrentHashes: 2)
+        let phc = try hasher.hash("secret")
+        DispatchQueue.concurrentPerform(iterations: 16) { index in
+            if index % 2 == 0 {
+                XCTAssertTrue(hasher.verify("secret", against: phc))
+            } else {
+                XCTAssertNotNil(try? hasher.hash("other-\(index)"))
+            }
+        }
+        let most = try XCTUnwrap(hasher.gate?.mostAtOnce)
+        XCTAssertGreaterThanOrEqual(most, 1)
+        XCTAssertLessThanOrEqual(most, 2)
+        XCTAssertNil(try PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 1, parallelism: 1)).gate,
+                     "no bound unless asked for")
+    }
+}
