@@ -256,3 +256,197 @@ def test_turning_mfa_on_alerts_the_other_devices_and_by_email(stack, client, smt
         time.sleep(0.1)
     titles = [p["aps"]["alert"]["title"] for p in stack.apns.received(phone_token)]
     assert titles.count("Two-step verification turned on") == 1, titles
+
+
+# --- the other alerts: email changed, MFA off, passkey added, backup codes low ---------------------
+# Their titles are MailRenderer's defaults (the push title is the mail's subject); each test waits
+# for the alert with a deadline, then gives a second of grace before asserting that nothing more
+# came (a second alert, or one to a device the code leaves out).
+
+ALERT_GRACE = 1.0
+# SecurityAlerts.backupCodesLowThreshold: a use of a backup code that leaves this many or fewer
+# raises backup_codes_low.
+BACKUP_CODES_LOW_THRESHOLD = 2
+
+
+def _apns_titles(stack, token):
+    return [p["aps"]["alert"]["title"] for p in stack.apns.received(token)]
+
+
+def _fcm_titles(stack, token):
+    return [p["notification"]["title"] for p in stack.fcm.received(token)]
+
+
+def _wait_for_count(count_now, count):
+    """Polls count_now() until it reaches `count` or ALERT_TIMEOUT passes; returns the last value."""
+    deadline = time.monotonic() + ALERT_TIMEOUT
+    seen = count_now()
+    while seen < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+        seen = count_now()
+    return seen
+
+
+def _alert_mails(smtp_sink, address, subject, mark):
+    return [m for m in smtp_sink.messages_to(address, after=mark) if m.subject == subject]
+
+
+def _mfa_signed_in(client, app, email, code, user_agent):
+    """Password, then a second factor (`code`), both from `user_agent`: a fresh aal 2 session."""
+    from test_mfa import challenge_of
+    challenge = challenge_of(client.sign_in(app, email=email, headers={"User-Agent": user_agent}))
+    resp = client.post("/v1/auth/mfa/verify", {"challenge_token": challenge["challenge_token"], "code": code},
+                       app_key=app["app_key"], headers={"User-Agent": user_agent})
+    assert resp.status == 200, resp
+    return resp.data
+
+
+def test_an_email_change_alerts_the_old_address_and_every_device(stack, client, smtp_sink, push_app):
+    """The app's backend changes the address (admin API, UserAdministration.update): the mail goes
+    to the address it was changed *from* (its owner must hear of it), none to the new one. No
+    session of the user made the change, so none is left out: every device gets the push."""
+    old = unique_email("email-alert")
+    phone = _signed_up(client, push_app, old, PHONE_UA)
+    laptop = _sign_in(client, push_app, old, LAPTOP_UA)
+    phone_token, laptop_fcm = unique_push_token(), "fcm-" + secrets.token_urlsafe(40)
+    _register(client, push_app, phone["access_token"], phone_token, "apns")
+    _register(client, push_app, laptop["access_token"], laptop_fcm, "fcm")
+    title = f"Your {push_app['name']} email address was changed"
+    mark = smtp_sink.mark()
+    new = unique_email("email-alert-new")
+    resp = admin(client, push_app, "PATCH", f"/v1/admin/users/{phone['user']['uid']}", {"email": new})
+    assert resp.status == 200 and resp.data["email"] == new, resp
+
+    mail = smtp_sink.wait_for(old, lambda m: m.subject == title, timeout=ALERT_TIMEOUT, after=mark)
+    assert f"The email address of your {push_app['name']} account was changed" in mail.text, mail.text
+    assert _wait_for_count(lambda: _apns_titles(stack, phone_token).count(title), 1) == 1, \
+        (_apns_titles(stack, phone_token), stack.apns.refusals)
+    assert _wait_for_count(lambda: _fcm_titles(stack, laptop_fcm).count(title), 1) == 1, \
+        (_fcm_titles(stack, laptop_fcm), stack.fcm.refusals)
+    time.sleep(ALERT_GRACE)
+    assert _alert_mails(smtp_sink, old, title, mark) == [mail]
+    assert _alert_mails(smtp_sink, new, title, mark) == [], "the new address got the alert"
+    assert _apns_titles(stack, phone_token).count(title) == 1
+    assert _fcm_titles(stack, laptop_fcm).count(title) == 1
+    assert stack.apns.refusals == [] and stack.fcm.refusals == [], (stack.apns.refusals, stack.fcm.refusals)
+
+
+def test_turning_mfa_off_alerts_the_other_devices_and_by_email(stack, client, smtp_sink, push_app):
+    """DELETE /v1/me/mfa from a fresh aal 2 session on the laptop: the phone's device gets the
+    alert, the laptop's (the session that turned it off) none."""
+    from test_mfa import enrol_totp
+    email = unique_email("mfa-off-alert")
+    phone = _signed_up(client, push_app, email, PHONE_UA)
+    phone_token, laptop_token = unique_push_token(), unique_push_token()
+    _register(client, push_app, phone["access_token"], phone_token, "apns")
+    _, codes = enrol_totp(client, push_app, phone["access_token"])
+    laptop = _mfa_signed_in(client, push_app, email, codes[0], LAPTOP_UA)
+    _register(client, push_app, laptop["access_token"], laptop_token, "apns")
+    title = "Two-step verification turned off"
+    mark = smtp_sink.mark()
+    resp = client.request("DELETE", "/v1/me/mfa", {"code": codes[1]}, app_key=push_app["app_key"],
+                          token=laptop["access_token"])
+    assert resp.status == 204, resp
+
+    mail = smtp_sink.wait_for(email, lambda m: m.subject == title, timeout=ALERT_TIMEOUT, after=mark)
+    assert "Two-step verification was turned off" in mail.text, mail.text
+    assert _wait_for_count(lambda: _apns_titles(stack, phone_token).count(title), 1) == 1, \
+        (_apns_titles(stack, phone_token), stack.apns.refusals)
+    time.sleep(ALERT_GRACE)
+    assert _apns_titles(stack, phone_token).count(title) == 1
+    assert title not in _apns_titles(stack, laptop_token), "the session that turned MFA off got the alert"
+    assert _alert_mails(smtp_sink, email, title, mark) == [mail]
+    assert stack.apns.refusals == [], stack.apns.refusals
+
+
+def test_adding_a_passkey_alerts_the_other_devices_and_by_email(stack, client, smtp_sink, push_app):
+    """POST /v1/me/passkeys from the laptop (a software authenticator, as in test_passkeys): the
+    phone's device gets the alert, the laptop's none."""
+    import webauthn_authenticator as wa
+    rp_id = "push-passkeys.example.test"
+    origin = "https://" + rp_id
+    stack.configure_app(push_app["app_id"], webauthn_rp_id=rp_id, webauthn_origins=[origin])
+    email = unique_email("passkey-alert")
+    phone = _signed_up(client, push_app, email, PHONE_UA)
+    laptop = _sign_in(client, push_app, email, LAPTOP_UA)
+    phone_token, laptop_token = unique_push_token(), unique_push_token()
+    _register(client, push_app, phone["access_token"], phone_token, "apns")
+    _register(client, push_app, laptop["access_token"], laptop_token, "apns")
+    title = f"A passkey was added to {push_app['name']}"
+    mark = smtp_sink.mark()
+    options = client.post("/v1/me/passkeys/options", app_key=push_app["app_key"], token=laptop["access_token"])
+    assert options.status == 200, options
+    _, registration = wa.create(options.data, origin)
+    resp = client.post("/v1/me/passkeys", {"response": registration}, app_key=push_app["app_key"],
+                       token=laptop["access_token"])
+    assert resp.status == 201, resp
+
+    mail = smtp_sink.wait_for(email, lambda m: m.subject == title, timeout=ALERT_TIMEOUT, after=mark)
+    assert "A passkey was added to your" in mail.text, mail.text
+    assert _wait_for_count(lambda: _apns_titles(stack, phone_token).count(title), 1) == 1, \
+        (_apns_titles(stack, phone_token), stack.apns.refusals)
+    time.sleep(ALERT_GRACE)
+    assert _apns_titles(stack, phone_token).count(title) == 1
+    assert title not in _apns_titles(stack, laptop_token), "the session that added the passkey got the alert"
+    assert _alert_mails(smtp_sink, email, title, mark) == [mail]
+    assert stack.apns.refusals == [], stack.apns.refusals
+
+
+def test_backup_codes_running_low_alert_at_the_threshold_and_at_each_use_below(stack, client, smtp_sink,
+                                                                                 push_app):
+    """Backup codes spent one per MFA sign-in from the laptop. No use that leaves more than the
+    threshold alerts; the use that leaves exactly the threshold raises one alert, and (as
+    SecurityAlerts.backupCodesLowThreshold says: "this many or fewer") each later use one more.
+    The code spends them while signing in, before the new session exists, so no session is left
+    out: the phone's device and an earlier laptop session's device both get each alert."""
+    from test_mfa import enrol_totp
+    # Ten sign-ins of one account in a minute: above the default per-identifier limit.
+    stack.configure_app(push_app["app_id"], rate_limits={"sign_in_per_identifier": "50/1m"})
+    email = unique_email("backup-low")
+    phone = _signed_up(client, push_app, email, PHONE_UA)
+    phone_token, laptop_token = unique_push_token(), unique_push_token()
+    _register(client, push_app, phone["access_token"], phone_token, "apns")
+    _, codes = enrol_totp(client, push_app, phone["access_token"])
+    title = f"Few backup codes left for {push_app['name']}"
+    mark = smtp_sink.mark()
+
+    def use(code):
+        return _mfa_signed_in(client, push_app, email, code, LAPTOP_UA)
+
+    def remaining(session):
+        status = client.get("/v1/me/mfa", app_key=push_app["app_key"], token=session["access_token"])
+        assert status.status == 200, status
+        return status.data["backup_codes_remaining"]
+
+    first = use(codes[0])
+    _register(client, push_app, first["access_token"], laptop_token, "apns")
+    above = len(codes) - BACKUP_CODES_LOW_THRESHOLD - 1  # uses that leave more than the threshold
+    for code in codes[1:above]:
+        last = use(code)
+    assert remaining(last) == BACKUP_CODES_LOW_THRESHOLD + 1
+
+    # The use that reaches the threshold: one alert, by mail and to both devices.
+    crossing = use(codes[above])
+    assert remaining(crossing) == BACKUP_CODES_LOW_THRESHOLD
+    mail = smtp_sink.wait_for(email, lambda m: m.subject == title, timeout=ALERT_TIMEOUT, after=mark)
+    assert "few backup codes left" in mail.text, mail.text
+    for token in (phone_token, laptop_token):
+        assert _wait_for_count(lambda t=token: _apns_titles(stack, t).count(title), 1) == 1, \
+            (_apns_titles(stack, token), stack.apns.refusals)
+    time.sleep(ALERT_GRACE)
+    # Exactly one: none of the earlier uses alerted.
+    assert _alert_mails(smtp_sink, email, title, mark) == [mail]
+    assert _apns_titles(stack, phone_token).count(title) == 1
+    assert _apns_titles(stack, laptop_token).count(title) == 1
+
+    # One use below the threshold: one alert more.
+    below = use(codes[above + 1])
+    assert remaining(below) == BACKUP_CODES_LOW_THRESHOLD - 1
+    assert _wait_for_count(lambda: len(_alert_mails(smtp_sink, email, title, mark)), 2) == 2
+    for token in (phone_token, laptop_token):
+        assert _wait_for_count(lambda t=token: _apns_titles(stack, t).count(title), 2) == 2, \
+            (_apns_titles(stack, token), stack.apns.refusals)
+    time.sleep(ALERT_GRACE)
+    assert len(_alert_mails(smtp_sink, email, title, mark)) == 2
+    assert [_apns_titles(stack, t).count(title) for t in (phone_token, laptop_token)] == [2, 2]
+    assert stack.apns.refusals == [], stack.apns.refusals
