@@ -65,7 +65,8 @@ public final class RevocationWorker: Service {
                                 pool: pool)
         purge = RetentionPurge(store: RetentionStore(pool: pool),
                                periods: RetentionStore.Periods(keep: configuration.retentionSeconds,
-                                                               keepGuests: configuration.guestRetentionSeconds),
+                                                               keepGuests: configuration.guestRetentionSeconds,
+                                                               keepKnownDevices: configuration.knownDeviceRetentionSeconds),
                                interval: Double(configuration.purgeIntervalSeconds))
         OutboxRelay.reportBacklog(pool: pool)
     }

@@ -18,6 +18,8 @@ public struct RevocationWorkerConfiguration: Sendable {
     public var retentionSeconds: Int
     /// Guests neither created nor seen within this are deleted (`user.deleted`).
     public var guestRetentionSeconds: Int
+    /// Known devices (security alerts) unseen this long are forgotten.
+    public var knownDeviceRetentionSeconds: Int
     public var purgeIntervalSeconds: Int
 
     public static func fromEnvironment() -> RevocationWorkerConfiguration {
@@ -40,6 +42,8 @@ public struct RevocationWorkerConfiguration: Sendable {
             retentionSeconds: env.int("IDENTITY_RETENTION_SECONDS", default: 2_592_000, range: 3600...315_360_000),
             guestRetentionSeconds: env.int("IDENTITY_GUEST_RETENTION_SECONDS", default: 31_536_000,
                                            range: 86_400...315_360_000),
+            knownDeviceRetentionSeconds: env.int("IDENTITY_KNOWN_DEVICE_RETENTION_SECONDS", default: 31_536_000,
+                                                 range: 86_400...315_360_000),
             purgeIntervalSeconds: env.int("IDENTITY_PURGE_INTERVAL_SECONDS", default: 60, range: 1...86_400))
         env.validateOrExit(program: "identity-revocation-worker")
         return config

@@ -450,3 +450,27 @@ def test_backup_codes_running_low_alert_at_the_threshold_and_at_each_use_below(s
     assert len(_alert_mails(smtp_sink, email, title, mark)) == 2
     assert [_apns_titles(stack, t).count(title) for t in (phone_token, laptop_token)] == [2, 2]
     assert stack.apns.refusals == [], stack.apns.refusals
+
+
+def test_turning_mfa_off_with_one_of_the_last_backup_codes_raises_no_low_codes_alert(stack, client, smtp_sink,
+                                                                                       push_app):
+    """Turning MFA off removes every backup code: spending one of the last few to do it says
+    "turned off", never "few backup codes left" (SecondFactors.check, alertingLowBackupCodes)."""
+    from test_mfa import enrol_totp
+    stack.configure_app(push_app["app_id"], rate_limits={"sign_in_per_identifier": "50/1m"})
+    email = unique_email("mfa-off-last-codes")
+    phone = _signed_up(client, push_app, email, PHONE_UA)
+    _, codes = enrol_totp(client, push_app, phone["access_token"])
+    # Spend codes at sign-in until the next use would reach the threshold.
+    above = len(codes) - BACKUP_CODES_LOW_THRESHOLD - 1
+    for code in codes[:above]:
+        session = _mfa_signed_in(client, push_app, email, code, LAPTOP_UA)
+    low_title = f"Few backup codes left for {push_app['name']}"
+    off_title = "Two-step verification turned off"
+    mark = smtp_sink.mark()
+    resp = client.request("DELETE", "/v1/me/mfa", {"code": codes[above]}, app_key=push_app["app_key"],
+                          token=session["access_token"])
+    assert resp.status == 204, resp
+    smtp_sink.wait_for(email, lambda m: m.subject == off_title, timeout=ALERT_TIMEOUT, after=mark)
+    time.sleep(ALERT_GRACE)
+    assert _alert_mails(smtp_sink, email, low_title, mark) == [], "a low-codes alert for codes just removed"

@@ -76,6 +76,28 @@ def test_guests_unused_for_a_year_are_deleted_with_user_deleted(client, app, eve
     assert client.me(app, fresh["access_token"]).status == 200
 
 
+def test_known_devices_unseen_for_the_retention_period_are_forgotten(client, app):
+    """Security alerts' known devices: a sign-in from a known device moves its last_seen_at
+    (once a day at most); one unseen for IDENTITY_KNOWN_DEVICE_RETENTION_SECONDS (a year) goes."""
+    email = unique_email("devices")
+    assert client.sign_up(app, email=email, headers={"User-Agent": "Old phone/1.0"}).status == 201
+    uid = db_tools.literal(client.sign_in(app, email=email, headers={"User-Agent": "Laptop/2.0"}).data["user"]["uid"])
+    devices = f"select count(*) from user_known_devices where uid = {uid}"
+    assert _count(devices) == 2
+    db_tools.rows(f"update user_known_devices set first_seen_at = first_seen_at - interval '{YEAR + 86400} seconds', "
+                  f"last_seen_at = last_seen_at - interval '{YEAR} seconds' where uid = {uid} "
+                  f"and fingerprint = sha256('Old phone/1.0'::bytea)")
+    db_tools.rows(f"update user_known_devices set first_seen_at = first_seen_at - interval '3 days', "
+                  f"last_seen_at = last_seen_at - interval '2 days' where uid = {uid} "
+                  f"and fingerprint = sha256('Laptop/2.0'::bytea)")
+    assert client.wait_for(lambda: _count(devices) == 1, timeout=PURGE_WAIT, interval=0.5)
+    # The laptop, seen two days ago, stays; signing in from it again moves its last_seen_at only.
+    assert client.sign_in(app, email=email, headers={"User-Agent": "Laptop/2.0"}).status == 200
+    row = db_tools.rows(f"select last_seen_at > now() - interval '1 minute', "
+                        f"first_seen_at < now() - interval '2 days' from user_known_devices where uid = {uid}")
+    assert row == [["t", "t"]], row
+
+
 def test_purging_100k_rows_does_not_stall_sign_in(client, app):
     """100,000 spent refresh tokens a month old: the purge deletes them in batches of 1,000,
     each its own short transaction, while sign-ins go on answering."""

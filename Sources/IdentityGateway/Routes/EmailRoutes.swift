@@ -58,8 +58,7 @@ struct EmailRoutes: Sendable {
     func verifyCode(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
-        let firstName = body.optionalString("first_name", maxLength: 100).string
-        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let (firstName, lastName) = body.optionalNames()
         let (address, code) = try emailAndCode(&body)
         let command = TokenV1.VerifyEmailCode(appId: app.id, email: address, code: code, firstName: firstName,
                                               lastName: lastName, client: context.clientInfo,

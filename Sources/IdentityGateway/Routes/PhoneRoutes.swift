@@ -55,8 +55,7 @@ struct PhoneRoutes: Sendable {
     func verify(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
-        let firstName = body.optionalString("first_name", maxLength: 100).string
-        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let (firstName, lastName) = body.optionalNames()
         let (session, code) = try sessionAndCode(&body)
         let command = TokenV1.VerifyPhoneCode(appId: app.id, phoneSessionId: session, code: code, firstName: firstName,
                                               lastName: lastName, client: context.clientInfo,

@@ -56,8 +56,7 @@ struct ProviderRoutes: Sendable {
         let tokenField = provider == "apple" ? "identity_token" : "id_token"
         let token = body.requiredString(tokenField)
         let nonce: String? = provider == "apple" ? body.requiredString("nonce") : body.optionalString("nonce").string
-        let firstName = body.optionalString("first_name", maxLength: 100).string
-        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let (firstName, lastName) = body.optionalNames()
         let code = provider == "apple" ? body.optionalString("authorization_code", maxLength: 2048).string : nil
         let password = body.optionalString("password", maxLength: 1024).string
         try body.finish()

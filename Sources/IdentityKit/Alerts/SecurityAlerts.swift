@@ -82,17 +82,22 @@ public struct SecurityAlerts: Sendable {
 
     /// Records the device a session is started from (a SHA-256 of its user agent) and tells
     /// whether it is new for a user who had signed in from another device before: the first
-    /// sign-in of an account is no alert, nor a device seen before.
+    /// sign-in of an account is no alert, nor a device seen before. A known device's
+    /// `last_seen_at` moves at most once a day (the retention purge forgets devices unseen for
+    /// `IDENTITY_KNOWN_DEVICE_RETENTION_SECONDS`).
     public func isNewDevice(appId: String, uid: String, userAgent: String, on connection: PGConnection) throws -> Bool {
         let fingerprint = Digest.sha256(Array(userAgent.utf8))
-        // One round trip on every session start: the insert, and whether another device was
-        // known before it (the outer query's snapshot does not see the row just inserted).
+        // One round trip on every session start: the upsert, and whether another device was
+        // known before it (the outer query's snapshot does not see the row just written). A row
+        // just inserted has its two times equal (one transaction's now()); one updated has not.
         return try connection.query("""
-            WITH inserted AS (
+            WITH seen AS (
                 INSERT INTO user_known_devices (app_id, uid, fingerprint) VALUES ($1, $2, $3)
-                ON CONFLICT DO NOTHING RETURNING 1
+                ON CONFLICT (app_id, uid, fingerprint) DO UPDATE SET last_seen_at = now()
+                  WHERE user_known_devices.last_seen_at < now() - interval '1 day'
+                RETURNING first_seen_at = last_seen_at AS inserted
             )
-            SELECT EXISTS (SELECT 1 FROM inserted)
+            SELECT coalesce((SELECT inserted FROM seen), false)
                    AND EXISTS (SELECT 1 FROM user_known_devices WHERE app_id = $1 AND uid = $2 AND fingerprint <> $3)
                    AS new_device
             """, [appId, uid, PGParam.bytea(fingerprint)]).first?.bool("new_device") ?? false

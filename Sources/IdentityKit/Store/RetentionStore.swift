@@ -1,17 +1,22 @@
 import Foundation
 
 /// Deletes what nobody needs any more (PRODUCT.md, "Retention"): spent or expired nonces,
-/// codes and refresh tokens and ended sessions once `keep` has passed, and guests unused for
-/// `keepGuests` (with `user.deleted`, as any deleted account). Work goes in small batches, each
+/// codes and refresh tokens and ended sessions once `keep` has passed, guests unused for
+/// `keepGuests` (with `user.deleted`, as any deleted account), and known devices unseen for
+/// `keepKnownDevices`. Work goes in small batches, each
 /// its own short transaction, so a large backlog never holds locks that sign-ins wait on; a
 /// try-lock (advisory) lets one purger run at a time however many revocation workers there are.
 public struct RetentionStore: Sendable {
     public struct Periods: Sendable {
         public var keep: Int
         public var keepGuests: Int
-        public init(keep: Int, keepGuests: Int) {
+        /// A known device (security alerts) unseen this long is forgotten: its next sign-in is
+        /// a "new device" again.
+        public var keepKnownDevices: Int
+        public init(keep: Int, keepGuests: Int, keepKnownDevices: Int = 31_536_000) {
             self.keep = keep
             self.keepGuests = keepGuests
+            self.keepKnownDevices = keepKnownDevices
         }
     }
 
@@ -70,6 +75,11 @@ public struct RetentionStore: Sendable {
                   WHERE coalesce(spent_at, expires_at) < now() - make_interval(secs => $1) LIMIT $2)
                 """, keep)
             counts["guests"] = try guests(on: connection, keepGuests: periods.keepGuests)
+            counts["known_devices"] = try batches(on: connection, """
+                DELETE FROM user_known_devices WHERE (app_id, uid, fingerprint) IN (
+                  SELECT app_id, uid, fingerprint FROM user_known_devices
+                  WHERE last_seen_at < now() - make_interval(secs => $1) LIMIT $2)
+                """, String(periods.keepKnownDevices))
             // A rate-limit state whose quota is whole again means the same as no row.
             counts["rate_limit_states"] = try batches(on: connection, """
                 DELETE FROM rate_limit_state WHERE ctid IN (SELECT ctid FROM rate_limit_state

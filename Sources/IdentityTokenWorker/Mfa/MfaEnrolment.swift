@@ -117,7 +117,7 @@ struct MfaEnrolment: Sendable {
             let methods = try store.confirmedMethods(appId: user.appId, uid: user.uid, on: connection).map(\.rawValue)
             guard !methods.isEmpty else { return .failure(.invalidCode) }
             switch try factors.check(command.code, method: nil, allowed: methods + ["backup_code"], user: user,
-                                     on: connection) {
+                                     alertingLowBackupCodes: false, on: connection) {
             case .limited(let statuses): return .failure(.rateLimited(statuses))
             case .rejected: return .failure(.invalidCode)
             case .accepted: break

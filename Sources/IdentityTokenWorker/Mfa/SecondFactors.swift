@@ -28,9 +28,11 @@ struct SecondFactors: Sendable {
     /// Checks `code` against the methods in `allowed` (all of the user's when nil). `method`
     /// narrows it to one; otherwise the code's shape picks (6 digits: TOTP, then the email
     /// code; anything else: a backup code). `confirming` accepts a TOTP or email factor that
-    /// is not on yet (enrolment's first code).
+    /// is not on yet (enrolment's first code). A backup code that leaves few raises the
+    /// "backup codes low" alert, unless `alertingLowBackupCodes` is false (turning MFA off,
+    /// which removes every code: the alert would ask the user to renew codes that are gone).
     func check(_ rawCode: String, method: String?, allowed: [String], user: UserRecord, confirming: Bool = false,
-               on connection: PGConnection) throws -> Check {
+               alertingLowBackupCodes: Bool = true, on connection: PGConnection) throws -> Check {
         let budget = RateLimitStore.Check(RateLimitCatalogue.mfaGuessPerUser, subject: RateLimitStore.hashedSubject(user.uid))
         let statuses = try RateLimitStore.take(appId: user.appId, [budget], on: connection)
         if let last = statuses.last, last.refused { return .limited(statuses) }
@@ -47,7 +49,8 @@ struct SecondFactors: Sendable {
                 right = try email(code, user: user, on: connection)
             case "backup_code" where !sixDigits || method == "backup_code":
                 right = try store.spendBackupCode(backupCodeHMAC(code), appId: user.appId, uid: user.uid, on: connection)
-                if right, try store.status(appId: user.appId, uid: user.uid, on: connection).backupCodesRemaining
+                if right, alertingLowBackupCodes,
+                   try store.status(appId: user.appId, uid: user.uid, on: connection).backupCodesRemaining
                     <= SecurityAlerts.backupCodesLowThreshold {
                     try SecurityAlerts().raise(.backupCodesLow, appId: user.appId, uid: user.uid, context: .init(),
                                                on: connection)

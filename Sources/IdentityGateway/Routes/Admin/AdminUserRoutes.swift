@@ -78,8 +78,7 @@ struct AdminUserRoutes: Sendable {
         let verified = body.optionalBool("email_verified") ?? false
         let phone = body.optionalString("phone", maxLength: 16, validate: AdminFields.phone).string
         let username = body.optionalString("username", maxLength: 32, validate: FieldRules.username).string
-        let firstName = body.optionalString("first_name", maxLength: 100).string
-        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let (firstName, lastName) = body.optionalNames()
         let roles = AdminFields.roles(&body) ?? []
         let claims = AdminFields.customClaims(&body) ?? ""
         let appMetadata = AdminFields.metadata("app_metadata", &body) ?? ""
