@@ -61,6 +61,17 @@ def _sign_in(client, app, email, user_agent):
     return resp.data
 
 
+def _phone_and_laptop(client, app, email):
+    """The account signed up on a phone and signed in on a laptop, each session with an APNs
+    device: (phone session, laptop session, phone's push token, laptop's push token)."""
+    phone = _signed_up(client, app, email, PHONE_UA)
+    laptop = _sign_in(client, app, email, LAPTOP_UA)
+    phone_token, laptop_token = unique_push_token(), unique_push_token()
+    _register(client, app, phone["access_token"], phone_token, "apns")
+    _register(client, app, laptop["access_token"], laptop_token, "apns")
+    return phone, laptop, phone_token, laptop_token
+
+
 def _register(client, app, token, push_token, kind):
     platform = "ios" if kind == "apns" else "android"
     resp = client.register_device(app, token, push_token, platform=platform, kind=kind)
@@ -218,11 +229,7 @@ def test_a_password_change_alerts_the_other_devices_and_by_email(stack, client, 
     transaction, yet their devices get the alert: it names them as they were before the change.
     The device of the session that changed the password gets none."""
     email = unique_email("pw-alert")
-    phone = _signed_up(client, push_app, email, PHONE_UA)
-    laptop = _sign_in(client, push_app, email, LAPTOP_UA)
-    phone_token, laptop_token = unique_push_token(), unique_push_token()
-    _register(client, push_app, phone["access_token"], phone_token, "apns")
-    _register(client, push_app, laptop["access_token"], laptop_token, "apns")
+    phone, laptop, phone_token, laptop_token = _phone_and_laptop(client, push_app, email)
     mark = smtp_sink.mark()
     resp = client.change_password(push_app, laptop["access_token"], PASSWORD, PASSWORD + " changed")
     assert resp.status in (200, 204), resp
@@ -291,6 +298,21 @@ def _alert_mails(smtp_sink, address, subject, mark):
     return [m for m in smtp_sink.messages_to(address, after=mark) if m.subject == subject]
 
 
+def _assert_one_alert_but_not_to_the_acting_device(stack, smtp_sink, email, title, mark, mail_text, other_token,
+                                                   acting_token):
+    """Exactly one alert `title`: by mail (saying `mail_text`) and by push to the other device's
+    `other_token`, none to the device of the session that made the change (`acting_token`)."""
+    mail = smtp_sink.wait_for(email, lambda m: m.subject == title, timeout=ALERT_TIMEOUT, after=mark)
+    assert mail_text in mail.text, mail.text
+    assert _wait_for_count(lambda: _apns_titles(stack, other_token).count(title), 1) == 1, \
+        (_apns_titles(stack, other_token), stack.apns.refusals)
+    time.sleep(ALERT_GRACE)
+    assert _apns_titles(stack, other_token).count(title) == 1
+    assert title not in _apns_titles(stack, acting_token), "the session that made the change got the alert"
+    assert _alert_mails(smtp_sink, email, title, mark) == [mail]
+    assert stack.apns.refusals == [], stack.apns.refusals
+
+
 def _mfa_signed_in(client, app, email, code, user_agent):
     """Password, then a second factor (`code`), both from `user_agent`: a fresh aal 2 session."""
     from test_mfa import challenge_of
@@ -348,15 +370,8 @@ def test_turning_mfa_off_alerts_the_other_devices_and_by_email(stack, client, sm
                           token=laptop["access_token"])
     assert resp.status == 204, resp
 
-    mail = smtp_sink.wait_for(email, lambda m: m.subject == title, timeout=ALERT_TIMEOUT, after=mark)
-    assert "Two-step verification was turned off" in mail.text, mail.text
-    assert _wait_for_count(lambda: _apns_titles(stack, phone_token).count(title), 1) == 1, \
-        (_apns_titles(stack, phone_token), stack.apns.refusals)
-    time.sleep(ALERT_GRACE)
-    assert _apns_titles(stack, phone_token).count(title) == 1
-    assert title not in _apns_titles(stack, laptop_token), "the session that turned MFA off got the alert"
-    assert _alert_mails(smtp_sink, email, title, mark) == [mail]
-    assert stack.apns.refusals == [], stack.apns.refusals
+    _assert_one_alert_but_not_to_the_acting_device(stack, smtp_sink, email, title, mark,
+                                                    "Two-step verification was turned off", phone_token, laptop_token)
 
 
 def test_adding_a_passkey_alerts_the_other_devices_and_by_email(stack, client, smtp_sink, push_app):
@@ -367,11 +382,7 @@ def test_adding_a_passkey_alerts_the_other_devices_and_by_email(stack, client, s
     origin = "https://" + rp_id
     stack.configure_app(push_app["app_id"], webauthn_rp_id=rp_id, webauthn_origins=[origin])
     email = unique_email("passkey-alert")
-    phone = _signed_up(client, push_app, email, PHONE_UA)
-    laptop = _sign_in(client, push_app, email, LAPTOP_UA)
-    phone_token, laptop_token = unique_push_token(), unique_push_token()
-    _register(client, push_app, phone["access_token"], phone_token, "apns")
-    _register(client, push_app, laptop["access_token"], laptop_token, "apns")
+    phone, laptop, phone_token, laptop_token = _phone_and_laptop(client, push_app, email)
     title = f"A passkey was added to {push_app['name']}"
     mark = smtp_sink.mark()
     options = client.post("/v1/me/passkeys/options", app_key=push_app["app_key"], token=laptop["access_token"])
@@ -381,15 +392,8 @@ def test_adding_a_passkey_alerts_the_other_devices_and_by_email(stack, client, s
                        token=laptop["access_token"])
     assert resp.status == 201, resp
 
-    mail = smtp_sink.wait_for(email, lambda m: m.subject == title, timeout=ALERT_TIMEOUT, after=mark)
-    assert "A passkey was added to your" in mail.text, mail.text
-    assert _wait_for_count(lambda: _apns_titles(stack, phone_token).count(title), 1) == 1, \
-        (_apns_titles(stack, phone_token), stack.apns.refusals)
-    time.sleep(ALERT_GRACE)
-    assert _apns_titles(stack, phone_token).count(title) == 1
-    assert title not in _apns_titles(stack, laptop_token), "the session that added the passkey got the alert"
-    assert _alert_mails(smtp_sink, email, title, mark) == [mail]
-    assert stack.apns.refusals == [], stack.apns.refusals
+    _assert_one_alert_but_not_to_the_acting_device(stack, smtp_sink, email, title, mark,
+                                                    "A passkey was added to your", phone_token, laptop_token)
 
 
 def test_backup_codes_running_low_alert_at_the_threshold_and_at_each_use_below(stack, client, smtp_sink,

@@ -25,7 +25,8 @@ public enum Hex {
         return out
     }
 
-    private static func nibble(_ char: UInt8) -> UInt8? {
+    /// The value of one hex digit, either case (also `TextScanning`'s `%XX`).
+    static func nibble(_ char: UInt8) -> UInt8? {
         switch char {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10

@@ -46,7 +46,7 @@ public enum TextScanning {
             switch byte {
             case UInt8(ascii: "%"):
                 guard index + 1 < text.endIndex,
-                      let high = hexValue(text[index]), let low = hexValue(text[index + 1]) else { return nil }
+                      let high = Hex.nibble(text[index]), let low = Hex.nibble(text[index + 1]) else { return nil }
                 bytes.append(high << 4 | low)
                 index += 2
             case UInt8(ascii: "+") where plusIsSpace:
@@ -56,14 +56,5 @@ public enum TextScanning {
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
