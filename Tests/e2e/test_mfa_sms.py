@@ -8,7 +8,7 @@ import random
 import time
 
 import db_tools
-from identity_client import assert_no_content, assert_problem, unique_email
+from identity_client import PASSWORD, assert_no_content, assert_problem, unique_email
 from test_mfa import challenge_of, claims
 from test_mfa import verify as mfa_verify
 from test_phone import code_of, french_mobile, phone_app, refusals, send, sent, sms_files, verify as phone_verify, \
@@ -201,3 +201,29 @@ def test_the_per_number_cap_holds_challenge_texts_back(stack, client, configured
     time.sleep(1.0)
     assert refusals(stack, "sms_send_per_number") == counted + 1
     assert len(sms_files(stack, phone)) == before + 1
+
+
+def test_graphql_enables_the_sms_factor_and_a_login_names_it(stack, client, phone_app):
+    """Seed 003's enableTwoFactor(method: sms) / verifyTwoFactorSetup(method: sms) reach the same
+    routes; a login then answers requiresTwoFactor with twoFactorMethod sms."""
+    from test_graphql import TWO_FACTOR, gql, ok
+    app = phone_app
+    email = unique_email("mfa-sms-gql")
+    user = client.new_user(app, email=email)
+    token = user["access_token"]
+    phone = french_mobile()
+    link_phone(stack, client, app, token, phone)
+    before = len(sms_files(stack, phone))
+    enabled = ok(gql(client, app, TWO_FACTOR[2], {"input": {"method": "sms"}}, token=token))["enableTwoFactor"]
+    assert enabled["success"] is True and enabled["method"] == "sms" and enabled["expiresIn"] == 600, enabled
+    code = texted_code(stack, phone, before)
+    confirmed = ok(gql(client, app, TWO_FACTOR[3], {"input": {"code": code, "method": "sms"}}, token=token))
+    assert len(confirmed["verifyTwoFactorSetup"]["backupCodes"]) == 10, confirmed
+    before = len(sms_files(stack, phone))
+    challenge = ok(gql(client, app, 'mutation { login(input: {identifier: "%s", password: "%s"}) '
+                                    '{ token requiresTwoFactor twoFactorToken twoFactorMethod } }'
+                        % (email, PASSWORD)))["login"]
+    assert challenge["requiresTwoFactor"] is True and challenge["twoFactorMethod"] == "sms", challenge
+    done = ok(gql(client, app, TWO_FACTOR[5], {"twoFactorToken": challenge["twoFactorToken"],
+                                               "code": texted_code(stack, phone, before)}))["verifyLoginTwoFactor"]
+    assert done["token"] and done["requiresTwoFactor"] is False, done
