@@ -31,13 +31,26 @@ extension IdentityClient {
                                                                        body: ["code": .string(code)])).backup_codes
     }
 
+    /// Starts the SMS second factor (the account needs a verified phone, `POST /v1/me/phone`): a code
+    /// is texted to it; confirm it with ``confirmSMSMFA(code:)``.
+    public func enrollSMSMFA() async throws {
+        _ = try await authorized("POST", "/v1/me/mfa/sms")
+    }
+
+    /// Confirms the SMS second factor; returns the backup codes.
+    public func confirmSMSMFA(code: String) async throws -> [String] {
+        struct Codes: Decodable { let backup_codes: [String] }
+        return try Transport.data(Codes.self, of: try await authorized("POST", "/v1/me/mfa/sms/confirm",
+                                                                       body: ["code": .string(code)])).backup_codes
+    }
+
     /// A fresh set of ten backup codes; the old ones stop working.
     public func regenerateBackupCodes() async throws -> [String] {
         struct Codes: Decodable { let backup_codes: [String] }
         return try Transport.data(Codes.self, of: try await authorized("POST", "/v1/me/mfa/backup-codes")).backup_codes
     }
 
-    /// Turns MFA off, with a current code (TOTP or backup).
+    /// Turns MFA off, with a current code (TOTP, backup, or the mailed or texted one).
     public func disableMFA(code: String) async throws {
         _ = try await authorized("DELETE", "/v1/me/mfa", body: ["code": .string(code)])
     }

@@ -237,7 +237,7 @@ enum OpenAPIDocument {
         },
         "/v1/auth/mfa/verify": {
           "post": {
-            "summary": "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed code; 5 wrong codes end the challenge",
+            "summary": "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed or texted code; 5 wrong codes end the challenge",
             "operationId": "verifyMfa",
             "security": [{"appKey": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaVerifyRequest"}}}},
@@ -252,7 +252,7 @@ enum OpenAPIDocument {
             "responses": {"200": {"description": "MFA status", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaStatus"}}}}}
           },
           "delete": {
-            "summary": "Turn MFA off with a current code (TOTP, backup or mailed); needs an aal 2 sign-in younger than 5 minutes",
+            "summary": "Turn MFA off with a current code (TOTP, backup, mailed or texted); needs an aal 2 sign-in younger than 5 minutes",
             "operationId": "disableMfa",
             "security": [{"appKey": [], "bearer": []}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaCodeRequest"}}}},
@@ -295,10 +295,19 @@ enum OpenAPIDocument {
         },
         "/v1/me/mfa/sms": {
           "post": {
-            "summary": "The SMS second factor: no SMS transport yet, so 422 auth/provider-not-configured",
+            "summary": "Start the SMS second factor: a code is texted to the account's verified phone, under the app's SMS policy (a refused send is answered the same); once it is on: a current code, for turning MFA off",
             "operationId": "startSmsMfa",
             "security": [{"appKey": [], "bearer": []}],
             "responses": {"202": {"$ref": "#/components/responses/Queued"}}
+          }
+        },
+        "/v1/me/mfa/sms/confirm": {
+          "post": {
+            "summary": "Confirm the SMS second factor with the texted code; answers 10 backup codes, shown this once",
+            "operationId": "confirmSmsMfa",
+            "security": [{"appKey": [], "bearer": []}],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaCodeRequest"}}}},
+            "responses": {"200": {"$ref": "#/components/responses/BackupCodes"}}
           }
         },
         "/v1/me/mfa/backup-codes": {
@@ -525,7 +534,7 @@ enum OpenAPIDocument {
               "type": "object", "required": ["mfa"], "properties": {"mfa": {
                 "type": "object", "required": ["challenge_token", "expires_at", "methods"],
                 "properties": {"challenge_token": {"type": "string"}, "expires_at": {"type": "string", "format": "date-time"},
-                               "methods": {"type": "array", "items": {"enum": ["totp", "email", "backup_code"]}}}}}}}}}}},
+                               "methods": {"type": "array", "items": {"enum": ["totp", "email", "sms", "backup_code"]}}}}}}}}}}},
           "BackupCodes": {"description": "Backup codes, shown this once", "content": {"application/json": {"schema": {
             "type": "object", "required": ["data"], "properties": {"data": {
               "type": "object", "required": ["backup_codes"],
@@ -605,8 +614,8 @@ enum OpenAPIDocument {
           "MfaVerifyRequest": {
             "type": "object", "required": ["challenge_token", "code"],
             "properties": {"challenge_token": {"type": "string"},
-                           "code": {"type": "string", "description": "A TOTP code, the mailed code or a backup code; anything else is a wrong guess"},
-                           "method": {"type": ["string", "null"], "enum": ["totp", "email", "backup_code", null]}}
+                           "code": {"type": "string", "description": "A TOTP code, the mailed or texted code or a backup code; anything else is a wrong guess"},
+                           "method": {"type": ["string", "null"], "enum": ["totp", "email", "sms", "backup_code", null]}}
           },
           "MfaCodeRequest": {
             "type": "object", "required": ["code"],

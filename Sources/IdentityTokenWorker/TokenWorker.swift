@@ -30,11 +30,14 @@ public final class TokenWorker: Service {
             verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds,
             mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
         let factorStore = MfaStore(pool: pool)
+        // SMS-pumping protection: one policy for phone sign-in and the SMS second factor.
+        let smsPolicy = SmsPolicy(settings: SmsSettingsStore(pool: pool))
         let challenges = MfaChallengeStore(pool: pool)
         let secondFactors = SecondFactors(
             store: factorStore, totpSeal: TOTPSecretSeal(masterKey: configuration.masterKey),
             backupCodeKey: SubKey.backupCode.derive(from: configuration.masterKey),
-            codes: codeSettings.codes, mailSeal: codeSettings.mailSeal, codeLifetimeSeconds: configuration.codeLifetimeSeconds)
+            codes: codeSettings.codes, mailSeal: codeSettings.mailSeal, codeLifetimeSeconds: configuration.codeLifetimeSeconds,
+            phones: UserPhoneStore(), smsPolicy: smsPolicy)
         let stepUp = StepUp(sessions: sessions, factors: factorStore, pool: pool)
         // Every first factor ends here: tokens, or (MFA) a challenge first.
         let signIns = SignInOutcome(issuer: issuer, factors: factorStore, challenges: challenges,
@@ -61,7 +64,7 @@ public final class TokenWorker: Service {
             emailCode: EmailCodeSignIn(pool: pool, users: users, outcome: signIns, settings: codeSettings,
                                        ownership: ownership),
             phoneCode: PhoneCodeSignIn(pool: pool, users: users, phones: UserPhoneStore(), outcome: signIns,
-                                       settings: codeSettings, policy: SmsPolicy(settings: SmsSettingsStore(pool: pool))),
+                                       settings: codeSettings, policy: smsPolicy),
             recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings,
                                        ownership: ownership, stepUp: stepUp),
             verification: EmailVerification(pool: pool, users: users, settings: codeSettings, ownership: ownership),

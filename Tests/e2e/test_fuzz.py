@@ -134,10 +134,10 @@ def _refusal_no_schema_can_express(case, problem):
         required = {"apple": {"body.identity_token", "body.nonce"}, "google": {"body.id_token"}}
         missing = {error["location"] for error in errors}
         return bool(missing) and missing <= required.get((case.path_parameters or {}).get("provider"), set())
-    if operation in (("POST", "/v1/me/mfa/email"), ("POST", "/v1/me/mfa/totp")):
-        # The account's state, not the input: the email factor needs a verified address, and a
-        # guest cannot turn MFA on.
-        return [e["location"] for e in errors] in (["email"], ["body"])
+    if operation in (("POST", "/v1/me/mfa/email"), ("POST", "/v1/me/mfa/sms"), ("POST", "/v1/me/mfa/totp")):
+        # The account's state, not the input: the email factor needs a verified address, the
+        # SMS factor a verified phone, and a guest cannot turn MFA on.
+        return [e["location"] for e in errors] in (["email"], ["phone"], ["body"])
     if operation == ("POST", "/v1/auth/guest"):
         # A secret that does not look random (FieldRules.guestSecret), as its description says.
         return [e["location"] for e in errors] == ["body.secret"] and errors[0]["message"].startswith("must be random")

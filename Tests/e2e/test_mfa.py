@@ -283,10 +283,11 @@ def test_enrolment_changes_need_aal2_once_mfa_is_on(client, app):
     assert_problem(resp, 409, "auth/mfa-already-enabled")
 
 
-def test_sms_has_no_transport_yet_and_guests_cannot_enrol(client, app):
+def test_sms_needs_a_verified_phone_and_guests_cannot_enrol(client, app):
+    # The SMS factor end to end: test_mfa_sms.py.
     user = client.new_user(app)
     resp = client.post("/v1/me/mfa/sms", app_key=app["app_key"], token=user["access_token"])
-    assert_problem(resp, 422, "auth/provider-not-configured")
+    assert_problem(resp, 422, "auth/validation-failed")
     guest, _ = client.new_guest(app)
     resp = client.post("/v1/me/mfa/totp", app_key=app["app_key"], token=guest["access_token"])
     assert_problem(resp, 422, "auth/validation-failed")

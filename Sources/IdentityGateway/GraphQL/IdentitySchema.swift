@@ -105,9 +105,10 @@ enum IdentitySchema {
         .inputObject(InputObjectType("ChangePasswordInput", fields: [InputValue("currentPassword", req("String")),
                                                                      InputValue("newPassword", req("String"))])),
         .inputObject(InputObjectType("EnableTwoFactorInput", fields: [InputValue("method", req("String"), description: "authenticator, sms or email"),
-                                                                      InputValue("phoneNumber", s("String"))])),
+                                                                      InputValue("phoneNumber", s("String"),
+                                                                                 description: "not used: an SMS code goes to the account's verified phone")])),
         .inputObject(InputObjectType("TwoFactorSetupInput", fields: [InputValue("code", req("String")),
-                                                                     InputValue("method", s("String"), description: "authenticator (default) or email")])),
+                                                                     InputValue("method", s("String"), description: "authenticator (default), sms or email")])),
         .inputObject(InputObjectType("TwoFactorVerifyInput", fields: [InputValue("code", req("String"))])),
         .inputObject(InputObjectType("RegisterDeviceTokenInput", fields: [
             InputValue("token", req("String")), InputValue("platform", req("String"), description: "ios, android or web"),
@@ -245,15 +246,19 @@ enum IdentitySchema {
                 return success("A code was sent to your email address.", [("method", .string("email")), ("codeLength", .int(6)),
                                                                            ("expiresIn", GraphQLBridge.value(data["expires_in"] ?? .null))])
             case "sms":
-                _ = try await core(info).data("POST", "/v1/me/mfa/sms", body: body([("phone", input(info)["phoneNumber"])]))
-                return success(nil, [("method", .string("sms"))])
+                // The code goes to the account's verified phone (linked first with
+                // /v1/me/phone); a `phoneNumber` given here does not choose where it goes.
+                let data = try await core(info).data("POST", "/v1/me/mfa/sms")
+                return success("A code was sent to your phone.", [("method", .string("sms")), ("codeLength", .int(6)),
+                                                                  ("expiresIn", GraphQLBridge.value(data["expires_in"] ?? .null))])
             default:
                 throw GraphQLError("method must be authenticator, sms or email.", code: ServiceError.validationFailed([]).code,
                                    extensions: [("status", .int(422))])
             }
         },
         Field("verifyTwoFactorSetup", req("BackupCodesResponse"), arguments: [InputValue("input", req("TwoFactorSetupInput"))]) { info in
-            let path = input(info)["method"]?.string == "email" ? "/v1/me/mfa/email/confirm" : "/v1/me/mfa/totp/confirm"
+            let method = input(info)["method"]?.string ?? ""
+            let path = ["email", "sms"].contains(method) ? "/v1/me/mfa/\(method)/confirm" : "/v1/me/mfa/totp/confirm"
             let data = try await core(info).data("POST", path, body: body([("code", input(info)["code"])]))
             return success("Two-factor authentication is on.", [("backupCodes", GraphQLBridge.value(data["backup_codes"] ?? .null))])
         },

@@ -26,13 +26,16 @@ struct MfaRoutes: Sendable {
                errors: Self.enrolment + [.mfaAlreadyEnabled, .validationFailed([])], handler: { try start($0, method: "totp") }),
          Route(method: "POST", pattern: "/v1/me/mfa/email", needsApp: true, takesBody: false,
                errors: Self.enrolment + [.validationFailed([])], handler: { try start($0, method: "email") }),
-         // No SMS transport yet (the phone issue brings it): 422 auth/provider-not-configured.
-         Route(method: "POST", pattern: "/v1/me/mfa/sms", needsApp: true, takesBody: false,
-               errors: .signedIn + [.providerNotConfigured], handler: { try start($0, method: "sms") }),
+         // Texts a code to the verified phone: limited per IP like the phone code sends; the
+         // token worker applies the SMS policy (calling codes, breaker, caps) besides.
+         Route(method: "POST", pattern: "/v1/me/mfa/sms", needsApp: true, takesBody: false, limits: .phoneSend,
+               errors: Self.enrolment + [.validationFailed([])], handler: { try start($0, method: "sms") }),
          Route(method: "POST", pattern: "/v1/me/mfa/totp/confirm", needsApp: true, takesBody: true,
                errors: Self.enrolment + Self.secondFactorCheck, handler: { try confirm($0, method: "totp") }),
          Route(method: "POST", pattern: "/v1/me/mfa/email/confirm", needsApp: true, takesBody: true,
                errors: Self.enrolment + Self.secondFactorCheck, handler: { try confirm($0, method: "email") }),
+         Route(method: "POST", pattern: "/v1/me/mfa/sms/confirm", needsApp: true, takesBody: true,
+               errors: Self.enrolment + Self.secondFactorCheck, handler: { try confirm($0, method: "sms") }),
          Route(method: "POST", pattern: "/v1/me/mfa/backup-codes", needsApp: true, takesBody: false,
                errors: Self.enrolment + [.notFound], handler: regenerate)]
     }
@@ -58,8 +61,8 @@ struct MfaRoutes: Sendable {
         let method = body.optionalString("method", maxLength: 16).string
         try body.finish()
         guard let token, let code else { throw ServiceError.validationFailed([]) }
-        if let method, !["totp", "email", "backup_code"].contains(method) {
-            throw ServiceError.validationFailed([.init(location: "body.method", message: "must be totp, email or backup_code")])
+        if let method, !["totp", "email", "sms", "backup_code"].contains(method) {
+            throw ServiceError.validationFailed([.init(location: "body.method", message: "must be totp, email, sms or backup_code")])
         }
         let command = TokenV1.VerifyMfa(appId: app.id, challengeToken: String(token.prefix(256)),
                                         code: String(code.prefix(64)), method: method, client: context.clientInfo)
@@ -80,7 +83,8 @@ struct MfaRoutes: Sendable {
 
     func start(_ context: RouteContext, method: String) throws -> RouteResult {
         let claims = try auth.liveSession(context)
-        let command = TokenV1.StartMfaEnrolment(appId: claims.aud, uid: claims.sub, sessionId: claims.sid, method: method)
+        let command = TokenV1.StartMfaEnrolment(appId: claims.aud, uid: claims.sub, sessionId: claims.sid, method: method,
+                                                client: context.clientInfo)
         if method == "totp" {
             return commands.send(command, expecting: TokenV1.TotpEnrolment.self, appId: claims.aud, request: context.request) {
                 .data(.object(["secret": .string($0.secret), "otpauth_uri": .string($0.otpauthUri),

@@ -12,6 +12,13 @@ public struct UserPhoneStore: Sendable {
             """, [appId, phone]).first.map(UserRecord.init(row:))
     }
 
+    /// The user's verified phone (E.164), if any: where the SMS second factor's codes go.
+    public func verified(appId: String, uid: String, on connection: PGConnection) throws -> String? {
+        try connection.query("""
+            SELECT phone FROM users WHERE app_id = $1 AND uid = $2 AND phone_verified AND phone IS NOT NULL
+            """, [appId, uid]).first?.optionalString("phone")
+    }
+
     /// Makes `phone` the user's verified phone; `Conflict.phone` when another account has it.
     public func setVerified(appId: String, uid: String, phone: String, on connection: PGConnection) throws -> UserRecord {
         do {

@@ -11,6 +11,8 @@ public struct VerificationCodeStore: Sendable {
         case emailVerification = "email_verification"
         /// The email second factor (enrolment and sign-in challenges).
         case mfaEmail = "mfa_email"
+        /// The SMS second factor (the target is the account's verified E.164 number).
+        case mfaSms = "mfa_sms"
         /// Phone sign-in (the target is the E.164 number; reached by a session id).
         case phoneCode = "phone_code"
         /// Linking a number to a signed-in user (the row also names the user).

@@ -24,6 +24,7 @@ struct SmsDelivery: Sendable {
     static let texts = [
         "phone_code": "{{code}} is your {{app_name}} sign-in code. It expires in 10 minutes.",
         "phone_link": "{{code}} is your {{app_name}} code to add this phone. It expires in 10 minutes.",
+        "mfa_sms": "{{code}} is your {{app_name}} verification code. It expires in 10 minutes.",
     ]
 
     func handle(_ command: MailerV1.SendSms) -> [OutgoingMessage] {

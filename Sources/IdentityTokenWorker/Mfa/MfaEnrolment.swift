@@ -19,11 +19,10 @@ struct MfaEnrolment: Sendable {
     }
 
     /// POST /v1/me/mfa/{totp|email|sms}. TOTP answers the secret, its URI and QR code; email
-    /// mails a code (answered with `Accepted`; once the factor is on, a current code for
-    /// `DELETE /v1/me/mfa`); SMS has no transport yet: 422.
+    /// mails a code and SMS texts one to the verified phone (answered with `Accepted`; once the
+    /// factor is on, a current code for `DELETE /v1/me/mfa`).
     func start(_ command: TokenV1.StartMfaEnrolment) throws -> CommandConsumer.Reply {
         guard let method = MfaStore.Method(rawValue: command.method) else { throw ServiceError.notFound }
-        guard method != .sms else { throw ServiceError.providerNotConfigured }
         let user = try user(command.appId, command.uid)
         // A guest's only credential is its device's secret: there is no sign-in to protect.
         guard !user.isGuest else {
@@ -32,6 +31,11 @@ struct MfaEnrolment: Sendable {
         if method == .email {
             guard user.email != nil, user.emailVerified else {
                 throw ServiceError.validationFailed([.init(location: "email", message: "the account needs a verified email")])
+            }
+        }
+        if method == .sms {
+            guard try pool.withConnection({ try factors.phones.verified(appId: user.appId, uid: user.uid, on: $0) }) != nil else {
+                throw ServiceError.validationFailed([.init(location: "phone", message: "the account needs a verified phone")])
             }
         }
         try stepUp.require(appId: command.appId, uid: user.uid, sessionId: command.sessionId, evenWithoutMFA: true)
@@ -46,11 +50,15 @@ struct MfaEnrolment: Sendable {
             return try CommandConsumer.Reply(TokenV1.TotpEnrolment(secret: Base32.encode(secret), otpauthUri: uri,
                                                                    qrSvg: try QRCodeSVG.render(uri)))
         default:
-            // When the email factor is already on, this mails a current code (what switching
-            // MFA off asks for) instead of starting over.
+            // When the factor is already on, this sends a current code (what switching MFA off
+            // asks for) instead of starting over.
             try pool.transaction { connection in
                 _ = try store.begin(method, appId: user.appId, uid: user.uid, sealedSecret: nil, on: connection)
-                try factors.mailCode(to: user, on: connection)
+                if method == .sms {
+                    try factors.textCode(to: user, ip: command.client?.ip ?? "", on: connection)
+                } else {
+                    try factors.mailCode(to: user, on: connection)
+                }
             }
             return try CommandConsumer.Reply(TokenV1.Accepted(expiresIn: Int32(factors.codeLifetimeSeconds)))
         }
@@ -59,7 +67,7 @@ struct MfaEnrolment: Sendable {
     /// POST /v1/me/mfa/{method}/confirm: the first code switches the factor on; the answer is a
     /// fresh set of backup codes (shown this once). The first factor turned on publishes `mfa.enabled`.
     func confirm(_ command: TokenV1.ConfirmMfaEnrolment) throws -> TokenV1.BackupCodes {
-        guard let method = MfaStore.Method(rawValue: command.method), method != .sms else { throw ServiceError.notFound }
+        guard let method = MfaStore.Method(rawValue: command.method) else { throw ServiceError.notFound }
         let user = try user(command.appId, command.uid)
         try stepUp.require(appId: command.appId, uid: user.uid, sessionId: command.sessionId, evenWithoutMFA: true)
         let (codes, hmacs) = factors.newBackupCodes()

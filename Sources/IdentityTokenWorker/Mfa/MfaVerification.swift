@@ -20,8 +20,8 @@ struct MfaVerification: Sendable {
         // A redelivered verification whose session committed is answered from it.
         if let replay = try issuer.replay(context, appId: command.appId, users: users) { return replay }
         guard Self.plausible(command.challengeToken) else { throw ServiceError.codeExpired }
-        if let method = command.method, !["totp", "email", "backup_code"].contains(method) {
-            throw ServiceError.validationFailed([.init(location: "body.method", message: "must be totp, email or backup_code")])
+        if let method = command.method, !["totp", "email", "sms", "backup_code"].contains(method) {
+            throw ServiceError.validationFailed([.init(location: "body.method", message: "must be totp, email, sms or backup_code")])
         }
         let signingKey = try issuer.signingKey(appId: command.appId)
         let result = try pool.transaction { connection -> Result<(UserRecord, SessionIssuer.Started, Assurance, Bool), ServiceError> in

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityKit
 
-/// Checks second-factor codes (TOTP, the email factor's mailed code, backup codes) for a user,
+/// Checks second-factor codes (TOTP, the email and SMS factors' codes, backup codes) for a user,
 /// inside the caller's transaction. Every check is charged first to the user's budget of wrong
 /// codes across challenges (`mfa_guess_per_user`, separate from password limits) and given
 /// back when right, like mailed codes are charged to their address.
@@ -13,6 +13,10 @@ struct SecondFactors: Sendable {
     let codes: VerificationCodeStore
     let mailSeal: MailPayloadSeal
     let codeLifetimeSeconds: Int
+    /// Where the SMS factor's codes go: the account's verified phone.
+    let phones: UserPhoneStore
+    /// Phone sign-in's SMS-pumping protection, applied to every SMS-factor code too.
+    let smsPolicy: SmsPolicy
 
     enum Check {
         /// Right: the `amr` value of the factor that answered.
@@ -21,13 +25,13 @@ struct SecondFactors: Sendable {
         case limited([RateLimitStore.Status])
     }
 
-    /// The `amr` a second factor adds: every one of them (TOTP, a mailed code, a backup code)
+    /// The `amr` a second factor adds: every one of them (TOTP, a mailed or texted code, a backup code)
     /// is a one-time code, RFC 8176's `otp`.
     static func amr(of method: String) -> String { "otp" }
 
     /// Checks `code` against the methods in `allowed` (all of the user's when nil). `method`
     /// narrows it to one; otherwise the code's shape picks (6 digits: TOTP, then the email
-    /// code; anything else: a backup code). `confirming` accepts a TOTP or email factor that
+    /// code, then the SMS code; anything else: a backup code). `confirming` accepts a factor that
     /// is not on yet (enrolment's first code). A backup code that leaves few raises the
     /// "backup codes low" alert, unless `alertingLowBackupCodes` is false (turning MFA off,
     /// which removes every code: the alert would ask the user to renew codes that are gone).
@@ -47,6 +51,8 @@ struct SecondFactors: Sendable {
                 right = try totp(code, user: user, confirming: confirming, on: connection)
             case "email" where sixDigits:
                 right = try email(code, user: user, on: connection)
+            case "sms" where sixDigits:
+                right = try sms(code, user: user, on: connection)
             case "backup_code" where !sixDigits || method == "backup_code":
                 right = try store.spendBackupCode(backupCodeHMAC(code), appId: user.appId, uid: user.uid, on: connection)
                 if right, alertingLowBackupCodes,
@@ -80,6 +86,13 @@ struct SecondFactors: Sendable {
     private func email(_ code: String, user: UserRecord, on connection: PGConnection) throws -> Bool {
         guard let address = user.email else { return false }
         return try codes.check(code, purpose: .mfaEmail, appId: user.appId, email: address, spend: true,
+                               on: connection) == .valid
+    }
+
+    /// The SMS factor's texted code (spent when right), kept under the verified phone it went to.
+    private func sms(_ code: String, user: UserRecord, on connection: PGConnection) throws -> Bool {
+        guard let phone = try phones.verified(appId: user.appId, uid: user.uid, on: connection) else { return false }
+        return try codes.check(code, purpose: .mfaSms, appId: user.appId, email: phone, spend: true,
                                on: connection) == .valid
     }
 
@@ -119,5 +132,23 @@ struct SecondFactors: Sendable {
         let command = MailerV1.SendEmail(messageId: messageId, appId: user.appId, to: address, kind: "mfa_code", code: "",
                                          sealedCode: Data(try mailSeal.seal(code, messageId: messageId)))
         try EventOutbox.appendCommand(command, queue: DeliveryChannel.email.queue, appId: user.appId, on: connection)
+    }
+
+    /// Stores a fresh SMS-factor code and queues its SMS through the outbox, as `mailCode` does,
+    /// to the account's verified phone. Phone sign-in's SMS policy applies first (the app's
+    /// allowed calling codes, the breaker, the per-app, per-IP and per-number caps): a refusal
+    /// stores and sends nothing and is answered like a send (the caller cannot tell), as for
+    /// phone sign-in; the user's previous code, if any, stays valid.
+    func textCode(to user: UserRecord, ip: String, on connection: PGConnection) throws {
+        guard let phone = try phones.verified(appId: user.appId, uid: user.uid, on: connection),
+              try smsPolicy.refusal(appId: user.appId, phone: phone, ip: ip, on: connection) == nil else { return }
+        let code = VerificationCodeStore.newCode()
+        try codes.store(code, purpose: .mfaSms, appId: user.appId, email: phone, lifetimeSeconds: codeLifetimeSeconds,
+                        on: connection)
+        let messageId = "sms_" + Identifiers.nowULID()
+        let command = MailerV1.SendSms(messageId: messageId, appId: user.appId, to: phone,
+                                       kind: VerificationCodeStore.Purpose.mfaSms.rawValue,
+                                       sealedCode: Data(try mailSeal.seal(code, messageId: messageId)))
+        try EventOutbox.appendCommand(command, queue: DeliveryChannel.sms.queue, appId: user.appId, on: connection)
     }
 }

@@ -40,14 +40,16 @@ struct SignInOutcome: Sendable {
     }
 
     /// The methods that may answer a challenge after `firstFactor`: a passwordless first factor
-    /// never counts as both factors (an email code sign-in cannot be finished by an email code).
+    /// never counts as both factors (an email code sign-in cannot be finished by an email code,
+    /// nor a phone code sign-in by an SMS code).
     static func challengeMethods(_ enabled: [MfaStore.Method], after firstFactor: Assurance) -> [String] {
         var methods: [String] = []
         for method in enabled {
             switch method {
             case .totp: methods.append("totp")
             case .email where !firstFactor.amr.contains("otp"): methods.append("email")
-            default: break  // SMS: no transport yet
+            case .sms where !firstFactor.amr.contains("sms"): methods.append("sms")
+            default: break
             }
         }
         return methods + ["backup_code"]
@@ -64,6 +66,7 @@ struct SignInOutcome: Sendable {
                                             userAgent: client?.userAgent ?? "",
                                             commandId: command.id.isEmpty ? nil : command.id, on: connection)
         if methods.contains("email") { try secondFactors.mailCode(to: user, on: connection) }
+        if methods.contains("sms") { try secondFactors.textCode(to: user, ip: client?.ip ?? "", on: connection) }
         return TokenV1.MfaChallenge(challengeToken: token, expiresAt: Timestamp.rfc3339(microsecondsSinceEpoch: expires),
                                     methods: methods)
     }

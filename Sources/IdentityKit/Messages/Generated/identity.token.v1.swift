@@ -1047,8 +1047,8 @@ extension TokenV1 {
         }
     }
 
-    /// POST /v1/me/mfa/totp → TotpEnrolment, POST /v1/me/mfa/email → Accepted (a code is mailed).
-    /// Needs a session at aal 2 younger than 5 minutes once MFA is on (step-up).
+    /// POST /v1/me/mfa/totp → TotpEnrolment, POST /v1/me/mfa/email|sms → Accepted (a code is mailed
+    /// or texted). Needs a session at aal 2 younger than 5 minutes once MFA is on (step-up).
     public struct StartMfaEnrolment: ProtoMessage {
         public static let protoName = "identity.token.v1.StartMfaEnrolment"
 
@@ -1057,17 +1057,21 @@ extension TokenV1 {
         public var sessionId: String
         /// totp, email or sms.
         public var method: String
+        /// The caller's address: the SMS policy's per-IP cap counts it.
+        public var client: CommonV1.ClientInfo?
 
         public init(
             appId: String = "",
             uid: String = "",
             sessionId: String = "",
-            method: String = ""
+            method: String = "",
+            client: CommonV1.ClientInfo? = nil
         ) {
             self.appId = appId
             self.uid = uid
             self.sessionId = sessionId
             self.method = method
+            self.client = client
         }
 
         public init(from decoder: Decoder) throws {
@@ -1076,6 +1080,7 @@ extension TokenV1 {
             self.uid = try container.decodeProto(String.self, "uid") ?? ""
             self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
             self.method = try container.decodeProto(String.self, "method") ?? ""
+            self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -1084,6 +1089,7 @@ extension TokenV1 {
             if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
             if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
             if !self.method.isEmpty { try container.encode(self.method, forKey: ProtoJSONKey("method")) }
+            if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
         }
     }
 
