@@ -75,6 +75,14 @@ public struct Validator {
             checkDirectives(fragment.directives, location: "FRAGMENT_DEFINITION")
             checkSelections(fragment.selectionSet, parent: fragment.typeCondition)
         }
+        // Same response key, same field: checked from each operation and fragment down
+        // through every nested selection set (FieldMerging.swift). Deeper than the depth
+        // limits allow is refused by them, so the walk need not go there.
+        for conflict in FieldMerging.conflicts(in: document, schema: schema, fragments: fragments,
+                                               maximumNesting: limits.maximumDepth + limits.maximumIntrospectionDepth,
+                                               maximumConflicts: Self.maximumErrors) {
+            fail(conflict.message, conflict.locations)
+        }
         var aliases = 0
         func countAliases(_ selections: [Selection]) {
             for selection in selections {
@@ -186,8 +194,9 @@ public struct Validator {
         var reached: Set<String> = []
         var deepest = 0
         var deepestIntrospection = 0
+        var expanded: Set<FragmentAtDepth> = []
         collect(operation.selectionSet, parent: rootName, depth: 1, usages: &usages, reached: &reached, deepest: &deepest,
-                deepestIntrospection: &deepestIntrospection, introspectionStart: nil, path: [])
+                deepestIntrospection: &deepestIntrospection, introspectionStart: nil, path: [], expanded: &expanded)
         collectDirectiveUsages(operation.directives, into: &usages)
         usedFragments.formUnion(reached)
         if deepest > limits.maximumDepth {
@@ -269,9 +278,20 @@ public struct Validator {
         }
     }
 
+    /// A fragment spread where the walk below already went: same fragment, same depth, same
+    /// introspection start — going again finds nothing new.
+    private struct FragmentAtDepth: Hashable {
+        let name: String
+        let depth: Int
+        let introspectionStart: Int?
+    }
+
     /// Walks an operation with its fragments expanded: depth, variable usages, fragments reached.
+    /// A fragment is walked once per depth: a document whose fragments spread the next one
+    /// several times each would otherwise cost exponential time (`expanded`).
     private func collect(_ selections: [Selection], parent: String, depth: Int, usages: inout [Usage], reached: inout Set<String>,
-                         deepest: inout Int, deepestIntrospection: inout Int, introspectionStart: Int?, path: [String]) {
+                         deepest: inout Int, deepestIntrospection: inout Int, introspectionStart: Int?, path: [String],
+                         expanded: inout Set<FragmentAtDepth>) {
         for selection in selections {
             switch selection {
             case .field(let field):
@@ -295,19 +315,23 @@ public struct Validator {
                 }
                 if let inner = field.selectionSet {
                     collect(inner, parent: definition?.type.namedType ?? "", depth: depth + 1, usages: &usages, reached: &reached,
-                            deepest: &deepest, deepestIntrospection: &deepestIntrospection, introspectionStart: start, path: path)
+                            deepest: &deepest, deepestIntrospection: &deepestIntrospection, introspectionStart: start, path: path,
+                            expanded: &expanded)
                 }
             case .inlineFragment(let condition, let directives, let inner, _):
                 collectDirectiveUsages(directives, into: &usages)
                 collect(inner, parent: condition ?? parent, depth: depth, usages: &usages, reached: &reached, deepest: &deepest,
-                        deepestIntrospection: &deepestIntrospection, introspectionStart: introspectionStart, path: path)
+                        deepestIntrospection: &deepestIntrospection, introspectionStart: introspectionStart, path: path,
+                        expanded: &expanded)
             case .fragmentSpread(let name, let directives, _):
                 collectDirectiveUsages(directives, into: &usages)
                 reached.insert(name)
-                guard !path.contains(name), let fragment = fragments[name] else { continue }
+                guard !path.contains(name), let fragment = fragments[name],
+                      expanded.insert(FragmentAtDepth(name: name, depth: depth, introspectionStart: introspectionStart)).inserted
+                else { continue }
                 collect(fragment.selectionSet, parent: fragment.typeCondition, depth: depth, usages: &usages, reached: &reached,
                         deepest: &deepest, deepestIntrospection: &deepestIntrospection, introspectionStart: introspectionStart,
-                        path: path + [name])
+                        path: path + [name], expanded: &expanded)
             }
         }
     }
@@ -357,46 +381,6 @@ public struct Validator {
                 }
             }
         }
-        checkMergeable(selections, parent: parent)
-    }
-
-    /// Fields with the same response key in one selection set (fragments expanded one level
-    /// at a time) must be the same field with the same arguments.
-    private mutating func checkMergeable(_ selections: [Selection], parent: String) {
-        var seen: [String: FieldNode] = [:]
-        var visited: Set<String> = []
-        func flatten(_ selections: [Selection], into fields: inout [FieldNode]) {
-            for selection in selections {
-                switch selection {
-                case .field(let field): fields.append(field)
-                case .inlineFragment(_, _, let inner, _): flatten(inner, into: &fields)
-                case .fragmentSpread(let name, _, _):
-                    guard visited.insert(name).inserted, let fragment = fragments[name] else { continue }
-                    flatten(fragment.selectionSet, into: &fields)
-                }
-            }
-        }
-        var fields: [FieldNode] = []
-        flatten(selections, into: &fields)
-        for field in fields {
-            guard let earlier = seen[field.responseKey] else {
-                seen[field.responseKey] = field
-                continue
-            }
-            if earlier.name != field.name {
-                fail("Fields \"\(field.responseKey)\" conflict because \"\(earlier.name)\" and \"\(field.name)\" are different fields. Use different aliases on the fields to fetch both if this was intentional.",
-                     [earlier.location, field.location])
-            } else if Self.argumentsText(earlier.arguments) != Self.argumentsText(field.arguments) {
-                fail("Fields \"\(field.responseKey)\" conflict because they have differing arguments. Use different aliases on the fields to fetch both if this was intentional.",
-                     [earlier.location, field.location])
-            } else if (earlier.selectionSet == nil) != (field.selectionSet == nil) {
-                fail("Fields \"\(field.responseKey)\" conflict because they return conflicting types.", [earlier.location, field.location])
-            }
-        }
-    }
-
-    private static func argumentsText(_ arguments: [Argument]) -> [String] {
-        arguments.map { $0.name + ":" + Coercion.print($0.value) }.sorted()
     }
 
     private mutating func checkArguments(_ arguments: [Argument], definitions: [InputValue], owner: String,
