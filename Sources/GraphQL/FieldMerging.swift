@@ -73,6 +73,7 @@ struct FieldMerging {
     private var mergeChecked: Set<[Int]> = []
     private var shapeChecked: Set<[Int]> = []
     private var reported: Set<Pair> = []
+    private var expandedSomewhere: Set<String> = []
     private var work = 0
     private var exhausted = false
     private var conflicts: [GraphQLError] = []
@@ -94,7 +95,11 @@ struct FieldMerging {
             guard let root else { continue }
             walk.checkRoot(operation.selectionSet, parent: root)
         }
-        for fragment in document.fragments where fragments[fragment.name]?.location == fragment.location {
+        // A fragment the operations spread was checked wherever it was spread (its fields
+        // and everything below them sit in those merged sets); the others on their own.
+        for fragment in document.fragments where fragments[fragment.name]?.location == fragment.location
+            && !walk.expandedSomewhere.contains(fragment.name) {
+            walk.expandedSomewhere.insert(fragment.name)
             walk.checkRoot(fragment.selectionSet, parent: fragment.typeCondition)
         }
         return walk.conflicts
@@ -128,18 +133,28 @@ struct FieldMerging {
 
     // MARK: sets
 
+    /// Adds the fields `selections` answer with to `set`, in document order, inline fragments
+    /// and fragment spreads flattened. A loop, not a recursion: fragments spreading fragments
+    /// nest with no syntax limit.
     private mutating func collect(_ selections: [Selection], parent: String, above: Occurrence?, into set: inout MergedSet) {
-        for selection in selections {
+        var stack: [(selections: ArraySlice<Selection>, parent: String)] = [(selections[...], parent)]
+        while let top = stack.last {
+            guard let selection = top.selections.first else {
+                stack.removeLast()
+                continue
+            }
+            stack[stack.count - 1].selections = top.selections.dropFirst()
             guard spend(1) else { return }
             switch selection {
             case .field(let node):
-                let id = fieldID(node, parent: parent)
+                let id = fieldID(node, parent: top.parent)
                 if set.present.insert(id).inserted { set.members.append(Occurrence(field: id, above: above)) }
             case .inlineFragment(let condition, _, let inner, _):
-                collect(inner, parent: condition ?? parent, above: above, into: &set)
+                stack.append((inner[...], condition ?? top.parent))
             case .fragmentSpread(let name, _, _):
                 guard set.expandedFragments.insert(name).inserted, let fragment = fragments[name] else { continue }
-                collect(fragment.selectionSet, parent: fragment.typeCondition, above: above, into: &set)
+                expandedSomewhere.insert(name)
+                stack.append((fragment.selectionSet[...], fragment.typeCondition))
             }
         }
     }

@@ -79,7 +79,7 @@ public struct Validator {
         // through every nested selection set (FieldMerging.swift). Deeper than the depth
         // limits allow is refused by them, so the walk need not go there.
         for conflict in FieldMerging.conflicts(in: document, schema: schema, fragments: fragments,
-                                               maximumNesting: limits.maximumDepth + limits.maximumIntrospectionDepth,
+                                               maximumNesting: depthCeiling,
                                                maximumConflicts: Self.maximumErrors) {
             fail(conflict.message, conflict.locations)
         }
@@ -195,15 +195,17 @@ public struct Validator {
         var deepest = 0
         var deepestIntrospection = 0
         var expanded: Set<FragmentAtDepth> = []
+        var cutOff = false
         collect(operation.selectionSet, parent: rootName, depth: 1, usages: &usages, reached: &reached, deepest: &deepest,
-                deepestIntrospection: &deepestIntrospection, introspectionStart: nil, path: [], expanded: &expanded)
+                deepestIntrospection: &deepestIntrospection, introspectionStart: nil, path: [], expanded: &expanded, cutOff: &cutOff)
         collectDirectiveUsages(operation.directives, into: &usages)
-        usedFragments.formUnion(reached)
+        usedFragments.formUnion(cutOff ? reachableFragments(from: operation.selectionSet) : reached)
+        let atLeast = cutOff ? "at least " : ""
         if deepest > limits.maximumDepth {
-            fail("The operation nests \(deepest) levels deep; at most \(limits.maximumDepth) are allowed.", [operation.location])
+            fail("The operation nests \(atLeast)\(deepest) levels deep; at most \(limits.maximumDepth) are allowed.", [operation.location])
         }
         if deepestIntrospection > limits.maximumIntrospectionDepth {
-            fail("The introspection nests \(deepestIntrospection) levels deep; at most \(limits.maximumIntrospectionDepth) are allowed.",
+            fail("The introspection nests \(atLeast)\(deepestIntrospection) levels deep; at most \(limits.maximumIntrospectionDepth) are allowed.",
                  [operation.location])
         }
         let operationName = operation.name.map { " by operation \"\($0)\"" } ?? ""
@@ -218,9 +220,28 @@ public struct Validator {
                      [variable.location, usage.location])
             }
         }
-        for variable in operation.variables where !usages.contains(where: { $0.name == variable.name }) {
+        // A walk cut off at the depth ceiling has not seen every usage: no "never used" then.
+        for variable in operation.variables where !cutOff && !usages.contains(where: { $0.name == variable.name }) {
             fail("Variable \"$\(variable.name)\" is never used\(operationName).", [variable.location])
         }
+    }
+
+    /// The fragments spread from `selections`, directly or through other fragments, each
+    /// walked once (whatever the depth, unlike `collect`).
+    private func reachableFragments(from selections: [Selection]) -> Set<String> {
+        var reached: Set<String> = []
+        var pending = [selections]
+        while let next = pending.popLast() {
+            for selection in next {
+                switch selection {
+                case .field(let field): pending.append(field.selectionSet ?? [])
+                case .inlineFragment(_, _, let inner, _): pending.append(inner)
+                case .fragmentSpread(let name, _, _):
+                    if reached.insert(name).inserted, let fragment = fragments[name] { pending.append(fragment.selectionSet) }
+                }
+            }
+        }
+        return reached
     }
 
     private static func usageAllowed(variable: VariableDefinition, usage: Usage) -> Bool {
@@ -278,6 +299,10 @@ public struct Validator {
         }
     }
 
+    /// Past this depth every operation breaks a depth limit: an introspection field starts at
+    /// most `maximumDepth` deep and nests at most `maximumIntrospectionDepth` below.
+    private var depthCeiling: Int { limits.maximumDepth + limits.maximumIntrospectionDepth }
+
     /// A fragment spread where the walk below already went: same fragment, same depth, same
     /// introspection start — going again finds nothing new.
     private struct FragmentAtDepth: Hashable {
@@ -288,10 +313,13 @@ public struct Validator {
 
     /// Walks an operation with its fragments expanded: depth, variable usages, fragments reached.
     /// A fragment is walked once per depth: a document whose fragments spread the next one
-    /// several times each would otherwise cost exponential time (`expanded`).
+    /// several times each would otherwise cost exponential time (`expanded`). The walk stops
+    /// at `depthCeiling` (`cutOff`): deeper breaks a depth limit whatever lies below, and
+    /// fragments spread inside fragments nest with no syntax limit, so an unbounded recursion
+    /// could exhaust the stack on a 64 KiB document.
     private func collect(_ selections: [Selection], parent: String, depth: Int, usages: inout [Usage], reached: inout Set<String>,
                          deepest: inout Int, deepestIntrospection: inout Int, introspectionStart: Int?, path: [String],
-                         expanded: inout Set<FragmentAtDepth>) {
+                         expanded: inout Set<FragmentAtDepth>, cutOff: inout Bool) {
         for selection in selections {
             switch selection {
             case .field(let field):
@@ -313,16 +341,18 @@ public struct Validator {
                     Self.variableUsages(argument.value, type: argumentDefinition.type, hasDefault: argumentDefinition.defaultValue != nil,
                                         location: argument.location, schema: schema, into: &usages)
                 }
-                if let inner = field.selectionSet {
+                if field.selectionSet != nil, depth >= depthCeiling {
+                    cutOff = true
+                } else if let inner = field.selectionSet {
                     collect(inner, parent: definition?.type.namedType ?? "", depth: depth + 1, usages: &usages, reached: &reached,
                             deepest: &deepest, deepestIntrospection: &deepestIntrospection, introspectionStart: start, path: path,
-                            expanded: &expanded)
+                            expanded: &expanded, cutOff: &cutOff)
                 }
             case .inlineFragment(let condition, let directives, let inner, _):
                 collectDirectiveUsages(directives, into: &usages)
                 collect(inner, parent: condition ?? parent, depth: depth, usages: &usages, reached: &reached, deepest: &deepest,
                         deepestIntrospection: &deepestIntrospection, introspectionStart: introspectionStart, path: path,
-                        expanded: &expanded)
+                        expanded: &expanded, cutOff: &cutOff)
             case .fragmentSpread(let name, let directives, _):
                 collectDirectiveUsages(directives, into: &usages)
                 reached.insert(name)
@@ -331,7 +361,7 @@ public struct Validator {
                 else { continue }
                 collect(fragment.selectionSet, parent: fragment.typeCondition, depth: depth, usages: &usages, reached: &reached,
                         deepest: &deepest, deepestIntrospection: &deepestIntrospection, introspectionStart: introspectionStart,
-                        path: path + [name], expanded: &expanded)
+                        path: path + [name], expanded: &expanded, cutOff: &cutOff)
             }
         }
     }

@@ -210,6 +210,27 @@ final class FieldMergingTests: XCTestCase {
         XCTAssertEqual(errors(document).map(\.message), [])
     }
 
+    /// Fragments nest inside fragments with no syntax limit: the walks stop where every depth
+    /// limit is broken anyway, and say so without inventing other errors.
+    func testFragmentsNestingPastEveryDepthLimitAreCutOff() {
+        var document = "{ human { ...F0 } }\n"
+        for level in 0..<60 {
+            document += "fragment F\(level) on Human { " + String(repeating: "bestFriend { ", count: 60) + "...F\(level + 1)"
+                + String(repeating: " }", count: 60) + " }\n"
+        }
+        document += "fragment F60 on Human { name }"
+        XCTAssertEqual(errors(document).map(\.message), ["The operation nests at least 30 levels deep; at most 10 are allowed."])
+    }
+
+    /// A long chain of fragments, each spreading the next, is one merged set, not one per
+    /// fragment: it must not run into the work budget.
+    func testALongChainOfFragmentsIsCheckedOnce() {
+        var document = "{ human { ...F0 } }\n"
+        for level in 0..<1_500 { document += "fragment F\(level) on Human { ...F\(level + 1) }\n" }
+        document += "fragment F1500 on Human { name }"
+        XCTAssertEqual(errors(document).map(\.message), [])
+    }
+
     func testThousandsOfTheSameFieldAreOneGroup() {
         let flat = "{ human { " + String(repeating: "name ", count: 10_000) + "} }"
         XCTAssertEqual(errors(flat).map(\.message), [])
