@@ -215,14 +215,18 @@ struct FieldMerging {
                 let same = byParent[parent]!
                 let reference = same[0]
                 var agreeing = [reference]
+                var differing: [Occurrence] = []
                 for other in same.dropFirst() {
                     if let reason = difference(fields[reference.field], fields[other.field], sameParent: true) {
                         report(reason, reference, other)
+                        differing.append(other)
                     } else {
                         agreeing.append(other)
                     }
                 }
                 checkMerge(subSelections(of: agreeing), depth: depth + 1)
+                // A field already in conflict still has its own selection set to check.
+                for other in differing { checkMerge(subSelections(of: [other]), depth: depth + 1) }
             }
             // Fields on different object types never answer for the same object: only their
             // response shapes must agree (`SameResponseShape`).

@@ -136,6 +136,11 @@ final class FieldMergingTests: XCTestCase {
           human { bestFriend { phone } }
         }
         """), ["Fields \"bestFriend\" conflict because subfields \"x\" conflict because \"name\" and \"email\" are different fields." + Self.advice])
+        // A field in conflict with its key still has its own selection set checked.
+        XCTAssertEqual(conflicts("{ human: dog { name } human { bestFriend { n: name n: email } } }"), [
+            "Fields \"human\" conflict because \"dog\" and \"human\" are different fields." + Self.advice,
+            "Fields \"n\" conflict because \"name\" and \"email\" are different fields." + Self.advice,
+        ])
         // A conflict inside one nested set, met once however it is reached.
         XCTAssertEqual(conflicts("{ human { ...F } h: human { ...F } } fragment F on Human { bestFriend { n: name n: email } }"),
                        ["Fields \"n\" conflict because \"name\" and \"email\" are different fields." + Self.advice])
