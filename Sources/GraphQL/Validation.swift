@@ -75,6 +75,14 @@ public struct Validator {
             checkDirectives(fragment.directives, location: "FRAGMENT_DEFINITION")
             checkSelections(fragment.selectionSet, parent: fragment.typeCondition)
         }
+        // Same response key, same field: checked from each operation and fragment down
+        // through every nested selection set (FieldMerging.swift). Deeper than the depth
+        // limits allow is refused by them, so the walk need not go there.
+        for conflict in FieldMerging.conflicts(in: document, schema: schema, fragments: fragments,
+                                               maximumNesting: depthCeiling,
+                                               maximumConflicts: Self.maximumErrors) {
+            fail(conflict.message, conflict.locations)
+        }
         var aliases = 0
         func countAliases(_ selections: [Selection]) {
             for selection in selections {
@@ -186,15 +194,18 @@ public struct Validator {
         var reached: Set<String> = []
         var deepest = 0
         var deepestIntrospection = 0
+        var expanded: Set<FragmentAtDepth> = []
+        var cutOff = false
         collect(operation.selectionSet, parent: rootName, depth: 1, usages: &usages, reached: &reached, deepest: &deepest,
-                deepestIntrospection: &deepestIntrospection, introspectionStart: nil, path: [])
+                deepestIntrospection: &deepestIntrospection, introspectionStart: nil, path: [], expanded: &expanded, cutOff: &cutOff)
         collectDirectiveUsages(operation.directives, into: &usages)
-        usedFragments.formUnion(reached)
+        usedFragments.formUnion(cutOff ? reachableFragments(from: operation.selectionSet) : reached)
+        let atLeast = cutOff ? "at least " : ""
         if deepest > limits.maximumDepth {
-            fail("The operation nests \(deepest) levels deep; at most \(limits.maximumDepth) are allowed.", [operation.location])
+            fail("The operation nests \(atLeast)\(deepest) levels deep; at most \(limits.maximumDepth) are allowed.", [operation.location])
         }
         if deepestIntrospection > limits.maximumIntrospectionDepth {
-            fail("The introspection nests \(deepestIntrospection) levels deep; at most \(limits.maximumIntrospectionDepth) are allowed.",
+            fail("The introspection nests \(atLeast)\(deepestIntrospection) levels deep; at most \(limits.maximumIntrospectionDepth) are allowed.",
                  [operation.location])
         }
         let operationName = operation.name.map { " by operation \"\($0)\"" } ?? ""
@@ -209,9 +220,28 @@ public struct Validator {
                      [variable.location, usage.location])
             }
         }
-        for variable in operation.variables where !usages.contains(where: { $0.name == variable.name }) {
+        // A walk cut off at the depth ceiling has not seen every usage: no "never used" then.
+        for variable in operation.variables where !cutOff && !usages.contains(where: { $0.name == variable.name }) {
             fail("Variable \"$\(variable.name)\" is never used\(operationName).", [variable.location])
         }
+    }
+
+    /// The fragments spread from `selections`, directly or through other fragments, each
+    /// walked once (whatever the depth, unlike `collect`).
+    private func reachableFragments(from selections: [Selection]) -> Set<String> {
+        var reached: Set<String> = []
+        var pending = [selections]
+        while let next = pending.popLast() {
+            for selection in next {
+                switch selection {
+                case .field(let field): pending.append(field.selectionSet ?? [])
+                case .inlineFragment(_, _, let inner, _): pending.append(inner)
+                case .fragmentSpread(let name, _, _):
+                    if reached.insert(name).inserted, let fragment = fragments[name] { pending.append(fragment.selectionSet) }
+                }
+            }
+        }
+        return reached
     }
 
     private static func usageAllowed(variable: VariableDefinition, usage: Usage) -> Bool {
@@ -269,9 +299,27 @@ public struct Validator {
         }
     }
 
+    /// Past this depth every operation breaks a depth limit: an introspection field starts at
+    /// most `maximumDepth` deep and nests at most `maximumIntrospectionDepth` below.
+    private var depthCeiling: Int { limits.maximumDepth + limits.maximumIntrospectionDepth }
+
+    /// A fragment spread where the walk below already went: same fragment, same depth, same
+    /// introspection start — going again finds nothing new.
+    private struct FragmentAtDepth: Hashable {
+        let name: String
+        let depth: Int
+        let introspectionStart: Int?
+    }
+
     /// Walks an operation with its fragments expanded: depth, variable usages, fragments reached.
+    /// A fragment is walked once per depth: a document whose fragments spread the next one
+    /// several times each would otherwise cost exponential time (`expanded`). The walk stops
+    /// at `depthCeiling` (`cutOff`): deeper breaks a depth limit whatever lies below, and
+    /// fragments spread inside fragments nest with no syntax limit, so an unbounded recursion
+    /// could exhaust the stack on a 64 KiB document.
     private func collect(_ selections: [Selection], parent: String, depth: Int, usages: inout [Usage], reached: inout Set<String>,
-                         deepest: inout Int, deepestIntrospection: inout Int, introspectionStart: Int?, path: [String]) {
+                         deepest: inout Int, deepestIntrospection: inout Int, introspectionStart: Int?, path: [String],
+                         expanded: inout Set<FragmentAtDepth>, cutOff: inout Bool) {
         for selection in selections {
             switch selection {
             case .field(let field):
@@ -293,21 +341,27 @@ public struct Validator {
                     Self.variableUsages(argument.value, type: argumentDefinition.type, hasDefault: argumentDefinition.defaultValue != nil,
                                         location: argument.location, schema: schema, into: &usages)
                 }
-                if let inner = field.selectionSet {
+                if field.selectionSet != nil, depth >= depthCeiling {
+                    cutOff = true
+                } else if let inner = field.selectionSet {
                     collect(inner, parent: definition?.type.namedType ?? "", depth: depth + 1, usages: &usages, reached: &reached,
-                            deepest: &deepest, deepestIntrospection: &deepestIntrospection, introspectionStart: start, path: path)
+                            deepest: &deepest, deepestIntrospection: &deepestIntrospection, introspectionStart: start, path: path,
+                            expanded: &expanded, cutOff: &cutOff)
                 }
             case .inlineFragment(let condition, let directives, let inner, _):
                 collectDirectiveUsages(directives, into: &usages)
                 collect(inner, parent: condition ?? parent, depth: depth, usages: &usages, reached: &reached, deepest: &deepest,
-                        deepestIntrospection: &deepestIntrospection, introspectionStart: introspectionStart, path: path)
+                        deepestIntrospection: &deepestIntrospection, introspectionStart: introspectionStart, path: path,
+                        expanded: &expanded, cutOff: &cutOff)
             case .fragmentSpread(let name, let directives, _):
                 collectDirectiveUsages(directives, into: &usages)
                 reached.insert(name)
-                guard !path.contains(name), let fragment = fragments[name] else { continue }
+                guard !path.contains(name), let fragment = fragments[name],
+                      expanded.insert(FragmentAtDepth(name: name, depth: depth, introspectionStart: introspectionStart)).inserted
+                else { continue }
                 collect(fragment.selectionSet, parent: fragment.typeCondition, depth: depth, usages: &usages, reached: &reached,
                         deepest: &deepest, deepestIntrospection: &deepestIntrospection, introspectionStart: introspectionStart,
-                        path: path + [name])
+                        path: path + [name], expanded: &expanded, cutOff: &cutOff)
             }
         }
     }
@@ -357,46 +411,6 @@ public struct Validator {
                 }
             }
         }
-        checkMergeable(selections, parent: parent)
-    }
-
-    /// Fields with the same response key in one selection set (fragments expanded one level
-    /// at a time) must be the same field with the same arguments.
-    private mutating func checkMergeable(_ selections: [Selection], parent: String) {
-        var seen: [String: FieldNode] = [:]
-        var visited: Set<String> = []
-        func flatten(_ selections: [Selection], into fields: inout [FieldNode]) {
-            for selection in selections {
-                switch selection {
-                case .field(let field): fields.append(field)
-                case .inlineFragment(_, _, let inner, _): flatten(inner, into: &fields)
-                case .fragmentSpread(let name, _, _):
-                    guard visited.insert(name).inserted, let fragment = fragments[name] else { continue }
-                    flatten(fragment.selectionSet, into: &fields)
-                }
-            }
-        }
-        var fields: [FieldNode] = []
-        flatten(selections, into: &fields)
-        for field in fields {
-            guard let earlier = seen[field.responseKey] else {
-                seen[field.responseKey] = field
-                continue
-            }
-            if earlier.name != field.name {
-                fail("Fields \"\(field.responseKey)\" conflict because \"\(earlier.name)\" and \"\(field.name)\" are different fields. Use different aliases on the fields to fetch both if this was intentional.",
-                     [earlier.location, field.location])
-            } else if Self.argumentsText(earlier.arguments) != Self.argumentsText(field.arguments) {
-                fail("Fields \"\(field.responseKey)\" conflict because they have differing arguments. Use different aliases on the fields to fetch both if this was intentional.",
-                     [earlier.location, field.location])
-            } else if (earlier.selectionSet == nil) != (field.selectionSet == nil) {
-                fail("Fields \"\(field.responseKey)\" conflict because they return conflicting types.", [earlier.location, field.location])
-            }
-        }
-    }
-
-    private static func argumentsText(_ arguments: [Argument]) -> [String] {
-        arguments.map { $0.name + ":" + Coercion.print($0.value) }.sorted()
     }
 
     private mutating func checkArguments(_ arguments: [Argument], definitions: [InputValue], owner: String,

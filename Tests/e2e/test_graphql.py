@@ -336,6 +336,16 @@ HOSTILE = {
     "list_nesting": "{ __type(name: " + "[" * 300 + '"x"' + "]" * 300 + ") { name } }",
     "garbage": "}{" * 30_000,
     "introspection_depth": '{ __type(name: "User") { ' + "ofType { " * 25 + "name" + " }" * 25 + " } }",
+    # Fragments spreading the next one four times at one level (once exponential in the depth
+    # walk), with a field-merging conflict at the bottom.
+    "fragment_fanout": "{ ...F0 } "
+    + "".join(f"fragment F{i} on Query {{ ...F{i + 1} ...F{i + 1} ...F{i + 1} ...F{i + 1} }} " for i in range(30))
+    + "fragment F30 on Query { f: __typename f: me { id } }",
+    # Nested spreads of the same key, several times per level: merged sets checked once each.
+    "merge_fanout": '{ __type(name: "User") { ...T0 } } '
+    + "".join(f"fragment T{i} on __Type {{ ofType {{ ...T{i + 1} }} ofType {{ ...T{i + 1} name }} o: ofType {{ ...T{i + 1} }} ...T{i + 1} }} "
+              for i in range(40))
+    + "fragment T40 on __Type { name }",
 }
 
 
@@ -367,6 +377,12 @@ INVALID_FOR_GRAPHQL_CORE = [
     "{ me @unknown { id } }",
     "{ me { id @skip } }",
     "{ me { id: email id } }",
+    # Field merging below the first level (spec 5.3.2: sub-selections merge in turn).
+    "{ me { id } me { id: email } }",
+    "{ __schema { types { n: name } } __schema { types { n: kind } } }",
+    "{ __schema { ...A } __schema { ...B } } fragment A on __Schema { queryType { x: name } } "
+    "fragment B on __Schema { queryType { x: kind } }",
+    "{ __schema { types { ... on __Type { f: fields { name } } } } __schema { types { f: inputFields { name } } } }",
     'mutation { login(input: {identifier: "a"}) { token } }',
     'mutation { login(input: {identifier: "a", password: "b", extra: 1}) { token } }',
     "query ($i: UserLoginInput) { me { id } }",
