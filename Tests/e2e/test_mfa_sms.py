@@ -29,6 +29,16 @@ def link_phone(stack, client, app, token, phone):
     assert done.status == 200 and done.data["phone"] == phone, done
 
 
+def user_with_phone(stack, client, app, label="mfa-sms", phone=None):
+    """A new password user whose verified phone is `phone` (a French mobile by default):
+    (email, sign-up answer, phone)."""
+    email = unique_email(label)
+    user = client.new_user(app, email=email)
+    phone = phone or french_mobile()
+    link_phone(stack, client, app, user["access_token"], phone)
+    return email, user, phone
+
+
 def texted_code(stack, phone, before):
     """The code of the SMS sent to `phone` after `before` earlier ones (the MFA text)."""
     text = wait_sms_file(stack, phone, count=before + 1)
@@ -44,11 +54,8 @@ def start_sms(client, app, token):
 
 def sms_mfa_user(stack, client, app):
     """A password user with a verified phone and the SMS factor on: (email, phone, uid, backup codes)."""
-    email = unique_email("mfa-sms")
-    user = client.new_user(app, email=email)
+    email, user, phone = user_with_phone(stack, client, app)
     token = user["access_token"]
-    phone = french_mobile()
-    link_phone(stack, client, app, token, phone)
     before = len(sms_files(stack, phone))
     start_sms(client, app, token)
     code = texted_code(stack, phone, before)
@@ -66,11 +73,8 @@ def challenge_attempts(app, challenge_token):
 
 def test_enrol_sign_in_with_the_texted_code_and_turn_mfa_off(stack, client, phone_app, events):
     app = phone_app
-    email = unique_email("mfa-sms")
-    user = client.new_user(app, email=email)
+    email, user, phone = user_with_phone(stack, client, app)
     token, uid = user["access_token"], user["user"]["uid"]
-    phone = french_mobile()
-    link_phone(stack, client, app, token, phone)
 
     # Enrolment: the code goes to the verified phone; a wrong one is refused, the right one
     # switches the factor on and answers the backup codes.
@@ -161,11 +165,9 @@ def test_a_phone_sign_in_is_not_finished_by_the_sms_factor(stack, client, phone_
 def test_a_calling_code_the_app_does_not_allow_answers_like_a_send_and_texts_nothing(
         stack, client, configured_app_factory):
     app = configured_app_factory(sms_allowed_calling_codes="33,44", rate_limits={"sms_resend_per_number": "off"})
-    email = unique_email("mfa-sms")
-    user = client.new_user(app, email=email)
+    email, user, phone = user_with_phone(stack, client, app,
+                                         phone="+447700" + "".join(random.choice("0123456789") for _ in range(6)))
     token = user["access_token"]
-    phone = "+447700" + "".join(random.choice("0123456789") for _ in range(6))
-    link_phone(stack, client, app, token, phone)
     # The app stops allowing the UK: the factor's code is refused like phone sign-in refuses
     # (the same 202, nothing stored or texted, the refusal counted).
     stack.configure_app(app["app_id"], sms_allowed_calling_codes="33")
@@ -208,11 +210,8 @@ def test_graphql_enables_the_sms_factor_and_a_login_names_it(stack, client, phon
     routes; a login then answers requiresTwoFactor with twoFactorMethod sms."""
     from test_graphql import TWO_FACTOR, gql, ok
     app = phone_app
-    email = unique_email("mfa-sms-gql")
-    user = client.new_user(app, email=email)
+    email, user, phone = user_with_phone(stack, client, app, "mfa-sms-gql")
     token = user["access_token"]
-    phone = french_mobile()
-    link_phone(stack, client, app, token, phone)
     before = len(sms_files(stack, phone))
     enabled = ok(gql(client, app, TWO_FACTOR[2], {"input": {"method": "sms"}}, token=token))["enableTwoFactor"]
     assert enabled["success"] is True and enabled["method"] == "sms" and enabled["expiresIn"] == 600, enabled
