@@ -7,17 +7,24 @@ import IdentityKit
 enum MailRequest {
     static func code(_ code: String, kind: VerificationCodeStore.Purpose, to email: String, appId: String,
                      requestId: String, seal: MailPayloadSeal) throws -> OutgoingMessage {
-        let messageId = "mail_" + Identifiers.nowULID()
-        // The message is persistent and may be retried or dead-lettered: the code goes sealed.
-        let command = MailerV1.SendEmail(messageId: messageId, appId: appId, to: email, kind: kind.rawValue, code: "",
-                                         sealedCode: Data(try seal.seal(code, messageId: messageId)))
+        let command = try Self.command(code, kind: kind.rawValue, to: email, appId: appId, seal: seal)
         var message = OutgoingMessage(exchange: "", routingKey: DeliveryChannel.email.queue,
                                       type: MailerV1.SendEmail.protoName, body: try ProtoJSON.encode(command))
-        message.messageId = messageId
+        message.messageId = command.messageId
         message.appId = appId
         message.requestId = requestId
         message.persistent = true
         return message
+    }
+
+    /// The `SendEmail` itself. The message is persistent and may be retried or dead-lettered,
+    /// so the code goes sealed to its message id. Published as above, or queued through the
+    /// outbox in a flow's transaction (the email factor's codes).
+    static func command(_ code: String, kind: String, to email: String, appId: String,
+                        seal: MailPayloadSeal) throws -> MailerV1.SendEmail {
+        let messageId = "mail_" + Identifiers.nowULID()
+        return MailerV1.SendEmail(messageId: messageId, appId: appId, to: email, kind: kind, code: "",
+                                  sealedCode: Data(try seal.seal(code, messageId: messageId)))
     }
 }
 

@@ -128,9 +128,7 @@ struct SecondFactors: Sendable {
         let code = VerificationCodeStore.newCode()
         try codes.store(code, purpose: .mfaEmail, appId: user.appId, email: address, lifetimeSeconds: codeLifetimeSeconds,
                         on: connection)
-        let messageId = "mail_" + Identifiers.nowULID()
-        let command = MailerV1.SendEmail(messageId: messageId, appId: user.appId, to: address, kind: "mfa_code", code: "",
-                                         sealedCode: Data(try mailSeal.seal(code, messageId: messageId)))
+        let command = try MailRequest.command(code, kind: "mfa_code", to: address, appId: user.appId, seal: mailSeal)
         try EventOutbox.appendCommand(command, queue: DeliveryChannel.email.queue, appId: user.appId, on: connection)
     }
 
@@ -145,10 +143,7 @@ struct SecondFactors: Sendable {
         let code = VerificationCodeStore.newCode()
         try codes.store(code, purpose: .mfaSms, appId: user.appId, email: phone, lifetimeSeconds: codeLifetimeSeconds,
                         on: connection)
-        let messageId = "sms_" + Identifiers.nowULID()
-        let command = MailerV1.SendSms(messageId: messageId, appId: user.appId, to: phone,
-                                       kind: VerificationCodeStore.Purpose.mfaSms.rawValue,
-                                       sealedCode: Data(try mailSeal.seal(code, messageId: messageId)))
+        let command = try SmsRequest.command(code, kind: .mfaSms, to: phone, appId: user.appId, seal: mailSeal)
         try EventOutbox.appendCommand(command, queue: DeliveryChannel.sms.queue, appId: user.appId, on: connection)
     }
 }

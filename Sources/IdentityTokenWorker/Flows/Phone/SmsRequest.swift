@@ -7,15 +7,22 @@ import IdentityKit
 enum SmsRequest {
     static func code(_ code: String, kind: VerificationCodeStore.Purpose, to phone: String, appId: String,
                      requestId: String, seal: MailPayloadSeal) throws -> OutgoingMessage {
-        let messageId = "sms_" + Identifiers.nowULID()
-        let command = MailerV1.SendSms(messageId: messageId, appId: appId, to: phone, kind: kind.rawValue,
-                                       sealedCode: Data(try seal.seal(code, messageId: messageId)))
+        let command = try Self.command(code, kind: kind, to: phone, appId: appId, seal: seal)
         var message = OutgoingMessage(exchange: "", routingKey: DeliveryChannel.sms.queue,
                                       type: MailerV1.SendSms.protoName, body: try ProtoJSON.encode(command))
-        message.messageId = messageId
+        message.messageId = command.messageId
         message.appId = appId
         message.requestId = requestId
         message.persistent = true
         return message
+    }
+
+    /// The `SendSms` itself, its code sealed to its message id: published as above, or queued
+    /// through the outbox in a flow's transaction (the SMS factor's codes).
+    static func command(_ code: String, kind: VerificationCodeStore.Purpose, to phone: String, appId: String,
+                        seal: MailPayloadSeal) throws -> MailerV1.SendSms {
+        let messageId = "sms_" + Identifiers.nowULID()
+        return MailerV1.SendSms(messageId: messageId, appId: appId, to: phone, kind: kind.rawValue,
+                                sealedCode: Data(try seal.seal(code, messageId: messageId)))
     }
 }
