@@ -195,10 +195,15 @@ public final class Gateway: Service {
     }
 
     /// `application/json`, with or without parameters, or any `+json` type.
-    static func isJSON(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
-        let type = contentType.split(separator: ";").first.map { TextScanning.trimmed($0).lowercased() } ?? ""
-        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    static func isJSON(_ contentType: String?) -> Bool { isJSON(mediaType: mediaType(contentType)) }
+
+    static func isJSON(mediaType type: String) -> Bool {
+        type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+
+    /// A `Content-Type`'s media type, lower-cased, without its parameters ("" when absent).
+    static func mediaType(_ contentType: String?) -> String {
+        contentType?.split(separator: ";").first.map { TextScanning.trimmed($0).lowercased() } ?? ""
     }
 }
 

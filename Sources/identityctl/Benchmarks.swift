@@ -41,9 +41,7 @@ enum Benchmarks {
     static func busRoundTrip(url: String, heartbeatSeconds: Int, seconds: Double, concurrency: Int) throws -> [String: Any] {
         let bus = try BusClient(url: url, heartbeatSeconds: heartbeatSeconds)
         bus.start()
-        let ready = Date().addingTimeInterval(10)
-        while !bus.isConnected && Date() < ready { Thread.sleep(forTimeInterval: 0.05) }
-        guard bus.isConnected else { throw BusError("cannot reach the broker") }
+        guard bus.waitUntilConnected(timeout: 10) else { throw BusError("cannot reach the broker") }
         let latencies = Locked<[Double]>([])
         let failures = Locked(0)
         let deadline = Date().addingTimeInterval(seconds)
@@ -90,9 +88,7 @@ enum Benchmarks {
             try channel.consume(queue, autoAck: true)
         }, onDelivery: { _ in received.withLock { $0 += 1 } })
         link.start()
-        let ready = Date().addingTimeInterval(10)
-        while !link.isConnected && Date() < ready { Thread.sleep(forTimeInterval: 0.05) }
-        guard link.isConnected else { throw BusError("cannot reach the broker") }
+        guard link.waitUntilConnected(timeout: 10) else { throw BusError("cannot reach the broker") }
         let body = Data(#"{"app_id":"bench"}"#.utf8)
         let start = Date()
         var sent = 0

@@ -1,3 +1,4 @@
+import Foundation
 import CArgon2
 import XCTest
 @testable import IdentityKit
@@ -144,5 +145,23 @@ final class KeyDerivationTests: XCTestCase {
                        Array("pem".utf8))
         XCTAssertThrowsError(try SecretSealer(masterKey: master, purpose: .appleSecretSeal).open(sealed, associatedData: aad))
         XCTAssertThrowsError(try AESGCM.open(sealed, key: master, associatedData: aad))
+    }
+
+    /// At most `concurrentHashes` hashes and checks at once, however many callers.
+    func testPasswordHasherBoundsConcurrentHashes() throws {
+        let hasher = try PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 1, parallelism: 1), concurrentHashes: 2)
+        let phc = try hasher.hash("secret")
+        DispatchQueue.concurrentPerform(iterations: 16) { index in
+            if index % 2 == 0 {
+                XCTAssertTrue(hasher.verify("secret", against: phc))
+            } else {
+                XCTAssertNotNil(try? hasher.hash("other-\(index)"))
+            }
+        }
+        let most = try XCTUnwrap(hasher.gate?.mostAtOnce)
+        XCTAssertGreaterThanOrEqual(most, 1)
+        XCTAssertLessThanOrEqual(most, 2)
+        XCTAssertNil(try PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 1, parallelism: 1)).gate,
+                     "no bound unless asked for")
     }
 }

@@ -40,22 +40,4 @@ final class TextScanningTests: XCTestCase {
         XCTAssertNil(value("token=%G0"))
         XCTAssertEqual(value("a=1&&token=%E2%82%AC&b"), "€")
     }
-
-    /// At most `concurrentHashes` hashes and checks at once, however many callers.
-    func testPasswordHasherBoundsConcurrentHashes() throws {
-        let hasher = try PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 1, parallelism: 1), concurrentHashes: 2)
-        let phc = try hasher.hash("secret")
-        DispatchQueue.concurrentPerform(iterations: 16) { index in
-            if index % 2 == 0 {
-                XCTAssertTrue(hasher.verify("secret", against: phc))
-            } else {
-                XCTAssertNotNil(try? hasher.hash("other-\(index)"))
-            }
-        }
-        let most = try XCTUnwrap(hasher.gate?.mostAtOnce)
-        XCTAssertGreaterThanOrEqual(most, 1)
-        XCTAssertLessThanOrEqual(most, 2)
-        XCTAssertNil(try PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 1, parallelism: 1)).gate,
-                     "no bound unless asked for")
-    }
 }

@@ -17,6 +17,8 @@ import time
 
 import pytest
 
+import db_tools
+
 from admin_tools import admin
 from identity_client import PASSWORD, assert_problem, unique_email, unique_push_token
 from mail_flows import MAIL_RETRY_DELAYS_MS, PUSH_DEAD_QUEUE, SEND_PUSH_TYPE, dead_letters
@@ -146,6 +148,33 @@ def test_new_device_sign_in_alerts_the_other_devices_and_by_email(stack, client,
     assert [m for m in smtp_sink.messages_to(email, after=mark) if "New sign-in" in m.subject] == [mail]
     assert stack.apns.received(laptop_apns) == []
     assert stack.apns.refusals == [] and stack.fcm.refusals == [], (stack.apns.refusals, stack.fcm.refusals)
+
+
+def test_a_device_seen_days_ago_is_still_known_and_a_forgotten_one_alerts_again(stack, client, push_app):
+    """A known device last seen days ago has its last_seen_at moved (the upsert's update path)
+    and raises no alert; a device the retention purge forgot is new again on its next sign-in."""
+    email = unique_email("known-device")
+    phone = _signed_up(client, push_app, email, PHONE_UA)
+    phone_token = unique_push_token()
+    _register(client, push_app, phone["access_token"], phone_token, "apns")
+    uid = db_tools.literal(phone["user"]["uid"])
+    db_tools.rows(f"update user_known_devices set first_seen_at = first_seen_at - interval '3 days', "
+                  f"last_seen_at = last_seen_at - interval '2 days' where uid = {uid}")
+
+    def new_sign_in_alerts():
+        return sum("New sign-in" in title for title in _apns_titles(stack, phone_token))
+
+    _sign_in(client, push_app, email, PHONE_UA)
+    assert db_tools.value(f"select count(*) from user_known_devices where uid = {uid} "
+                          f"and last_seen_at > now() - interval '1 minute'") == "1"
+    _sign_in(client, push_app, email, LAPTOP_UA)
+    assert _wait_for_count(new_sign_in_alerts, 1) == 1, stack.apns.refusals
+    laptop = f"sha256(convert_to({db_tools.literal(LAPTOP_UA)}, 'UTF8'))"
+    db_tools.rows(f"delete from user_known_devices where uid = {uid} and fingerprint = {laptop}")
+    _sign_in(client, push_app, email, LAPTOP_UA)
+    assert _wait_for_count(new_sign_in_alerts, 2) == 2, stack.apns.refusals
+    time.sleep(ALERT_GRACE)
+    assert new_sign_in_alerts() == 2, "the phone, seen two days ago, alerted as a new device"
 
 
 def test_no_alert_when_the_app_has_alerts_off(stack, client, smtp_sink, push_app):

@@ -56,14 +56,13 @@ struct IntrospectionRoutes: Sendable {
 
     /// `token` from a form body (RFC 7662 §2.1) or a JSON one.
     static func token(_ request: HTTPRequest) throws -> String {
-        let type = request.header("content-type")?.split(separator: ";").first
-            .map { TextScanning.trimmed($0).lowercased() } ?? ""
+        let type = Gateway.mediaType(request.header("content-type"))
         var token: String?
         if type == "application/x-www-form-urlencoded" {
             let body = [UInt8](request.body)
             guard String(validating: body, as: UTF8.self) != nil else { throw ServiceError.invalidJSON }
             token = TextScanning.formValue("token", in: body)
-        } else if Gateway.isJSON(request.header("content-type")) {
+        } else if Gateway.isJSON(mediaType: type) {
             var body = try BodyReader(parsed: try BodyReader.parse(request.body))
             token = body.requiredString("token")
             _ = body.optionalString("token_type_hint", maxLength: 64)  // a hint only, but a string

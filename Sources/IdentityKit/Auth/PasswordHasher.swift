@@ -28,7 +28,8 @@ public struct PasswordHasher: Sendable {
     public let decoyHash: String
 
     /// `concurrentHashes`: at most that many hashes or checks run at once in this process (the
-    /// others wait their turn); nil for no bound. The token worker bounds it to its cores: each
+    /// others wait their turn), imported hashes' checks included; nil for no bound. One slot is
+    /// one thread at the default parallelism of 1. The token worker bounds it to its cores: each
     /// Argon2id call maps, fills and unmaps its own 19 MiB, so more hashes than cores only
     /// trade caches and TLBs between them (on the 2-core bench machine, 4 threads hash 30 % fewer
     /// per second than 2), and the commands behind them wait as long either way.
@@ -43,7 +44,8 @@ public struct PasswordHasher: Sendable {
         try admitted { try Self.hash(password, cost: cost) }
     }
 
-    private func admitted<T>(_ work: () throws -> T) rethrows -> T {
+    /// Runs `work` (any password hash or check) within the bound, when there is one.
+    func admitted<T>(_ work: () throws -> T) rethrows -> T {
         guard let gate else { return try work() }
         return try gate.run(work)
     }

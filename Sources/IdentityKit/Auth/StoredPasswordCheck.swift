@@ -4,7 +4,8 @@ extension PasswordHasher {
     public func verifyStored(_ password: String, against stored: String) -> Bool {
         if stored.hasPrefix("$argon2id$") { return verify(password, against: stored) }
         guard let imported = ImportedPasswordHash(stored: stored) else { return false }
-        return imported.verify(password)
+        // bcrypt, scrypt or PBKDF2 at their own cost: bounded like the service's own hashes.
+        return admitted { imported.verify(password) }
     }
 
     /// True when a stored hash is not the service's own Argon2id at this hasher's cost: after a

@@ -13,7 +13,7 @@ public struct RetentionStore: Sendable {
         /// A known device (security alerts) unseen this long is forgotten: its next sign-in is
         /// a "new device" again.
         public var keepKnownDevices: Int
-        public init(keep: Int, keepGuests: Int, keepKnownDevices: Int = 31_536_000) {
+        public init(keep: Int, keepGuests: Int, keepKnownDevices: Int) {
             self.keep = keep
             self.keepGuests = keepGuests
             self.keepKnownDevices = keepKnownDevices
