@@ -16,7 +16,8 @@ import uuid
 import pytest
 
 from identity_client import assert_problem, assert_token_response
-from mail_flows import dead_letters
+from admin_tools import admin
+from mail_flows import dead_letters, expire_codes
 from ops_metrics import scrape, value
 from provider_flows import amr
 from sms_standin import SmsStandin
@@ -163,6 +164,27 @@ def test_five_wrong_guesses_kill_the_code(stack, client, phone_app):
     for _ in range(5):
         assert_problem(verify(client, phone_app, session, wrong), 401, "auth/invalid-code")
     assert_problem(verify(client, phone_app, session, code), 401, "auth/invalid-code")
+
+
+def test_an_expired_code_is_401_code_expired(stack, client, phone_app):
+    """PRODUCT.md: the same code rules as email codes, expiry included."""
+    phone = french_mobile()
+    session = sent(send(client, phone_app, phone))
+    code = code_of(wait_sms_file(stack, phone))
+    expire_codes(phone_app)
+    assert_problem(verify(client, phone_app, session, code), 401, "auth/code-expired")
+
+
+def test_a_disabled_account_cannot_sign_in_by_phone(stack, client, phone_app):
+    phone = french_mobile()
+    session = sent(send(client, phone_app, phone))
+    signed_up = verify(client, phone_app, session, code_of(wait_sms_file(stack, phone)))
+    assert signed_up.status == 200, signed_up
+    disabled = admin(client, phone_app, "POST", f"/v1/admin/users/{signed_up.data['user']['uid']}/disable")
+    assert disabled.status == 200, disabled
+    session = sent(send(client, phone_app, phone))
+    assert_problem(verify(client, phone_app, session, code_of(wait_sms_file(stack, phone, count=2))), 403,
+                   "auth/user-disabled")
 
 
 def test_a_new_send_replaces_the_old_session(stack, client, phone_app):

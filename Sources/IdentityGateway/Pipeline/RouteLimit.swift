@@ -44,11 +44,11 @@ extension [RouteLimit] {
     static let codeSend: [RouteLimit] = [.perIP(Catalogue.codeSendPerIP),
                                          .perField(Catalogue.codeResendPerAddress, "email"),
                                          .perField(Catalogue.codeSendPerAddress, "email")]
-    /// A texted code (sign-in or link): per IP here; the SMS caps per number, IP and app are the
-    /// token worker's (`SmsPolicy`), answered like a send so they reveal nothing.
-    static let phoneSend: [RouteLimit] = [.perIP(Catalogue.codeSendPerIP)]
-    /// A mailed code to the signed-in user's own address (its own cooldown is in the token worker).
-    static let verificationSend: [RouteLimit] = [.perIP(Catalogue.codeSendPerIP)]
+    /// A code sent where the body names no address the gateway could count: a texted code
+    /// (sign-in, link, the SMS factor; the SMS caps per number, IP and app are the token
+    /// worker's `SmsPolicy`, answered like a send so they reveal nothing) or a mail to the
+    /// signed-in user's own address (its cooldown is the token worker's). Per IP here.
+    static let codeSendPerIP: [RouteLimit] = [.perIP(Catalogue.codeSendPerIP)]
     /// A code guess; the per-address budget is counted by the token worker, which knows
     /// whether the guess was wrong.
     static let codeVerify: [RouteLimit] = [.perIP(Catalogue.codeVerifyPerIP)]

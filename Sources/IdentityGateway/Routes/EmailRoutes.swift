@@ -21,7 +21,7 @@ struct EmailRoutes: Sendable {
                limits: .passwordCheck, errors: .signedIn + [.invalidCredential, .weakPassword(""), .reauthRequired],
                handler: change),
          Route(method: "POST", pattern: "/v1/me/email/verification", needsApp: true, takesBody: false,
-               limits: .verificationSend, errors: .signedIn + [.validationFailed([])], handler: sendVerification),
+               limits: .codeSendPerIP, errors: .signedIn + [.validationFailed([])], handler: sendVerification),
          Route(method: "POST", pattern: "/v1/auth/email/verify", needsApp: true, takesBody: true,
                limits: .codeVerify, errors: .codeCheck + .signedIn, handler: verifyEmail)]
     }

@@ -28,7 +28,7 @@ struct MfaRoutes: Sendable {
                errors: Self.enrolment + [.validationFailed([])], handler: { try start($0, method: "email") }),
          // Texts a code to the verified phone: limited per IP like the phone code sends; the
          // token worker applies the SMS policy (calling codes, breaker, caps) besides.
-         Route(method: "POST", pattern: "/v1/me/mfa/sms", needsApp: true, takesBody: false, limits: .phoneSend,
+         Route(method: "POST", pattern: "/v1/me/mfa/sms", needsApp: true, takesBody: false, limits: .codeSendPerIP,
                errors: Self.enrolment + [.validationFailed([])], handler: { try start($0, method: "sms") }),
          Route(method: "POST", pattern: "/v1/me/mfa/totp/confirm", needsApp: true, takesBody: true,
                errors: Self.enrolment + Self.secondFactorCheck, handler: { try confirm($0, method: "totp") }),

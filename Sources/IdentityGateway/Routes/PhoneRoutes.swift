@@ -9,12 +9,12 @@ struct PhoneRoutes: Sendable {
 
     var routes: [Route] {
         [Route(method: "POST", pattern: "/v1/auth/phone/send", needsApp: true, takesBody: true,
-               limits: .phoneSend, errors: [.invalidPhoneNumber()], handler: send),
+               limits: .codeSendPerIP, errors: [.invalidPhoneNumber()], handler: send),
          Route(method: "POST", pattern: "/v1/auth/phone/verify", needsApp: true, takesBody: true,
                limits: .codeVerify, errors: .phoneCodeCheck + .signedIn + [.accountExists, .userDisabled],
                handler: verify),
          Route(method: "POST", pattern: "/v1/me/phone", needsApp: true, takesBody: true,
-               limits: .phoneSend, errors: .signedIn + [.invalidPhoneNumber()], handler: sendLink),
+               limits: .codeSendPerIP, errors: .signedIn + [.invalidPhoneNumber()], handler: sendLink),
          Route(method: "POST", pattern: "/v1/me/phone/verify", needsApp: true, takesBody: true,
                limits: .codeVerify, errors: .phoneCodeCheck + .signedIn + [.phoneAlreadyInUse], handler: verifyLink)]
     }

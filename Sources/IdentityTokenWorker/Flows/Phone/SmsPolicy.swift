@@ -17,23 +17,23 @@ struct SmsPolicy: Sendable {
         }
         if try breakerIsOpen(appId: appId, on: connection) { return refused("breaker", appId: appId) }
         // Every send that passed the allowed list is an attempt the breaker counts, capped or not:
-        // a wave of attempts opens it even while the caps hold the sends back.
+        // a wave of attempts opens it even while the caps hold the sends back. One call takes
+        // the breaker's count, then the caps (`rate_limit_take` stops at the first refusal, so a
+        // refused breaker charges no cap).
         let attempts = RateLimitStore.Check(RateLimitPolicy(name: "sms_breaker", count: app.breakerHourly, window: 3600),
                                             subject: "app")
-        if try RateLimitStore.take(appId: appId, [attempts], on: connection).last?.refused == true {
-            try openBreaker(appId: appId, on: connection)
-            Log.error("sms breaker opened: the app's SMS attempts passed its hourly threshold",
-                      ["app_id": appId, "breaker_hourly": String(app.breakerHourly),
-                       "open_seconds": String(Self.breakerOpenSeconds)])
-            return refused("breaker", appId: appId)
-        }
         let number = RateLimitStore.hashedSubject(phone)
         let caps = [RateLimitStore.Check(RateLimitCatalogue.smsSendPerApp, subject: "app"),
                     RateLimitStore.Check(RateLimitCatalogue.smsSendPerIP, subject: RateLimitStore.ipSubject(ip)),
                     RateLimitStore.Check(RateLimitCatalogue.smsResendPerNumber, subject: number),
                     RateLimitStore.Check(RateLimitCatalogue.smsSendPerNumber, subject: number)]
-        if let last = try RateLimitStore.take(appId: appId, caps, on: connection).last, last.refused {
-            return refused(last.name, appId: appId)
+        if let last = try RateLimitStore.take(appId: appId, [attempts] + caps, on: connection).last, last.refused {
+            guard last.name == attempts.policy.name else { return refused(last.name, appId: appId) }
+            try openBreaker(appId: appId, on: connection)
+            Log.error("sms breaker opened: the app's SMS attempts passed its hourly threshold",
+                      ["app_id": appId, "breaker_hourly": String(app.breakerHourly),
+                       "open_seconds": String(Self.breakerOpenSeconds)])
+            return refused("breaker", appId: appId)
         }
         return nil
     }
