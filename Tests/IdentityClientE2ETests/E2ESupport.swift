@@ -169,16 +169,37 @@ final class Tap: URLProtocol {
             do {
                 let (data, response) = try await Tap.plainSession.data(for: request)
                 if lose { throw URLError(.networkConnectionLost) }
-                loading.client?.urlProtocol(loading, didReceive: response, cacheStoragePolicy: .notAllowed)
-                loading.client?.urlProtocol(loading, didLoad: data)
-                loading.client?.urlProtocolDidFinishLoading(loading)
+                loading.answer { client in
+                    client.urlProtocol(loading, didReceive: response, cacheStoragePolicy: .notAllowed)
+                    client.urlProtocol(loading, didLoad: data)
+                    client.urlProtocolDidFinishLoading(loading)
+                }
             } catch {
-                loading.client?.urlProtocol(loading, didFailWithError: error)
+                loading.answer { $0.urlProtocol(loading, didFailWithError: error) }
             }
         }
     }
 
-    override func stopLoading() {}
+    /// Set by `stopLoading`: URLSession has let go of this loading (its task was cancelled or
+    /// finished), and a callback into its client then would touch a task that is gone
+    /// (swift-corelibs-foundation crashes in `URLSession.behaviour(for:)`).
+    nonisolated(unsafe) private var stopped = false
+    private let stopLock = NSRecursiveLock()  // stopLoading may come from within a callback
+
+    /// Calls the client unless the loading was stopped, holding the lock so that `stopLoading`
+    /// cannot run in between.
+    private func answer(_ calls: (URLProtocolClient) -> Void) {
+        stopLock.lock()
+        defer { stopLock.unlock() }
+        guard !stopped, let client else { return }
+        calls(client)
+    }
+
+    override func stopLoading() {
+        stopLock.lock()
+        stopped = true
+        stopLock.unlock()
+    }
 }
 
 extension SignInResult {
