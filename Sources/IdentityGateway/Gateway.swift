@@ -12,6 +12,7 @@ public final class Gateway: Service {
     private let rateLimits: RateLimitStep
     private let pool: PGPool
     private let secretKeys: SecretKeyStep
+    private let freshProof: FreshProofStep
     private let audit: AuditLog
     private let edge: ClientEdge
 
@@ -36,6 +37,7 @@ public final class Gateway: Service {
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
             verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys,
             pipeline: pipeline))
+        freshProof = FreshProofStep(verifier: verifier, sessions: sessions)
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions))
         edge = ClientEdge(apps: apps, sessionObject: sessionObject,
@@ -112,7 +114,7 @@ public final class Gateway: Service {
     public var stopTimeLimit: Double { configuration.shutdownGrace + 30 }
 
     /// The request pipeline every route passes through (after `ClientEdge`: CORS, an app's path
-    /// prefix), in order: route match, media type, app (`X-App-Key`, else `Host`), body parsed once, the route's rate limits, then its handler. What a route
+    /// prefix), in order: route match, media type, app (`X-App-Key`, else `Host`), body parsed once, the caller's proof (`FreshProofStep`), the route's rate limits, then its handler. What a route
     /// needs is declared on its `Route`, never re-checked in handlers.
     func dispatch(_ incoming: HTTPRequest) -> RouteResult {
         var request = incoming
@@ -138,6 +140,9 @@ public final class Gateway: Service {
                 }
                 if route.takesBody {
                     context.json = try BodyReader.parse(request.body, maximumBytes: HTTPServer.maximumBody(forPath: request.path))
+                }
+                if route.proof != .none {
+                    context.caller = try freshProof.check(route.proof, context: context)
                 }
                 var limitHeaders: [(String, String)] = []
                 if let app = context.app, !route.limits.isEmpty {
@@ -190,6 +195,7 @@ public final class Gateway: Service {
             // The key is looked up in the store; an admin call's audit row is written there too.
             errors += [.invalidSecretKey, .unavailable]
         }
+        if route.proof != .none { errors += FreshProofStep.errors }
         if !route.limits.isEmpty { errors.append(.rateLimited(retryAfter: 1)) }
         return errors
     }

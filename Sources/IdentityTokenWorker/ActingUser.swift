@@ -31,7 +31,7 @@ extension ActsInOwnSession {
 }
 
 extension TokenV1.UpdateProfile: ActsForUser { var actingUid: String { uid } }
-extension TokenV1.UnlinkIdentity: ActsForUser { var actingUid: String { uid } }
+extension TokenV1.UnlinkIdentity: ActsInOwnSession {}
 extension TokenV1.SendEmailVerification: ActsForUser { var actingUid: String { uid } }
 extension TokenV1.DeleteAccount: ActsInOwnSession {}
 extension TokenV1.ChangePassword: ActsInOwnSession {}

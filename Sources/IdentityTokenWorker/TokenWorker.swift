@@ -38,7 +38,7 @@ public final class TokenWorker: Service {
             backupCodeKey: SubKey.backupCode.derive(from: configuration.masterKey),
             codes: codeSettings.codes, mailSeal: codeSettings.mailSeal, codeLifetimeSeconds: configuration.codeLifetimeSeconds,
             phones: UserPhoneStore(), smsPolicy: smsPolicy)
-        let stepUp = StepUp(sessions: sessions, factors: factorStore, pool: pool)
+        let stepUp = StepUp(sessions: sessions, factors: factorStore, users: users, hasher: hasher, pool: pool)
         // Every first factor ends here: tokens, or (MFA) a challenge first.
         let signIns = SignInOutcome(issuer: issuer, factors: factorStore, challenges: challenges,
                                     secondFactors: secondFactors,
@@ -66,7 +66,7 @@ public final class TokenWorker: Service {
             phoneCode: PhoneCodeSignIn(pool: pool, users: users, phones: UserPhoneStore(), outcome: signIns,
                                        settings: codeSettings, policy: smsPolicy),
             recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings,
-                                       ownership: ownership, stepUp: stepUp),
+                                       ownership: ownership),
             verification: EmailVerification(pool: pool, users: users, settings: codeSettings, ownership: ownership),
             providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
                                            outcome: signIns, masterKey: configuration.masterKey, identitySeal: identitySeal),
@@ -87,6 +87,7 @@ public final class TokenWorker: Service {
             sessionTokens: SessionTokenIssue(pool: pool, tokens: SessionTokenStore(pool: pool)),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             authority: CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool)),
+            stepUp: stepUp,
             admin: AdminCommands(secretKeys: SecretKeyRotation(keys: SecretKeyStore(pool: pool)),
                                  userImport: AdminUserImport(importer: UserImport(pool: pool)),
                                  signingKeys: AdminSigningKeyRotation(keys: SigningKeyStore(pool: pool),
@@ -129,6 +130,8 @@ struct CommandRouter: Sendable {
     let sessionTokens: SessionTokenIssue
     let workerName: String
     let authority: CallerAuthority
+    /// The fresh proof of every command that changes a way in (`ChangesWayIn`).
+    let stepUp: StepUp
     /// The admin API's commands (`identity.admin.v1`).
     let admin: AdminCommands
 
@@ -232,11 +235,15 @@ struct CommandRouter: Sendable {
     }
 
     /// The command in `message`, of the type the call site expects; a command that acts for a
-    /// user (`ActsForUser`) only with that user's access token in the message.
+    /// user (`ActsForUser`) only with that user's access token in the message, and one that
+    /// changes a way in (`ChangesWayIn`) only with the fresh proof its rule declares.
     private func decode<Command: ProtoMessage>(_ message: BusMessage) throws -> Command {
         let command = try ProtoJSON.decode(Command.self, from: message.body)
         if let acting = command as? ActsForUser, !acting.actingUid.isEmpty {
             try authority.check(message, appId: acting.appId, uid: acting.actingUid, sessionId: acting.actingSessionId)
+        }
+        if let change = command as? ChangesWayIn, let rule = change.freshProof {
+            try stepUp.check(rule, appId: change.appId, uid: change.actingUid, sessionId: change.actingSessionId)
         }
         if let backend = command as? ActsForAppBackend {
             try authority.checkAppBackend(message, appId: backend.appId)

@@ -13,9 +13,8 @@ struct AccountRoutes: Sendable {
          // The body is optional (its absence is simply no proof: 403), so no media-type check;
          // the handler parses it when there is one.
          Route(method: "DELETE", pattern: "/v1/me", needsApp: true, takesBody: false, limits: .passwordCheck,
-               errors: .signedIn + [.reauthRequired, .invalidJSON, .validationFailed([]), .payloadTooLarge,
-                                    .providerUnavailable],
-               handler: delete),
+               errors: [.invalidJSON, .validationFailed([]), .payloadTooLarge, .providerUnavailable],
+               proof: .ownProof, handler: delete),
          Route(method: "POST", pattern: "/v1/me/devices", needsApp: true, takesBody: true, errors: .signedIn, handler: register),
          Route(method: "GET", pattern: "/v1/me/devices", needsApp: true, takesBody: false, errors: .signedIn, handler: list),
          Route(method: "DELETE", pattern: "/v1/me/devices/{id}", needsApp: true, takesBody: false,
@@ -43,7 +42,7 @@ struct AccountRoutes: Sendable {
     /// Provider proofs are verified by the provider worker first; any refusal, there or in the
     /// token worker, is 403 `auth/reauth-required`.
     func delete(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         let app = try context.requireApp()
         var body = try BodyReader(optional: context.request.body)
         let password = body.optionalString("password").string

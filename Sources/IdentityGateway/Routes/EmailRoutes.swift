@@ -18,7 +18,7 @@ struct EmailRoutes: Sendable {
          Route(method: "POST", pattern: "/v1/auth/password/reset", needsApp: true, takesBody: true,
                limits: .codeVerify, errors: .codeCheck + [.weakPassword("")], handler: reset),
          Route(method: "POST", pattern: "/v1/me/password", needsApp: true, takesBody: true,
-               limits: .passwordCheck, errors: .signedIn + [.invalidCredential, .weakPassword(""), .reauthRequired],
+               limits: .passwordCheck, errors: [.invalidCredential, .weakPassword("")], proof: .ownProof,
                handler: change),
          Route(method: "POST", pattern: "/v1/me/email/verification", needsApp: true, takesBody: false,
                limits: .codeSendPerIP, errors: .signedIn + [.validationFailed([])], handler: sendVerification),
@@ -98,7 +98,7 @@ struct EmailRoutes: Sendable {
     }
 
     func change(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let current = body.requiredString("current_password")
         let new = body.requiredString("new_password")

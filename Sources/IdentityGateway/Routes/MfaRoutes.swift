@@ -12,32 +12,32 @@ struct MfaRoutes: Sendable {
     /// budget of wrong codes spent (429).
     static let secondFactorCheck: [ServiceError] = [.validationFailed([]), .invalidCode, .codeExpired,
                                                     .rateLimited(retryAfter: 1), .userDisabled]
-    /// Changes of an account's factors: a session signed in less than 5 minutes ago, at aal 2
-    /// once MFA is on.
-    static let enrolment: [ServiceError] = .signedIn + [.reauthRequired, .userDisabled]
+    /// Changes of an account's factors (declared `proof: .freshSignIn`: a session signed in less
+    /// than 5 minutes ago, at aal 2 once MFA is on) may also meet a disabled account.
+    static let enrolment: [ServiceError] = [.userDisabled]
 
     var routes: [Route] {
         [Route(method: "POST", pattern: "/v1/auth/mfa/verify", needsApp: true, takesBody: true,
                limits: [.perIP(RateLimitCatalogue.mfaVerifyPerIP)], errors: Self.secondFactorCheck, handler: verify),
          Route(method: "GET", pattern: "/v1/me/mfa", needsApp: true, takesBody: false, errors: .signedIn, handler: status),
          Route(method: "DELETE", pattern: "/v1/me/mfa", needsApp: true, takesBody: true,
-               errors: Self.enrolment + Self.secondFactorCheck, handler: disable),
+               errors: Self.enrolment + Self.secondFactorCheck, proof: .freshSignIn, handler: disable),
          Route(method: "POST", pattern: "/v1/me/mfa/totp", needsApp: true, takesBody: false,
-               errors: Self.enrolment + [.mfaAlreadyEnabled, .validationFailed([])], handler: { try start($0, method: "totp") }),
+               errors: Self.enrolment + [.mfaAlreadyEnabled, .validationFailed([])], proof: .freshSignIn, handler: { try start($0, method: "totp") }),
          Route(method: "POST", pattern: "/v1/me/mfa/email", needsApp: true, takesBody: false,
-               errors: Self.enrolment + [.validationFailed([])], handler: { try start($0, method: "email") }),
+               errors: Self.enrolment + [.validationFailed([])], proof: .freshSignIn, handler: { try start($0, method: "email") }),
          // Texts a code to the verified phone: limited per IP like the phone code sends; the
          // token worker applies the SMS policy (calling codes, breaker, caps) besides.
          Route(method: "POST", pattern: "/v1/me/mfa/sms", needsApp: true, takesBody: false, limits: .codeSendPerIP,
-               errors: Self.enrolment + [.validationFailed([])], handler: { try start($0, method: "sms") }),
+               errors: Self.enrolment + [.validationFailed([])], proof: .freshSignIn, handler: { try start($0, method: "sms") }),
          Route(method: "POST", pattern: "/v1/me/mfa/totp/confirm", needsApp: true, takesBody: true,
-               errors: Self.enrolment + Self.secondFactorCheck, handler: { try confirm($0, method: "totp") }),
+               errors: Self.enrolment + Self.secondFactorCheck, proof: .freshSignIn, handler: { try confirm($0, method: "totp") }),
          Route(method: "POST", pattern: "/v1/me/mfa/email/confirm", needsApp: true, takesBody: true,
-               errors: Self.enrolment + Self.secondFactorCheck, handler: { try confirm($0, method: "email") }),
+               errors: Self.enrolment + Self.secondFactorCheck, proof: .freshSignIn, handler: { try confirm($0, method: "email") }),
          Route(method: "POST", pattern: "/v1/me/mfa/sms/confirm", needsApp: true, takesBody: true,
-               errors: Self.enrolment + Self.secondFactorCheck, handler: { try confirm($0, method: "sms") }),
+               errors: Self.enrolment + Self.secondFactorCheck, proof: .freshSignIn, handler: { try confirm($0, method: "sms") }),
          Route(method: "POST", pattern: "/v1/me/mfa/backup-codes", needsApp: true, takesBody: false,
-               errors: Self.enrolment + [.notFound], handler: regenerate)]
+               errors: Self.enrolment + [.notFound], proof: .freshSignIn, handler: regenerate)]
     }
 
     private static func backupCodes(_ reply: TokenV1.BackupCodes) -> HTTPResponse {
@@ -82,7 +82,7 @@ struct MfaRoutes: Sendable {
     }
 
     func start(_ context: RouteContext, method: String) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         let command = TokenV1.StartMfaEnrolment(appId: claims.aud, uid: claims.sub, sessionId: claims.sid, method: method,
                                                 client: context.clientInfo)
         if method == "totp" {
@@ -97,7 +97,7 @@ struct MfaRoutes: Sendable {
     }
 
     func confirm(_ context: RouteContext, method: String) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         let code = try code(context)
         let command = TokenV1.ConfirmMfaEnrolment(appId: claims.aud, uid: claims.sub, sessionId: claims.sid,
                                                   method: method, code: code)
@@ -106,14 +106,14 @@ struct MfaRoutes: Sendable {
     }
 
     func regenerate(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         let command = TokenV1.RegenerateBackupCodes(appId: claims.aud, uid: claims.sub, sessionId: claims.sid)
         return commands.send(command, expecting: TokenV1.BackupCodes.self, appId: claims.aud, request: context.request,
                              render: Self.backupCodes)
     }
 
     func disable(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         let code = try code(context)
         let command = TokenV1.DisableMfa(appId: claims.aud, uid: claims.sub, sessionId: claims.sid, code: code)
         return commands.send(command, expecting: TokenV1.Done.self, appId: claims.aud, request: context.request) { _ in

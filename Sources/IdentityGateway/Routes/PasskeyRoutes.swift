@@ -14,14 +14,14 @@ struct PasskeyRoutes: Sendable {
          Route(method: "POST", pattern: "/v1/auth/passkey/verify", needsApp: true, takesBody: true,
                limits: .providerSignIn, errors: [.passkeyNotConfigured, .invalidPasskey, .userDisabled], handler: verify),
          Route(method: "POST", pattern: "/v1/me/passkeys/options", needsApp: true, takesBody: false,
-               errors: .signedIn + [.passkeyNotConfigured], handler: registrationOptions),
+               errors: [.passkeyNotConfigured], proof: .freshSignIn, handler: registrationOptions),
          Route(method: "POST", pattern: "/v1/me/passkeys", needsApp: true, takesBody: true,
-               errors: .signedIn + [.passkeyNotConfigured, .invalidPasskey], handler: register),
+               errors: [.passkeyNotConfigured, .invalidPasskey], proof: .freshSignIn, handler: register),
          Route(method: "GET", pattern: "/v1/me/passkeys", needsApp: true, takesBody: false, errors: .signedIn, handler: list),
          Route(method: "PATCH", pattern: "/v1/me/passkeys/{id}", needsApp: true, takesBody: true,
-               errors: .signedIn + [.notFound], handler: rename),
+               errors: [.notFound], proof: .freshSignIn, handler: rename),
          Route(method: "DELETE", pattern: "/v1/me/passkeys/{id}", needsApp: true, takesBody: false,
-               errors: .signedIn + [.notFound, .lastSignInMethod], handler: delete)]
+               errors: [.notFound, .lastSignInMethod], proof: .freshSignIn, handler: delete)]
     }
 
     static let maximumNameLength = 100
@@ -54,7 +54,7 @@ struct PasskeyRoutes: Sendable {
     }
 
     func registrationOptions(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         let command = TokenV1.PasskeyRegistrationOptions(appId: claims.aud, uid: claims.sub, sessionId: claims.sid)
         return commands.send(command, expecting: TokenV1.PasskeyOptions.self, appId: claims.aud, request: context.request) {
             HTTPResponse.data(Self.options($0))
@@ -62,7 +62,7 @@ struct PasskeyRoutes: Sendable {
     }
 
     func register(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let response = body.requiredObject("response")
         let name = body.optionalString("name", maxLength: Self.maximumNameLength).string
@@ -84,7 +84,7 @@ struct PasskeyRoutes: Sendable {
     }
 
     func rename(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         guard let id = context.request.parameters["id"], id.utf8.count <= 64 else { throw ServiceError.notFound }
         var body = try BodyReader(context)
         let name = body.requiredString("name")
@@ -101,7 +101,7 @@ struct PasskeyRoutes: Sendable {
     }
 
     func delete(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         guard let id = context.request.parameters["id"], id.utf8.count <= 64 else { throw ServiceError.notFound }
         let command = TokenV1.DeletePasskey(appId: claims.aud, uid: claims.sub, sessionId: claims.sid, passkeyId: id)
         return commands.send(command, expecting: TokenV1.Done.self, appId: claims.aud, request: context.request) { _ in

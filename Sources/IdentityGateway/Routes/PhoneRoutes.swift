@@ -14,9 +14,9 @@ struct PhoneRoutes: Sendable {
                limits: .codeVerify, errors: .phoneCodeCheck + .signedIn + [.accountExists, .userDisabled],
                handler: verify),
          Route(method: "POST", pattern: "/v1/me/phone", needsApp: true, takesBody: true,
-               limits: .codeSendPerIP, errors: .signedIn + [.invalidPhoneNumber()], handler: sendLink),
+               limits: .codeSendPerIP, errors: [.invalidPhoneNumber()], proof: .freshSignIn, handler: sendLink),
          Route(method: "POST", pattern: "/v1/me/phone/verify", needsApp: true, takesBody: true,
-               limits: .codeVerify, errors: .phoneCodeCheck + .signedIn + [.phoneAlreadyInUse], handler: verifyLink)]
+               limits: .codeVerify, errors: .phoneCodeCheck + [.phoneAlreadyInUse], proof: .freshSignIn, handler: verifyLink)]
     }
 
     private static func sent(_ reply: TokenV1.PhoneCodeSent) -> HTTPResponse {
@@ -66,7 +66,7 @@ struct PhoneRoutes: Sendable {
     }
 
     func sendLink(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let command = TokenV1.SendPhoneCode(appId: claims.aud, phone: try phone(&body), client: context.clientInfo,
                                             uid: claims.sub, sessionId: claims.sid)
@@ -75,7 +75,7 @@ struct PhoneRoutes: Sendable {
     }
 
     func verifyLink(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let (session, code) = try sessionAndCode(&body)
         let command = TokenV1.LinkPhone(appId: claims.aud, uid: claims.sub, sessionId: claims.sid,

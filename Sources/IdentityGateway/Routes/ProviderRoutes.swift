@@ -16,11 +16,11 @@ struct ProviderRoutes: Sendable {
          Route(method: "POST", pattern: "/v1/auth/id-token", needsApp: true, takesBody: true,
                limits: .providerSignIn, errors: .providerSignIn("firebase")) { try signIn($0, provider: nil) },
          Route(method: "POST", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: true,
-               limits: .passwordCheck, errors: .signedIn + [.notFound] + .providerVerification("apple") + .providerVerification("google")
-                   + [.accountExists, .reauthRequired],
-               handler: link),
+               limits: .passwordCheck, errors: [.notFound] + .providerVerification("apple") + .providerVerification("google")
+                   + [.accountExists],
+               proof: .freshSignInOrPassword, handler: link),
          Route(method: "DELETE", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: false,
-               errors: .signedIn + [.notFound, .lastSignInMethod], handler: unlink)]
+               errors: [.notFound, .lastSignInMethod], proof: .freshSignIn, handler: unlink)]
     }
 
     func nonce(_ context: RouteContext) throws -> RouteResult {
@@ -81,7 +81,7 @@ struct ProviderRoutes: Sendable {
     }
 
     func link(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         let provider = context.request.parameters["provider"] ?? ""
         guard provider == "apple" || provider == "google" else { throw ServiceError.notFound }
         let body = try readBody(context, provider: provider, appId: claims.aud)
@@ -96,10 +96,10 @@ struct ProviderRoutes: Sendable {
     }
 
     func unlink(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         let provider = context.request.parameters["provider"] ?? ""
         guard ["apple", "google", "firebase"].contains(provider) else { throw ServiceError.notFound }
-        let command = TokenV1.UnlinkIdentity(appId: claims.aud, uid: claims.sub, provider: provider)
+        let command = TokenV1.UnlinkIdentity(appId: claims.aud, uid: claims.sub, provider: provider, sessionId: claims.sid)
         return commands.send(command, expecting: TokenV1.UserResult.self, appId: claims.aud, request: context.request) { _ in
             .noContent
         }

@@ -19,12 +19,16 @@ struct Route: Sendable {
     /// Authenticated with an app secret key instead (admin routes, introspection): the pipeline's
     /// `SecretKeyStep` resolves the app from the key and, for admin calls, writes the audit row.
     let secretKey: SecretKeyUse?
+    /// The proof the caller must bring beyond the route's other needs (`FreshProofStep`):
+    /// every route that changes a way into an account declares one (`RoutesTests` checks).
+    /// A route with a proof gets the verified caller as `RouteContext.caller`.
+    let proof: Proof
     let handler: @Sendable (RouteContext) throws -> RouteResult
     /// The pattern split once, not on every request.
     let segments: [Substring]
 
     init(method: String, pattern: String, needsApp: Bool, takesBody: Bool, limits: [RouteLimit] = [],
-         errors: [ServiceError] = [], secretKey: SecretKeyUse? = nil,
+         errors: [ServiceError] = [], secretKey: SecretKeyUse? = nil, proof: Proof = .none,
          handler: @escaping @Sendable (RouteContext) throws -> RouteResult) {
         self.method = method
         self.pattern = pattern
@@ -33,6 +37,7 @@ struct Route: Sendable {
         self.limits = limits
         self.errors = errors
         self.secretKey = secretKey
+        self.proof = proof
         self.handler = handler
         segments = pattern.split(separator: "/", omittingEmptySubsequences: false)
     }
@@ -46,11 +51,19 @@ struct RouteContext: Sendable {
     var json: JSONValue? = nil
     /// The secret key's owner on a route declared with `secretKey`.
     var admin: AdminCaller? = nil
+    /// The verified caller of a route declared with a `proof` (checked before the handler runs).
+    var caller: AccessTokenClaims? = nil
 
     /// The app of a route declared with `needsApp` (resolved before the handler runs).
     func requireApp() throws -> AppRecord {
         guard let app else { throw ServiceError.invalidAppKey }
         return app
+    }
+
+    /// The signed-in caller of a route declared with a `proof`, verified once by the pipeline.
+    func requireCaller() throws -> AccessTokenClaims {
+        guard let caller else { throw ServiceError.invalidToken }
+        return caller
     }
 
     /// The caller of a route declared with `secretKey` (resolved before the handler runs).

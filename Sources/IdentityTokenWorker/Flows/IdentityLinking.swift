@@ -11,13 +11,9 @@ struct IdentityLinking: Sendable {
     let masterKey: [UInt8]
     let identitySeal: ProviderIdentitySeal
 
-    /// How recent a sign-in must be to link without a password.
-    static let freshSignInSeconds = 300
-
     func link(_ command: TokenV1.LinkIdentity) throws -> TokenV1.UserResult {
         guard let identity = command.identity else { throw ServiceError.validationFailed([]) }
         try ProviderAccounts.requireSealed(identity, appId: command.appId, seal: identitySeal)
-        try requireFreshProof(command)
         let user = try pool.transaction { connection -> UserRecord in
             try ProviderAccounts.spendNonce(identity, appId: command.appId, nonces: nonces, on: connection)
             if let owner = try identities.owner(appId: command.appId, provider: identity.provider,
@@ -43,19 +39,6 @@ struct IdentityLinking: Sendable {
             return user
         }
         return TokenV1.UserResult(user: user.message)
-    }
-
-    /// A session signed in within the last 5 minutes, or the account's password: a stolen
-    /// access token alone must not add a lasting way into the account. (Checked before the
-    /// transaction, so a refusal spends neither the nonce nor anything else.)
-    private func requireFreshProof(_ command: TokenV1.LinkIdentity) throws {
-        guard let age = try sessions.signedInSecondsAgo(appId: command.appId, sessionId: command.sessionId,
-                                                        uid: command.uid) else { throw ServiceError.invalidToken }
-        if age <= Self.freshSignInSeconds { return }
-        guard let password = command.password, password.count <= PasswordPolicy.maximumLength,
-              let user = try users.find(appId: command.appId, uid: command.uid), let hash = user.passwordHash,
-              hasher.verifyStored(password, against: hash)
-        else { throw ServiceError.reauthRequired }
     }
 
     func unlink(_ command: TokenV1.UnlinkIdentity) throws -> TokenV1.UserResult {

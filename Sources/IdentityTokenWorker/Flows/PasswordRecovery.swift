@@ -11,7 +11,6 @@ struct PasswordRecovery: Sendable {
     let hasher: PasswordHasher
     let settings: CodeSettings
     let ownership: EmailOwnership
-    let stepUp: StepUp
 
     /// Mails a reset code when the email has an account; answers the same either way.
     func forgot(_ command: TokenV1.ForgotPassword, requestId: String) throws -> CommandConsumer.Reply {
@@ -75,7 +74,6 @@ struct PasswordRecovery: Sendable {
             throw ServiceError.invalidCredential
         }
         if let problem = PasswordPolicy.problem(with: command.newPassword) { throw ServiceError.weakPassword(problem) }
-        try stepUp.require(appId: command.appId, uid: user.uid, sessionId: command.sessionId, evenWithoutMFA: false)
         let hash = try hasher.hash(command.newPassword)
         try pool.transaction { connection in
             try users.setPassword(appId: command.appId, uid: user.uid, hash: hash, on: connection)

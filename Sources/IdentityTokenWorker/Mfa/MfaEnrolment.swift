@@ -38,7 +38,6 @@ struct MfaEnrolment: Sendable {
                 throw ServiceError.validationFailed([.init(location: "phone", message: "the account needs a verified phone")])
             }
         }
-        try stepUp.require(appId: command.appId, uid: user.uid, sessionId: command.sessionId, evenWithoutMFA: true)
         switch method {
         case .totp:
             let secret = SecureRandom.bytes(20)  // 160 bits, RFC 4226's recommendation
@@ -69,7 +68,6 @@ struct MfaEnrolment: Sendable {
     func confirm(_ command: TokenV1.ConfirmMfaEnrolment) throws -> TokenV1.BackupCodes {
         guard let method = MfaStore.Method(rawValue: command.method) else { throw ServiceError.notFound }
         let user = try user(command.appId, command.uid)
-        try stepUp.require(appId: command.appId, uid: user.uid, sessionId: command.sessionId, evenWithoutMFA: true)
         let (codes, hmacs) = factors.newBackupCodes()
         let outcome = try pool.transaction { connection -> Result<Void, ServiceError> in
             guard try store.isStarted(method, appId: user.appId, uid: user.uid, on: connection) else {
@@ -110,7 +108,6 @@ struct MfaEnrolment: Sendable {
     func regenerate(_ command: TokenV1.RegenerateBackupCodes) throws -> TokenV1.BackupCodes {
         let user = try user(command.appId, command.uid)
         guard try stepUp.mfaOn(appId: user.appId, uid: user.uid) else { throw ServiceError.notFound }
-        try stepUp.require(appId: command.appId, uid: user.uid, sessionId: command.sessionId, evenWithoutMFA: true)
         let (codes, hmacs) = factors.newBackupCodes()
         try pool.transaction { try store.replaceBackupCodes(hmacs, appId: user.appId, uid: user.uid, on: $0) }
         return TokenV1.BackupCodes(backupCodes: codes)
@@ -120,7 +117,6 @@ struct MfaEnrolment: Sendable {
     /// every factor and backup code goes, and `mfa.disabled` is published.
     func disable(_ command: TokenV1.DisableMfa) throws -> TokenV1.Done {
         let user = try user(command.appId, command.uid)
-        try stepUp.require(appId: command.appId, uid: user.uid, sessionId: command.sessionId, evenWithoutMFA: true)
         let outcome = try pool.transaction { connection -> Result<Void, ServiceError> in
             let methods = try store.confirmedMethods(appId: user.appId, uid: user.uid, on: connection).map(\.rawValue)
             guard !methods.isEmpty else { return .failure(.invalidCode) }

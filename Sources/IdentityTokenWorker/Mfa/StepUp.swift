@@ -1,15 +1,17 @@
 import IdentityKit
 
-/// Step-up (PRODUCT.md, "MFA"): changing second factors, changing the password and deleting
-/// the account of a user with MFA on need a session at `aal` 2 signed in less than 5 minutes
-/// ago; otherwise 403 `auth/reauth-required` (sign in again, with the second factor). Starting
-/// MFA needs a session less than 5 minutes old: a stolen access token alone must not be able
-/// to tie the account to the thief's authenticator.
+/// Step-up (PRODUCT.md, "MFA"): a change of a way into an account (`ChangesWayIn`) and the
+/// deletion of an account with MFA on need a session signed in less than 5 minutes ago, at
+/// `aal` 2 once MFA is on; otherwise 403 `auth/reauth-required` (sign in again, with the
+/// second factor). A stolen access token alone must not be able to tie the account to the
+/// thief's authenticator, phone or provider account.
 struct StepUp: Sendable {
     static let maximumAgeSeconds = 300
 
     let sessions: SessionStore
     let factors: MfaStore
+    let users: UserStore
+    let hasher: PasswordHasher
     let pool: PGPool
 
     /// Whether the user has MFA on.
@@ -21,8 +23,34 @@ struct StepUp: Sendable {
     func require(appId: String, uid: String, sessionId: String, evenWithoutMFA: Bool) throws {
         let on = try mfaOn(appId: appId, uid: uid)
         guard on || evenWithoutMFA else { return }
+        try requireFresh(appId: appId, uid: uid, sessionId: sessionId, mfaOn: on)
+    }
+
+    /// The worker's check of a way-in command's declared rule (`CommandRouter.decode`).
+    func check(_ rule: FreshProofRule, appId: String, uid: String, sessionId: String) throws {
+        let on = try mfaOn(appId: appId, uid: uid)
+        switch rule {
+        case .freshSignIn:
+            try requireFresh(appId: appId, uid: uid, sessionId: sessionId, mfaOn: on)
+        case .stepUpWhenMfaOn:
+            if on { try requireFresh(appId: appId, uid: uid, sessionId: sessionId, mfaOn: on) }
+        case .freshSignInOrPassword(let password):
+            do {
+                try requireFresh(appId: appId, uid: uid, sessionId: sessionId, mfaOn: on)
+            } catch let error as ServiceError where error.code == ServiceError.reauthRequired.code {
+                // The password is one factor: with MFA on it is not proof enough on its own.
+                guard !on, let password, password.unicodeScalars.count <= PasswordPolicy.maximumLength,
+                      let hash = try users.find(appId: appId, uid: uid)?.passwordHash,
+                      hasher.verifyStored(password, against: hash)
+                else { throw ServiceError.reauthRequired }
+            }
+        }
+    }
+
+    private func requireFresh(appId: String, uid: String, sessionId: String, mfaOn: Bool) throws {
         guard let session = try sessions.assurance(appId: appId, sessionId: sessionId, uid: uid),
-              session.ageSeconds < Self.maximumAgeSeconds, !on || session.aal >= 2
-        else { throw ServiceError.reauthRequired }
+              session.ageSeconds < Self.maximumAgeSeconds, !mfaOn || session.aal >= 2 else {
+            throw ServiceError.reauthRequired
+        }
     }
 }

@@ -316,15 +316,19 @@ extension TokenV1 {
         public var appId: String
         public var uid: String
         public var provider: String
+        /// The session asking: removing a way in needs a fresh sign-in, like adding one.
+        public var sessionId: String
 
         public init(
             appId: String = "",
             uid: String = "",
-            provider: String = ""
+            provider: String = "",
+            sessionId: String = ""
         ) {
             self.appId = appId
             self.uid = uid
             self.provider = provider
+            self.sessionId = sessionId
         }
 
         public init(from decoder: Decoder) throws {
@@ -332,6 +336,7 @@ extension TokenV1 {
             self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
             self.uid = try container.decodeProto(String.self, "uid") ?? ""
             self.provider = try container.decodeProto(String.self, "provider") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -339,6 +344,7 @@ extension TokenV1 {
             if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
             if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
             if !self.provider.isEmpty { try container.encode(self.provider, forKey: ProtoJSONKey("provider")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
         }
     }
 
