@@ -37,6 +37,7 @@ int crabbitmqshim_publish(amqp_connection_state_t conn, amqp_channel_t channel,
     if (set_bytes(&props.reply_to, message->reply_to)) props._flags |= AMQP_BASIC_REPLY_TO_FLAG;
     if (set_bytes(&props.message_id, message->message_id)) props._flags |= AMQP_BASIC_MESSAGE_ID_FLAG;
     if (set_bytes(&props.expiration, message->expiration)) props._flags |= AMQP_BASIC_EXPIRATION_FLAG;
+    if (set_bytes(&props.user_id, message->user_id)) props._flags |= AMQP_BASIC_USER_ID_FLAG;
 
     amqp_table_entry_t entries[4];
     int count = 0;

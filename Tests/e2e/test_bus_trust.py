@@ -26,10 +26,13 @@ PROVIDER_QUEUE = "identity.provider.commands"
 ERROR_TYPE = "identity.common.v1.Error"
 
 
-def _command(queue, type_name, body, app_id, timeout=10, user="identity-gateway", caller_token=None):
+def _command(queue, type_name, body, app_id, timeout=10, user="identity-gateway", caller_token=None,
+             message_id=None, headers=None, vouched=False):
     """Publishes a command with `user`'s broker credentials (by default the gateway's: it may
     publish commands; it never holds the MAC key), with `caller_token` as the acting user's
-    token when given, and waits for the worker's reply on direct reply-to: (type, parsed body)."""
+    token when given (and `message_id`, extra `headers` when given; `vouched`: with the AMQP
+    user_id property, which the broker checks against `user`, as our own links set it), and
+    waits for the worker's reply on direct reply-to: (type, parsed body)."""
     connection = connect(amqp_url(user))
     try:
         channel = connection.channel()
@@ -40,10 +43,11 @@ def _command(queue, type_name, body, app_id, timeout=10, user="identity-gateway"
         channel.basic_publish(
             exchange="", routing_key=queue, body=json.dumps(body).encode(),
             properties=pika.BasicProperties(
-                type=type_name, content_type="application/json", message_id=f"cmd_{correlation}",
+                type=type_name, content_type="application/json", message_id=message_id or f"cmd_{correlation}",
+                user_id=user if vouched else None,
                 correlation_id=correlation, reply_to="amq.rabbitmq.reply-to", expiration=str(timeout * 1000),
                 headers={"app_id": app_id, "request_id": f"req_forged_{correlation}",
-                         **({"caller_token": caller_token} if caller_token else {})}))
+                         **({"caller_token": caller_token} if caller_token else {}), **(headers or {})}))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             connection.process_data_events(time_limit=0.2)
@@ -206,3 +210,58 @@ def test_an_admin_command_runs_only_with_the_apps_secret_key(client, app, other_
                                  caller_token=app["secret_key"])
     assert reply_type != ERROR_TYPE, reply
     assert client.get("/v1/me", app_key=app["app_key"], token=victim["access_token"]).status == 401
+
+
+def test_a_forged_replay_of_a_real_sign_in_mints_nothing(client, app):
+    """No replay without the broker's word: a sign-in command that says it was republished, with
+    the message id of a real session's sign-in (what the session records), published by another
+    process's broker user, is run as a first delivery: its wrong password is refused."""
+    import db_tools
+    from identity_client import unique_email
+    email = unique_email("replay")
+    client.new_user(app, email=email)
+    signed = client.sign_in(app, email=email)
+    assert signed.status == 200, signed
+    key = db_tools.value(f"select command_id from sessions where app_id = {db_tools.literal(app['app_id'])} "
+                         f"and id = {db_tools.literal(signed.data['session_id'])}")
+    # The key binds the command's body: its message id and the SHA-256 of what it carried.
+    message_id, _, body_hash = key.rpartition(".")
+    assert message_id and len(body_hash) == 64, key
+    uid = signed.data["user"]["uid"]
+    before = _sessions_of(uid)
+    forged = {"app_id": app["app_id"], "identifier": email, "password": "not the password",
+              "client": {"ip": "203.0.113.66", "user_agent": "forger"}}
+    for user in ("identity-provider-worker", "identity-revocation-worker", "identity-gateway"):
+        # The gateway's user is vouched for by the broker: its header counts, and the forged body
+        # still does not match the session's key.
+        reply_type, reply = _command(TOKEN_QUEUE, "identity.token.v1.SignIn", forged, app["app_id"], user=user,
+                                     message_id=message_id, headers={"republished": "1"}, vouched=True)
+        assert reply_type == ERROR_TYPE and reply["code"] == "auth/invalid-credential", (user, reply)
+        assert "access_token" not in json.dumps(reply)
+    assert _sessions_of(uid) == before
+
+
+def test_a_replay_never_revives_a_signed_out_session(client, app):
+    """Even the gateway's own republished command is answered from its session only while that
+    session lives: replayed after the sign-out, the command is refused and starts nothing."""
+    import db_tools
+    from identity_client import PASSWORD, unique_email
+    email = unique_email("replay-ended")
+    client.new_user(app, email=email)
+    body = {"app_id": app["app_id"], "identifier": email, "password": PASSWORD,
+            "client": {"ip": "203.0.113.67", "user_agent": "replayer"}}
+    message_id = f"cmd_replay_{uuid.uuid4().hex}"
+    first_type, first = _command(TOKEN_QUEUE, "identity.token.v1.SignIn", body, app["app_id"], message_id=message_id)
+    assert first_type == "identity.token.v1.AuthResult", first
+    # Sent again as the gateway's republish: answered from the committed session.
+    again_type, again = _command(TOKEN_QUEUE, "identity.token.v1.SignIn", body, app["app_id"], message_id=message_id,
+                                 headers={"republished": "1"}, user="identity-gateway", vouched=True)
+    assert again_type == "identity.token.v1.AuthResult" and again["session_id"] == first["session_id"], again
+    assert client.sign_out(app, first["access_token"]).status == 204
+    later_type, later = _command(TOKEN_QUEUE, "identity.token.v1.SignIn", body, app["app_id"], message_id=message_id,
+                                 headers={"republished": "1"}, user="identity-gateway", vouched=True)
+    assert later_type == ERROR_TYPE and later["code"] == "auth/invalid-credential", later
+    assert _sessions_of(first["user"]["uid"]) == 2  # the sign-up's and the ended one
+    ended = db_tools.value(f"select ended_at is not null from sessions where app_id = {db_tools.literal(app['app_id'])} "
+                           f"and id = {db_tools.literal(first['session_id'])}")
+    assert ended == "t", ended

@@ -189,8 +189,11 @@ def test_the_other_roles_see_only_what_they_use(stack, populated):
     # The revocation worker ends sessions and purges, without reading hashes or codes.
     for sql in ("SELECT password_hash FROM users", "SELECT email FROM users", "SELECT code_hmac FROM verification_codes",
                 "SELECT private_key_enc FROM signing_keys", "SELECT secret_key_hash FROM apps",
-                "UPDATE users SET password_hash = NULL", "INSERT INTO users (app_id, uid) VALUES ('a', 'b')"):
+                "UPDATE users SET password_hash = NULL", "INSERT INTO users (app_id, uid) VALUES ('a', 'b')",
+                # A session's command key would let a publisher ask for its replay.
+                "SELECT command_id FROM sessions", "SELECT session_token_hash FROM sessions"):
         assert_refused(urls["identity-revocation-worker"], sql)
+    assert_allowed(urls["identity-revocation-worker"], "SELECT count(*) FROM sessions WHERE ended_at IS NULL")
     # identityctl: apps and settings, never the secret key hash or any user.
     for sql in ("SELECT secret_key_hash FROM apps", "SELECT uid FROM users", "SELECT id FROM sessions",
                 "SELECT private_key_enc FROM signing_keys", "DELETE FROM apps"):

@@ -27,8 +27,12 @@ typedef struct {
     const char *caller_token;
     int persistent;
     /// Sent again after a lost connection (header `republished` = "1"): the receiver treats it
-    /// as a redelivery (it may have run already).
+    /// as a redelivery (it may have run already) when `user_id` is a publisher it trusts.
     int republished;
+    /// The publishing connection's broker user (property `user_id`): RabbitMQ refuses a message
+    /// whose user_id is not the connection's own, so the receiver learns who published it from
+    /// the broker's word. NULL or empty: not set.
+    const char *user_id;
 } crabbitmqshim_message;
 
 int crabbitmqshim_publish(amqp_connection_state_t conn, amqp_channel_t channel,

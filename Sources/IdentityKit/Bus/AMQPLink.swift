@@ -112,6 +112,8 @@ public final class AMQPLink: Sendable {
     }
 
     private let endpoints: AMQPEndpoints
+    /// This link's broker user, set as `user_id` on what it publishes (the broker checks it).
+    private let brokerUser: String
     private let name: String
     private let heartbeatSeconds: Int
     private let state = Locked(State())
@@ -127,6 +129,7 @@ public final class AMQPLink: Sendable {
     public init(url: String, name: String, heartbeatSeconds: Int, setup: @escaping @Sendable (Channel) throws -> Void,
                 onDelivery: @escaping @Sendable (BusMessage) -> Void) throws {
         self.endpoints = try AMQPEndpoints(url)
+        brokerUser = endpoints.urls.first?.user ?? ""
         self.name = name
         self.heartbeatSeconds = heartbeatSeconds
         self.setup = setup
@@ -344,15 +347,18 @@ public final class AMQPLink: Sendable {
                             message.appId.withCString { appId in
                                 message.requestId.withCString { requestId in
                                   message.callerToken.withCString { callerToken in
+                                   brokerUser.withCString { userId in
                                     var properties = crabbitmqshim_message(
                                         type: type, correlation_id: correlation, reply_to: replyTo,
                                         message_id: messageId, expiration: expirationC, app_id: appId,
                                         request_id: requestId, caller_token: callerToken,
-                                        persistent: message.persistent ? 1 : 0, republished: message.republished ? 1 : 0)
+                                        persistent: message.persistent ? 1 : 0, republished: message.republished ? 1 : 0,
+                                        user_id: userId)
                                     return message.body.withUnsafeBytes { body in
                                         crabbitmqshim_publish(connection, channel, message.exchange, message.routingKey,
                                                               &properties, body.baseAddress, body.count) == 0
                                     }
+                                   }
                                   }
                                 }
                             }
@@ -372,7 +378,7 @@ public final class AMQPLink: Sendable {
         switch reply.reply_type {
         case AMQP_RESPONSE_NORMAL:
             defer { amqp_destroy_envelope(&envelope) }
-            onDelivery(Self.message(from: envelope, generation: generation))
+            onDelivery(message(from: envelope, generation: generation))
             return true
         case AMQP_RESPONSE_LIBRARY_EXCEPTION where reply.library_error == AMQP_STATUS_TIMEOUT.rawValue:
             return true
@@ -428,14 +434,15 @@ public final class AMQPLink: Sendable {
         return crabbitmqshim_last_rpc_ok(connection) == 0
     }
 
-    private static func message(from envelope: amqp_envelope_t, generation: Int) -> BusMessage {
-        busMessage(properties: envelope.message.properties, body: envelope.message.body,
-                   deliveryTag: envelope.delivery_tag, redelivered: envelope.redelivered != 0, generation: generation)
+    private func message(from envelope: amqp_envelope_t, generation: Int) -> BusMessage {
+        Self.busMessage(properties: envelope.message.properties, body: envelope.message.body,
+                        deliveryTag: envelope.delivery_tag, redelivered: envelope.redelivered != 0, generation: generation,
+                        republishers: RepublishTrust.publishers(ownUser: brokerUser))
     }
 
     /// A received message's properties and body as a `BusMessage` (copied out of rabbitmq-c's buffers).
     static func busMessage(properties: amqp_basic_properties_t, body: amqp_bytes_t, deliveryTag: UInt64,
-                           redelivered: Bool, generation: Int) -> BusMessage {
+                           redelivered: Bool, generation: Int, republishers: Set<String> = []) -> BusMessage {
         var properties = properties
         func text(_ bytes: amqp_bytes_t, _ flag: Int32) -> String {
             guard properties._flags & amqp_flags_t(flag) != 0, let pointer = bytes.bytes, bytes.len > 0 else { return "" }
@@ -459,8 +466,11 @@ public final class AMQPLink: Sendable {
             callerToken: header("caller_token", capacity: 8192),
             deliveryTag: deliveryTag,
             linkGeneration: generation,
-            // A message published again after a lost connection may have been taken already.
-            redelivered: redelivered || header("republished") == "1",
+            // A message published again after a lost connection may have been taken already, but
+            // only a publisher we trust may say so (RepublishTrust): the broker's own flag, or
+            // the header from a broker user the broker vouched for as `user_id`.
+            redelivered: redelivered || (header("republished") == "1"
+                                         && republishers.contains(text(properties.user_id, AMQP_BASIC_USER_ID_FLAG))),
             deliveryCount: max(0, Int(crabbitmqshim_header_int(&properties, "x-delivery-count"))))
     }
 }

@@ -51,11 +51,14 @@ public struct MfaChallengeStore: Sendable {
                   String(Self.lifetimeSeconds), commandId]).first.map { try $0.int64("expires_us") } ?? 0
     }
 
-    /// The challenge a first-factor command already created (redelivery), with its uid.
+    /// The open challenge a first-factor command already created (redelivery), with its uid:
+    /// `commandId` is the command's key (message id and body hash).
     public func createdBy(commandId: String, appId: String) throws -> Challenge? {
         try pool.withConnection { connection in
-            try connection.query("SELECT \(Self.columns) FROM mfa_challenges WHERE app_id = $1 AND command_id = $2",
-                                 [appId, commandId]).first.map(Self.challenge)
+            try connection.query("""
+                SELECT \(Self.columns) FROM mfa_challenges
+                WHERE app_id = $1 AND command_id = $2 AND expires_at > now() AND session_id IS NULL
+                """, [appId, commandId]).first.map(Self.challenge)
         }
     }
 

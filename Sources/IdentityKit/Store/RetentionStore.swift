@@ -61,7 +61,7 @@ public struct RetentionStore: Sendable {
                   WHERE least(coalesce(spent_at, expires_at), expires_at) < now() - make_interval(secs => $1) LIMIT $2)
                 """, keep)
             counts["sessions"] = try batches(on: connection, """
-                DELETE FROM sessions WHERE ctid IN (SELECT ctid FROM sessions
+                DELETE FROM sessions WHERE (app_id, id) IN (SELECT app_id, id FROM sessions
                   WHERE ended_at < now() - make_interval(secs => $1) LIMIT $2)
                 """, keep)
             // An expired MFA challenge can answer nothing any more (by key: token_hash is not

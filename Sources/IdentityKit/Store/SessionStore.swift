@@ -53,14 +53,17 @@ public struct SessionStore: Sendable {
     }
 
     /// The session a command already started (its worker died after the commit, before the
-    /// reply), if any.
+    /// reply), if any, and whether it still lives: `commandId` is the command's key (message id
+    /// and body hash).
     public func startedBy(commandId: String, appId: String) throws -> (sessionId: String, uid: String, amr: [String],
-                                                                       aal: Int, createdAccount: Bool)? {
+                                                                       aal: Int, createdAccount: Bool, live: Bool)? {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT id, uid, amr, aal, created_account FROM sessions WHERE app_id = $1 AND command_id = $2
+                SELECT id, uid, amr, aal, created_account, (ended_at IS NULL AND expires_at > now()) AS live
+                FROM sessions WHERE app_id = $1 AND command_id = $2
                 """, [appId, commandId]).first.map {
-                try ($0.string("id"), $0.string("uid"), $0.stringArray("amr"), $0.int("aal"), $0.bool("created_account"))
+                try ($0.string("id"), $0.string("uid"), $0.stringArray("amr"), $0.int("aal"), $0.bool("created_account"),
+                     $0.bool("live"))
             }
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import IdentityKit
 
 /// Starts a session for a signed-in user and mints its token pair: the session row and the
@@ -47,11 +48,14 @@ struct SessionIssuer: Sendable {
 
     /// The answer a redelivered command already earned: when its worker died after committing
     /// the session but before replying, the broker hands the command over again, and running
-    /// it twice would answer, say, a sign-up's own account with 409. Nil when it never ran.
+    /// it twice would answer, say, a sign-up's own account with 409. Nil when it never ran; a
+    /// refusal when its session has ended since (a replay never revives a signed-out session).
     func replay(_ command: CommandContext, appId: String, users: UserStore) throws -> TokenV1.AuthResult? {
         guard command.redelivered, !command.id.isEmpty,
-              let started = try sessions.startedBy(commandId: command.id, appId: appId),
-              let user = try users.find(appId: appId, uid: started.uid) else { return nil }
+              let started = try sessions.startedBy(commandId: command.id, appId: appId) else { return nil }
+        // The command ran and its session is over (signed out, revoked): it signs in no more.
+        guard started.live else { throw ServiceError.invalidCredential }
+        guard let user = try users.find(appId: appId, uid: started.uid) else { return nil }
         Log.info("redelivered command answered from its committed session", ["app_id": appId, "session_id": started.sessionId])
         return try result(for: user, sessionId: started.sessionId, refreshToken: firstRefreshToken(command),
                           assurance: Assurance(amr: started.amr, aal: started.aal), isNewUser: started.createdAccount, signingKey: signingKey(appId: appId))
@@ -89,8 +93,12 @@ struct SessionIssuer: Sendable {
     }
 }
 
-/// Which command a flow is running: its message id (unique per request) and whether the broker
-/// delivered it before (to a worker that died).
+/// Which command a flow is running and whether the broker delivered it before (to a worker that
+/// died). `id` is the command's key: its message id bound to the SHA-256 of its body. A session
+/// or challenge records it, and a redelivery is answered from what it recorded only when both
+/// match (`SessionIssuer.replay`): a publisher that learned a session's message id but cannot
+/// write the original body (the password, code, passkey assertion or sealed identity it
+/// carried) replays nothing, where the bare message id would have minted a token.
 struct CommandContext: Sendable {
     let id: String
     let redelivered: Bool
@@ -98,9 +106,14 @@ struct CommandContext: Sendable {
     let requestId: String
 
     init(_ message: BusMessage) {
-        id = message.messageId
+        id = Self.key(messageId: message.messageId, body: message.body)
         redelivered = message.redelivered
         requestId = message.requestId
+    }
+
+    /// `messageId.sha256hex(body)`; empty for a message without an id (never replayed).
+    static func key(messageId: String, body: Data) -> String {
+        messageId.isEmpty ? "" : messageId + "." + Hex.encode(Digest.sha256([UInt8](body)))
     }
 
     init(id: String, redelivered: Bool, requestId: String = "") {
