@@ -56,6 +56,32 @@ final class JWTTests: XCTestCase {
         XCTAssertThrowsError(try verify("not.a.jwt")) { XCTAssertEqual($0 as? JWT.VerificationFailure, .malformed) }
     }
 
+    /// `exp` has no grace: one second past it is expired (PRODUCT.md: 401 auth/token-expired).
+    func testASecondPastExpiryIsExpired() throws {
+        let key = try signingKey()
+        let now = Timestamp.nowSeconds()
+        let token = try JWT.sign(claims(exp: now), kid: "k1", key: key)
+        XCTAssertThrowsError(try JWT.verify(token, issuer: issuer, audience: "app_1", now: now) { _ in key }) {
+            XCTAssertEqual($0 as? JWT.VerificationFailure, .expired)
+        }
+        XCTAssertNoThrow(try JWT.verify(token, issuer: issuer, audience: "app_1", now: now - 1) { _ in key })
+    }
+
+    /// An `iat` within the clock skew of another machine is accepted; further ahead is refused.
+    func testAFutureIssueTimeBeyondTheSkewIsRefused() throws {
+        let key = try signingKey()
+        let now = Timestamp.nowSeconds()
+        var skewed = claims()
+        skewed.iat = now + JWT.clockSkew
+        XCTAssertNoThrow(try JWT.verify(try JWT.sign(skewed, kid: "k1", key: key), issuer: issuer, audience: "app_1",
+                                        now: now) { _ in key })
+        skewed.iat = now + JWT.clockSkew + 1
+        XCTAssertThrowsError(try JWT.verify(try JWT.sign(skewed, kid: "k1", key: key), issuer: issuer, audience: "app_1",
+                                            now: now) { _ in key }) {
+            XCTAssertEqual($0 as? JWT.VerificationFailure, .issuedInTheFuture)
+        }
+    }
+
     func testJWKComponentsAreThoseOfTheKey() throws {
         let jwk = try signingKey().publicJWK(kid: "k1")
         XCTAssertEqual(try XCTUnwrap(jwk["n"].flatMap { if case .string(let n) = $0 { Base64URL.decode(n) } else { nil } }).count, 256)

@@ -30,17 +30,21 @@ public enum JWT {
         return signingInput + "." + Base64URL.encode(signature)
     }
 
-    /// Seconds of clock skew tolerated between machines when checking `exp`.
-    public static let leeway: Int64 = 30
+    /// Seconds of clock skew tolerated between machines: an `iat` up to this far ahead of our
+    /// clock is another machine's clock, beyond it a forged or broken token. `exp` gets none:
+    /// an expired token is 401 `auth/token-expired` at once (PRODUCT.md), and the client
+    /// refreshes.
+    public static let clockSkew: Int64 = 30
 
     public enum VerificationFailure: Error, Equatable {
-        case malformed, unsupportedAlgorithm, wrongType, unknownKey, badSignature, expired, wrongIssuer, wrongAudience
+        case malformed, unsupportedAlgorithm, wrongType, unknownKey, badSignature, expired, wrongIssuer, wrongAudience,
+             issuedInTheFuture
     }
 
     /// Checks an access token: `typ` `at+jwt`, the signature with the key `keyFor(kid)`
-    /// returns, then `iss`, `aud` and `exp` (with `leeway` seconds for clock skew).
+    /// returns, then `iss`, `aud`, `exp` and `iat` (not more than `clockSkew` ahead).
     public static func verify<Key: JWSVerificationKey>(_ token: String, issuer: String, audience: String, now: Int64,
-                              leeway: Int64 = JWT.leeway, keyFor: (String) -> Key?) throws(VerificationFailure) -> AccessTokenClaims {
+                              keyFor: (String) -> Key?) throws(VerificationFailure) -> AccessTokenClaims {
         let payload = try verifiedPayload(token, type: accessTokenType, keyFor: keyFor)
         // Signed by us, so not hostile unless a key leaked; still checked by the strict parser
         // first (depth, size, duplicate claims), and only then decoded through the claims'
@@ -52,7 +56,8 @@ public enum JWT {
         }
         guard claims.iss == issuer else { throw .wrongIssuer }
         guard claims.aud == audience else { throw .wrongAudience }
-        guard claims.exp + leeway > now else { throw .expired }
+        guard claims.exp > now else { throw .expired }
+        guard claims.iat <= now + clockSkew else { throw .issuedInTheFuture }
         return claims
     }
 

@@ -57,7 +57,7 @@ public final class TokenVerifier: Sendable {
         let keys = try keys(appId: app.id)
         if let known = verified.withLock({ $0[token] }), known.claims.aud == app.id, known.claims.iss == app.issuer {
             if keys.byKid[known.kid] != nil {
-                guard known.claims.exp + JWT.leeway > now else { throw ServiceError.tokenExpired }
+                guard known.claims.exp > now else { throw ServiceError.tokenExpired }
                 return known.claims
             }
             // Its key is no longer published (retired): verified afresh, which now fails.

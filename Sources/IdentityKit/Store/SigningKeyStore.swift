@@ -12,9 +12,9 @@ public struct SigningKeyStore: Sendable {
 
     public init(pool: PGPool) { self.pool = pool }
 
-    /// Seconds added to a replaced key's publication beyond its tokens' lifetime: JWT.leeway
+    /// Seconds added to a replaced key's publication beyond its tokens' lifetime: JWT.clockSkew
     /// (clock skew at verifiers) and as much again for a token worker whose clock is behind.
-    public static let retirementSlackSeconds = 2 * Int(JWT.leeway)
+    public static let retirementSlackSeconds = 2 * Int(JWT.clockSkew)
 
     public struct KeyState: Sendable {
         public let kid: String
