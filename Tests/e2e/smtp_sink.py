@@ -58,6 +58,16 @@ class Message:
     parsed: object = field(repr=False, default=None)  # the email.message.EmailMessage
     received_at: float = 0.0      # time.monotonic() at acceptance
 
+    @property
+    def kind(self):
+        """The mailer's X-Identity-Mail-Kind header (email_code, security_alert_..., ...)."""
+        return str(self.parsed.get("X-Identity-Mail-Kind", "") or "") if self.parsed is not None else ""
+
+    @property
+    def is_alert(self):
+        """A security alert: on by default, so it arrives beside most flows' codes and links."""
+        return self.kind.startswith("security_alert_")
+
     def addressed_to(self, address):
         address = _norm(address)
         return _norm(self.to) == address or address in (_norm(a) for a in self.envelope_to) \
@@ -192,14 +202,19 @@ class SMTPSink:
         with self._cond:
             return list(self._messages)
 
-    def messages_to(self, address, after=0):
-        """Every message to that address (any case) so far, oldest first."""
+    def messages_to(self, address, after=0, alerts=False):
+        """Every message to that address (any case) so far, oldest first; security alerts only
+        with `alerts` (they come beside most flows' mail, since apps have them on by default)."""
         with self._cond:
-            return [m for m in self._messages if m.seq > after and m.addressed_to(address)]
+            return [m for m in self._messages if m.seq > after and m.addressed_to(address)
+                    and (alerts or not m.is_alert)]
 
     def first(self, to, predicate=None, timeout=0.0, after=0):
         """The first message to `to` (seq above `after`) satisfying predicate(message), waiting
-        up to timeout seconds; None when none came."""
+        up to timeout seconds; None when none came. Without a predicate, security alerts are
+        passed over (a test that wants one says which, by its predicate)."""
+        if predicate is None:
+            predicate = lambda message: not message.is_alert  # noqa: E731
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -223,10 +238,10 @@ class SMTPSink:
                              f"{self.running}, RCPT attempts for it: {self.attempts(to)}); "
                              f"the last messages received:\n{seen}")
 
-    def collect_to(self, address, seconds, after=0):
+    def collect_to(self, address, seconds, after=0, alerts=False):
         """Waits `seconds`, then returns every message to that address (seq above `after`)."""
         time.sleep(seconds)
-        return self.messages_to(address, after)
+        return self.messages_to(address, after, alerts)
 
     def summary(self):
         with self._cond:

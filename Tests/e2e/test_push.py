@@ -145,7 +145,7 @@ def test_new_device_sign_in_alerts_the_other_devices_and_by_email(stack, client,
     # session is left out of its alert.
     time.sleep(1.0)
     assert len(stack.apns.received(apns_token)) == 1
-    assert [m for m in smtp_sink.messages_to(email, after=mark) if "New sign-in" in m.subject] == [mail]
+    assert [m for m in smtp_sink.messages_to(email, after=mark, alerts=True) if "New sign-in" in m.subject] == [mail]
     assert stack.apns.received(laptop_apns) == []
     assert stack.apns.refusals == [] and stack.fcm.refusals == [], (stack.apns.refusals, stack.fcm.refusals)
 
@@ -187,7 +187,7 @@ def test_no_alert_when_the_app_has_alerts_off(stack, client, smtp_sink, push_app
     _sign_in(client, push_app, email, LAPTOP_UA)
     time.sleep(2.0)
     assert stack.apns.received(apns_token) == []
-    assert [m for m in smtp_sink.messages_to(email, after=mark) if "New sign-in" in m.subject] == []
+    assert [m for m in smtp_sink.messages_to(email, after=mark, alerts=True) if "New sign-in" in m.subject] == []
 
 
 @pytest.mark.parametrize("kind", ["apns", "fcm"])
@@ -324,7 +324,7 @@ def _wait_for_count(count_now, count):
 
 
 def _alert_mails(smtp_sink, address, subject, mark):
-    return [m for m in smtp_sink.messages_to(address, after=mark) if m.subject == subject]
+    return [m for m in smtp_sink.messages_to(address, after=mark, alerts=True) if m.subject == subject]
 
 
 def _assert_one_alert_but_not_to_the_acting_device(stack, smtp_sink, email, title, mark, mail_text, other_token,

@@ -9,12 +9,18 @@ public enum SecurityAlertKind: String, CaseIterable, Sendable {
     case mfaEnabled = "mfa_enabled"
     case mfaDisabled = "mfa_disabled"
     case passkeyAdded = "passkey_added"
+    case passkeyRemoved = "passkey_removed"
+    case phoneChanged = "phone_changed"
+    case providerLinked = "provider_linked"
+    case providerUnlinked = "provider_unlinked"
+    case backupCodesRenewed = "backup_codes_renewed"
     case backupCodesLow = "backup_codes_low"
 
     public var template: String { "security_alert_" + rawValue }
 }
 
-/// Raises security alerts: when the app has them on, one `SendEmail` (to the account's address)
+/// Raises security alerts: when the app has them on (the default: a change of a way into an
+/// account is what a thief with a stolen token would make, and the owner must hear of it), one `SendEmail` (to the account's address)
 /// and one `SendPush` (to the user's devices but those of the session that caused it) go into
 /// the outbox in the transaction of the change itself. Why commands through the outbox, not
 /// the events exchange: the outbox row commits with the change and stays until the broker has
@@ -32,10 +38,13 @@ public struct SecurityAlerts: Sendable {
         public var sessionId: String = ""
         public var ip: String = ""
         public var userAgent: String = ""
-        public init(sessionId: String = "", ip: String = "", userAgent: String = "") {
+        /// The provider a link or unlink alert names (`{{provider}}`).
+        public var provider: String = ""
+        public init(sessionId: String = "", ip: String = "", userAgent: String = "", provider: String = "") {
             self.sessionId = sessionId
             self.ip = ip
             self.userAgent = userAgent
+            self.provider = provider
         }
     }
 
@@ -52,7 +61,7 @@ public struct SecurityAlerts: Sendable {
             MailerV1.TemplateValue(name: "device", value: String(context.userAgent.prefix(200))),
             MailerV1.TemplateValue(name: "ip", value: context.ip),
             MailerV1.TemplateValue(name: "time", value: Timestamp.rfc3339(Date())),
-        ]
+        ] + (context.provider.isEmpty ? [] : [MailerV1.TemplateValue(name: "provider", value: Self.providerName(context.provider))])
         if let email, !email.isEmpty {
             let mail = MailerV1.SendEmail(messageId: "mail_" + Identifiers.nowULID(), appId: appId, to: email,
                                           kind: kind.template, code: "", values: values)
@@ -75,9 +84,14 @@ public struct SecurityAlerts: Sendable {
         return true
     }
 
+    /// How an alert names a provider to a person.
+    static func providerName(_ provider: String) -> String {
+        ["apple": "Apple", "google": "Google", "firebase": "Firebase"][provider] ?? provider
+    }
+
     public func alertsOn(appId: String, on connection: PGConnection) throws -> Bool {
         try connection.query("SELECT security_alerts FROM app_push_settings WHERE app_id = $1", [appId])
-            .first?.bool("security_alerts") ?? false
+            .first?.bool("security_alerts") ?? true
     }
 
     /// Records the device a session is started from (a SHA-256 of its user agent) and tells

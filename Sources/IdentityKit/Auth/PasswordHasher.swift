@@ -23,6 +23,8 @@ public struct PasswordHasher: Sendable {
 
     public let cost: Cost
     let gate: HashGate?
+    /// How long the native checks take here (`StoredPasswordCheck` pads imported ones to it).
+    let nativeCheckTime = CheckTiming()
     /// A hash of a random password at this cost: an unknown account is checked against it so
     /// that it costs the same hash work as a wrong password (no timing oracle for emails).
     public let decoyHash: String
@@ -89,13 +91,38 @@ public struct PasswordHasher: Sendable {
         guard phc.hasPrefix("$argon2id$") else { return false }
         let passwordBytes = Array(password.utf8)
         return admitted {
-            phc.withCString { crypto_pwhash_str_verify($0, passwordBytes, UInt64(passwordBytes.count)) } == 0
+            let started = DispatchTime.now().uptimeNanoseconds
+            defer { nativeCheckTime.record(DispatchTime.now().uptimeNanoseconds - started) }
+            return phc.withCString { crypto_pwhash_str_verify($0, passwordBytes, UInt64(passwordBytes.count)) } == 0
         }
     }
 
     /// Burns the same work as a real check, for accounts that do not exist.
     public func verifyDecoy(_ password: String) {
         _ = verify(password, against: decoyHash)
+    }
+}
+
+/// The median duration of the last few native checks (decoys included), in nanoseconds.
+final class CheckTiming: Sendable {
+    private static let window = 31
+    private let samples = Locked((values: [UInt64](), next: 0))
+
+    func record(_ nanoseconds: UInt64) {
+        samples.withLock { state in
+            if state.values.count < Self.window {
+                state.values.append(nanoseconds)
+            } else {
+                state.values[state.next] = nanoseconds
+            }
+            state.next = (state.next + 1) % Self.window
+        }
+    }
+
+    /// Nil until a native check has run.
+    var median: UInt64? {
+        let values = samples.withLock { $0.values }.sorted()
+        return values.isEmpty ? nil : values[values.count / 2]
     }
 }
 

@@ -1,11 +1,39 @@
+import Foundation
+
 /// The password check for whatever `users.password_hash` holds: the service's Argon2id (through
 /// `PasswordHasher`'s public API) or a hash imported from another system (`ImportedPasswordHash`).
 extension PasswordHasher {
     public func verifyStored(_ password: String, against stored: String) -> Bool {
         if stored.hasPrefix("$argon2id$") { return verify(password, against: stored) }
-        guard let imported = ImportedPasswordHash(stored: stored) else { return false }
+        guard let imported = ImportedPasswordHash(stored: stored) else {
+            verifyDecoy(password)  // an unreadable hash costs what a wrong password does
+            return false
+        }
         // bcrypt, scrypt or PBKDF2 at their own cost: bounded like the service's own hashes.
-        return admitted { imported.verify(password) }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let matches = admitted { imported.verify(password) }
+        padToNativeCheck(startedAt: started)
+        return matches
+    }
+
+    /// An imported hash is usually far cheaper than our Argon2id (a legacy bcrypt at cost 4 or
+    /// PBKDF2 with few iterations checks in a millisecond), and a sign-in that answers in 5 ms
+    /// where others take 35 tells an attacker which accounts were imported (and so which hashes
+    /// are weak). So its check lasts at least as long as a native one here: the rest of the
+    /// median native check is slept (the CPU is not spent, only the answer waits), and before
+    /// any native check has run a decoy check gives both the time and the first sample. A
+    /// legacy hash dearer than ours is not made faster; import refuses the very dear ones.
+    private func padToNativeCheck(startedAt started: UInt64) {
+        guard let typical = nativeCheckTime.median else {
+            verifyDecoy("")
+            return
+        }
+        let elapsed = DispatchTime.now().uptimeNanoseconds - started
+        guard elapsed < typical else { return }
+        let left = typical - elapsed
+        var pause = timespec(tv_sec: Int(left / 1_000_000_000), tv_nsec: Int(left % 1_000_000_000))
+        var rest = timespec()
+        while nanosleep(&pause, &rest) != 0, errno == EINTR { pause = rest }
     }
 
     /// True when a stored hash is not the service's own Argon2id at this hasher's cost: after a

@@ -13,7 +13,8 @@ public struct PushSettings: Sendable, Equatable {
     public var fcmProjectId: String?
     public var fcmServiceAccountSealed: [UInt8]?
     public var fcmServiceAccountSet = false
-    public var securityAlerts = false
+    /// On unless the app turns them off (migration 0030).
+    public var securityAlerts = true
 
     public init() {}
 }

@@ -67,7 +67,7 @@ struct MailDelivery: Sendable {
             ?? (mail.fromName ?? defaultFromName, defaultFromAddress)
         return (fromAddress, MIMEMessage.build(fromName: fromName, fromAddress: fromAddress,
                                                to: command.to, subject: rendered.subject, text: rendered.text,
-                                               html: rendered.html, messageId: command.messageId))
+                                               html: rendered.html, messageId: command.messageId, kind: command.kind))
     }
 
     private func failed(_ command: MailerV1.SendEmail, _ failure: SMTPClient.Failure,

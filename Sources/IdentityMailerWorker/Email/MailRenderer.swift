@@ -4,7 +4,7 @@ import IdentityKit
 /// Renders a mail from the app's templates (or the defaults) into a MIME message with a plain
 /// text and an HTML part, and a push notification's title and body from the `push_title` and
 /// `push_body` parts. Placeholders are `{{app_name}}`, `{{code}}`, `{{link}}`, `{{email}}`, and
-/// for security alerts `{{device}}` (the sign-in's user agent), `{{ip}}`, `{{time}}`; in the
+/// for security alerts `{{device}}` (the sign-in's user agent), `{{ip}}`, `{{time}}`, `{{provider}}` (links); in the
 /// HTML part every value is escaped, so no user-provided text becomes markup.
 struct MailRenderer: Sendable {
     struct Rendered: Sendable {
@@ -14,7 +14,7 @@ struct MailRenderer: Sendable {
     }
 
     /// The placeholders a command may fill besides the code (`SendEmail.values`, `SendPush.values`).
-    static let extraPlaceholders: Set<String> = ["device", "ip", "time"]
+    static let extraPlaceholders: Set<String> = ["device", "ip", "time", "provider"]
 
     static let defaults: [String: [String: String]] = alertDefaults.merging([
         "email_code": [
@@ -48,6 +48,11 @@ struct MailRenderer: Sendable {
             .mfaEnabled: ("Two-step verification turned on", "Two-step verification was turned on for your {{app_name}} account at {{time}}."),
             .mfaDisabled: ("Two-step verification turned off", "Two-step verification was turned off for your {{app_name}} account at {{time}}."),
             .passkeyAdded: ("A passkey was added to {{app_name}}", "A passkey was added to your {{app_name}} account at {{time}}."),
+            .passkeyRemoved: ("A passkey was removed from {{app_name}}", "A passkey was removed from your {{app_name}} account at {{time}}."),
+            .phoneChanged: ("Your {{app_name}} phone number was changed", "A phone number was linked to your {{app_name}} account at {{time}}."),
+            .providerLinked: ("A sign-in method was added to {{app_name}}", "A {{provider}} account was linked to your {{app_name}} account at {{time}}."),
+            .providerUnlinked: ("A sign-in method was removed from {{app_name}}", "A {{provider}} account was unlinked from your {{app_name}} account at {{time}}."),
+            .backupCodesRenewed: ("New backup codes for {{app_name}}", "New backup codes were made for your {{app_name}} account at {{time}}; the old ones no longer work."),
             .backupCodesLow: ("Few backup codes left for {{app_name}}", "Your {{app_name}} account has few backup codes left: make new ones soon."),
         ]
         let advice = "If this was not you, change your password and sign out your other sessions."
@@ -135,8 +140,12 @@ struct MailRenderer: Sendable {
 
 /// A MIME message (RFC 5322 / 2045): multipart/alternative, UTF-8 parts in base64, CRLF lines.
 enum MIMEMessage {
+    /// `kind` (the template's, e.g. `email_code`, `security_alert_mfa_enabled`) travels as
+    /// `X-Identity-Mail-Kind`, so a mailbox rule, a support desk or a test can tell a code from
+    /// an alert without reading the text; `Auto-Submitted` (RFC 3834) keeps auto-responders
+    /// from answering any of them.
     static func build(fromName: String?, fromAddress: String, to: String, subject: String, text: String, html: String,
-                      messageId: String, date: Date = Date()) -> String {
+                      messageId: String, kind: String = "", date: Date = Date()) -> String {
         let boundary = "b_" + Base64URL.encode(SecureRandom.bytes(12))
         let from = fromName.map { "\(displayName($0)) <\(fromAddress)>" } ?? fromAddress
         var lines = [
@@ -146,6 +155,8 @@ enum MIMEMessage {
             "Date: \(rfc5322Date(date))",
             "Message-ID: <\(messageId)@identity.local>",
             "MIME-Version: 1.0",
+            "Auto-Submitted: auto-generated",
+        ] + (kind.isEmpty || !kind.utf8.allSatisfy { $0 == 95 || (97...122).contains($0) } ? [] : ["X-Identity-Mail-Kind: \(kind)"]) + [
             "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
             "",
         ]

@@ -36,6 +36,9 @@ struct IdentityLinking: Sendable {
                                                    lastName: identity.lastName, photoURL: identity.photoUrl,
                                                    phone: identity.phone, on: connection)
             else { throw ServiceError.invalidToken }
+            try SecurityAlerts().raise(.providerLinked, appId: command.appId, uid: command.uid,
+                                       context: .init(sessionId: command.sessionId, provider: identity.provider),
+                                       on: connection)
             return user
         }
         return TokenV1.UserResult(user: user.message)

@@ -109,7 +109,11 @@ struct MfaEnrolment: Sendable {
         let user = try user(command.appId, command.uid)
         guard try stepUp.mfaOn(appId: user.appId, uid: user.uid) else { throw ServiceError.notFound }
         let (codes, hmacs) = factors.newBackupCodes()
-        try pool.transaction { try store.replaceBackupCodes(hmacs, appId: user.appId, uid: user.uid, on: $0) }
+        try pool.transaction { connection in
+            try store.replaceBackupCodes(hmacs, appId: user.appId, uid: user.uid, on: connection)
+            try SecurityAlerts().raise(.backupCodesRenewed, appId: user.appId, uid: user.uid,
+                                       context: .init(sessionId: command.sessionId), on: connection)
+        }
         return TokenV1.BackupCodes(backupCodes: codes)
     }
 

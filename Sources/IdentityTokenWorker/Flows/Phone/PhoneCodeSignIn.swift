@@ -91,6 +91,8 @@ struct PhoneCodeSignIn: Sendable {
             if let failure = check.failure { return .failure(failure) }
             let user = try setPhone(target.target, uid: command.uid, appId: command.appId, on: connection)
             try Events.userUpdated(appId: command.appId, uid: command.uid, change: "phone", on: connection)
+            try SecurityAlerts().raise(.phoneChanged, appId: command.appId, uid: command.uid,
+                                       context: .init(sessionId: command.sessionId), on: connection)
             return .success(user)
         }
         return TokenV1.UserResult(user: try result.get().message)
