@@ -15,7 +15,12 @@ public final class TokenWorker: Service {
                                         concurrentHashes: configuration.concurrentPasswordHashes)
         let sessions = SessionStore(pool: pool)
         let identities = IdentityStore(pool: pool)
-        let ownership = EmailOwnership(users: users, sessions: sessions, identities: identities)
+        let passkeys = PasskeyStore(pool: pool)
+        let phones = UserPhoneStore()
+        let factorStore = MfaStore(pool: pool)
+        let ownership = EmailOwnership(users: users, sessions: sessions, identities: identities, passkeys: passkeys,
+                                       phones: phones, factors: factorStore)
+        let smsSettings = SmsSettingsStore(pool: pool)
         // Made once: every provider identity a command brings is checked against it.
         let identitySeal = ProviderIdentitySeal(masterKey: configuration.masterKey)
         let nonces = NonceStore(pool: pool)
@@ -29,15 +34,14 @@ public final class TokenWorker: Service {
             lifetimeSeconds: configuration.codeLifetimeSeconds,
             verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds,
             mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
-        let factorStore = MfaStore(pool: pool)
         // SMS-pumping protection: one policy for phone sign-in and the SMS second factor.
-        let smsPolicy = SmsPolicy(settings: SmsSettingsStore(pool: pool))
+        let smsPolicy = SmsPolicy(settings: smsSettings)
         let challenges = MfaChallengeStore(pool: pool)
         let secondFactors = SecondFactors(
             store: factorStore, totpSeal: TOTPSecretSeal(masterKey: configuration.masterKey),
             backupCodeKey: SubKey.backupCode.derive(from: configuration.masterKey),
             codes: codeSettings.codes, mailSeal: codeSettings.mailSeal, codeLifetimeSeconds: configuration.codeLifetimeSeconds,
-            phones: UserPhoneStore(), smsPolicy: smsPolicy)
+            phones: phones, smsPolicy: smsPolicy)
         let stepUp = StepUp(sessions: sessions, factors: factorStore, users: users, hasher: hasher, pool: pool)
         // Every first factor ends here: tokens, or (MFA) a challenge first.
         let signIns = SignInOutcome(issuer: issuer, factors: factorStore, challenges: challenges,
@@ -48,7 +52,6 @@ public final class TokenWorker: Service {
         let deletion = AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
                                        hasher: hasher, guests: guests, masterKey: configuration.masterKey,
                                        identitySeal: identitySeal, stepUp: stepUp)
-        let passkeys = PasskeyStore(pool: pool)
         let ceremony = PasskeyCeremony(passkeys: passkeys,
                                        userHandleKey: SubKey.passkeyUserHandle.derive(from: configuration.masterKey),
                                        decoyKey: SubKey.passkeyDecoy.derive(from: configuration.masterKey),
@@ -63,7 +66,7 @@ public final class TokenWorker: Service {
             profile: ProfileUpdate(pool: pool, users: users),
             emailCode: EmailCodeSignIn(pool: pool, users: users, outcome: signIns, settings: codeSettings,
                                        ownership: ownership),
-            phoneCode: PhoneCodeSignIn(pool: pool, users: users, phones: UserPhoneStore(), outcome: signIns,
+            phoneCode: PhoneCodeSignIn(pool: pool, users: users, phones: phones, outcome: signIns,
                                        settings: codeSettings, policy: smsPolicy),
             recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings,
                                        ownership: ownership),
