@@ -21,6 +21,8 @@ public final class TokenWorker: Service {
         let ownership = EmailOwnership(users: users, sessions: sessions, identities: identities, passkeys: passkeys,
                                        phones: phones, factors: factorStore)
         let smsSettings = SmsSettingsStore(pool: pool)
+        // The one "last way in" count of every removal (unlinking a provider, deleting a passkey).
+        let waysIn = WaysInReader(passkeys: passkeys, phones: phones, sms: smsSettings)
         // Made once: every provider identity a command brings is checked against it.
         let identitySeal = ProviderIdentitySeal(masterKey: configuration.masterKey)
         let nonces = NonceStore(pool: pool)
@@ -75,7 +77,7 @@ public final class TokenWorker: Service {
                                            outcome: signIns, masterKey: configuration.masterKey, identitySeal: identitySeal),
             linking: IdentityLinking(pool: pool, users: users, identities: identities, nonces: nonces,
                                      sessions: sessions, hasher: hasher,
-                                     masterKey: configuration.masterKey, identitySeal: identitySeal),
+                                     masterKey: configuration.masterKey, identitySeal: identitySeal, waysIn: waysIn),
             refresh: TokenRefresh(pool: pool, users: users, sessions: sessions, issuer: issuer,
                                   successorKey: SubKey.refreshSuccessor.derive(from: configuration.masterKey),
                                   graceSeconds: configuration.refreshGraceSeconds,
@@ -86,7 +88,7 @@ public final class TokenWorker: Service {
                                              issuer: issuer),
             passkeyRegistration: PasskeyRegistration(pool: pool, users: users, ceremony: ceremony),
             passkeySignIn: PasskeySignIn(pool: pool, users: users, outcome: signIns, ceremony: ceremony),
-            passkeyManagement: PasskeyManagement(pool: pool, users: users, passkeys: passkeys),
+            passkeyManagement: PasskeyManagement(pool: pool, users: users, passkeys: passkeys, waysIn: waysIn),
             sessionTokens: SessionTokenIssue(pool: pool, tokens: SessionTokenStore(pool: pool)),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             authority: CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool)),

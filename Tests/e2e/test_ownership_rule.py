@@ -1,9 +1,12 @@
-"""The account-takeover rules (PRODUCT.md, "Email ownership"):
+"""The account-takeover rules (PRODUCT.md, "Ways in" and "Email ownership"):
 
 - The first proof of an unverified address (a mailed code, a reset) removes every way in a
   squatter could have set before it: password, provider links, passkeys, the phone, every second
   factor and the backup codes, so the owner is not stopped at the squatter's MFA challenge and
-  the squatter's passkey or phone no longer leads in."""
+  the squatter's passkey or phone no longer leads in.
+- One count of "ways in" (password, each provider, each passkey, a verified phone the app texts,
+  a verified email) decides every removal: 409 auth/last-sign-in-method only when nothing would
+  be left."""
 
 import pytest
 
@@ -11,7 +14,7 @@ import db_tools
 import webauthn_authenticator as wa
 from identity_client import assert_no_content, assert_problem, unique_email
 from mail_flows import email_code, email_code_signed_in, password_reset_code
-from provider_flows import google_body
+from provider_flows import firebase_signed_in, google_body, google_signed_in
 from test_mfa import challenge_of, enrol_totp
 from test_phone import code_of, french_mobile, send, sent, sms_files, verify as phone_verify, wait_sms_file
 
@@ -180,3 +183,77 @@ def test_a_verified_account_keeps_its_passkeys_phone_and_factors(stack, client, 
     assert by_passkey.status == 200 and by_passkey.data["user"]["uid"] == owner["user"]["uid"], by_passkey
     assert mfa_status(client, ways_app, token)["enabled"] is True
     assert client.me(ways_app, token).data["phone"] == phone
+
+
+# --- one rule for the last way in ---------------------------------------------------------------
+
+def test_a_google_user_with_a_passkey_can_unlink_google_and_then_not_delete_the_passkey(client, providers,
+                                                                                       ways_app):
+    # Google does not vouch for the address here: the email is not a way in, so the passkey
+    # is the only other one.
+    data, _ = google_signed_in(client, providers, ways_app, is_new_user=True, email_verified=False)
+    assert data["user"]["email_verified"] is False, data["user"]
+    token = data["access_token"]
+    cred, passkey = add_passkey(client, ways_app, token)
+    assert_no_content(client.unlink_identity(ways_app, token, "google"))
+    assert client.me(ways_app, token).data["providers"] == []
+    # Now the passkey is the last way in.
+    assert_problem(delete_passkey(client, ways_app, token, passkey), 409, "auth/last-sign-in-method")
+    assert [p["id"] for p in passkeys_of(client, ways_app, token)] == [passkey["id"]]
+    signed_in = passkey_sign_in(client, ways_app, cred)
+    assert signed_in.status == 200 and signed_in.data["user"]["uid"] == data["user"]["uid"], signed_in
+
+
+def test_a_google_only_user_without_a_verified_email_cannot_unlink_google(client, providers, ways_app):
+    data, _ = google_signed_in(client, providers, ways_app, is_new_user=True, email_verified=False)
+    assert_problem(client.unlink_identity(ways_app, data["access_token"], "google"), 409, "auth/last-sign-in-method")
+    assert client.me(ways_app, data["access_token"]).data["providers"] == ["google"]
+
+
+def test_a_verified_email_is_a_way_in(client, smtp_sink, providers, ways_app):
+    """Every app signs in by mailed code, so a Google user whose address Google verified keeps a
+    way in without Google: the unlink is allowed, and the code signs in to the same account."""
+    data, claims = google_signed_in(client, providers, ways_app, is_new_user=True)
+    assert data["user"]["email_verified"] is True, data["user"]
+    assert_no_content(client.unlink_identity(ways_app, data["access_token"], "google"))
+    _, code = email_code(client, smtp_sink, ways_app, claims["email"])
+    again = email_code_signed_in(client, ways_app, claims["email"], code, is_new_user=False)
+    assert again["user"]["uid"] == data["user"]["uid"]
+
+
+def test_a_verified_phone_is_a_way_in_while_the_app_texts_its_number(stack, client, providers, ways_app):
+    phone = french_mobile()
+    signed_up = phone_signed_in(stack, client, ways_app, phone)
+    assert signed_up.status == 200 and signed_up.data["is_new_user"] is True, signed_up
+    token = signed_up.data["access_token"]
+    # A phone-only user adds a passkey and Google: either may go, the phone stays.
+    _, first = add_passkey(client, ways_app, token)
+    assert_no_content(delete_passkey(client, ways_app, token, first))
+    body, _ = google_body(providers, email_verified=False)
+    assert client.link_identity(ways_app, token, "google", body).status == 200
+    assert_no_content(client.unlink_identity(ways_app, token, "google"))
+
+    # Once the app no longer texts +33, the number cannot receive a sign-in code: the passkey
+    # is the last way in.
+    _, second = add_passkey(client, ways_app, token)
+    stack.configure_app(ways_app["app_id"], sms_allowed_calling_codes="44")
+    try:
+        assert_problem(delete_passkey(client, ways_app, token, second), 409, "auth/last-sign-in-method")
+    finally:
+        stack.configure_app(ways_app["app_id"], sms_allowed_calling_codes="33,44")
+    assert_no_content(delete_passkey(client, ways_app, token, second))
+    assert passkeys_of(client, ways_app, token) == []
+    # And the phone still signs in to that account.
+    again = phone_signed_in(stack, client, ways_app, phone)
+    assert again.status == 200 and again.data["user"]["uid"] == signed_up.data["user"]["uid"], again
+
+
+def test_a_phone_only_a_provider_named_is_not_a_way_in(client, providers, ways_app):
+    """A number from a Firebase token was never proved by a code here: it does not count."""
+    phone = french_mobile()
+    data, _ = firebase_signed_in(client, providers, ways_app, is_new_user=True, phone_number=phone,
+                                 sign_in_provider="phone")
+    token = data["access_token"]
+    assert data["user"]["phone"] == phone and data["user"].get("email") is None, data["user"]
+    assert_problem(client.unlink_identity(ways_app, token, "firebase"), 409, "auth/last-sign-in-method")
+    assert client.me(ways_app, token).data["providers"] == ["firebase"]
