@@ -15,7 +15,14 @@ public final class TokenWorker: Service {
                                         concurrentHashes: configuration.concurrentPasswordHashes)
         let sessions = SessionStore(pool: pool)
         let identities = IdentityStore(pool: pool)
-        let ownership = EmailOwnership(users: users, sessions: sessions, identities: identities)
+        let passkeys = PasskeyStore(pool: pool)
+        let phones = UserPhoneStore()
+        let factorStore = MfaStore(pool: pool)
+        let ownership = EmailOwnership(users: users, sessions: sessions, identities: identities, passkeys: passkeys,
+                                       phones: phones, factors: factorStore)
+        let smsSettings = SmsSettingsStore(pool: pool)
+        // The one "last way in" count of every removal (unlinking a provider, deleting a passkey).
+        let waysIn = WaysInReader(passkeys: passkeys, phones: phones, sms: smsSettings)
         // Made once: every provider identity a command brings is checked against it.
         let identitySeal = ProviderIdentitySeal(masterKey: configuration.masterKey)
         let nonces = NonceStore(pool: pool)
@@ -29,15 +36,14 @@ public final class TokenWorker: Service {
             lifetimeSeconds: configuration.codeLifetimeSeconds,
             verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds,
             mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
-        let factorStore = MfaStore(pool: pool)
         // SMS-pumping protection: one policy for phone sign-in and the SMS second factor.
-        let smsPolicy = SmsPolicy(settings: SmsSettingsStore(pool: pool))
+        let smsPolicy = SmsPolicy(settings: smsSettings)
         let challenges = MfaChallengeStore(pool: pool)
         let secondFactors = SecondFactors(
             store: factorStore, totpSeal: TOTPSecretSeal(masterKey: configuration.masterKey),
             backupCodeKey: SubKey.backupCode.derive(from: configuration.masterKey),
             codes: codeSettings.codes, mailSeal: codeSettings.mailSeal, codeLifetimeSeconds: configuration.codeLifetimeSeconds,
-            phones: UserPhoneStore(), smsPolicy: smsPolicy)
+            phones: phones, smsPolicy: smsPolicy)
         let stepUp = StepUp(sessions: sessions, factors: factorStore, users: users, hasher: hasher, pool: pool)
         // Every first factor ends here: tokens, or (MFA) a challenge first.
         let signIns = SignInOutcome(issuer: issuer, factors: factorStore, challenges: challenges,
@@ -48,7 +54,6 @@ public final class TokenWorker: Service {
         let deletion = AccountDeletion(pool: pool, users: users, sessions: sessions, identities: identities, nonces: nonces,
                                        hasher: hasher, guests: guests, masterKey: configuration.masterKey,
                                        identitySeal: identitySeal, stepUp: stepUp)
-        let passkeys = PasskeyStore(pool: pool)
         let ceremony = PasskeyCeremony(passkeys: passkeys,
                                        userHandleKey: SubKey.passkeyUserHandle.derive(from: configuration.masterKey),
                                        decoyKey: SubKey.passkeyDecoy.derive(from: configuration.masterKey),
@@ -63,7 +68,7 @@ public final class TokenWorker: Service {
             profile: ProfileUpdate(pool: pool, users: users),
             emailCode: EmailCodeSignIn(pool: pool, users: users, outcome: signIns, settings: codeSettings,
                                        ownership: ownership),
-            phoneCode: PhoneCodeSignIn(pool: pool, users: users, phones: UserPhoneStore(), outcome: signIns,
+            phoneCode: PhoneCodeSignIn(pool: pool, users: users, phones: phones, outcome: signIns,
                                        settings: codeSettings, policy: smsPolicy),
             recovery: PasswordRecovery(pool: pool, users: users, sessions: sessions, hasher: hasher, settings: codeSettings,
                                        ownership: ownership),
@@ -72,7 +77,7 @@ public final class TokenWorker: Service {
                                            outcome: signIns, masterKey: configuration.masterKey, identitySeal: identitySeal),
             linking: IdentityLinking(pool: pool, users: users, identities: identities, nonces: nonces,
                                      sessions: sessions, hasher: hasher,
-                                     masterKey: configuration.masterKey, identitySeal: identitySeal),
+                                     masterKey: configuration.masterKey, identitySeal: identitySeal, waysIn: waysIn),
             refresh: TokenRefresh(pool: pool, users: users, sessions: sessions, issuer: issuer,
                                   successorKey: SubKey.refreshSuccessor.derive(from: configuration.masterKey),
                                   graceSeconds: configuration.refreshGraceSeconds,
@@ -83,7 +88,7 @@ public final class TokenWorker: Service {
                                              issuer: issuer),
             passkeyRegistration: PasskeyRegistration(pool: pool, users: users, ceremony: ceremony),
             passkeySignIn: PasskeySignIn(pool: pool, users: users, outcome: signIns, ceremony: ceremony),
-            passkeyManagement: PasskeyManagement(pool: pool, users: users, passkeys: passkeys),
+            passkeyManagement: PasskeyManagement(pool: pool, users: users, passkeys: passkeys, waysIn: waysIn),
             sessionTokens: SessionTokenIssue(pool: pool, tokens: SessionTokenStore(pool: pool)),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             authority: CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool)),

@@ -75,6 +75,33 @@ final class PasskeyStoreTenancyTests: XCTestCase {
         }
     }
 
+    /// The ownership rule's removal of every passkey (and open ceremony) of a user, and the
+    /// "last way in" count: app B's id reaches none of app A's.
+    func testCountAndRemovalOfAllOfAUsersPasskeysArePerApp() throws {
+        let store = PasskeyStore(pool: pool)
+        let alice = try user(appA)
+        let first = try XCTUnwrap(try pool.transaction {
+            try store.insert(credential(SecureRandom.bytes(16)), appId: appA.id, uid: alice.uid, on: $0)
+        })
+        let second = try XCTUnwrap(try pool.transaction {
+            try store.insert(credential(SecureRandom.bytes(16)), appId: appA.id, uid: alice.uid, on: $0)
+        })
+        _ = try store.createFlow(appId: appA.id, purpose: "register", uid: alice.uid, challengeHash: [4, 5, 6],
+                                 allowedCredentialIds: [], identified: true, lifetimeSeconds: 60)
+        try pool.transaction { connection in
+            XCTAssertEqual(try store.count(appId: appB.id, uid: alice.uid, on: connection), 0)
+            XCTAssertEqual(try store.count(appId: appA.id, uid: alice.uid, on: connection), 2)
+            XCTAssertEqual(try store.deleteAll(appId: appB.id, uid: alice.uid, on: connection), [])
+            XCTAssertEqual(try store.count(appId: appA.id, uid: alice.uid, on: connection), 2, "B's removal took A's passkeys")
+            XCTAssertEqual(try store.deleteAll(appId: appA.id, uid: alice.uid, on: connection), [first.id, second.id])
+            XCTAssertEqual(try store.count(appId: appA.id, uid: alice.uid, on: connection), 0)
+        }
+        // The open registration went with them.
+        guard case .gone = try pool.transaction({
+            try store.spendRegistration(appId: appA.id, uid: alice.uid, challengeHash: [4, 5, 6], on: $0)
+        }) else { return XCTFail("a registration begun before the removal could still finish") }
+    }
+
     func testSettingsArePerApp() throws {
         let store = PasskeyStore(pool: pool)
         let settings = WebAuthnSettings(rpId: "a.example", origins: ["https://a.example"], requireUserVerification: true)

@@ -372,6 +372,57 @@ final class StoreTenancyTests: XCTestCase {
         XCTAssertFalse(try users.find(appId: appA.id, uid: a.uid)?.mfaEnabled ?? true)
     }
 
+    /// What the ownership rule (first proof of an unverified email) removes, through app B's
+    /// id: nothing of app A's user; through A's: the password, links, phone, factors and codes.
+    func testTheEmailOwnershipRemovalsArePerApp() throws {
+        var new = UserStore.NewUser(email: "squat@example.com", username: nil, firstName: nil, lastName: nil,
+                                    passwordHash: "$argon2id$squatter")
+        new.phone = "+33612345678"
+        let a = try pool.transaction { try users.insert(new, appId: appA.id, on: $0) }
+        let identities = IdentityStore(pool: pool)
+        let phones = UserPhoneStore()
+        let mfa = MfaStore(pool: pool)
+        try pool.transaction { connection in
+            try identities.link(appId: appA.id, uid: a.uid, provider: "google", subject: "g-" + a.uid, email: nil,
+                                on: connection)
+            _ = try phones.setVerified(appId: appA.id, uid: a.uid, phone: "+33612345678", on: connection)
+            XCTAssertTrue(try mfa.begin(.totp, appId: appA.id, uid: a.uid, sealedSecret: [1], on: connection))
+            XCTAssertTrue(try mfa.acceptTOTPStep(1, appId: appA.id, uid: a.uid, confirming: true, on: connection))
+            XCTAssertTrue(try mfa.begin(.email, appId: appA.id, uid: a.uid, sealedSecret: nil, on: connection))
+            try mfa.replaceBackupCodes([Digest.sha256("c1"), Digest.sha256("c2")], appId: appA.id, uid: a.uid,
+                                       on: connection)
+
+            XCTAssertNil(try users.takeOverByEmailProof(appId: appB.id, uid: a.uid, on: connection))
+            XCTAssertEqual(try identities.unlinkAll(appId: appB.id, uid: a.uid, on: connection), [])
+            XCTAssertFalse(try phones.remove(appId: appB.id, uid: a.uid, on: connection))
+            XCTAssertEqual(try mfa.remove(appId: appB.id, uid: a.uid, on: connection),
+                           MfaStore.Removal(confirmedMethods: [], backupCodes: 0))
+            let untouched = try XCTUnwrap(try users.find(appId: appA.id, uid: a.uid, on: connection))
+            XCTAssertFalse(untouched.emailVerified)
+            XCTAssertNotNil(untouched.passwordHash)
+            XCTAssertEqual(untouched.identityProviders, ["google"])
+            XCTAssertEqual(try phones.verified(appId: appA.id, uid: a.uid, on: connection), "+33612345678")
+            XCTAssertTrue(untouched.mfaEnabled)
+
+            XCTAssertEqual(try users.takeOverByEmailProof(appId: appA.id, uid: a.uid, on: connection),
+                           UserStore.EmailProofTakeover(droppedPassword: true))
+            XCTAssertNil(try users.takeOverByEmailProof(appId: appA.id, uid: a.uid, on: connection), "verified now")
+            XCTAssertEqual(try identities.unlinkAll(appId: appA.id, uid: a.uid, on: connection), ["google"])
+            XCTAssertTrue(try phones.remove(appId: appA.id, uid: a.uid, on: connection))
+            XCTAssertFalse(try phones.remove(appId: appA.id, uid: a.uid, on: connection), "no phone left")
+            // The email factor was only being enrolled: removed, but not one that was on.
+            XCTAssertEqual(try mfa.remove(appId: appA.id, uid: a.uid, on: connection),
+                           MfaStore.Removal(confirmedMethods: [.totp], backupCodes: 2))
+            XCTAssertFalse(try mfa.isStarted(.email, appId: appA.id, uid: a.uid, on: connection))
+            let after = try XCTUnwrap(try users.find(appId: appA.id, uid: a.uid, on: connection))
+            XCTAssertTrue(after.emailVerified)
+            XCTAssertNil(after.passwordHash)
+            XCTAssertNil(after.phone)
+            XCTAssertEqual(after.identityProviders, [])
+            XCTAssertFalse(after.mfaEnabled)
+        }
+    }
+
     func testAParameterWithANULIsRefusedNotCut() throws {
         let email = "nul-\(Identifiers.nowULID())@example.com"
         _ = try insertUser(appA, email: email, username: nil)

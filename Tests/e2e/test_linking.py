@@ -262,18 +262,21 @@ def test_unlinking_a_provider_not_linked_is_404(client, providers, provider_app)
 
 
 def test_apple_only_user_cannot_unlink_apple(client, providers, provider_app):
-    data, claims = apple_signed_in(client, providers, provider_app, is_new_user=True)
+    # Apple does not vouch for the address: a verified email would be a way in of its own
+    # (email codes; test_ownership_rule.py), so here Apple is the only one.
+    data, claims = apple_signed_in(client, providers, provider_app, is_new_user=True, email_verified="false")
     assert_problem(client.unlink_identity(provider_app, data["access_token"], "apple"), 409,
                    "auth/last-sign-in-method")
     assert _providers_of(client, provider_app, data["access_token"]) == {"apple"}
     again, _ = apple_signed_in(client, providers, provider_app, is_new_user=False,
-                               sub=claims["sub"], email=claims["email"])
+                               sub=claims["sub"], email=claims["email"], email_verified="false")
     assert again["user"]["uid"] == data["user"]["uid"]
 
 
 def test_apple_user_with_google_linked_can_unlink_either_but_not_both(client, providers,
                                                                      provider_app):
-    data, _ = apple_signed_in(client, providers, provider_app, is_new_user=True)
+    # Without a verified email (which would be a way in too), the two providers are all.
+    data, _ = apple_signed_in(client, providers, provider_app, is_new_user=True, email_verified="false")
     token = data["access_token"]
     body, _ = google_body(providers)
     assert client.link_identity(provider_app, token, "google", body).status == 200

@@ -92,9 +92,13 @@ public enum Events {
                                routingKey: "mfa.disabled", appId: appId, eventId: id, on: connection)
     }
 
-    public static func userUpdated(appId: String, uid: String, change: String, on connection: PGConnection) throws {
+    /// `removed`: what an `email_ownership_proved` change took from the account (the proto's
+    /// `UserUpdated.removed` names the entries).
+    public static func userUpdated(appId: String, uid: String, change: String, removed: [String] = [],
+                                   on connection: PGConnection) throws {
         let (id, time) = EventOutbox.stamp()
-        try EventOutbox.append(EventsV1.UserUpdated(eventId: id, appId: appId, uid: uid, time: time, change: change),
+        try EventOutbox.append(EventsV1.UserUpdated(eventId: id, appId: appId, uid: uid, time: time, change: change,
+                                                    removed: removed),
                                routingKey: "user.updated", appId: appId, eventId: id, on: connection)
     }
 

@@ -34,9 +34,10 @@ public struct IdentityStore: Sendable {
             """, [appId, uid, provider]).isEmpty
     }
 
-    /// Removes every provider identity of the user; returns how many.
-    public func unlinkAll(appId: String, uid: String, on connection: PGConnection) throws -> Int {
-        try connection.query("DELETE FROM user_identities WHERE app_id = $1 AND uid = $2 RETURNING 1", [appId, uid]).count
+    /// Removes every provider identity of the user; returns their providers, sorted.
+    public func unlinkAll(appId: String, uid: String, on connection: PGConnection) throws -> [String] {
+        try connection.query("DELETE FROM user_identities WHERE app_id = $1 AND uid = $2 RETURNING provider",
+                             [appId, uid]).map { try $0.string("provider") }.sorted()
     }
 
     /// Keeps Apple's refresh token (sealed) on the user's Apple identity. False when that

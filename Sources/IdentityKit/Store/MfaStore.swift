@@ -123,14 +123,31 @@ public struct MfaStore: Sendable {
 
     // MARK: Switching off
 
+    /// What `remove` took away.
+    public struct Removal: Sendable, Equatable {
+        /// The factors that were on (confirmed), in `Method.allCases` order; a factor still
+        /// being enrolled goes too but is not one of them.
+        public var confirmedMethods: [Method]
+        /// Backup codes removed, spent or not.
+        public var backupCodes: Int
+        public var wasOn: Bool { !confirmedMethods.isEmpty }
+    }
+
+    /// Removes every factor (confirmed or being enrolled), every backup code and every open
+    /// challenge of the user.
+    public func remove(appId: String, uid: String, on connection: PGConnection) throws -> Removal {
+        let confirmed = try connection.query("""
+            DELETE FROM mfa_factors WHERE app_id = $1 AND uid = $2 RETURNING method, confirmed_at IS NOT NULL AS confirmed
+            """, [appId, uid]).filter { try $0.bool("confirmed") }.map { try $0.string("method") }
+        let codes = try connection.query("DELETE FROM mfa_backup_codes WHERE app_id = $1 AND uid = $2 RETURNING 1",
+                                         [appId, uid]).count
+        try connection.query("DELETE FROM mfa_challenges WHERE app_id = $1 AND uid = $2", [appId, uid])
+        return Removal(confirmedMethods: Method.allCases.filter { confirmed.contains($0.rawValue) }, backupCodes: codes)
+    }
+
     /// Removes every factor and backup code of the user; true when MFA was on.
     public func removeAll(appId: String, uid: String, on connection: PGConnection) throws -> Bool {
-        let removed = try connection.query("""
-            DELETE FROM mfa_factors WHERE app_id = $1 AND uid = $2 RETURNING confirmed_at IS NOT NULL AS confirmed
-            """, [appId, uid]).contains { (try? $0.bool("confirmed")) == true }
-        try connection.query("DELETE FROM mfa_backup_codes WHERE app_id = $1 AND uid = $2", [appId, uid])
-        try connection.query("DELETE FROM mfa_challenges WHERE app_id = $1 AND uid = $2", [appId, uid])
-        return removed
+        try remove(appId: appId, uid: uid, on: connection).wasOn
     }
 
     /// The admin API's "MFA reset" (a user who lost every factor and every backup code): all

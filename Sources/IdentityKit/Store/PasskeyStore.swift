@@ -231,6 +231,22 @@ public struct PasskeyStore: Sendable {
         }
     }
 
+    /// How many passkeys the user has (the "last way in" count).
+    public func count(appId: String, uid: String, on connection: PGConnection) throws -> Int {
+        try connection.query("SELECT count(*) AS n FROM passkey_credentials WHERE app_id = $1 AND uid = $2",
+                             [appId, uid]).first.map { try $0.int("n") } ?? 0
+    }
+
+    /// Removes every passkey of the user and the user's open ceremonies (a registration begun
+    /// with a session that is about to end); returns the removed passkeys' ids, oldest first.
+    public func deleteAll(appId: String, uid: String, on connection: PGConnection) throws -> [String] {
+        try connection.query("DELETE FROM passkey_flows WHERE app_id = $1 AND uid = $2", [appId, uid])
+        return try connection.query("""
+            WITH removed AS (DELETE FROM passkey_credentials WHERE app_id = $1 AND uid = $2 RETURNING id, created_at)
+            SELECT id FROM removed ORDER BY created_at, id
+            """, [appId, uid]).map { try $0.string("id") }
+    }
+
     public func delete(appId: String, uid: String, id: String, on connection: PGConnection) throws -> Bool {
         try !connection.query("""
             DELETE FROM passkey_credentials WHERE app_id = $1 AND uid = $2 AND id = $3 RETURNING id

@@ -19,6 +19,15 @@ public struct UserPhoneStore: Sendable {
             """, [appId, uid]).first?.optionalString("phone")
     }
 
+    /// Forgets the user's phone, verified or not (the ownership rule: a number set before the
+    /// first proof of the email is not the owner's). True when there was one.
+    public func remove(appId: String, uid: String, on connection: PGConnection) throws -> Bool {
+        try !connection.query("""
+            UPDATE users SET phone = NULL, phone_verified = false, updated_at = now()
+            WHERE app_id = $1 AND uid = $2 AND (phone IS NOT NULL OR phone_verified) RETURNING 1
+            """, [appId, uid]).isEmpty
+    }
+
     /// Makes `phone` the user's verified phone; `Conflict.phone` when another account has it.
     public func setVerified(appId: String, uid: String, phone: String, on connection: PGConnection) throws -> UserRecord {
         do {

@@ -136,14 +136,24 @@ public struct UserStore: Sendable {
             """, [appId, uid])
     }
 
+    /// What `takeOverByEmailProof` did to an unverified account.
+    public struct EmailProofTakeover: Sendable, Equatable {
+        /// Whether a password (set before the proof) was dropped.
+        public let droppedPassword: Bool
+    }
+
     /// The first proof of an unverified address: the email counts as verified from now on and
-    /// the password set before the proof (by whoever registered the address) is gone. Returns
-    /// whether the user existed and was unverified (the row is locked either way).
-    public func takeOverByEmailProof(appId: String, uid: String, on connection: PGConnection) throws -> Bool {
-        try !connection.query("""
-            UPDATE users SET email_verified = true, password_hash = NULL, updated_at = now()
-            WHERE app_id = $1 AND uid = $2 AND NOT email_verified RETURNING 1
-            """, [appId, uid]).isEmpty
+    /// the password set before the proof (by whoever registered the address) is gone. Nil when
+    /// there is no such user or its email was verified already; the row is locked either way
+    /// (the subquery's FOR UPDATE), and the subquery reads the password before the change.
+    public func takeOverByEmailProof(appId: String, uid: String, on connection: PGConnection) throws -> EmailProofTakeover? {
+        try connection.query("""
+            UPDATE users u SET email_verified = true, password_hash = NULL, updated_at = now()
+            FROM (SELECT uid, password_hash IS NOT NULL AS had_password FROM users
+                  WHERE app_id = $1 AND uid = $2 FOR UPDATE) old
+            WHERE u.app_id = $1 AND u.uid = old.uid AND NOT u.email_verified
+            RETURNING old.had_password
+            """, [appId, uid]).first.map { EmailProofTakeover(droppedPassword: try $0.bool("had_password")) }
     }
 
     public func setPassword(appId: String, uid: String, hash: String, on connection: PGConnection) throws {

@@ -10,6 +10,7 @@ struct IdentityLinking: Sendable {
     let hasher: PasswordHasher
     let masterKey: [UInt8]
     let identitySeal: ProviderIdentitySeal
+    let waysIn: WaysInReader
 
     func link(_ command: TokenV1.LinkIdentity) throws -> TokenV1.UserResult {
         guard let identity = command.identity else { throw ServiceError.validationFailed([]) }
@@ -51,8 +52,7 @@ struct IdentityLinking: Sendable {
                   let user = try users.find(appId: command.appId, uid: command.uid, on: connection)
             else { throw ServiceError.invalidToken }
             guard user.identityProviders.contains(command.provider) else { throw ServiceError.notFound }
-            let methods = user.identityProviders.count + (user.passwordHash != nil ? 1 : 0)
-            guard methods > 1 else { throw ServiceError.lastSignInMethod }
+            try waysIn.requireAnother(user, on: connection)
             _ = try identities.unlink(appId: command.appId, uid: command.uid, provider: command.provider, on: connection)
             return try users.find(appId: command.appId, uid: command.uid, on: connection) ?? user
         }

@@ -278,7 +278,7 @@ extension EventsV1 {
         }
     }
 
-    /// user.updated: a guest became a permanent account.
+    /// user.updated: the account changed (`change` says how).
     public struct UserUpdated: ProtoMessage {
         public static let protoName = "identity.events.v1.UserUpdated"
 
@@ -286,21 +286,29 @@ extension EventsV1 {
         public var appId: String
         public var uid: String
         public var time: String
-        /// What changed, e.g. `upgraded`.
+        /// What changed: `upgraded` (a guest became a permanent account), `profile`, `admin`, `phone`,
+        /// `email_ownership_proved`, …
         public var change: String
+        /// With `email_ownership_proved`: what the proof took from the account, set before it by
+        /// whoever registered the address: `password`, `identity:<provider>` per provider link,
+        /// `passkey:<id>` per passkey, `phone`, `mfa:<method>` per second factor that was on,
+        /// `backup_codes`. Empty otherwise, and when the account had none of them.
+        public var removed: [String]
 
         public init(
             eventId: String = "",
             appId: String = "",
             uid: String = "",
             time: String = "",
-            change: String = ""
+            change: String = "",
+            removed: [String] = []
         ) {
             self.eventId = eventId
             self.appId = appId
             self.uid = uid
             self.time = time
             self.change = change
+            self.removed = removed
         }
 
         public init(from decoder: Decoder) throws {
@@ -310,6 +318,7 @@ extension EventsV1 {
             self.uid = try container.decodeProto(String.self, "uid") ?? ""
             self.time = try container.decodeProto(String.self, "time") ?? ""
             self.change = try container.decodeProto(String.self, "change") ?? ""
+            self.removed = try container.decodeProto([String].self, "removed") ?? []
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -319,6 +328,7 @@ extension EventsV1 {
             if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
             if !self.time.isEmpty { try container.encode(self.time, forKey: ProtoJSONKey("time")) }
             if !self.change.isEmpty { try container.encode(self.change, forKey: ProtoJSONKey("change")) }
+            if !self.removed.isEmpty { try container.encode(self.removed, forKey: ProtoJSONKey("removed")) }
         }
     }
 

@@ -5,6 +5,7 @@ struct PasskeyManagement: Sendable {
     let pool: PGPool
     let users: UserStore
     let passkeys: PasskeyStore
+    let waysIn: WaysInReader
 
     func list(_ command: TokenV1.ListPasskeys) throws -> TokenV1.PasskeyList {
         TokenV1.PasskeyList(passkeys: try passkeys.credentials(appId: command.appId, uid: command.uid)
@@ -29,8 +30,7 @@ struct PasskeyManagement: Sendable {
             else { throw ServiceError.invalidToken }
             let owned = try passkeys.credentials(appId: command.appId, uid: command.uid, on: connection)
             guard owned.contains(where: { $0.id == command.passkeyId }) else { throw ServiceError.notFound }
-            let methods = owned.count + user.identityProviders.count + (user.passwordHash != nil ? 1 : 0)
-            guard methods > 1 else { throw ServiceError.lastSignInMethod }
+            try waysIn.requireAnother(user, on: connection)
             _ = try passkeys.delete(appId: command.appId, uid: command.uid, id: command.passkeyId, on: connection)
             try Events.passkeyRemoved(appId: command.appId, uid: command.uid, passkeyId: command.passkeyId, on: connection)
         }
