@@ -4,6 +4,9 @@
 #include <string.h>
 #include <strings.h>
 #include <ctype.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 static size_t on_body(char *data, size_t size, size_t count, void *context) {
     ccurlshim_response *response = context;
@@ -46,9 +49,61 @@ int ccurlshim_request(const char *url, const char *post_body, size_t post_length
     return ccurlshim_request_with(url, post_body, post_length, headers, 0, NULL, timeout_ms, response);
 }
 
+/* What the opensocket callback needs: the caller's check, and where to say what it refused. */
+typedef struct {
+    ccurlshim_address_check check;
+    ccurlshim_response *response;
+} address_guard;
+
+/* Called by libcurl for each address it tries, after resolution and before connect: the one
+   point that sees the address itself, whatever the name resolved to at save or resolves to now. */
+static curl_socket_t open_checked(void *context, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)purpose;
+    address_guard *guard = context;
+    const unsigned char *bytes = NULL;
+    size_t length = 0;
+    if (address->family == AF_INET) {
+        bytes = (const unsigned char *)&((const struct sockaddr_in *)&address->addr)->sin_addr;
+        length = 4;
+    } else if (address->family == AF_INET6) {
+        bytes = (const unsigned char *)&((const struct sockaddr_in6 *)&address->addr)->sin6_addr;
+        length = 16;
+    }
+    /* Any other family (a Unix socket) is refused: a tenant's URL names an internet host. */
+    if (bytes == NULL || !guard->check(bytes, length)) {
+        char *refused = guard->response->refused_address;
+        if (refused[0] == '\0') {
+            if (bytes == NULL || inet_ntop(address->family, bytes, refused, sizeof(guard->response->refused_address)) == NULL) {
+                strncpy(refused, "an address of another family", sizeof(guard->response->refused_address) - 1);
+            }
+        }
+        return CURL_SOCKET_BAD;
+    }
+    return socket(address->family, address->socktype, address->protocol);
+}
+
+static int perform(const char *url, const char *post_body, size_t post_length, const char *header_lines,
+                   int http2_only, const char *ca_file, long timeout_ms, address_guard *guard, int https_only,
+                   ccurlshim_response *response);
+
 int ccurlshim_request_with(const char *url, const char *post_body, size_t post_length, const char *header_lines,
                            int http2_only, const char *ca_file, long timeout_ms, ccurlshim_response *response) {
     memset(response, 0, sizeof(*response));
+    return perform(url, post_body, post_length, header_lines, http2_only, ca_file, timeout_ms, NULL, 0, response);
+}
+
+int ccurlshim_request_checked(const char *url, const char *post_body, size_t post_length, const char *header_lines,
+                              long timeout_ms, ccurlshim_address_check check, int https_only,
+                              ccurlshim_response *response) {
+    memset(response, 0, sizeof(*response));
+    address_guard guard = {check, response};
+    return perform(url, post_body, post_length, header_lines, 0, NULL, timeout_ms, check ? &guard : NULL, https_only,
+                   response);
+}
+
+static int perform(const char *url, const char *post_body, size_t post_length, const char *header_lines,
+                   int http2_only, const char *ca_file, long timeout_ms, address_guard *guard, int https_only,
+                   ccurlshim_response *response) {
     CURL *curl = curl_easy_init();
     if (curl == NULL) {
         strncpy(response->error, "curl_easy_init failed", sizeof(response->error) - 1);
@@ -60,7 +115,14 @@ int ccurlshim_request_with(const char *url, const char *post_body, size_t post_l
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, https_only ? "https" : "http,https");
+    if (guard != NULL) {
+        curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, open_checked);
+        curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, guard);
+        /* "" turns off the proxies of the environment (http_proxy, …): through one, the check
+           would see the proxy's address and the proxy would reach the target unchecked. */
+        curl_easy_setopt(curl, CURLOPT_PROXY, "");
+    }
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, response);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);

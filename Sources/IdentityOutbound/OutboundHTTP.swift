@@ -1,9 +1,11 @@
 import CCurl
 import CCurlShim
 import Foundation
+import IdentityKit
 
 /// Outbound HTTPS through libcurl: one blocking request per call, on the calling worker
-/// thread, with a hard timeout. Used for providers' JWKS and Apple's token endpoints.
+/// thread, with a hard timeout. Used for providers' JWKS and Apple's token endpoints, and for
+/// URLs apps set (`postForm(_:fields:policy:)`).
 public struct OutboundHTTP: Sendable {
     public struct Response: Sendable {
         public let status: Int
@@ -15,7 +17,13 @@ public struct OutboundHTTP: Sendable {
 
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public let description: String
-        public init(description: String) { self.description = description }
+        /// Set when `OutboundAddressPolicy` refused the request: the address it would have
+        /// connected to, or the scheme. The request never left.
+        public var refusal: String?
+        public init(description: String, refusal: String? = nil) {
+            self.description = description
+            self.refusal = refusal
+        }
     }
 
     public let timeoutMilliseconds: Int
@@ -33,8 +41,43 @@ public struct OutboundHTTP: Sendable {
 
     /// POSTs `fields` as application/x-www-form-urlencoded.
     public func postForm(_ url: String, fields: [(String, String)]) throws -> Response {
-        let body = fields.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
-        return try send(url, body: body, contentType: "application/x-www-form-urlencoded")
+        try send(url, body: Self.form(fields), contentType: "application/x-www-form-urlencoded")
+    }
+
+    /// POSTs a form to a URL an app set, held to `policy` where it counts: plain http is refused
+    /// before anything is sent, and every address the host resolves to now is checked just
+    /// before libcurl connects to it (`ccurlshim_request_checked`), so neither a name that
+    /// resolves elsewhere since it was saved nor a URL saved before the rules can reach a
+    /// refused address. A refusal throws a `Failure` with `refusal` set.
+    public func postForm(_ url: String, fields: [(String, String)], policy: OutboundAddressPolicy) throws -> Response {
+        let scheme = url.split(separator: ":", maxSplits: 1).first?.lowercased()
+        guard policy.allowInsecure || scheme == "https" else {
+            throw Failure(description: "an app's URL must be https", refusal: "plain http")
+        }
+        let check: ccurlshim_address_check? = policy.allowPrivate ? nil : { address, length in
+            guard let address else { return 0 }
+            return OutboundAddressPolicy.refusal(of: Array(UnsafeBufferPointer(start: address, count: length))) == nil ? 1 : 0
+        }
+        var response = ccurlshim_response()
+        let body = Self.form(fields)
+        let code = body.withCString { pointer in
+            ccurlshim_request_checked(url, pointer, body.utf8.count, "Content-Type: application/x-www-form-urlencoded",
+                                      timeoutMilliseconds, check, policy.allowInsecure ? 0 : 1, &response)
+        }
+        let refused = withUnsafeBytes(of: response.refused_address) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if code != 0, !refused.isEmpty {
+            ccurlshim_free_response(&response)
+            let reason = OutboundAddressPolicy.literalAddress(refused).flatMap(OutboundAddressPolicy.refusal(of:))
+            let refusal = reason.map { "\(refused) (\($0.rawValue))" } ?? refused
+            throw Failure(description: "not a public address: \(refusal)", refusal: refusal)
+        }
+        return try answer(url, code: code, &response)
+    }
+
+    private static func form(_ fields: [(String, String)]) -> String {
+        fields.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
     }
 
     /// POSTs `body` with the given headers; `http2Only` insists on HTTP/2 over TLS (APNs), and

@@ -90,6 +90,8 @@ func printJSON(_ object: [String: Any]) {
 let arguments = Array(CommandLine.arguments.dropFirst())
 var env = EnvironmentReader()
 let common = CommonConfiguration(reading: &env, defaultPoolSize: 1)
+// `apps settings` holds the URLs an app sets to the same policy as the admin API.
+OutboundAddressPolicy.setCurrent(common.outboundAddresses)
 
 switch (arguments.first, arguments.dropFirst().first) {
 case ("migrate", _):

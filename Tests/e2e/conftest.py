@@ -264,6 +264,12 @@ class Stack:
             "IDENTITY_TRUSTED_PROXIES": "127.0.0.1/32",
             # The provider stand-in speaks plain HTTP on loopback (production URLs must be https).
             "IDENTITY_ALLOW_INSECURE_PROVIDER_URLS": "1",
+            # The SMS and push stand-ins an app's settings point at listen on loopback over plain
+            # HTTP too: URLs apps set may reach them (production: public https only; the gateway
+            # and the token worker check at save, the mailer at connect). test_outbound_addresses.py
+            # starts processes without these to show the refusals.
+            "IDENTITY_ALLOW_PRIVATE_OUTBOUND": "1",
+            "IDENTITY_ALLOW_INSECURE_OUTBOUND": "1",
             # The retention purge runs every second (every minute in production); what it deletes
             # is decided by the (production) retention periods, which tests outwait by ageing rows.
             "IDENTITY_PURGE_INTERVAL_SECONDS": "1",

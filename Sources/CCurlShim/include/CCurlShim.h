@@ -15,7 +15,13 @@ typedef struct {
     /// 1 (HTTP/1.x), 2 or 3: what the exchange spoke.
     long http_version;
     char error[256];
+    /// The first address the exchange's check refused to connect to, as text ("" when none).
+    char refused_address[64];
 } ccurlshim_response;
+
+/// Whether the exchange may connect to an address: 4 (IPv4) or 16 (IPv6) bytes in network
+/// order; nonzero allows. Called before each connect, with what the name actually resolved to.
+typedef int (*ccurlshim_address_check)(const unsigned char *address, size_t length);
 
 /// curl_global_init, once, before any thread sends a request.
 int ccurlshim_global_init(void);
@@ -31,6 +37,14 @@ int ccurlshim_request(const char *url, const char *post_body, size_t post_length
 /// to trust instead of the system's, for stand-ins; NULL or "" for the system's).
 int ccurlshim_request_with(const char *url, const char *post_body, size_t post_length, const char *header_lines,
                            int http2_only, const char *ca_file, long timeout_ms, ccurlshim_response *response);
+
+/// ccurlshim_request_with for a URL an app set: every address libcurl is about to connect to
+/// passes `check` first (CURLOPT_OPENSOCKETFUNCTION; one refused is not connected to, and when
+/// none is left the exchange fails with `refused_address` set), no proxy is used (the check must
+/// see the target's own address, not a proxy's), and `https_only` refuses plain http.
+int ccurlshim_request_checked(const char *url, const char *post_body, size_t post_length, const char *header_lines,
+                              long timeout_ms, ccurlshim_address_check check, int https_only,
+                              ccurlshim_response *response);
 
 void ccurlshim_free_response(ccurlshim_response *response);
 

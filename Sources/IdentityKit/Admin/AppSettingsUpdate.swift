@@ -157,13 +157,16 @@ public struct AppSettingsUpdate: Sendable {
                 found.append(("default_metadata", "must be {\"app_metadata\": {…}, \"user_metadata\": {…}}, at most 16 KiB"))
             }
         }
-        return found + sms.problems()
+        let all: [(setting: String, message: String)] = found + sms.problems()
+        return all + outboundProblems(skipping: Set(all.map(\.setting)))
     }
 
-    /// Writes the update (checked first: throws `ServiceError.validationFailed` on problems)
-    /// and answers the app's settings after it, or nil when there is no such app.
+    /// Writes the update (checked first, the outbound URLs' hosts resolved too: throws
+    /// `ServiceError.validationFailed` on problems) and answers the app's settings after it, or
+    /// nil when there is no such app.
     public func apply(appId: String, pool: PGPool, masterKey: [UInt8]?, offAllowed: Bool) throws -> JSONValue? {
-        let problems = problems(offAllowed: offAllowed)
+        var problems = problems(offAllowed: offAllowed)
+        if problems.isEmpty { problems = outboundLookupProblems() }
         guard problems.isEmpty else {
             throw ServiceError.validationFailed(problems.map { .init(location: "body.\($0.setting)", message: $0.message) })
         }

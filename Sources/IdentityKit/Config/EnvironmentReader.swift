@@ -87,6 +87,9 @@ public struct CommonConfiguration: Sendable {
     /// `IDENTITY_METRICS_PER_APP`: an `app` label on per-request metrics (one series per app:
     /// off by default, for cardinality).
     public var metricsPerApp: Bool
+    /// `IDENTITY_ALLOW_PRIVATE_OUTBOUND`, `IDENTITY_ALLOW_INSECURE_OUTBOUND`: where URLs that
+    /// apps set may lead (`OutboundAddressPolicy`).
+    public var outboundAddresses: OutboundAddressPolicy
 
     public init(reading env: inout EnvironmentReader, defaultPoolSize: Int) {
         databaseURL = env.string("IDENTITY_DATABASE_URL",
@@ -121,15 +124,18 @@ public struct CommonConfiguration: Sendable {
         metricsHost = env.string("IDENTITY_METRICS_HOST", default: "127.0.0.1")
         let perApp = env.string("IDENTITY_METRICS_PER_APP", default: "0")
         metricsPerApp = ["1", "true", "on", "yes"].contains(perApp.lowercased())
+        outboundAddresses = env.outboundAddressPolicy()
     }
 
-    /// Applies what the process-wide parts take from here: log level and format, metric labels.
+    /// Applies what the process-wide parts take from here: log level and format, metric labels,
+    /// the outbound address policy.
     public func applyToProcess() {
         Log.setLevel(logLevel)
         Log.setFormat(logFormat)
         QueueDeclaration.setType(amqpQueueType)
         CommandConsumer.configuredDeliveryLimit.withLock { $0 = amqpDeliveryLimit }
         Metrics.shared.setPerApp(metricsPerApp)
+        OutboundAddressPolicy.setCurrent(outboundAddresses)
     }
 }
 

@@ -10,4 +10,24 @@ extension EnvironmentReader {
         }
         return value
     }
+
+    /// Where URLs that apps set may lead (`OutboundAddressPolicy`): every process reads it, as
+    /// the gateway and the token worker check them at save and the mailer at connect. Both
+    /// allowances are for tests, whose stand-ins listen on loopback over plain HTTP.
+    public mutating func outboundAddressPolicy() -> OutboundAddressPolicy {
+        OutboundAddressPolicy(allowPrivate: flag("IDENTITY_ALLOW_PRIVATE_OUTBOUND"),
+                              allowInsecure: flag("IDENTITY_ALLOW_INSECURE_OUTBOUND"))
+    }
+
+    /// `1` or `0` (unset: `0`); anything else is a problem rather than a silent no, since these
+    /// loosen a security rule and a `true` read as off would be a surprise either way.
+    private mutating func flag(_ name: String) -> Bool {
+        switch raw(name) {
+        case nil, "0": return false
+        case "1": return true
+        case let other?:
+            fail("\(name)=\(other) must be 1 or 0")
+            return false
+        }
+    }
 }

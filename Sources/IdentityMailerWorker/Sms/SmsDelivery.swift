@@ -18,6 +18,8 @@ struct SmsDelivery: Sendable {
     let defaultAPIURL: String
     let fileTransport: SmsFileTransport
     let http: OutboundHTTP
+    /// Where an app's own `sms_api_url` may lead (IDENTITY_ALLOW_PRIVATE_OUTBOUND, …).
+    let outbound: OutboundAddressPolicy
     let queues: ChannelQueues
     let counters: Locked<MailerWorker.Counters>
 
@@ -75,7 +77,7 @@ struct SmsDelivery: Sendable {
             return TwilioTransport(account: .init(apiURL: own.apiURL ?? defaultAPIURL,
                                                   accountSid: own.accountSid, authToken: token,
                                                   from: own.fromNumber, messagingServiceSid: own.messagingServiceSid),
-                                   http: http)
+                                   http: http, policy: own.apiURL == nil ? nil : outbound)
         }
         if let defaultAccount { return TwilioTransport(account: defaultAccount, http: http) }
         return fileTransport
@@ -104,7 +106,7 @@ extension SmsDelivery {
                            apps: AppStore(pool: pool), settings: SmsSettingsStore(pool: pool),
                            ledger: DeliveryLedger(pool: pool), defaultAccount: sms.account, defaultAPIURL: sms.apiURL,
                            fileTransport: SmsFileTransport(directory: sms.directory),
-                           http: OutboundHTTP(timeoutMilliseconds: sms.timeoutMilliseconds), queues: queues,
-                           counters: counters)
+                           http: OutboundHTTP(timeoutMilliseconds: sms.timeoutMilliseconds),
+                           outbound: configuration.common.outboundAddresses, queues: queues, counters: counters)
     }
 }

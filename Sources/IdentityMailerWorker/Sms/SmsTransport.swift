@@ -22,6 +22,9 @@ struct TwilioTransport: SmsTransport {
 
     let account: Account
     let http: OutboundHTTP
+    /// Set when the app chose the URL (`sms_api_url`): held to it at connect, whatever was
+    /// checked when it was saved. nil for the worker's own `IDENTITY_SMS_API_URL`.
+    var policy: OutboundAddressPolicy?
 
     func deliver(to: String, body: String, messageId: String) throws(ChannelQueues.Failure) {
         var fields = [("To", to)]
@@ -35,7 +38,15 @@ struct TwilioTransport: SmsTransport {
         fields.append(("Body", body))
         let response: OutboundHTTP.Response
         do {
-            response = try http.postForm(url(withCredentials: true), fields: fields)
+            if let policy {
+                response = try http.postForm(url(withCredentials: true), fields: fields, policy: policy)
+            } else {
+                response = try http.postForm(url(withCredentials: true), fields: fields)
+            }
+        } catch let failure as OutboundHTTP.Failure where failure.refusal != nil {
+            // Sending again reaches the same address (or none): a dead letter at once, which
+            // `identityctl mail replay-dead` sends again once the app's URL is fixed.
+            throw .permanent("the app's SMS API URL is refused: \(failure.refusal ?? "")")
         } catch {
             // The failure names the URL, which holds the credentials: say only where.
             throw .transient("cannot reach \(url(withCredentials: false))")
