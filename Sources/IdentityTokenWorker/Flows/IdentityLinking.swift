@@ -54,6 +54,9 @@ struct IdentityLinking: Sendable {
             guard user.identityProviders.contains(command.provider) else { throw ServiceError.notFound }
             try waysIn.requireAnother(user, on: connection)
             _ = try identities.unlink(appId: command.appId, uid: command.uid, provider: command.provider, on: connection)
+            try SecurityAlerts().raise(.providerUnlinked, appId: command.appId, uid: command.uid,
+                                       context: .init(sessionId: command.sessionId, provider: command.provider),
+                                       on: connection)
             return try users.find(appId: command.appId, uid: command.uid, on: connection) ?? user
         }
         return TokenV1.UserResult(user: user.message)

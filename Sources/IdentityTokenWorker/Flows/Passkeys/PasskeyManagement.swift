@@ -33,6 +33,8 @@ struct PasskeyManagement: Sendable {
             try waysIn.requireAnother(user, on: connection)
             _ = try passkeys.delete(appId: command.appId, uid: command.uid, id: command.passkeyId, on: connection)
             try Events.passkeyRemoved(appId: command.appId, uid: command.uid, passkeyId: command.passkeyId, on: connection)
+            try SecurityAlerts().raise(.passkeyRemoved, appId: command.appId, uid: command.uid,
+                                       context: .init(sessionId: command.sessionId), on: connection)
         }
         return TokenV1.Done()
     }
