@@ -14,18 +14,22 @@ enum OpenAPIImportKeysDocument {
           "requestBody": {"required": true, "content": {"application/json": {"schema": {
             "type": "object", "required": ["users"], "additionalProperties": false,
             "properties": {"users": {"type": "array", "minItems": 1, "maxItems": 1000,
-                                     "items": {"$ref": "#/components/schemas/ImportedUser"}}}}}}},
+                                     "items": {"$ref": "#/components/schemas/ImportedUser"}},
+                           "allow_weak_hashes": {"type": "boolean", "default": false,
+                                                 "description": "Import password hashes below the floor too (bcrypt cost < 10, PBKDF2 < 100000 iterations, scrypt below N=2^14 r=8, Argon2 below m=7168 KiB or m·t < 35840, Firebase scrypt below memory_cost 13 rounds 8); without it such a user is refused with import/weak-hash"}}}}}},
           "responses": {"200": {"description": "What was imported and what was refused, by index", "content": {"application/json": {"schema": {
             "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["imported", "failed", "users", "errors"],
+              "type": "object", "required": ["imported", "failed", "weak_hashes", "users", "errors"],
               "properties": {
                 "imported": {"type": "integer"}, "failed": {"type": "integer"},
+                "weak_hashes": {"type": "integer", "description": "Imported users whose hash is below the floor (allow_weak_hashes)"},
                 "users": {"type": "array", "items": {"type": "object", "required": ["index", "uid"],
                           "properties": {"index": {"type": "integer"}, "uid": {"type": "string"}}}},
                 "errors": {"type": "array", "items": {"type": "object", "required": ["index", "code", "detail"],
                            "properties": {"index": {"type": "integer"},
                                           "code": {"enum": ["import/invalid-user", "import/unsupported", "import/email-taken",
-                                                            "import/username-taken", "import/uid-taken", "import/identity-taken"]},
+                                                            "import/username-taken", "import/uid-taken", "import/identity-taken",
+                                                            "import/weak-hash"]},
                                           "field": {"type": "string"}, "detail": {"type": "string"}}}}}}}}}}}}
         }
       },

@@ -40,7 +40,7 @@ let usage = """
                                       adds the next signing key (published now, signing one JWKS cache
                                       period later); the current key retires when its tokens have expired
       identityctl keys list APP_ID    the app's keys and their states (next, current, previous, retired)
-      identityctl users import APP_ID FILE.jsonl
+      identityctl users import APP_ID FILE.jsonl [--allow-weak-hashes]
                                       imports users, one JSON object a line (README, "Importing users"),
                                       with their password hashes and provider identities; each line
                                       all or nothing; prints a report by line, exits 1 if any failed
@@ -329,11 +329,13 @@ case ("keys", "list"):
     }
 
 case ("users", "import"):
-    let rest = Array(arguments.dropFirst(2))
+    let allowWeakHashes = arguments.contains("--allow-weak-hashes")
+    let rest = Array(arguments.dropFirst(2)).filter { $0 != "--allow-weak-hashes" }
     guard rest.count == 2 else { fail("users import needs APP_ID FILE.jsonl\n\(usage)") }
     env.validateOrExit(program: "identityctl")
     do {
-        let (report, failed) = try UserImportCommand.run(appId: rest[0], file: rest[1], pool: PGPool(url: common.databaseURL, size: 1))
+        let (report, failed) = try UserImportCommand.run(appId: rest[0], file: rest[1], pool: PGPool(url: common.databaseURL, size: 1),
+                                                         allowWeakHashes: allowWeakHashes)
         print(report.serialized)
         exit(failed == 0 ? 0 : 1)
     } catch {

@@ -63,13 +63,18 @@ def hash_kinds():
     return kinds
 
 
-def run_import(stack, app, lines):
+# The vectors below the import floor (ImportedPasswordHash.weakness): bcrypt at cost 4-5, PBKDF2
+# at 10,000 iterations, Argon2 at 256 KiB. The other kinds meet it.
+WEAK_KINDS = {"bcrypt-2a", "bcrypt-2y", "bcrypt-2b", "pbkdf2-sha256", "pbkdf2-sha1", "argon2i", "argon2id"}
+
+
+def run_import(stack, app, lines, allow_weak=True):
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as handle:
         for line in lines:
             handle.write((line if isinstance(line, str) else json.dumps(line)) + "\n")
         path = handle.name
     try:
-        done = stack.ctl("users", "import", app["app_id"], path)
+        done = stack.ctl("users", "import", app["app_id"], path, *(["--allow-weak-hashes"] if allow_weak else []))
     finally:
         os.unlink(path)
     assert done.stdout.strip(), f"identityctl users import printed nothing:\n{done.stderr}"
@@ -87,6 +92,7 @@ def test_each_hash_kind_signs_in_with_its_old_password_and_ends_as_argon2id(clie
              for kind, _, hashed in kinds]
     code, report = run_import(stack, app, users)
     assert code == 0 and report["imported"] == len(kinds) and report["errors"] == [], report
+    assert report["weak_hashes"] == len(WEAK_KINDS), report
     assert [entry["line"] for entry in report["users"]] == list(range(1, len(kinds) + 1))
 
     for (kind, password, hashed), user in zip(kinds, users):
@@ -175,10 +181,11 @@ def test_admin_import_route_imports_each_hash_kind_and_reports_by_index(client, 
     kinds = hash_kinds()
     users = [{"email": unique_email(kind), "password_hash": hashed} for kind, _, hashed in kinds]
     users.append({"email": users[0]["email"], "password_hash": kinds[0][2]})  # taken by the first
-    resp = admin(client, app, "POST", "/v1/admin/users/import", {"users": users})
+    resp = admin(client, app, "POST", "/v1/admin/users/import", {"users": users, "allow_weak_hashes": True})
     assert resp.status == 200, resp
     report = resp.data
     assert report["imported"] == len(kinds) and report["failed"] == 1, report
+    assert report["weak_hashes"] == len(WEAK_KINDS), report
     assert report["errors"] == [{"index": len(kinds), "code": "import/email-taken", "field": "/email",
                                  "detail": "the email is taken"}], report
     for (kind, password, _), user in zip(kinds, users):
@@ -198,7 +205,7 @@ def test_admin_import_route_takes_1000_users_in_one_call(client, app):
     users = [{"email": unique_email(f"bulk{i}"), "first_name": "Bulk", "password_hash": bcrypt} for i in range(1000)]
     body = json.dumps({"users": users})
     assert len(body) > 64 * 1024, "larger than the ordinary body cap"
-    resp = admin(client, app, "POST", "/v1/admin/users/import", {"users": users}, timeout=120)
+    resp = admin(client, app, "POST", "/v1/admin/users/import", {"users": users, "allow_weak_hashes": True}, timeout=120)
     assert resp.status == 200 and resp.data["imported"] == 1000, resp
     assert client.sign_in(app, email=users[999]["email"], password="U*U").status == 200
 
@@ -207,9 +214,32 @@ def test_admin_import_route_refuses_bad_bodies_and_non_admin_credentials(client,
     from admin_tools import admin
     too_many = [{"email": f"x{i}@example.com"} for i in range(1001)]
     for body in ({}, {"users": []}, {"users": "x"}, {"users": [1]}, {"users": [{"email": "a@b.co"}], "x": 1},
-                 {"users": too_many}):
+                 {"users": too_many}, {"users": [{"email": "a@b.co"}], "allow_weak_hashes": "yes"}):
         assert_problem(admin(client, app, "POST", "/v1/admin/users/import", body), 422, "auth/validation-failed")
     signed_up = client.new_user(app)
     resp = client.post("/v1/admin/users/import", {"users": [{"email": unique_email()}]},
                        token=signed_up["access_token"], app_key=app["app_key"])
     assert_problem(resp, 401, "auth/invalid-secret-key")
+
+
+def test_hashes_below_the_floor_are_imported_only_when_asked(client, stack, app):
+    """A legacy hash an attacker with the old table cracks first (bcrypt cost 4, PBKDF2 with
+    10,000 iterations, Argon2 at 256 KiB) is refused with import/weak-hash unless the import says
+    allow_weak_hashes; then it is counted in the report. Hashes at the floor are imported either way."""
+    from admin_tools import admin
+    kinds = hash_kinds()
+    users = [{"email": unique_email(kind), "password_hash": hashed} for kind, _, hashed in kinds]
+    resp = admin(client, app, "POST", "/v1/admin/users/import", {"users": users})
+    assert resp.status == 200, resp
+    refused = {kinds[error["index"]][0] for error in resp.data["errors"]}
+    assert refused == WEAK_KINDS, resp.data
+    assert all(error["code"] == "import/weak-hash" and error["field"] == "/password_hash"
+               and "allow_weak_hashes" in error["detail"] for error in resp.data["errors"]), resp.data
+    assert resp.data["imported"] == len(kinds) - len(WEAK_KINDS) and resp.data["weak_hashes"] == 0, resp.data
+    for (kind, password, _), user in zip(kinds, users):
+        expected = 401 if kind in WEAK_KINDS else 200
+        assert client.sign_in(app, email=user["email"], password=password).status == expected, kind
+    # The file import says the same, and exits 1 for the refused lines.
+    code, report = run_import(stack, app, [{"email": unique_email("weak-file"), "password_hash": kinds[0][2]}],
+                              allow_weak=False)
+    assert code == 1 and report["errors"][0]["code"] == "import/weak-hash" and report["weak_hashes"] == 0, report

@@ -31,6 +31,46 @@ public enum ImportedPasswordHash: Equatable, Sendable {
     static let argon2Iterations = 1...16
     static let argon2Parallelism = 1...8
 
+    // MARK: Floor
+
+    /// Why the hash is below the floor a hash of today should meet (OWASP's password storage
+    /// minimums, rounded down to what real systems still ship), or nil. A weak hash is what an
+    /// attacker with a copy of the old system's table cracks first; it is imported only when
+    /// the caller says so (`allow_weak_hashes`) and counted in the report, and it is replaced by
+    /// our Argon2id at the user's next sign-in either way.
+    public var weakness: String? {
+        switch self {
+        case .bcrypt(let hash):
+            guard let cost = Bcrypt.cost(of: hash), cost < 10 else { return nil }
+            return "bcrypt cost \(cost) is below 10"
+        case .argon2(let phc):
+            let parameters = Self.argon2Parameters(phc)
+            guard let m = parameters["m"], let t = parameters["t"], m < 7168 || m * t < 35_840 else { return nil }
+            return "Argon2 m=\(m) KiB, t=\(t) is below m ≥ 7168 KiB and m·t ≥ 35840"
+        case .scrypt(let logN, let r, _, _, _):
+            guard logN < 14 || r < 8 else { return nil }
+            return "scrypt N=2^\(logN), r=\(r) is below N=2^14, r=8"
+        case .firebaseScrypt(let memoryCost, let rounds, _, _, _, _):
+            guard memoryCost < 13 || rounds < 8 else { return nil }
+            return "Firebase scrypt memory_cost \(memoryCost), rounds \(rounds) is below 13 and 8"
+        case .pbkdf2(let digest, let iterations, _, _):
+            guard iterations < 100_000 else { return nil }
+            return "PBKDF2-\(digest.rawValue.uppercased()) with \(iterations) iterations is below 100000"
+        }
+    }
+
+    /// `m`, `t` and `p` of an Argon2 PHC string (already validated).
+    static func argon2Parameters(_ phc: String) -> [String: Int] {
+        let fields = phc.split(separator: "$", omittingEmptySubsequences: false)
+        guard fields.count == 5 || fields.count == 6 else { return [:] }
+        var values: [String: Int] = [:]
+        for pair in (fields.count == 6 ? fields[3] : fields[2]).split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+        }
+        return values
+    }
+
     /// Why an import refused a hash (its detail goes back to the caller per user).
     public struct Invalid: Error, Equatable, Sendable {
         public let reason: String

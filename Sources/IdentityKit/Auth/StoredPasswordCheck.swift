@@ -4,29 +4,37 @@ import Foundation
 /// `PasswordHasher`'s public API) or a hash imported from another system (`ImportedPasswordHash`).
 extension PasswordHasher {
     public func verifyStored(_ password: String, against stored: String) -> Bool {
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { padToNativeCheck(startedAt: started) }
         if stored.hasPrefix("$argon2id$") { return verify(password, against: stored) }
         guard let imported = ImportedPasswordHash(stored: stored) else {
             verifyDecoy(password)  // an unreadable hash costs what a wrong password does
             return false
         }
         // bcrypt, scrypt or PBKDF2 at their own cost: bounded like the service's own hashes.
+        return admitted { imported.verify(password) }
+    }
+
+    /// The check for an account that does not exist (or has no password): a decoy Argon2id
+    /// check, padded like every stored check, so its time says nothing either.
+    public func verifyDecoyPadded(_ password: String) {
         let started = DispatchTime.now().uptimeNanoseconds
-        let matches = admitted { imported.verify(password) }
+        verifyDecoy(password)
         padToNativeCheck(startedAt: started)
-        return matches
     }
 
     /// An imported hash is usually far cheaper than our Argon2id (a legacy bcrypt at cost 4 or
     /// PBKDF2 with few iterations checks in a millisecond), and a sign-in that answers in 5 ms
     /// where others take 35 tells an attacker which accounts were imported (and so which hashes
-    /// are weak). So its check lasts at least as long as a native one here: the rest of the
-    /// median native check is slept (the CPU is not spent, only the answer waits), and before
-    /// any native check has run a decoy check gives both the time and the first sample. A
-    /// legacy hash dearer than ours is not made faster; import refuses the very dear ones.
+    /// are weak). So every check (native, imported, decoy) lasts at least the median native
+    /// check here: the rest is slept (the CPU is not spent, only the answer waits), which also
+    /// evens out the fast half of the native checks themselves; before any native check has
+    /// run, a decoy check gives both the time and the first sample. A legacy hash dearer than
+    /// ours is not made faster; import refuses the very dear ones.
     private func padToNativeCheck(startedAt started: UInt64) {
         guard let typical = nativeCheckTime.median else {
             verifyDecoy("")
-            return
+            return padToNativeCheck(startedAt: started)
         }
         let elapsed = DispatchTime.now().uptimeNanoseconds - started
         guard elapsed < typical else { return }

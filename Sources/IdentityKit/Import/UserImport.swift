@@ -24,6 +24,8 @@ public struct UserImport: Sendable {
         /// The uid of each user written, by index.
         public var imported: [(index: Int, uid: String)] = []
         public var failures: [Failure] = []
+        /// How many of the imported users came with a hash below the floor (`allowWeakHashes`).
+        public var weakHashes = 0
 
         public init() {}
 
@@ -34,6 +36,7 @@ public struct UserImport: Sendable {
             .object([
                 "imported": .number(Double(imported.count)),
                 "failed": .number(Double(failures.count)),
+                "weak_hashes": .number(Double(weakHashes)),
                 "users": .array(imported.map { .object([indexName: .number(Double($0.index + indexOffset)), "uid": .string($0.uid)]) }),
                 "errors": .array(failures.map { failure in
                     var object: [String: JSONValue] = [indexName: .number(Double(failure.index + indexOffset)),
@@ -47,8 +50,10 @@ public struct UserImport: Sendable {
     }
 
     /// Imports `users` (at most `maximumPerCall`) into the app; `firstIndex` numbers them in
-    /// the report. Store failures other than a taken value (the database gone) are thrown.
-    public func run(appId: String, users: [JSONValue?], firstIndex: Int = 0) throws -> Report {
+    /// the report. A password hash below the floor (`ImportedPasswordHash.weakness`) refuses its
+    /// user unless `allowWeakHashes`. Store failures other than a taken value (the database
+    /// gone) are thrown.
+    public func run(appId: String, users: [JSONValue?], firstIndex: Int = 0, allowWeakHashes: Bool = false) throws -> Report {
         precondition(users.count <= Self.maximumPerCall, "callers split imports into calls of at most 1000")
         var report = Report()
         var valid: [(index: Int, user: ImportedUser)] = []
@@ -56,7 +61,13 @@ public struct UserImport: Sendable {
             do throws(ImportedUser.Problem) {
                 // nil: a line of a file that was not JSON.
                 guard let json else { throw ImportedUser.Problem.invalid("", "not a JSON object") }
-                valid.append((firstIndex + offset, try ImportedUser(json: json)))
+                let user = try ImportedUser(json: json)
+                if let weakness = user.passwordHash?.weakness, !allowWeakHashes {
+                    throw ImportedUser.Problem(code: "import/weak-hash", field: "/password_hash",
+                                               detail: weakness + ": import with allow_weak_hashes to accept it "
+                                                   + "(it is replaced at the user's next sign-in)")
+                }
+                valid.append((firstIndex + offset, user))
             } catch {
                 report.failures.append(Failure(index: firstIndex + offset, problem: error))
             }
@@ -68,6 +79,7 @@ public struct UserImport: Sendable {
                 try connection.execute("SAVEPOINT imported_user")
                 do {
                     report.imported.append((index, try write(user, appId: appId, on: connection)))
+                    if user.passwordHash?.weakness != nil { report.weakHashes += 1 }
                     try connection.execute("RELEASE SAVEPOINT imported_user")
                 } catch let problem as ImportedUser.Problem {
                     try connection.execute("ROLLBACK TO SAVEPOINT imported_user")

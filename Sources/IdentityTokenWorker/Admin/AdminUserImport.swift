@@ -13,9 +13,10 @@ struct AdminUserImport: Sendable {
               users.count <= UserImport.maximumPerCall else {
             throw ServiceError.validationFailed([.init(location: "body.users", message: "must be an array of 1 to 1000 users")])
         }
-        let report = try importer.run(appId: command.appId, users: users)
+        let report = try importer.run(appId: command.appId, users: users, allowWeakHashes: command.allowWeakHashes)
         Log.info("users imported", ["app_id": command.appId, "imported": String(report.imported.count),
-                                    "failed": String(report.failures.count), "actor": command.actor])
+                                    "failed": String(report.failures.count), "weak_hashes": String(report.weakHashes),
+                                    "actor": command.actor])
         return AdminV1.UsersImported(reportJson: report.json.serialized)
     }
 }

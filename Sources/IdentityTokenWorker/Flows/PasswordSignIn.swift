@@ -15,7 +15,7 @@ struct PasswordSignIn: Sendable {
         guard command.password.unicodeScalars.count <= PasswordPolicy.maximumLength else { throw ServiceError.invalidCredential }
         let found = try users.find(appId: command.appId, identifier: command.identifier)
         guard let user = found, let hash = user.passwordHash else {
-            hasher.verifyDecoy(command.password)
+            hasher.verifyDecoyPadded(command.password)
             failures.note(appId: command.appId, uid: nil, method: "password", ip: command.client?.ip,
                           requestId: context.requestId)
             throw ServiceError.invalidCredential

@@ -23,8 +23,14 @@ struct AdminImportAndKeyRoutes: Sendable {
         guard case .object(let body)? = context.json else {
             throw ServiceError.validationFailed([.init(location: "body", message: "must be a JSON object")])
         }
-        if let unknown = body.keys.sorted().first(where: { $0 != "users" }) {
+        if let unknown = body.keys.sorted().first(where: { $0 != "users" && $0 != "allow_weak_hashes" }) {
             throw ServiceError.validationFailed([.init(location: "body.\(unknown)", message: "unknown field")])
+        }
+        var allowWeakHashes = false
+        switch body["allow_weak_hashes"] {
+        case nil, .null?: break
+        case .bool(let flag)?: allowWeakHashes = flag
+        default: throw ServiceError.validationFailed([.init(location: "body.allow_weak_hashes", message: "must be true or false")])
         }
         guard case .array(let users)? = body["users"], (1...UserImport.maximumPerCall).contains(users.count) else {
             throw ServiceError.validationFailed([.init(location: "body.users", message: "must be an array of 1 to 1000 users")])
@@ -43,7 +49,8 @@ struct AdminImportAndKeyRoutes: Sendable {
                 }
             }
         }
-        let command = AdminV1.ImportUsers(appId: caller.app.id, usersJson: JSONValue.array(users).serialized, actor: caller.actor)
+        let command = AdminV1.ImportUsers(appId: caller.app.id, usersJson: JSONValue.array(users).serialized, actor: caller.actor,
+                                          allowWeakHashes: allowWeakHashes)
         return commands.send(command, expecting: AdminV1.UsersImported.self, appId: caller.app.id, request: context.request) {
             guard let report = JSONValue.parse(Data($0.reportJson.utf8), maximumBytes: 4 << 20) else {
                 return HTTPResponse.problem(.internal, requestId: context.request.requestId)

@@ -17,15 +17,19 @@ extension AdminV1 {
         /// checked per user by the worker, which writes each one in a transaction of its own.
         public var usersJson: String
         public var actor: String
+        /// Import hashes below the floor too (ImportedPasswordHash.weakness), counted in the report.
+        public var allowWeakHashes: Bool
 
         public init(
             appId: String = "",
             usersJson: String = "",
-            actor: String = ""
+            actor: String = "",
+            allowWeakHashes: Bool = false
         ) {
             self.appId = appId
             self.usersJson = usersJson
             self.actor = actor
+            self.allowWeakHashes = allowWeakHashes
         }
 
         public init(from decoder: Decoder) throws {
@@ -33,6 +37,7 @@ extension AdminV1 {
             self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
             self.usersJson = try container.decodeProto(String.self, "users_json", "usersJson") ?? ""
             self.actor = try container.decodeProto(String.self, "actor") ?? ""
+            self.allowWeakHashes = try container.decodeProto(Bool.self, "allow_weak_hashes", "allowWeakHashes") ?? false
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -40,6 +45,7 @@ extension AdminV1 {
             if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
             if !self.usersJson.isEmpty { try container.encode(self.usersJson, forKey: ProtoJSONKey("users_json")) }
             if !self.actor.isEmpty { try container.encode(self.actor, forKey: ProtoJSONKey("actor")) }
+            if self.allowWeakHashes { try container.encode(self.allowWeakHashes, forKey: ProtoJSONKey("allow_weak_hashes")) }
         }
     }
 
