@@ -179,3 +179,22 @@ def test_outbox_and_mail_metrics(stack, client, app):
     mailer = _eventually(lambda: scrape(mailer_url),
                          lambda f: value(f, "identity_deliveries_total", channel="email", outcome="sent") > sent_before)
     assert value(mailer, "identity_deliveries_total", channel="email", outcome="sent") > sent_before
+
+
+def test_an_mfa_challenge_is_counted_as_one_and_its_second_step_as_a_success(stack, client, app):
+    """A 202 is not a success: the first factor of an MFA user counts `mfa_challenge`, and the
+    second step that finishes it `method="mfa"` success (SignInOutcome.answer, MfaVerification)."""
+    from test_mfa import challenge_of, code_at, mfa_user, verify
+    email, secret, _, _ = mfa_user(client, app)
+    worker = stack.metrics_url(stack.worker)
+    before = scrape(worker)
+    challenge = challenge_of(client.sign_in(app, email=email))
+    assert verify(client, app, challenge, code_at(secret, 1)).status == 200
+    after = scrape(worker)
+
+    def delta(**labels):
+        return value(after, "identity_sign_ins_total", **labels) - value(before, "identity_sign_ins_total", **labels)
+
+    assert delta(method="password", outcome="mfa_challenge") == 1
+    assert delta(method="password", outcome="success") == 0
+    assert delta(method="mfa", outcome="success") == 1

@@ -47,7 +47,7 @@ public enum ServiceMetrics {
 
     public static let signIns = registry.counter(
         "identity_sign_ins_total",
-        "Sign-in attempts by method (password, guest, email_code, provider) and outcome (success, invalid_credential, disabled, mfa_challenge, rate_limited, error).",
+        "Sign-in attempts by method (password, guest, email_code, phone, provider, passkey; mfa for the second step) and outcome (success, mfa_challenge, invalid_credential, disabled, rate_limited, error).",
         labels: ["method", "outcome", "app"])
     public static let signUps = registry.counter(
         "identity_sign_ups_total", "Sign-ups by outcome (success or the error code).", labels: ["outcome", "app"])

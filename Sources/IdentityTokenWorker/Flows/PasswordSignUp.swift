@@ -44,6 +44,6 @@ struct PasswordSignUp: Sendable {
                                                on: connection))
         }
         return try outcome.answer(decision, for: user, isNewUser: command.guestUid == nil || user.uid != command.guestUid,
-                                 signingKey: signingKey)
+                                 signingKey: signingKey, countedAsSignIn: false)
     }
 }

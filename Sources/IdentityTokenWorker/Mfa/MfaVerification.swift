@@ -56,7 +56,9 @@ struct MfaVerification: Sendable {
             }
         }
         let (user, started, assurance, created) = try result.get()
-        return try issuer.result(for: user, started: started, assurance: assurance, isNewUser: created,
-                                 signingKey: signingKey)
+        let answer = try issuer.result(for: user, started: started, assurance: assurance, isNewUser: created,
+                                       signingKey: signingKey)
+        SignInOutcome.countSecondFactor(appId: command.appId)
+        return answer
     }
 }

@@ -23,6 +23,18 @@ struct Assurance: Sendable, Equatable {
     /// A sign-in through Apple, Google or Firebase, named after the provider.
     static func provider(_ name: String) -> Assurance { Assurance(amr: [name], aal: 1) }
 
+    /// The `method` label of `identity_sign_ins_total` for this first factor.
+    var metricMethod: String {
+        switch amr.first {
+        case "pwd": "password"
+        case "otp": "email_code"
+        case "sms": "phone"
+        case "guest": "guest"
+        case "hwk": "passkey"
+        default: "provider"
+        }
+    }
+
     /// This first factor completed by a second: its method joins `amr` with `mfa`, at `aal` 2.
     func completed(by secondFactorAMR: String) -> Assurance {
         var methods = amr

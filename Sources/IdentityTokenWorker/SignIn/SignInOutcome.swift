@@ -20,8 +20,8 @@ struct SignInOutcome: Sendable {
     enum Decision: Sendable {
         /// A session began: tokens follow.
         case session(SessionIssuer.Started, Assurance)
-        /// A second factor is needed first (HTTP 202).
-        case challenge(TokenV1.MfaChallenge)
+        /// A second factor is needed first (HTTP 202), after this first factor.
+        case challenge(TokenV1.MfaChallenge, Assurance)
     }
 
     /// Decides, inside the flow's transaction, what this sign-in earns.
@@ -32,7 +32,8 @@ struct SignInOutcome: Sendable {
             let enabled = try factors.confirmedMethods(appId: user.appId, uid: user.uid, on: connection)
             if !enabled.isEmpty {
                 return .challenge(try openChallenge(for: user, firstFactor: firstFactor, methods: enabled, client: client,
-                                                    command: command, createdAccount: createdAccount, on: connection))
+                                                    command: command, createdAccount: createdAccount, on: connection),
+                                  firstFactor)
             }
         }
         return .session(try issuer.start(for: user, assurance: firstFactor, client: client, command: command,
@@ -76,16 +77,28 @@ struct SignInOutcome: Sendable {
         return "mfa_" + Base64URL.encode(Digest.hmacSHA256(key: challengeKey, Array(command.id.utf8)))
     }
 
-    /// The reply for a committed decision.
+    /// The reply for a committed decision, counted here (`identity_sign_ins_total`): the one
+    /// place that knows whether a first factor ended in tokens or in a 202 challenge. Failures
+    /// are counted from the error reply (`AuthOutcomes`), since they end before a decision. A
+    /// sign-up (`countedAsSignIn: false`) has its own metric.
     func answer(_ decision: Decision, for user: UserRecord, isNewUser: Bool,
-                signingKey: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
+                signingKey: SigningKeyCache.Entry, countedAsSignIn: Bool = true) throws -> TokenV1.AuthResult {
+        let app = Metrics.shared.appLabel(user.appId)
         switch decision {
         case .session(let started, let assurance):
-            return try issuer.result(for: user, started: started, assurance: assurance, isNewUser: isNewUser,
-                                     signingKey: signingKey)
-        case .challenge(let challenge):
+            let result = try issuer.result(for: user, started: started, assurance: assurance, isNewUser: isNewUser,
+                                           signingKey: signingKey)
+            if countedAsSignIn { ServiceMetrics.signIns.inc(assurance.metricMethod, "success", app) }
+            return result
+        case .challenge(let challenge, let firstFactor):
+            if countedAsSignIn { ServiceMetrics.signIns.inc(firstFactor.metricMethod, "mfa_challenge", app) }
             return TokenV1.AuthResult(isNewUser: isNewUser, mfa: challenge)
         }
+    }
+
+    /// The MFA step's own count: the second factor that finished a challenge (`MfaVerification`).
+    static func countSecondFactor(appId: String) {
+        ServiceMetrics.signIns.inc("mfa", "success", Metrics.shared.appLabel(appId))
     }
 
     /// The answer a redelivered sign-in command already earned: its session (see
