@@ -176,3 +176,25 @@ def test_mfa_enrolment_needs_a_fresh_sign_in(client, fresh_app):
                                token=user["access_token"]), 403, "auth/reauth-required")
     status = client.get("/v1/me/mfa", app_key=key, token=user["access_token"])
     assert status.status == 200 and status.data["enabled"] is False, status
+
+
+def test_with_mfa_on_only_an_aal2_session_changes_a_way_in(stack, client, fresh_app):
+    """The worker's half of the rule: with MFA on, a fresh session is not enough at aal 1 (the
+    session that enrolled the factor); the phone (which could become the SMS second factor) and
+    passkeys need the second factor passed."""
+    from test_mfa import enrol_totp, fully_signed_in
+    email = unique_email("mfa-way-in")
+    user = client.new_user(fresh_app, email=email)
+    key = fresh_app["app_key"]
+    secret, _ = enrol_totp(client, fresh_app, user["access_token"])
+    for method, path, body in (("POST", "/v1/me/phone", {"phone": french_mobile()}),
+                               ("POST", "/v1/me/passkeys/options", None)):
+        kwargs = {} if body is None else {"json_body": body}
+        assert_problem(client.request(method, path, app_key=key, token=user["access_token"], **kwargs),
+                       403, "auth/reauth-required")
+    full = fully_signed_in(client, fresh_app, email, secret, 1)
+    phone = french_mobile()
+    session = sent(client.post("/v1/me/phone", {"phone": phone}, app_key=key, token=full["access_token"]))
+    done = client.post("/v1/me/phone/verify", {"session_id": session, "code": code_of(wait_sms_file(stack, phone))},
+                       app_key=key, token=full["access_token"])
+    assert done.status == 200 and done.data["phone"] == phone, done
