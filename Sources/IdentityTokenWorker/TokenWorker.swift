@@ -76,7 +76,6 @@ public final class TokenWorker: Service {
             providerSignIn: ProviderSignIn(pool: pool, users: users, identities: identities, nonces: nonces,
                                            outcome: signIns, masterKey: configuration.masterKey, identitySeal: identitySeal),
             linking: IdentityLinking(pool: pool, users: users, identities: identities, nonces: nonces,
-                                     sessions: sessions, hasher: hasher,
                                      masterKey: configuration.masterKey, identitySeal: identitySeal, waysIn: waysIn),
             refresh: TokenRefresh(pool: pool, users: users, sessions: sessions, issuer: issuer,
                                   successorKey: SubKey.refreshSuccessor.derive(from: configuration.masterKey),

@@ -6,8 +6,6 @@ struct IdentityLinking: Sendable {
     let users: UserStore
     let identities: IdentityStore
     let nonces: NonceStore
-    let sessions: SessionStore
-    let hasher: PasswordHasher
     let masterKey: [UInt8]
     let identitySeal: ProviderIdentitySeal
     let waysIn: WaysInReader
