@@ -81,6 +81,10 @@ struct ProviderSignIn: Sendable {
                 throw ServiceError.accountExistsWithDifferentCredential
             }
             try link(identity, to: existing.uid, appId: appId, on: connection)
+            // A new way in all the same: the owner hears of it like of a link they made.
+            try SecurityAlerts().raise(.providerLinked, appId: appId, uid: existing.uid,
+                                       context: .init(ip: command.client?.ip ?? "", userAgent: command.client?.userAgent ?? "",
+                                                      provider: identity.provider), on: connection)
             return (try users.find(appId: appId, uid: existing.uid, on: connection) ?? existing, false)
         }
         var new = UserStore.NewUser(email: identity.email, username: nil, firstName: command.firstName ?? identity.firstName,

@@ -86,9 +86,10 @@ struct MfaEnrolment: Sendable {
             try store.replaceBackupCodes(hmacs, appId: user.appId, uid: user.uid, on: connection)
             if !wasOn {
                 try Events.mfaEnabled(appId: user.appId, uid: user.uid, method: method.rawValue, on: connection)
-                try SecurityAlerts().raise(.mfaEnabled, appId: user.appId, uid: user.uid,
-                                           context: .init(sessionId: command.sessionId), on: connection)
             }
+            // A second factor added to MFA already on is a new way past it: alerted too.
+            try SecurityAlerts().raise(.mfaEnabled, appId: user.appId, uid: user.uid,
+                                       context: .init(sessionId: command.sessionId), on: connection)
             return .success(())
         }
         try outcome.get()
