@@ -45,7 +45,8 @@ final class DeliveryChannelTests: XCTestCase {
     func testEveryAlertKindHasPushAndMailDefaults() {
         for kind in SecurityAlertKind.allCases {
             let push = MailRenderer().renderPush(kind: kind.template, templates: [:],
-                                                 values: ["app_name": "Shop", "device": "Firefox", "ip": "1.2.3.4", "time": "t"])
+                                                 values: ["app_name": "Shop", "device": "Firefox", "ip": "1.2.3.4", "time": "t",
+                                                         "provider": "Google"])
             XCTAssertTrue(push.title.contains("Shop") || push.body.contains("Shop"), kind.rawValue)
             XCTAssertFalse(push.body.contains("{{"), kind.rawValue)
             let mail = MailRenderer().render(kind: kind.template, templates: [:], values: ["app_name": "Shop", "device": "<b>",
