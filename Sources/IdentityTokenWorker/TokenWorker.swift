@@ -31,7 +31,8 @@ public final class TokenWorker: Service {
             mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
         let factorStore = MfaStore(pool: pool)
         // SMS-pumping protection: one policy for phone sign-in and the SMS second factor.
-        let smsPolicy = SmsPolicy(settings: SmsSettingsStore(pool: pool))
+        let smsPolicy = SmsPolicy(settings: SmsSettingsStore(pool: pool),
+                                  sharedCallingCodes: configuration.operatorLimits.sharedCallingCodes)
         let challenges = MfaChallengeStore(pool: pool)
         let secondFactors = SecondFactors(
             store: factorStore, totpSeal: TOTPSecretSeal(masterKey: configuration.masterKey),
@@ -94,7 +95,8 @@ public final class TokenWorker: Service {
                                                                       masterKey: configuration.masterKey),
                                  users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
                                                            deletion: deletion),
-                                 settings: AppSettingsChange(pool: pool, masterKey: configuration.masterKey)))
+                                 settings: AppSettingsChange(pool: pool, masterKey: configuration.masterKey,
+                                                             limits: configuration.operatorLimits)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,

@@ -61,7 +61,9 @@ let usage = """
     environment: IDENTITY_DATABASE_URL, IDENTITY_MIGRATIONS_DIR (migrate),
                  IDENTITY_MASTER_KEY (apps create, keys rotate, and apps settings with a .p8 key),
                  IDENTITY_PUBLIC_BASE_URL (apps create), IDENTITY_AMQP_URL and
-                 IDENTITY_AMQP_HEARTBEAT_SECONDS (mail replay-dead, bench)
+                 IDENTITY_AMQP_HEARTBEAT_SECONDS (mail replay-dead, bench),
+                 IDENTITY_SMS_SHARED_CALLING_CODES (apps settings: the calling codes apps without an
+                 SMS account of their own may allow)
     """
 
 func fail(_ message: String) -> Never {
@@ -137,6 +139,8 @@ case ("apps", "settings"):
     let masterKey = env.key32("IDENTITY_MASTER_KEY", required: keyFile != nil || apnsKeyFile != nil || fcmFile != nil
                                                           || smsTokenFile != nil)
     let offAllowed = env.string("IDENTITY_RATE_LIMIT_OFF_ALLOWED", default: "") == "1"
+    // The operator: not held to the ceilings it sets, but to its shared SMS account's codes.
+    let operatorLimits = OperatorLimits.fromEnvironment(&env)
     env.validateOrExit(program: "identityctl")
     var update = AppSettingsUpdate()
     let integer = { (flag: String, setting: String) -> Int? in
@@ -239,7 +243,8 @@ case ("apps", "settings"):
     do {
         let pool = PGPool(url: common.databaseURL, size: 1)
         guard let summary = try update.apply(appId: appId, pool: pool,
-                                             masterKey: masterKey, offAllowed: offAllowed) else { fail("no app \(appId)") }
+                                             masterKey: masterKey, offAllowed: offAllowed,
+                                             authority: .operator(operatorLimits)) else { fail("no app \(appId)") }
         print(summary.serialized)
     } catch let error as ServiceError where error.code == "auth/validation-failed" {
         // A rule that needs what is stored (a domain another app holds, passkey origins

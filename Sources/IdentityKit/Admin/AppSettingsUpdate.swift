@@ -161,14 +161,17 @@ public struct AppSettingsUpdate: Sendable {
     }
 
     /// Writes the update (checked first: throws `ServiceError.validationFailed` on problems)
-    /// and answers the app's settings after it, or nil when there is no such app.
-    public func apply(appId: String, pool: PGPool, masterKey: [UInt8]?, offAllowed: Bool) throws -> JSONValue? {
-        let problems = problems(offAllowed: offAllowed)
+    /// and answers the app's settings after it, or nil when there is no such app. `authority`
+    /// says who asks (AppSettingsUpdate+Operator.swift): a tenant is held to the operator's ceilings.
+    public func apply(appId: String, pool: PGPool, masterKey: [UInt8]?, offAllowed: Bool,
+                      authority: SettingsAuthority) throws -> JSONValue? {
+        let problems = problems(offAllowed: offAllowed) + ceilingProblems(authority)
         guard problems.isEmpty else {
             throw ServiceError.validationFailed(problems.map { .init(location: "body.\($0.setting)", message: $0.message) })
         }
         let apps = AppStore(pool: pool)
         guard var app = try apps.find(id: appId) else { return nil }
+        try checkSharedSmsAccount(appId: appId, pool: pool, authority)
         if let ttl = accessTokenTTL { app = try apps.setAccessTokenTTL(appId: appId, seconds: ttl) ?? app }
         if let seconds = sessionLifetime { try apps.setSessionLifetime(appId: appId, seconds: seconds) }
         let providerStore = ProviderSettingsStore(pool: pool)

@@ -25,10 +25,15 @@ enum SmsLane: String, Sendable, CaseIterable {
 
 /// SMS-pumping protection (issue 15): whether a phone code may be sent. Applied in the send's
 /// transaction, in this order: the app's allowed calling codes (none until the app sets them),
-/// the lane's circuit breaker, then the lane's hourly caps per app, per IP and per number. The caller answers a refusal exactly like a send (no
+/// the operator's allowance when the app texts through the operator's shared account
+/// (`IDENTITY_SMS_SHARED_CALLING_CODES`), the lane's circuit breaker, then the lane's hourly
+/// caps per app, per IP and per number. The caller answers a refusal exactly like a send (no
 /// oracle); here it is logged and counted.
 struct SmsPolicy: Sendable {
     let settings: SmsSettingsStore
+    /// Calling codes the operator's shared SMS account may text (the mailer's `IDENTITY_SMS_*`
+    /// account, or its .sms files); apps with an account of their own pay for their own texts.
+    let sharedCallingCodes: Set<Int>
     /// How long an opened breaker stops the lane's SMS.
     static let breakerOpenSeconds = 3600
 
@@ -38,8 +43,13 @@ struct SmsPolicy: Sendable {
         guard let code = PhoneNumber.callingCode(ofE164: phone), app.allowedCallingCodes.contains(code) else {
             return refused("calling_code", appId: appId, lane: lane)
         }
+        // Checked at send time too, not only when the app saves its codes: the operator may
+        // narrow the allowance after an app saved codes that were allowed then.
+        if !app.usesOwnAccount, !sharedCallingCodes.contains(code) {
+            return refused("shared_calling_code", appId: appId, lane: lane)
+        }
         if try breakerIsOpen(appId: appId, lane: lane, on: connection) { return refused("breaker", appId: appId, lane: lane) }
-        // Every send that passed the allowed list is an attempt the breaker counts, capped or
+        // Every send that passed the allowed lists is an attempt the breaker counts, capped or
         // not: a wave of attempts opens it even while the caps hold the sends back. One call
         // takes the breaker's count, then the caps (`rate_limit_take` stops at the first
         // refusal, so a refused breaker charges no cap).
