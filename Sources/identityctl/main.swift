@@ -32,6 +32,11 @@ let usage = """
           an empty value clears a list or the prefix; see README)
           [--failed-sign-in-audit-threshold N]   (failed sign-ins of one account or IP in 15 minutes
               that make an audit row, 1 to 1000; default 5)
+      identityctl apps domains verify APP_ID DOMAIN
+                                      marks a domain the app requested (admin API settings "domains")
+                                      verified once https://DOMAIN/.well-known/identity-domain-verification
+                                      holds its token (domains_pending); only verified domains select
+                                      the app by Host (--domains above allows hosts without a proof)
       identityctl apps rotate-secret-key APP_ID [--overlap SECONDS]
                                       a new secret key (shown once); the live ones keep working for
                                       SECONDS (default 86400, at most 2592000; 0: they stop now)
@@ -63,7 +68,8 @@ let usage = """
                  IDENTITY_PUBLIC_BASE_URL (apps create), IDENTITY_AMQP_URL and
                  IDENTITY_AMQP_HEARTBEAT_SECONDS (mail replay-dead, bench),
                  IDENTITY_SMS_SHARED_CALLING_CODES (apps settings: the calling codes apps without an
-                 SMS account of their own may allow)
+                 SMS account of their own may allow), IDENTITY_DOMAIN_VERIFICATION_URL_TEMPLATE
+                 (apps domains verify; default https://{domain}/.well-known/identity-domain-verification)
     """
 
 func fail(_ message: String) -> Never {
@@ -255,6 +261,28 @@ case ("apps", "settings"):
         fail(lines.joined(separator: "\n"))
     } catch {
         fail("apps settings failed: \(error)")
+    }
+
+case ("apps", "domains"):
+    let rest = Array(arguments.dropFirst(2))
+    guard rest.count == 3, rest[0] == "verify" else { fail("apps domains verify needs APP_ID DOMAIN\n\(usage)") }
+    // The file's URL; tests serve it from a local server over plain http.
+    let template = env.string("IDENTITY_DOMAIN_VERIFICATION_URL_TEMPLATE", default: DomainVerification.defaultTemplate)
+    if !DomainVerification.isValid(template: template) {
+        env.fail("IDENTITY_DOMAIN_VERIFICATION_URL_TEMPLATE=\(template) must be an http(s) URL with {domain}")
+    }
+    env.validateOrExit(program: "identityctl")
+    do {
+        switch try DomainVerification.verify(appId: rest[1], domain: rest[2], template: template,
+                                             pool: PGPool(url: common.databaseURL, size: 1)) {
+        case .verified(let url, let already):
+            printJSON(["app_id": rest[1], "domain": rest[2].lowercased(), "verified": true, "url": url,
+                       "already_verified": already])
+        case .refused(let reason):
+            fail("apps domains verify: \(reason)")
+        }
+    } catch {
+        fail("apps domains verify failed: \(error)")
     }
 
 case ("apps", "rotate-secret-key"):

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Who changes an app's settings. A tenant (the app's backend through the admin API, later its
-/// console) is held to the operator's ceilings; the operator (identityctl, with the database's
-/// credentials) is the one who sets the ceilings, so its own word is the allowance. The
+/// console) is held to the operator's ceilings and may only request a domain; the operator
+/// (identityctl, with the database's credentials) is the one who sets the ceilings, so its own
+/// word is the allowance: a limit above the ceiling, a domain allowed without a proof. The
 /// shared SMS account's calling codes bind both: they are a property of the operator's account,
 /// which the token worker enforces at send time whoever saved the codes.
 public struct SettingsAuthority: Sendable {

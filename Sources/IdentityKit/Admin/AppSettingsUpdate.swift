@@ -209,7 +209,7 @@ public struct AppSettingsUpdate: Sendable {
             try apps.setRateLimitOverride(appId: appId, name: name, value == "default" ? nil : RateLimitOverride.parse(value))
         }
         if let metadata = defaultMetadata { try apps.setDefaultMetadata(appId: appId, metadata) }
-        let edge = try applyEdge(appId: appId, pool: pool)
+        let edge = try applyEdge(appId: appId, pool: pool, authority: authority)
         return .object(edge.merging(try SmsSettingsUpdate.summary(appId: appId, pool: pool)) { $1 }.merging([
             "app_id": .string(appId),
             "access_token_ttl": JSONValue(app.accessTokenTTL),

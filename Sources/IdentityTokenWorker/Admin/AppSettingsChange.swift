@@ -4,7 +4,7 @@ import IdentityKit
 /// `identity.admin.v1.UpdateAppSettings`: the admin API's app settings, through the same
 /// `AppSettingsUpdate` as `identityctl apps settings`, as the tenant: held to the operator's
 /// ceilings (`OperatorLimits`, this worker's environment), which alone decide whether a limit
-/// may be turned off (only one whose ceiling is `none`).
+/// may be turned off (only one whose ceiling is `none`), and a domain is only requested.
 struct AppSettingsChange: Sendable {
     let pool: PGPool
     let masterKey: [UInt8]
