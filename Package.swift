@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(name: "identity-provider-worker", dependencies: ["IdentityProviderWorker"]),
         .executableTarget(name: "identity-mailer-worker", dependencies: ["IdentityMailerWorker"]),
         .executableTarget(name: "identity-revocation-worker", dependencies: ["IdentityRevocationWorker"]),
-        .executableTarget(name: "identityctl", dependencies: ["IdentityKit"]),
+        .executableTarget(name: "identityctl", dependencies: ["IdentityKit", "IdentityOutbound"]),
 
         .testTarget(name: "IdentityKitTests", dependencies: ["IdentityKit"]),
         .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway"]),

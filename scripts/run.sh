@@ -15,6 +15,10 @@ say() { printf 'run: %s\n' "$*" >&2; }
 source "$RUN_DIR/env"
 # Without an SMTP relay the mailer writes each message as an .eml file here.
 export IDENTITY_MAIL_DIR=${IDENTITY_MAIL_DIR:-$RUN_DIR/mail}
+# Texts of apps without an SMS account of their own go out on the operator's: which calling
+# codes those may reach is the operator's to say (none by default). Here they are .sms files,
+# so a few common codes are allowed for trying phone sign-in (the app allows its own too).
+export IDENTITY_SMS_SHARED_CALLING_CODES=${IDENTITY_SMS_SHARED_CALLING_CODES:-1,33,44,49}
 BIN=${RUN_BIN_DIR:-$(swift build -c release --show-bin-path)}   # RUN_BIN_DIR: other binaries
 
 # Each process logs in to PostgreSQL as its own role (README, "Database roles"): db_url NAME is

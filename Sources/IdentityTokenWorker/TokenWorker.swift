@@ -37,7 +37,8 @@ public final class TokenWorker: Service {
             verificationCooldownSeconds: configuration.emailVerificationCooldownSeconds,
             mailSeal: MailPayloadSeal(masterKey: configuration.masterKey))
         // SMS-pumping protection: one policy for phone sign-in and the SMS second factor.
-        let smsPolicy = SmsPolicy(settings: smsSettings)
+        let smsPolicy = SmsPolicy(settings: smsSettings,
+                                  sharedCallingCodes: configuration.operatorLimits.sharedCallingCodes)
         let challenges = MfaChallengeStore(pool: pool)
         let secondFactors = SecondFactors(
             store: factorStore, totpSeal: TOTPSecretSeal(masterKey: configuration.masterKey),
@@ -98,7 +99,8 @@ public final class TokenWorker: Service {
                                                                       masterKey: configuration.masterKey),
                                  users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
                                                            deletion: deletion),
-                                 settings: AppSettingsChange(pool: pool, masterKey: configuration.masterKey)))
+                                 settings: AppSettingsChange(pool: pool, masterKey: configuration.masterKey,
+                                                             limits: configuration.operatorLimits)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,

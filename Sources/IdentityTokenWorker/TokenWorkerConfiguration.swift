@@ -19,6 +19,10 @@ public struct TokenWorkerConfiguration: Sendable {
     public var codeLifetimeSeconds: Int
     /// At most one email-verification mail per user in this many seconds.
     public var emailVerificationCooldownSeconds: Int
+    /// The operator's ceilings on tenants' settings and the calling codes of its shared SMS
+    /// account (`IDENTITY_RATE_LIMIT_CEILINGS`, `IDENTITY_SMS_SHARED_CALLING_CODES`): this worker
+    /// writes the admin API's settings and sends the codes, so it is where they are enforced.
+    public var operatorLimits: OperatorLimits
 
     public static func fromEnvironment() -> TokenWorkerConfiguration {
         var env = EnvironmentReader()
@@ -38,7 +42,11 @@ public struct TokenWorkerConfiguration: Sendable {
             refreshGraceSeconds: env.int("IDENTITY_REFRESH_GRACE_SECONDS", default: 30, range: 1...600),
             codeLifetimeSeconds: env.int("IDENTITY_CODE_TTL_SECONDS", default: 600, range: 10...86_400),
             emailVerificationCooldownSeconds: env.int("IDENTITY_EMAIL_VERIFICATION_COOLDOWN_SECONDS", default: 60,
-                                                      range: 0...3600))
+                                                      range: 0...3600),
+            operatorLimits: OperatorLimits.fromEnvironment(&env))
+        if config.operatorLimits.sharedCallingCodes.isEmpty {
+            Log.info("IDENTITY_SMS_SHARED_CALLING_CODES is empty: apps without an SMS account of their own text nowhere")
+        }
         env.validateOrExit(program: "identity-token-worker")
         return config
     }

@@ -33,6 +33,11 @@ let usage = """
           an empty value clears a list or the prefix; see README)
           [--failed-sign-in-audit-threshold N]   (failed sign-ins of one account or IP in 15 minutes
               that make an audit row, 1 to 1000; default 5)
+      identityctl apps domains verify APP_ID DOMAIN
+                                      marks a domain the app requested (admin API settings "domains")
+                                      verified once https://DOMAIN/.well-known/identity-domain-verification
+                                      holds its token (domains_pending); only verified domains select
+                                      the app by Host (--domains above allows hosts without a proof)
       identityctl apps rotate-secret-key APP_ID [--overlap SECONDS]
                                       a new secret key (shown once); the live ones keep working for
                                       SECONDS (default 86400, at most 2592000; 0: they stop now)
@@ -62,7 +67,10 @@ let usage = """
     environment: IDENTITY_DATABASE_URL, IDENTITY_MIGRATIONS_DIR (migrate),
                  IDENTITY_MASTER_KEY (apps create, keys rotate, and apps settings with a .p8 key),
                  IDENTITY_PUBLIC_BASE_URL (apps create), IDENTITY_AMQP_URL and
-                 IDENTITY_AMQP_HEARTBEAT_SECONDS (mail replay-dead, bench)
+                 IDENTITY_AMQP_HEARTBEAT_SECONDS (mail replay-dead, bench),
+                 IDENTITY_SMS_SHARED_CALLING_CODES (apps settings: the calling codes apps without an
+                 SMS account of their own may allow), IDENTITY_DOMAIN_VERIFICATION_URL_TEMPLATE
+                 (apps domains verify; default https://{domain}/.well-known/identity-domain-verification)
     """
 
 func fail(_ message: String) -> Never {
@@ -140,6 +148,8 @@ case ("apps", "settings"):
     let masterKey = env.key32("IDENTITY_MASTER_KEY", required: keyFile != nil || apnsKeyFile != nil || fcmFile != nil
                                                           || smsTokenFile != nil)
     let offAllowed = env.string("IDENTITY_RATE_LIMIT_OFF_ALLOWED", default: "") == "1"
+    // The operator: not held to the ceilings it sets, but to its shared SMS account's codes.
+    let operatorLimits = OperatorLimits.fromEnvironment(&env)
     env.validateOrExit(program: "identityctl")
     var update = AppSettingsUpdate()
     let integer = { (flag: String, setting: String) -> Int? in
@@ -242,7 +252,8 @@ case ("apps", "settings"):
     do {
         let pool = PGPool(url: common.databaseURL, size: 1)
         guard let summary = try update.apply(appId: appId, pool: pool,
-                                             masterKey: masterKey, offAllowed: offAllowed) else { fail("no app \(appId)") }
+                                             masterKey: masterKey, offAllowed: offAllowed,
+                                             authority: .operator(operatorLimits)) else { fail("no app \(appId)") }
         print(summary.serialized)
     } catch let error as ServiceError where error.code == "auth/validation-failed" {
         // A rule that needs what is stored (a domain another app holds, passkey origins
@@ -253,6 +264,28 @@ case ("apps", "settings"):
         fail(lines.joined(separator: "\n"))
     } catch {
         fail("apps settings failed: \(error)")
+    }
+
+case ("apps", "domains"):
+    let rest = Array(arguments.dropFirst(2))
+    guard rest.count == 3, rest[0] == "verify" else { fail("apps domains verify needs APP_ID DOMAIN\n\(usage)") }
+    // The file's URL; tests serve it from a local server over plain http.
+    let template = env.string("IDENTITY_DOMAIN_VERIFICATION_URL_TEMPLATE", default: DomainVerification.defaultTemplate)
+    if !DomainVerification.isValid(template: template) {
+        env.fail("IDENTITY_DOMAIN_VERIFICATION_URL_TEMPLATE=\(template) must be an http(s) URL with {domain}")
+    }
+    env.validateOrExit(program: "identityctl")
+    do {
+        switch try DomainVerification.verify(appId: rest[1], domain: rest[2], template: template,
+                                             pool: PGPool(url: common.databaseURL, size: 1)) {
+        case .verified(let url, let already):
+            printJSON(["app_id": rest[1], "domain": rest[2].lowercased(), "verified": true, "url": url,
+                       "already_verified": already])
+        case .refused(let reason):
+            fail("apps domains verify: \(reason)")
+        }
+    } catch {
+        fail("apps domains verify failed: \(error)")
     }
 
 case ("apps", "rotate-secret-key"):

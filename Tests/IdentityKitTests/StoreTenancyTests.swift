@@ -678,6 +678,38 @@ final class StoreTenancyTests: XCTestCase {
         XCTAssertEqual(try store.settings(appId: appB.id), settingsB)
     }
 
+    /// A requested host selects no app; several apps may request one host, one at most holds it
+    /// verified, and each app's list changes only its own rows.
+    func testDomainsAreRequestedPerAppAndVerifiedForOne() throws {
+        let profiles = ClientProfileStore(pool: pool)
+        let domains = AppDomainStore(pool: pool)
+        let host = "auth-\(appA.id.suffix(8).lowercased()).example.test"
+        try profiles.save(appId: appA.id, ClientProfile(), domains: .request([host]))
+        try profiles.save(appId: appB.id, ClientProfile(), domains: .request([host]))
+        XCTAssertNil(try profiles.appId(forHost: host), "a requested host selected an app")
+        let tokenA = try XCTUnwrap(try domains.domain(appId: appA.id, host: host)?.token)
+        XCTAssertNotEqual(tokenA, try domains.domain(appId: appB.id, host: host)?.token)
+        XCTAssertEqual(try profiles.profile(appId: appB.id).pendingDomains, [host: try XCTUnwrap(
+            try domains.domain(appId: appB.id, host: host)?.token)])
+
+        XCTAssertTrue(try domains.markVerified(appId: appA.id, host: host))
+        XCTAssertEqual(try profiles.appId(forHost: host), appA.id)
+        XCTAssertThrowsError(try domains.markVerified(appId: appB.id, host: host)) { error in
+            guard case StoreError.uniqueViolation = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try profiles.save(appId: appB.id, ClientProfile(), domains: .allow([host])))
+        XCTAssertFalse(try domains.markVerified(appId: appB.id, host: "never.example.test"))
+        // B's list no longer naming the host drops B's request only.
+        try profiles.save(appId: appB.id, ClientProfile(), domains: .request([]))
+        XCTAssertEqual(try profiles.appId(forHost: host), appA.id)
+        XCTAssertEqual(try profiles.profile(appId: appA.id).domains, [host])
+        XCTAssertEqual(try profiles.profile(appId: appA.id).pendingDomains, [:])
+        // A's list naming it again keeps it verified.
+        try profiles.save(appId: appA.id, ClientProfile(), domains: .request([host, "more." + host]))
+        XCTAssertEqual(try profiles.appId(forHost: host), appA.id)
+        XCTAssertEqual(Array(try profiles.profile(appId: appA.id).pendingDomains.keys), ["more." + host])
+    }
+
     // MARK: DeliveryLedger
 
     /// Message ids are minted by the service (`mail_<ulid>`), so the ledger is keyed by message id

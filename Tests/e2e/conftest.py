@@ -58,6 +58,10 @@ REFRESH_GRACE_SECONDS = 3
 # An unknown `kid` refetches a provider's JWKS at most once per this many seconds (60 in
 # production), short so a key-rotation test can outwait it.
 JWKS_REFETCH_INTERVAL_SECONDS = 1
+# IDENTITY_SMS_SHARED_CALLING_CODES of every process (test_sms_ceilings.py texts outside it).
+SHARED_CALLING_CODES = "1,33,44,52"
+# IDENTITY_RATE_LIMIT_CEILINGS of every process.
+RATE_LIMIT_CEILINGS = "guest_per_ip=none,sign_up_per_ip=40/1h,sms_breaker_hourly=5000/1h"
 # What `provider_app` is configured with: every provider, pointing at the stand-in's world.
 PROVIDER_SETTINGS = {
     "google": {"google_client_ids": provider_standin.GOOGLE_CLIENT_IDS},
@@ -275,6 +279,13 @@ class Stack:
             "IDENTITY_PURGE_INTERVAL_SECONDS": "1",
             # identityctl may turn a limit off (tests only).
             "IDENTITY_RATE_LIMIT_OFF_ALLOWED": "1",
+            # The calling codes the tests' apps text through the shared account (the .sms files):
+            # France and the UK (test_phone.py), Mexico (test_graphql.py), and +1, which the
+            # apps' own lists refuse (none by default: the operator names where its account texts).
+            "IDENTITY_SMS_SHARED_CALLING_CODES": SHARED_CALLING_CODES,
+            # Tenants' ceilings (test_tenant_ceilings.py): one limit tenants may turn off, one
+            # lower than built in; every other limit keeps its built-in ceiling.
+            "IDENTITY_RATE_LIMIT_CEILINGS": RATE_LIMIT_CEILINGS,
         })
         self.refresh_grace_seconds = REFRESH_GRACE_SECONDS
         self.db_urls = database_urls()

@@ -49,19 +49,25 @@ extension AppSettingsUpdate {
     }
 
     /// Writes the edge settings present and answers all of them as they are now.
-    func applyEdge(appId: String, pool: PGPool) throws -> [String: JSONValue] {
+    /// A tenant's domains are only requested (they select the app once verified: AppDomainStore);
+    /// the operator's are allowed at once.
+    func applyEdge(appId: String, pool: PGPool, authority: SettingsAuthority) throws -> [String: JSONValue] {
         let profiles = ClientProfileStore(pool: pool)
         var profile = try profiles.profile(appId: appId)
         if self.profile != nil || domains != nil || pathPrefix != nil || allowedOrigins != nil {
             if let shape = self.profile.flatMap(ClientProfile.Shape.init(rawValue:)) { profile.shape = shape }
-            if let domains { profile.domains = domains.compactMap(ClientProfile.normalizedHost) }
+            let hosts = domains.map { Array(Set($0.compactMap(ClientProfile.normalizedHost))).sorted() }
             if let pathPrefix { profile.pathPrefix = pathPrefix.isEmpty ? nil : pathPrefix }
             if let allowedOrigins { profile.allowedOrigins = allowedOrigins.compactMap(ClientProfile.normalizedOrigin) }
             do {
-                try profiles.save(appId: appId, profile)
+                try profiles.save(appId: appId, profile,
+                                  domains: hosts.map { authority.isTenant ? .request($0) : .allow($0) })
             } catch StoreError.uniqueViolation {
+                // Only the operator's allowance can meet another app's verified host (a request
+                // conflicts with nothing), and the operator may know that much.
                 throw invalid("domains", "a host is already another app's")
             }
+            profile = try profiles.profile(appId: appId)
         }
         let passkeys = PasskeyStore(pool: pool)
         var relyingParty = try passkeys.settings(appId: appId)
@@ -89,6 +95,7 @@ extension AppSettingsUpdate {
         return [
             "profile": .string(profile.shape.rawValue),
             "domains": JSONValue(profile.domains),
+            "domains_pending": .object(profile.pendingDomains.mapValues { .string($0) }),
             "path_prefix": JSONValue(profile.pathPrefix),
             "allowed_origins": JSONValue(profile.allowedOrigins),
             "apple_nonce": .string(try ProviderSettingsStore(pool: pool).appleNonceMode(appId: appId)),

@@ -163,15 +163,18 @@ public struct AppSettingsUpdate: Sendable {
 
     /// Writes the update (checked first, the outbound URLs' hosts resolved too: throws
     /// `ServiceError.validationFailed` on problems) and answers the app's settings after it, or
-    /// nil when there is no such app.
-    public func apply(appId: String, pool: PGPool, masterKey: [UInt8]?, offAllowed: Bool) throws -> JSONValue? {
-        var problems = problems(offAllowed: offAllowed)
+    /// nil when there is no such app. `authority` says who asks (AppSettingsUpdate+Operator.swift):
+    /// a tenant is held to the operator's ceilings.
+    public func apply(appId: String, pool: PGPool, masterKey: [UInt8]?, offAllowed: Bool,
+                      authority: SettingsAuthority) throws -> JSONValue? {
+        var problems = problems(offAllowed: offAllowed) + ceilingProblems(authority)
         if problems.isEmpty { problems = outboundLookupProblems() }
         guard problems.isEmpty else {
             throw ServiceError.validationFailed(problems.map { .init(location: "body.\($0.setting)", message: $0.message) })
         }
         let apps = AppStore(pool: pool)
         guard var app = try apps.find(id: appId) else { return nil }
+        try checkSharedSmsAccount(appId: appId, pool: pool, authority)
         if let ttl = accessTokenTTL { app = try apps.setAccessTokenTTL(appId: appId, seconds: ttl) ?? app }
         if let seconds = sessionLifetime { try apps.setSessionLifetime(appId: appId, seconds: seconds) }
         let providerStore = ProviderSettingsStore(pool: pool)
@@ -209,7 +212,7 @@ public struct AppSettingsUpdate: Sendable {
             try apps.setRateLimitOverride(appId: appId, name: name, value == "default" ? nil : RateLimitOverride.parse(value))
         }
         if let metadata = defaultMetadata { try apps.setDefaultMetadata(appId: appId, metadata) }
-        let edge = try applyEdge(appId: appId, pool: pool)
+        let edge = try applyEdge(appId: appId, pool: pool, authority: authority)
         return .object(edge.merging(try SmsSettingsUpdate.summary(appId: appId, pool: pool)) { $1 }.merging([
             "app_id": .string(appId),
             "access_token_ttl": JSONValue(app.accessTokenTTL),

@@ -79,6 +79,11 @@ public enum ServiceMetrics {
     public static let smsRefusals = registry.counter(
         "identity_sms_refusals_total", "Phone codes not sent by the SMS-pumping policy, by reason (calling_code, the cap's name, breaker).",
         labels: ["reason", "app"])
+    /// One per opening, by lane (anonymous: phone sign-in; authenticated: linking and the SMS
+    /// second factor): a lane's texts then stop for an hour, which someone should look at.
+    public static let smsBreakerTrips = registry.counter(
+        "identity_sms_breaker_trips_total", "SMS breakers opened (a lane's texts stop for an hour), by lane (anonymous, authenticated).",
+        labels: ["lane", "app"])
 
     // MARK: Process
 
@@ -91,7 +96,8 @@ public enum ServiceMetrics {
         _ = [httpRequests.family, rateLimitRefusals.family, unavailable.family, commands.family, redeliveries.family,
              signIns.family, signUps.family, refreshes.family, reuseDetections.family, outboxRelayed.family,
              deliveries.family, httpDuration.family, busRoundTrip.family, commandDuration.family,
-             outboxRelayLag.family, inFlight.family, outboxBacklog.family, outboxOldestAge.family, startTime.family]
+             outboxRelayLag.family, inFlight.family, outboxBacklog.family, outboxOldestAge.family, startTime.family,
+             smsBreakerTrips.family]
     }
 
     /// The type label of a command: its proto name, or "other" for anything that is not one of

@@ -11,7 +11,11 @@ public struct ClientProfile: Sendable, Equatable {
     }
 
     public var shape: Shape = .standard
+    /// Every host the app lists, verified or only requested (`AppDomainStore`).
     public var domains: [String] = []
+    /// The requested hosts that are not verified yet (they select nothing), each with the token
+    /// its verification file must hold.
+    public var pendingDomains: [String: String] = [:]
     /// Answered as well as `/v1` (seed 000: `/api/v2`); nil: `/v1` only.
     public var pathPrefix: String?
     public var allowedOrigins: [String] = []
@@ -69,16 +73,19 @@ public struct ClientProfileStore: Sendable {
                 profile.pathPrefix = try row.optionalString("path_prefix")
                 profile.allowedOrigins = try row.stringArray("allowed_origins")
             }
-            profile.domains = try connection.query("SELECT host FROM app_domains WHERE app_id = $1 ORDER BY host", [appId])
-                .map { try $0.string("host") }
+            let domains = try AppDomainStore.domains(appId: appId, on: connection)
+            profile.domains = domains.map(\.host)
+            for domain in domains where !domain.verified { profile.pendingDomains[domain.host] = domain.token ?? "" }
             return profile
         }
     }
 
-    /// The app a host selects, if any.
+    /// The app a host selects, if any: only a verified host selects one (a request is a tenant's
+    /// claim, not a proof).
     public func appId(forHost host: String) throws -> String? {
         try pool.withConnection { connection in
-            try connection.query("SELECT app_id FROM app_domains WHERE host = $1", [host]).first?.string("app_id")
+            try connection.query("SELECT app_id FROM app_domains WHERE host = $1 AND verified_at IS NOT NULL", [host])
+                .first?.string("app_id")
         }
     }
 
@@ -92,9 +99,10 @@ public struct ClientProfileStore: Sendable {
         }
     }
 
-    /// Replaces the app's profile and domains in one transaction; a host another app holds
-    /// fails on the primary key.
-    public func save(appId: String, _ profile: ClientProfile) throws {
+    /// Replaces the app's profile and, when `domains` is given, its domain list, in one
+    /// transaction; a host the operator allows that is verified for another app fails on the
+    /// unique index (`StoreError.uniqueViolation`). `profile.domains` is not read here.
+    public func save(appId: String, _ profile: ClientProfile, domains: AppDomainStore.Change? = nil) throws {
         try pool.transaction { connection in
                 _ = try connection.query("""
                     INSERT INTO app_client_profiles (app_id, profile, path_prefix, allowed_origins, updated_at)
@@ -102,10 +110,7 @@ public struct ClientProfileStore: Sendable {
                     ON CONFLICT (app_id) DO UPDATE SET profile = EXCLUDED.profile, path_prefix = EXCLUDED.path_prefix,
                         allowed_origins = EXCLUDED.allowed_origins, updated_at = now()
                     """, [appId, profile.shape.rawValue, profile.pathPrefix, PGParam.textArray(profile.allowedOrigins)])
-                _ = try connection.query("DELETE FROM app_domains WHERE app_id = $1", [appId])
-                for host in profile.domains {
-                    _ = try connection.query("INSERT INTO app_domains (host, app_id) VALUES ($1, $2)", [host, appId])
-                }
+                if let domains { try AppDomainStore.apply(domains, appId: appId, on: connection) }
         }
     }
 }

@@ -18,6 +18,11 @@ public struct SmsSettings: Sendable, Equatable {
 
     public static let defaultBreakerHourly = 3000
 
+    /// Whether the mailer texts through the app's own account (its sid and a sealed token, as
+    /// `account(appId:)` finds it), so the app, not the operator, pays: otherwise its texts go
+    /// out on the operator's shared account and only the operator's calling codes may be sent.
+    public var usesOwnAccount: Bool { accountSid != nil && authTokenSet }
+
     public init() {}
 }
 

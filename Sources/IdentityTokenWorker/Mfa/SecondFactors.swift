@@ -15,7 +15,8 @@ struct SecondFactors: Sendable {
     let codeLifetimeSeconds: Int
     /// Where the SMS factor's codes go: the account's verified phone.
     let phones: UserPhoneStore
-    /// Phone sign-in's SMS-pumping protection, applied to every SMS-factor code too.
+    /// Phone sign-in's SMS-pumping protection, applied to every SMS-factor code too, in the
+    /// authenticated lane (`SmsLane`): anonymous sends cannot stop these codes.
     let smsPolicy: SmsPolicy
 
     enum Check {
@@ -134,12 +135,14 @@ struct SecondFactors: Sendable {
 
     /// Stores a fresh SMS-factor code and queues its SMS through the outbox, as `mailCode` does,
     /// to the account's verified phone. Phone sign-in's SMS policy applies first (the app's
-    /// allowed calling codes, the breaker, the per-app, per-IP and per-number caps): a refusal
+    /// allowed calling codes, the authenticated lane's breaker and per-app, per-IP and
+    /// per-number caps: only an account holder reaches here, a session or the password): a refusal
     /// stores and sends nothing and is answered like a send (the caller cannot tell), as for
     /// phone sign-in; the user's previous code, if any, stays valid.
     func textCode(to user: UserRecord, ip: String, on connection: PGConnection) throws {
         guard let phone = try phones.verified(appId: user.appId, uid: user.uid, on: connection),
-              try smsPolicy.refusal(appId: user.appId, phone: phone, ip: ip, on: connection) == nil else { return }
+              try smsPolicy.refusal(appId: user.appId, phone: phone, ip: ip, lane: .authenticated,
+                                   on: connection) == nil else { return }
         let code = VerificationCodeStore.newCode()
         try codes.store(code, purpose: .mfaSms, appId: user.appId, email: phone, lifetimeSeconds: codeLifetimeSeconds,
                         on: connection)

@@ -22,8 +22,10 @@ struct PhoneCodeSignIn: Sendable {
         let sessionId = Identifiers.secret("phs")
         let code = VerificationCodeStore.newCode()
         let allowed = try pool.transaction { connection -> Bool in
+            // Linking is a signed-in user's: it is counted apart from anonymous sign-in sends.
             guard try policy.refusal(appId: command.appId, phone: phone, ip: command.client?.ip ?? "",
-                                     on: connection) == nil else { return false }
+                                     lane: linking ? .authenticated : .anonymous, on: connection) == nil
+            else { return false }
             try settings.codes.store(code, purpose: purpose, appId: command.appId, email: phone,
                                      lifetimeSeconds: settings.lifetimeSeconds, sessionId: sessionId,
                                      uid: linking ? command.uid : nil, on: connection)
