@@ -614,3 +614,30 @@ def test_graphql_requests_are_limited_per_ip(client, configured_app_factory):
     assert limited.status == 429 and limited.json["code"] == "auth/rate-limited", limited
     # Another client is not affected.
     assert gql(client, app, "query { __typename }").status == 200
+
+
+def _one_client():
+    return {"X-Forwarded-For": "10.78.%d.%d" % (uuid.uuid4().int % 250, uuid.uuid4().int % 250 + 1)}
+
+
+def test_get_queries_take_the_same_per_ip_limit_as_post(client, configured_app_factory):
+    from urllib.parse import quote
+    from identity_client import assert_problem
+    app = configured_app_factory(rate_limits={"graphql_per_ip": "2/1m"})
+    ip = _one_client()
+    url = "/graphql?query=" + quote("{ __typename }")
+    for _ in range(2):
+        resp = client.get(url, app_key=app["app_key"], headers=ip)
+        assert resp.status == 200 and resp.json == {"data": {"__typename": "Query"}}, resp
+        assert '"graphql_per_ip";q=2;w=60' in (resp.header("RateLimit-Policy") or ""), resp.headers
+        assert resp.headers.get_all("X-Content-Type-Options") == ["nosniff"], resp.headers
+    limited = client.get(url, app_key=app["app_key"], headers=ip)
+    assert_problem(limited, 429, "auth/rate-limited")
+    assert (limited.header("Retry-After") or "").isdigit(), limited.headers
+    # The pipeline's headers once, though the query went through it twice (as GET, then POST).
+    assert limited.headers.get_all("X-Content-Type-Options") == ["nosniff"], limited.headers
+    # One budget for both methods: the same client's POST is refused too.
+    assert gql(client, app, "{ __typename }", headers=ip).status == 429
+    # Another client is not affected.
+    assert client.get(url, app_key=app["app_key"], headers=_one_client()).status == 200
+
