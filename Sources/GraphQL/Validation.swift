@@ -56,6 +56,9 @@ public struct Validator {
             checkTypeCondition(fragment.typeCondition, location: fragment.location, fragmentName: fragment.name)
         }
         checkFragmentCycles()
+        for field in IntrospectionLists.tooDeep(document, fragments: fragments) {
+            fail(IntrospectionLists.message, [field.location])
+        }
         // Operations.
         var names: Set<String> = []
         for operation in document.operations {

@@ -641,3 +641,26 @@ def test_get_queries_take_the_same_per_ip_limit_as_post(client, configured_app_f
     # Another client is not affected.
     assert client.get(url, app_key=app["app_key"], headers=_one_client()).status == 200
 
+
+def _nested_type_fields(levels):
+    """`__type` asking `fields { type { … } }` `levels` times: graphql-core's recommended
+    MaxIntrospectionDepthRule refuses three."""
+    inner = "name"
+    for _ in range(levels):
+        inner = f"name fields {{ type {{ {inner} ofType {{ {inner} }} }} }}"
+    return '{ __type(name: "Mutation") { ' + inner + " } }"
+
+
+def test_nested_introspection_lists_are_refused_as_graphql_core_refuses_them(client, app):
+    from graphql.validation import MaxIntrospectionDepthRule
+    schema = served_schema(client)
+    for levels in (1, 2, 3, 4):
+        document = _nested_type_fields(levels)
+        oracle = validate(schema, parse(document), rules=[MaxIntrospectionDepthRule])
+        resp = gql(client, app, document)
+        assert resp.status == 200
+        assert bool(oracle) == (levels >= 3), (levels, oracle)
+        if oracle:
+            assert error_codes(resp) == ["GRAPHQL_VALIDATION_FAILED"] and "data" not in resp.json, resp.json
+        else:
+            assert ok(resp)["__type"]["fields"], resp.json
