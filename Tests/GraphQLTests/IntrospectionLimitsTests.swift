@@ -65,3 +65,53 @@ final class IntrospectionListsTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 5)
     }
 }
+
+final class IntrospectionBudgetTests: XCTestCase {
+    private func run(_ query: String, limits: Limits) async -> Response {
+        switch Execution.prepare(Request(query: query), schema: TestSchema.schema, limits: limits) {
+        case .failure(let response): return response
+        case .success(let prepared): return await Execution.execute(prepared, schema: TestSchema.schema, context: ())
+        }
+    }
+
+    func testTheStandardQueryFitsTheDefaultBudget() async {
+        let response = await run(StandardIntrospection.query, limits: Limits())
+        XCTAssertEqual(response.errors, [])
+        XCTAssertNotNil(response.data?["__schema"]?["types"])
+    }
+
+    func testPastTheBudgetTheAnswerIsOneErrorAndNoData() async {
+        let query = "{ a: __schema { types { name } } b: __schema { types { name kind } } hello }"
+        let types = TestSchema.schema.typeNames.count
+        // `a` and `b`, their `types`, each type's `name` (and `kind`): exactly the budget passes.
+        let exact = 4 + 3 * types
+        let fits = await run(query, limits: Limits(maximumIntrospectionFields: exact))
+        XCTAssertEqual(fits.errors, [])
+        XCTAssertEqual(fits.data?["hello"], .string("hello world"))
+        let over = await run(query, limits: Limits(maximumIntrospectionFields: exact - 1))
+        XCTAssertEqual(over.errors.map(\.message), [IntrospectionBudget(maximum: exact - 1).error.message])
+        XCTAssertEqual(over.data, .null)
+        XCTAssertEqual(over.value.json.hasPrefix(#"{"errors":[{"message":"The introspection answer would have more than"#), true)
+    }
+
+    func testExecutionStopsOnceTheBudgetIsSpent() async throws {
+        guard case .success(let prepared) = Execution.prepare(Request(query: StandardIntrospection.query), schema: TestSchema.schema) else {
+            return XCTFail("the standard query is valid")
+        }
+        let budget = IntrospectionBudget(maximum: 10)
+        let executor = Executor(schema: TestSchema.schema, fragments: Dictionary(uniqueKeysWithValues: prepared.document.fragments.map { ($0.name, $0) }),
+                                variables: [:], context: (), budget: budget)
+        _ = await executor.executeSelections(prepared.operation.selectionSet, objectType: "Query", parent: .null, path: [])
+        XCTAssertTrue(budget.exceeded)
+        // What was pending when it ran out asks once each and unwinds: far from the whole
+        // answer's fields (about a thousand for this schema).
+        XCTAssertLessThan(budget.spent, 40)
+    }
+
+    func testUserFieldsAndTypenameOnUserTypesAreNotCounted() async {
+        let response = await run(#"{ __typename hello user(id: "1") { __typename id friends { id } } }"#,
+                                 limits: Limits(maximumIntrospectionFields: 0))
+        XCTAssertEqual(response.errors, [])
+        XCTAssertEqual(response.data?["user"]?["__typename"], .string("User"))
+    }
+}

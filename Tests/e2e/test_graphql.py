@@ -664,3 +664,22 @@ def test_nested_introspection_lists_are_refused_as_graphql_core_refuses_them(cli
             assert error_codes(resp) == ["GRAPHQL_VALIDATION_FAILED"] and "data" not in resp.json, resp.json
         else:
             assert ok(resp)["__type"]["fields"], resp.json
+
+
+def test_introspection_asked_many_times_over_stops_at_its_budget(client, app):
+    """Within the depth, alias and list limits, 50 aliases of every type's fields with their
+    types' fields (about 11 MB and a second of CPU before the budget): one error, no data."""
+    rich = ("fragment R0 on __Type { kind name description enumValues { name description } } "
+            + " ".join(f"fragment R{n} on __Type {{ ...R0 fields {{ name description args {{ name type {{ ...R{n - 1} "
+                       f"ofType {{ ...R{n - 1} ofType {{ ...R{n - 1} }} }} }} }} type {{ ...R{n - 1} ofType {{ ...R{n - 1} "
+                       f"ofType {{ ...R{n - 1} }} }} }} }} }}" for n in (1, 2)))
+    document = "{ " + " ".join(f"a{i}: __schema {{ types {{ ...R2 }} }}" for i in range(50)) + " } " + rich
+    from graphql.validation import MaxIntrospectionDepthRule
+    assert not validate(served_schema(client), parse(document), rules=[MaxIntrospectionDepthRule])
+    started = time.monotonic()
+    resp = gql(client, app, document)
+    elapsed = time.monotonic() - started
+    assert resp.status == 200 and resp.json["data"] is None, resp.json.get("errors")
+    assert error_codes(resp) == ["GRAPHQL_VALIDATION_FAILED"]
+    assert "more than 10000 fields" in resp.json["errors"][0]["message"]
+    assert elapsed < 1.0, f"{elapsed:.3f}s"
