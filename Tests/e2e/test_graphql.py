@@ -642,6 +642,37 @@ def test_get_queries_take_the_same_per_ip_limit_as_post(client, configured_app_f
     assert client.get(url, app_key=app["app_key"], headers=_one_client()).status == 200
 
 
+def _introspection_answers(stack):
+    from ops_metrics import scrape, value
+    families = scrape(stack.metrics_url(stack.gateway))
+    return {source: value(families, "identity_graphql_introspection_answers_total", source=source)
+            for source in ("executed", "cached")}
+
+
+def test_introspection_answers_are_cached_byte_for_byte(stack, client, app):
+    # A text no earlier test sent (a comment changes the request, not its answer).
+    query = get_introspection_query() + f"\n# {uuid.uuid4().hex}\n"
+    before = _introspection_answers(stack)
+    first = gql(client, app, query)
+    after_first = _introspection_answers(stack)
+    second = gql(client, app, query)
+    after_second = _introspection_answers(stack)
+    assert first.status == second.status == 200
+    assert after_first["executed"] - before["executed"] == 1 and after_first["cached"] == before["cached"]
+    assert after_second["cached"] - after_first["cached"] == 1 and after_second["executed"] == after_first["executed"]
+    assert second.body == first.body
+    # Another text, executed afresh: the same bytes; and a GET of the first text is answered
+    # from the same cache.
+    uncached = gql(client, app, query + "# again\n")
+    assert _introspection_answers(stack)["executed"] - after_second["executed"] == 1
+    assert uncached.body == first.body
+    from urllib.parse import quote
+    assert client.get("/graphql?query=" + quote(query), app_key=app["app_key"]).body == first.body
+    # What is kept is the schema as graphql-core reads it.
+    assert print_schema(lexicographic_sort_schema(build_client_schema(json.loads(second.body)["data"]))) == \
+        print_schema(lexicographic_sort_schema(served_schema(client)))
+
+
 def _nested_type_fields(levels):
     """`__type` asking `fields { type { … } }` `levels` times: graphql-core's recommended
     MaxIntrospectionDepthRule refuses three."""

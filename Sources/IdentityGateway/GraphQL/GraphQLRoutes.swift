@@ -48,7 +48,8 @@ struct GraphQLRoutes: Sendable {
         var variables: [(String, GraphQLValue)] = []
         switch body["variables"] {
         case nil, .null?: break
-        case .object(let given)?: variables = given.map { ($0.key, GraphQLBridge.value($0.value)) }
+        // Sorted: the same variables are the same request to the introspection cache.
+        case .object(let given)?: variables = given.map { ($0.key, GraphQLBridge.value($0.value)) }.sorted { $0.0 < $1.0 }
         default: throw Self.badRequest("body.variables", "must be an object")
         }
         var operationName: String?
@@ -121,6 +122,12 @@ struct GraphQLRoutes: Sendable {
 
     private func run(_ graphQL: Request, app: AppRecord, context: RouteContext, queriesOnly: Bool) -> RouteResult {
         let schema = IdentitySchema.schema
+        // An introspection query's answer is the schema's, whoever asks (a query: a GET may
+        // have it too); only what passed every check below was kept.
+        if let kept = Self.introspection.answer(for: graphQL) {
+            Self.introspectionAnswers.inc("cached")
+            return .now(Self.answer(json: kept))
+        }
         let prepared: PreparedOperation
         switch Execution.prepare(graphQL, schema: schema, limits: Self.limits) {
         case .failure(let response): return .now(Self.answer(response))
@@ -143,17 +150,29 @@ struct GraphQLRoutes: Sendable {
                             dispatch: { pipeline.dispatch($0) }, sessionObject: sessionObject)
         return .later { respond in
             Task {
-                let response = await Execution.execute(prepared, schema: schema, context: call)
-                respond(Self.answer(response))
+                let json = await Execution.execute(prepared, schema: schema, context: call).value.json
+                if Self.introspection.keep(json, for: graphQL, prepared: prepared, schema: schema) {
+                    Self.introspectionAnswers.inc("executed")
+                }
+                respond(Self.answer(json: json))
             }
         }
     }
 
+    /// Introspection answers of `IdentitySchema.schema` under `limits`, the same for every app.
+    static let introspection = IntrospectionCache(capacity: 64)
+    static let introspectionAnswers = Metrics.shared.counter(
+        "identity_graphql_introspection_answers_total",
+        "GraphQL introspection queries answered, by source: executed, or cached (the same request's answer kept).",
+        labels: ["source"])
+
     /// HTTP 200 with the GraphQL response; never stored by a cache (tokens, a user's data).
-    static func answer(_ response: Response) -> HTTPResponse {
+    static func answer(_ response: Response) -> HTTPResponse { answer(json: response.value.json) }
+
+    static func answer(json: String) -> HTTPResponse {
         HTTPResponse(status: 200, headers: [("Content-Type", "application/graphql-response+json; charset=utf-8"),
                                             ("Cache-Control", "no-store")],
-                     body: Data(response.value.json.utf8))
+                     body: Data(json.utf8))
     }
 }
 
