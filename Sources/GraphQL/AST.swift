@@ -111,7 +111,11 @@ public indirect enum TypeRef: Sendable, Equatable, CustomStringConvertible {
         if text.hasPrefix("[") && text.hasSuffix("]") {
             return parse(text.dropFirst().dropLast()).map { .list($0) }
         }
-        guard !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
+        // A Name (spec 2.1.9) is ASCII: bytes, not Unicode letters (introspection parses a
+        // type reference per field it answers; Character properties were a fifth of its time).
+        guard !text.isEmpty, text.utf8.allSatisfy({ byte in
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F
+        }) else { return nil }
         return .named(String(text))
     }
 }

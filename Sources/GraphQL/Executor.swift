@@ -37,12 +37,13 @@ public struct PreparedOperation: Sendable {
     public let operation: OperationDefinition
     let document: Document
     let variables: [String: GraphQLValue]
+    let limits: Limits
 
     /// The root fields that will run (after `@skip`/`@include`), for limits such as "one
     /// sign-in per request".
     public func rootFieldNames(schema: Schema) -> [String] {
         let executor = Executor(schema: schema, fragments: Dictionary(document.fragments.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a }),
-                                variables: variables, context: ())
+                                variables: variables, context: (), budget: IntrospectionBudget(maximum: .max))
         let root = operation.type == .mutation ? schema.mutationType ?? "" : schema.queryType
         return executor.collectFields(operation.selectionSet, objectType: root).map { $0.fields[0].name }
     }
@@ -94,14 +95,16 @@ public enum Execution {
             }
         }
         guard errors.isEmpty else { return .failure(Response(data: nil, errors: errors)) }
-        return .success(PreparedOperation(operation: operation, document: document, variables: coerced))
+        return .success(PreparedOperation(operation: operation, document: document, variables: coerced, limits: limits))
     }
 
     public static func execute(_ prepared: PreparedOperation, schema: Schema, context: any Sendable) async -> Response {
         let fragments = Dictionary(prepared.document.fragments.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        let executor = Executor(schema: schema, fragments: fragments, variables: prepared.variables, context: context)
+        let budget = IntrospectionBudget(maximum: prepared.limits.maximumIntrospectionFields)
+        let executor = Executor(schema: schema, fragments: fragments, variables: prepared.variables, context: context, budget: budget)
         let root = prepared.operation.type == .mutation ? schema.mutationType ?? "" : schema.queryType
         let data = await executor.executeSelections(prepared.operation.selectionSet, objectType: root, parent: .null, path: [])
+        if budget.exceeded { return Response(data: .null, errors: [budget.error]) }
         return Response(data: data ?? .null, errors: executor.errors.list)
     }
 }
@@ -126,6 +129,7 @@ struct Executor: Sendable {
     let fragments: [String: FragmentDefinition]
     let variables: [String: GraphQLValue]
     let context: any Sendable
+    let budget: IntrospectionBudget
     let errors = ErrorList()
 
     func included(_ directives: [Directive]) -> Bool {
@@ -172,6 +176,9 @@ struct Executor: Sendable {
         var pairs: [(String, GraphQLValue)] = []
         for collected in collectFields(selections, objectType: objectType) {
             let field = collected.fields[0]
+            // Past the budget nothing more is resolved: the object is dropped and its parents
+            // unwind (the answer is then the budget's error alone).
+            guard budget.take(field.name, on: objectType) else { return nil }
             guard let definition = schema.field(field.name, on: objectType) else { continue }
             let fieldPath = path + [.string(collected.key)]
             do {

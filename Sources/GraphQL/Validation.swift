@@ -9,11 +9,16 @@ public struct Limits: Sendable {
     /// query of GraphiQL, Apollo and graphql-core nests 15 levels for its `ofType` chain, so
     /// it has a limit of its own rather than the operation's.
     public var maximumIntrospectionDepth: Int
+    /// Introspection fields one execution completes (`IntrospectionBudget`): the standard
+    /// introspection query of seed 003's schema completes about 2,600.
+    public var maximumIntrospectionFields: Int
 
-    public init(maximumDepth: Int = 10, maximumAliases: Int = 50, maximumIntrospectionDepth: Int = 20) {
+    public init(maximumDepth: Int = 10, maximumAliases: Int = 50, maximumIntrospectionDepth: Int = 20,
+                maximumIntrospectionFields: Int = 10_000) {
         self.maximumDepth = maximumDepth
         self.maximumAliases = maximumAliases
         self.maximumIntrospectionDepth = maximumIntrospectionDepth
+        self.maximumIntrospectionFields = maximumIntrospectionFields
     }
 }
 
@@ -56,6 +61,9 @@ public struct Validator {
             checkTypeCondition(fragment.typeCondition, location: fragment.location, fragmentName: fragment.name)
         }
         checkFragmentCycles()
+        for field in IntrospectionLists.tooDeep(document, fragments: fragments) {
+            fail(IntrospectionLists.message, [field.location])
+        }
         // Operations.
         var names: Set<String> = []
         for operation in document.operations {

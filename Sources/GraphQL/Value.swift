@@ -75,6 +75,13 @@ public enum GraphQLValue: Sendable, Equatable {
 
     static func writeJSONString(_ text: String, into out: inout String) {
         out += "\""
+        // Most strings (names, descriptions) need no escape: appended whole rather than scalar
+        // by scalar. 0xE2 leads U+2000...U+2FFF, where U+2028 and U+2029 are: those take the loop.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x3C && $0 != 0xE2 }) {
+            out += text
+            out += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

@@ -614,3 +614,103 @@ def test_graphql_requests_are_limited_per_ip(client, configured_app_factory):
     assert limited.status == 429 and limited.json["code"] == "auth/rate-limited", limited
     # Another client is not affected.
     assert gql(client, app, "query { __typename }").status == 200
+
+
+def _one_client():
+    return {"X-Forwarded-For": "10.78.%d.%d" % (uuid.uuid4().int % 250, uuid.uuid4().int % 250 + 1)}
+
+
+def test_get_queries_take_the_same_per_ip_limit_as_post(client, configured_app_factory):
+    from urllib.parse import quote
+    from identity_client import assert_problem
+    app = configured_app_factory(rate_limits={"graphql_per_ip": "2/1m"})
+    ip = _one_client()
+    url = "/graphql?query=" + quote("{ __typename }")
+    for _ in range(2):
+        resp = client.get(url, app_key=app["app_key"], headers=ip)
+        assert resp.status == 200 and resp.json == {"data": {"__typename": "Query"}}, resp
+        assert '"graphql_per_ip";q=2;w=60' in (resp.header("RateLimit-Policy") or ""), resp.headers
+        assert resp.headers.get_all("X-Content-Type-Options") == ["nosniff"], resp.headers
+    limited = client.get(url, app_key=app["app_key"], headers=ip)
+    assert_problem(limited, 429, "auth/rate-limited")
+    assert (limited.header("Retry-After") or "").isdigit(), limited.headers
+    # The pipeline's headers once, though the query went through it twice (as GET, then POST).
+    assert limited.headers.get_all("X-Content-Type-Options") == ["nosniff"], limited.headers
+    # One budget for both methods: the same client's POST is refused too.
+    assert gql(client, app, "{ __typename }", headers=ip).status == 429
+    # Another client is not affected.
+    assert client.get(url, app_key=app["app_key"], headers=_one_client()).status == 200
+
+
+def _introspection_answers(stack):
+    from ops_metrics import scrape, value
+    families = scrape(stack.metrics_url(stack.gateway))
+    return {source: value(families, "identity_graphql_introspection_answers_total", source=source)
+            for source in ("executed", "cached")}
+
+
+def test_introspection_answers_are_cached_byte_for_byte(stack, client, app):
+    # A text no earlier test sent (a comment changes the request, not its answer).
+    query = get_introspection_query() + f"\n# {uuid.uuid4().hex}\n"
+    before = _introspection_answers(stack)
+    first = gql(client, app, query)
+    after_first = _introspection_answers(stack)
+    second = gql(client, app, query)
+    after_second = _introspection_answers(stack)
+    assert first.status == second.status == 200
+    assert after_first["executed"] - before["executed"] == 1 and after_first["cached"] == before["cached"]
+    assert after_second["cached"] - after_first["cached"] == 1 and after_second["executed"] == after_first["executed"]
+    assert second.body == first.body
+    # Another text, executed afresh: the same bytes; and a GET of the first text is answered
+    # from the same cache.
+    uncached = gql(client, app, query + "# again\n")
+    assert _introspection_answers(stack)["executed"] - after_second["executed"] == 1
+    assert uncached.body == first.body
+    from urllib.parse import quote
+    assert client.get("/graphql?query=" + quote(query), app_key=app["app_key"]).body == first.body
+    # What is kept is the schema as graphql-core reads it.
+    assert print_schema(lexicographic_sort_schema(build_client_schema(json.loads(second.body)["data"]))) == \
+        print_schema(lexicographic_sort_schema(served_schema(client)))
+
+
+def _nested_type_fields(levels):
+    """`__type` asking `fields { type { … } }` `levels` times: graphql-core's recommended
+    MaxIntrospectionDepthRule refuses three."""
+    inner = "name"
+    for _ in range(levels):
+        inner = f"name fields {{ type {{ {inner} ofType {{ {inner} }} }} }}"
+    return '{ __type(name: "Mutation") { ' + inner + " } }"
+
+
+def test_nested_introspection_lists_are_refused_as_graphql_core_refuses_them(client, app):
+    from graphql.validation import MaxIntrospectionDepthRule
+    schema = served_schema(client)
+    for levels in (1, 2, 3, 4):
+        document = _nested_type_fields(levels)
+        oracle = validate(schema, parse(document), rules=[MaxIntrospectionDepthRule])
+        resp = gql(client, app, document)
+        assert resp.status == 200
+        assert bool(oracle) == (levels >= 3), (levels, oracle)
+        if oracle:
+            assert error_codes(resp) == ["GRAPHQL_VALIDATION_FAILED"] and "data" not in resp.json, resp.json
+        else:
+            assert ok(resp)["__type"]["fields"], resp.json
+
+
+def test_introspection_asked_many_times_over_stops_at_its_budget(client, app):
+    """Within the depth, alias and list limits, 50 aliases of every type's fields with their
+    types' fields (about 11 MB and a second of CPU before the budget): one error, no data."""
+    rich = ("fragment R0 on __Type { kind name description enumValues { name description } } "
+            + " ".join(f"fragment R{n} on __Type {{ ...R0 fields {{ name description args {{ name type {{ ...R{n - 1} "
+                       f"ofType {{ ...R{n - 1} ofType {{ ...R{n - 1} }} }} }} }} type {{ ...R{n - 1} ofType {{ ...R{n - 1} "
+                       f"ofType {{ ...R{n - 1} }} }} }} }} }}" for n in (1, 2)))
+    document = "{ " + " ".join(f"a{i}: __schema {{ types {{ ...R2 }} }}" for i in range(50)) + " } " + rich
+    from graphql.validation import MaxIntrospectionDepthRule
+    assert not validate(served_schema(client), parse(document), rules=[MaxIntrospectionDepthRule])
+    started = time.monotonic()
+    resp = gql(client, app, document)
+    elapsed = time.monotonic() - started
+    assert resp.status == 200 and resp.json["data"] is None, resp.json.get("errors")
+    assert error_codes(resp) == ["GRAPHQL_VALIDATION_FAILED"]
+    assert "more than 10000 fields" in resp.json["errors"][0]["message"]
+    assert elapsed < 1.0, f"{elapsed:.3f}s"

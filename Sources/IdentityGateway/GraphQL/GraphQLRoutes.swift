@@ -10,6 +10,8 @@ import IdentityKit
 /// deep, 50 aliases, at most one field that signs in per request. Each resolver's core
 /// request takes that REST route's own rate limits.
 /// `GET /graphql` without `query` is a page to try queries (`GraphQLPage`); `?sdl` the schema.
+/// A `GET` with `query` is sent on as the `POST` it stands for (`forwardedGet`), so both take
+/// `graphql_per_ip` in the same place, before any parsing.
 struct GraphQLRoutes: Sendable {
     let apps: AppResolver
     let sessionObject: SessionObjectEdge
@@ -22,9 +24,22 @@ struct GraphQLRoutes: Sendable {
     var routes: [Route] {
         [Route(method: "POST", pattern: "/graphql", needsApp: true, takesBody: true,
                limits: [.perIP(RateLimitCatalogue.graphqlPerIP)], errors: [.validationFailed([])], handler: post),
+         // No `limits` here: the pipeline takes a route's limits from its app, and the page and
+         // the SDL need none (they are answered from bytes made once). A query is limited as the
+         // POST it is sent on as, which may refuse it (429) or find the store down (503).
          Route(method: "GET", pattern: "/graphql", needsApp: false, takesBody: false,
-               errors: [.validationFailed([])], handler: get)]
+               errors: [.validationFailed([]), .rateLimited(retryAfter: 1), .unavailable], handler: get)]
     }
+
+    /// Set on the `POST` a `GET` is sent on as: that request runs queries only. A client that
+    /// sends it itself only takes the right to run mutations from its own request.
+    static let forwardedGet = "x-graphql-forwarded-get"
+    /// What the pipeline adds to every answer of `GET /graphql` (`Gateway.cacheHeaders`).
+    private static let addedByPipeline = Set(Gateway.cacheHeaders(Route(
+        method: "GET", pattern: "/graphql", needsApp: false, takesBody: false,
+        handler: { _ in .now(HTTPResponse(status: 204, body: Data())) })).map { $0.0.lowercased() })
+    static let sdl = Data(SchemaPrinter.print(IdentitySchema.schema).utf8)
+    static let page = Data(GraphQLPage.html.utf8)
 
     func post(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
@@ -33,7 +48,8 @@ struct GraphQLRoutes: Sendable {
         var variables: [(String, GraphQLValue)] = []
         switch body["variables"] {
         case nil, .null?: break
-        case .object(let given)?: variables = given.map { ($0.key, GraphQLBridge.value($0.value)) }
+        // Sorted: the same variables are the same request to the introspection cache.
+        case .object(let given)?: variables = given.map { ($0.key, GraphQLBridge.value($0.value)) }.sorted { $0.0 < $1.0 }
         default: throw Self.badRequest("body.variables", "must be an object")
         }
         var operationName: String?
@@ -43,27 +59,25 @@ struct GraphQLRoutes: Sendable {
         default: throw Self.badRequest("body.operationName", "must be a string")
         }
         return run(Request(query: query, variables: variables, operationName: operationName), app: app, context: context,
-                   queriesOnly: false)
+                   queriesOnly: context.request.header(Self.forwardedGet) != nil)
     }
 
     func get(_ context: RouteContext) throws -> RouteResult {
         let request = context.request
         if request.query["sdl"] != nil {
-            return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")],
-                                     body: Data(SchemaPrinter.print(IdentitySchema.schema).utf8)))
+            return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Self.sdl))
         }
         guard let query = request.query["query"] else {
             return .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
                                                             ("Content-Security-Policy", GraphQLPage.contentSecurityPolicy),
                                                             ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer")],
-                                     body: Data(GraphQLPage.html.utf8)))
+                                     body: Self.page))
         }
         guard !query.isEmpty, query.utf8.count <= Self.maximumDocument else { throw Self.badRequest("query.query", "must be 1 byte to 64 KiB") }
         // The page and the SDL need no app; a query does, and its absence is a GraphQL error
         // like any other refusal of a query (this route never answers 401).
-        let app: AppRecord
         do {
-            app = try apps.app(forKey: request.header("x-app-key"), host: request.header("host"))
+            _ = try apps.app(forKey: request.header("x-app-key"), host: request.header("host"))
         } catch let error as ServiceError {
             return .now(Self.answer(Response(data: nil, errors: [GraphQLError(error.detail, code: error.code,
                                                                               extensions: [("status", .int(error.status))])])))
@@ -71,13 +85,35 @@ struct GraphQLRoutes: Sendable {
             return .now(Self.answer(Response(data: nil, errors: [GraphQLError(ServiceError.unavailable.detail, code: ServiceError.unavailable.code,
                                                                               extensions: [("status", .int(503))])])))
         }
-        var variables: [(String, GraphQLValue)] = []
+        var body: [String: JSONValue] = ["query": .string(query)]
         if let text = request.query["variables"], !text.isEmpty {
             guard case .object(let given)? = JSONValue.parse(Data(text.utf8)) else { throw Self.badRequest("query.variables", "must be a JSON object") }
-            variables = given.map { ($0.key, GraphQLBridge.value($0.value)) }
+            body["variables"] = .object(given)
         }
-        return run(Request(query: query, variables: variables, operationName: request.query["operationName"]), app: app,
-                   context: context, queriesOnly: true)
+        if let name = request.query["operationName"] { body["operationName"] = .string(name) }
+        return forward(JSONValue.object(body), of: request)
+    }
+
+    /// The `POST` a `GET` query stands for, through the whole pipeline: `graphql_per_ip` is
+    /// taken there (the pipeline limits routes of an app, and this one's app is found only now),
+    /// then the `POST` handler runs it, queries only. The pipeline's own headers, already on
+    /// the answer, are left off so that this route's pipeline adds them once.
+    private func forward(_ body: JSONValue, of request: HTTPRequest) -> RouteResult {
+        var headers = request.headers.filter { !["content-length", "transfer-encoding"].contains($0.key) }
+        headers["content-type"] = "application/json"
+        headers[Self.forwardedGet] = "1"
+        let post = HTTPRequest(method: "POST", path: "/graphql", headers: headers, body: Data(body.serialized.utf8),
+                               clientIP: request.clientIP, peerIP: request.peerIP, requestId: request.requestId)
+        switch pipeline.dispatch(post) {
+        case .now(let response): return .now(Self.trimmed(response))
+        case .later(let work): return .later { respond in work { respond(Self.trimmed($0)) } }
+        }
+    }
+
+    private static func trimmed(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers.removeAll { addedByPipeline.contains($0.0.lowercased()) }
+        return response
     }
 
     private static func badRequest(_ location: String, _ message: String) -> ServiceError {
@@ -86,6 +122,12 @@ struct GraphQLRoutes: Sendable {
 
     private func run(_ graphQL: Request, app: AppRecord, context: RouteContext, queriesOnly: Bool) -> RouteResult {
         let schema = IdentitySchema.schema
+        // An introspection query's answer is the schema's, whoever asks (a query: a GET may
+        // have it too); only what passed every check below was kept.
+        if let kept = Self.introspection.answer(for: graphQL) {
+            Self.introspectionAnswers.inc("cached")
+            return .now(Self.answer(json: kept))
+        }
         let prepared: PreparedOperation
         switch Execution.prepare(graphQL, schema: schema, limits: Self.limits) {
         case .failure(let response): return .now(Self.answer(response))
@@ -108,17 +150,29 @@ struct GraphQLRoutes: Sendable {
                             dispatch: { pipeline.dispatch($0) }, sessionObject: sessionObject)
         return .later { respond in
             Task {
-                let response = await Execution.execute(prepared, schema: schema, context: call)
-                respond(Self.answer(response))
+                let json = await Execution.execute(prepared, schema: schema, context: call).value.json
+                if Self.introspection.keep(json, for: graphQL, prepared: prepared, schema: schema) {
+                    Self.introspectionAnswers.inc("executed")
+                }
+                respond(Self.answer(json: json))
             }
         }
     }
 
+    /// Introspection answers of `IdentitySchema.schema` under `limits`, the same for every app.
+    static let introspection = IntrospectionCache(capacity: 64)
+    static let introspectionAnswers = Metrics.shared.counter(
+        "identity_graphql_introspection_answers_total",
+        "GraphQL introspection queries answered, by source: executed, or cached (the same request's answer kept).",
+        labels: ["source"])
+
     /// HTTP 200 with the GraphQL response; never stored by a cache (tokens, a user's data).
-    static func answer(_ response: Response) -> HTTPResponse {
+    static func answer(_ response: Response) -> HTTPResponse { answer(json: response.value.json) }
+
+    static func answer(json: String) -> HTTPResponse {
         HTTPResponse(status: 200, headers: [("Content-Type", "application/graphql-response+json; charset=utf-8"),
                                             ("Cache-Control", "no-store")],
-                     body: Data(response.value.json.utf8))
+                     body: Data(json.utf8))
     }
 }
 
