@@ -26,7 +26,9 @@ public final class Gateway: Service {
         let apps = AppResolver(store: appStore, profiles: ClientProfileStore(pool: pool))
         self.apps = apps
         let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
-        let verifier = TokenVerifier(store: appStore, sessionTokensReadProfile: true)
+        let idleSessions = IdleSessionEnding(bus: bus, timeout: configuration.requestTimeout)
+        let verifier = TokenVerifier(store: appStore, sessionTokensReadProfile: true,
+                                     idleSessionFound: { idleSessions.end($0, token: $1) })
         let sessions = SessionStore(pool: pool)
         let secretKeys = SecretKeyStep(store: SecretKeyStore(pool: pool))
         self.secretKeys = secretKeys
