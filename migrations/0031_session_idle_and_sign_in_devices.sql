@@ -39,3 +39,36 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
     WHERE s.app_id = p_app AND s.session_token_hash = p_hash AND s.ended_at IS NULL AND s.expires_at > now()
 $$;
 GRANT EXECUTE ON FUNCTION session_token_session(text, bytea) TO identity_token_worker, identity_revocation_worker;
+
+-- 2. Known devices for the per-identifier sign-in limit (OWASP, "device cookies"): ten wrong
+-- passwords from anywhere spend an identifier's budget, and until now locked its owner out too.
+-- A successful password sign-in (standard profile) answers with a device token, which the
+-- client sends back as X-Device-Token; once the identifier's budget is spent, a sign-in with a
+-- live device token of that identifier's user is counted against a budget of that device's own
+-- (`sign_in_per_device`), so a guesser who spent the identifier's budget has not locked out the
+-- owner's devices. Only the token's SHA-256 is kept; a successful sign-in with it replaces it.
+CREATE TABLE sign_in_devices (
+    app_id     text NOT NULL,
+    token_hash bytea NOT NULL,
+    uid        text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (app_id, token_hash),
+    FOREIGN KEY (app_id, uid) REFERENCES users (app_id, uid) ON DELETE CASCADE
+);
+CREATE INDEX sign_in_devices_by_user ON sign_in_devices (app_id, uid, created_at);
+GRANT SELECT, INSERT, DELETE ON sign_in_devices TO identity_token_worker;
+
+-- The gateway learns whether a token is a live device token of the user an identifier names
+-- (email or username, as the sign-in reads it: UserStore.find), and nothing else: it reads
+-- neither the table nor users.
+CREATE FUNCTION sign_in_device_known(p_app text, p_identifier text, p_hash bytea)
+RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    SELECT EXISTS (
+        SELECT 1 FROM sign_in_devices d JOIN users u ON u.app_id = d.app_id AND u.uid = d.uid
+        WHERE d.app_id = p_app AND d.token_hash = p_hash AND d.expires_at > now()
+          AND CASE WHEN strpos(p_identifier, '@') > 0 THEN lower(u.email) = lower(p_identifier)
+                   ELSE lower(u.username) = lower(p_identifier) END)
+$$;
+GRANT EXECUTE ON FUNCTION sign_in_device_known(text, text, bytea) TO identity_gateway;

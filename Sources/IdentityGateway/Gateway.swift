@@ -41,7 +41,8 @@ public final class Gateway: Service {
             pipeline: pipeline))
         freshProof = FreshProofStep(verifier: verifier, sessions: sessions)
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
-                                   auth: Authenticator(verifier: verifier, sessions: sessions))
+                                   auth: Authenticator(verifier: verifier, sessions: sessions),
+                                   devices: SignInDeviceStore(pool: pool))
         edge = ClientEdge(apps: apps, sessionObject: sessionObject,
                           singleToken: SingleTokenEdge(sessionObject: sessionObject, verifier: verifier,
                                                        users: UserProfileStore(pool: pool)))
