@@ -26,7 +26,9 @@ public final class Gateway: Service {
         let apps = AppResolver(store: appStore, profiles: ClientProfileStore(pool: pool))
         self.apps = apps
         let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
-        let verifier = TokenVerifier(store: appStore, sessionTokensReadProfile: true)
+        let idleSessions = IdleSessionEnding(bus: bus, timeout: configuration.requestTimeout)
+        let verifier = TokenVerifier(store: appStore, sessionTokensReadProfile: true,
+                                     idleSessionFound: { idleSessions.end($0, token: $1) })
         let sessions = SessionStore(pool: pool)
         let secretKeys = SecretKeyStep(store: SecretKeyStore(pool: pool))
         self.secretKeys = secretKeys
@@ -39,7 +41,8 @@ public final class Gateway: Service {
             pipeline: pipeline))
         freshProof = FreshProofStep(verifier: verifier, sessions: sessions)
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
-                                   auth: Authenticator(verifier: verifier, sessions: sessions))
+                                   auth: Authenticator(verifier: verifier, sessions: sessions),
+                                   devices: SignInDeviceStore(pool: pool))
         edge = ClientEdge(apps: apps, sessionObject: sessionObject,
                           singleToken: SingleTokenEdge(sessionObject: sessionObject, verifier: verifier,
                                                        users: UserProfileStore(pool: pool)))

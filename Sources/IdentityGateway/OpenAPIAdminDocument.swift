@@ -203,7 +203,7 @@ enum OpenAPIAdminDocument {
       "responses": {
         "AppSettings": {"description": "The app's settings", "content": {"application/json": {"schema": {
           "type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": [
-            "app_id", "access_token_ttl", "session_lifetime", "google_client_ids", "apple_bundle_ids", "apple_services_ids",
+            "app_id", "access_token_ttl", "session_lifetime", "session_idle_timeout", "google_client_ids", "apple_bundle_ids", "apple_services_ids",
             "apple_team_id", "apple_key_id", "apple_private_key_set", "firebase_project_id", "firebase_trust_email_verified",
             "deep_link_url", "mail_from_name", "mail_from_address", "rate_limits", "default_metadata", "profile", "domains",
             "domains_pending", "path_prefix", "allowed_origins", "apple_nonce", "webauthn_rp_id", "webauthn_rp_name", "webauthn_origins",
@@ -221,6 +221,7 @@ enum OpenAPIAdminDocument {
           "properties": {
             "access_token_ttl": {"type": "integer", "minimum": 300, "maximum": 86400},
             "session_lifetime": {"type": "integer", "minimum": 3600, "maximum": 315360000},
+            "session_idle_timeout": {"type": "integer", "minimum": 300, "maximum": 31536000, "description": "Seconds a session-object or single-token session may go unused before it ends (default 2592000, 30 days)"},
             "google_client_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},
             "apple_bundle_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},
             "apple_services_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},

@@ -77,6 +77,8 @@ enum OpenAPIDocument {
             "summary": "Sign in with email or username and password",
             "operationId": "signIn",
             "security": [{"appKey": []}],
+            "parameters": [{"name": "X-Device-Token", "in": "header", "required": false, "schema": {"type": "string", "maxLength": 128},
+                            "description": "The device_token of this device's last sign-in: once the identifier's sign-in budget is spent (sign_in_per_identifier), a live one is counted against this device's own (sign_in_per_device)"}],
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SignInRequest"}}}},
             "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
           }
@@ -758,7 +760,8 @@ enum OpenAPIDocument {
                 "refresh_token": {"type": "string"},
                 "session_id": {"type": "string"},
                 "is_new_user": {"type": "boolean"},
-                "user": {"$ref": "#/components/schemas/User"}
+                "user": {"$ref": "#/components/schemas/User"},
+                "device_token": {"type": "string", "description": "Password sign-in only: this device's token, to send as X-Device-Token on its next sign-in (it replaces the one sent; 90 days)"}
               }
             }}
           },

@@ -27,8 +27,12 @@ extension OpenAPIDocument {
             }
             operation["responses"] = .object(answers)
             if !route.limits.isEmpty {
-                operation["x-rate-limits"] = .array(route.limits.map {
-                    .string("\($0.policy.name): \($0.policy.count) per \(Int($0.policy.window)) s per \($0.subject.documented)")
+                operation["x-rate-limits"] = .array(route.limits.map { limit in
+                    let own = "\(limit.policy.name): \(limit.policy.count) per \(Int(limit.policy.window)) s per \(limit.subject.documented)"
+                    guard let device = limit.knownDevice else { return .string(own) }
+                    // One entry per declared limit: the known-device budget stands in for this one.
+                    return .string(own + "; once spent, a device that signed in before (X-Device-Token) has "
+                                   + "\(device.name): \(device.count) per \(Int(device.window)) s of its own")
                 })
             }
             item[method] = .object(operation)

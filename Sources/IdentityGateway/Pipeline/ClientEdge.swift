@@ -18,7 +18,7 @@ struct ClientEdge: Sendable {
     let singleToken: SingleTokenEdge
 
     /// Headers a browser may send and read on a cross-origin call.
-    static let allowedHeaders = "Authorization, Content-Type, Accept, X-App-Key, X-Request-Id"
+    static let allowedHeaders = "Authorization, Content-Type, Accept, X-App-Key, X-Request-Id, X-Device-Token"
     /// Headers a cross-origin page may read: the ones the service sends (the rate-limit names
     /// come from `RateLimitHeaders`, so they cannot drift from what is sent).
     static let exposedHeaders = ["X-Request-Id", "Retry-After", RateLimitHeaders.names.policy, RateLimitHeaders.names.state]

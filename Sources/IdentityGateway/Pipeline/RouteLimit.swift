@@ -17,6 +17,10 @@ struct RouteLimit: Sendable {
 
     let policy: RateLimitPolicy
     let subject: Subject
+    /// Once this limit (per identifier) is spent, a request with a live device token of the
+    /// identifier's user (`X-Device-Token`, `SignInDeviceStore`) is counted against this
+    /// budget, per identifier and device, instead of being refused.
+    var knownDevice: RateLimitPolicy?
 
     static func perIP(_ policy: RateLimitPolicy) -> RouteLimit { RouteLimit(policy: policy, subject: .clientIP) }
 
@@ -33,8 +37,11 @@ struct RouteLimit: Sendable {
 extension [RouteLimit] {
     typealias Catalogue = RateLimitCatalogue
 
+    /// The identifier's budget last: a known device's own budget takes over only when that one is spent.
     static let passwordSignIn: [RouteLimit] = [.perIP(Catalogue.signInPerIP),
-                                               .perField(Catalogue.signInPerIdentifier, "email", "identifier")]
+                                               RouteLimit(policy: Catalogue.signInPerIdentifier,
+                                                          subject: .bodyField(["email", "identifier"]),
+                                                          knownDevice: Catalogue.signInPerDevice)]
     static let providerSignIn: [RouteLimit] = [.perIP(Catalogue.signInPerIP)]
     static let signUp: [RouteLimit] = [.perIP(Catalogue.signUpPerIP)]
     static let guest: [RouteLimit] = [.perIP(Catalogue.guestPerIP)]

@@ -47,7 +47,10 @@ struct PasswordRoutes: Sendable {
         }
         try body.finish()
         guard let password else { throw ServiceError.validationFailed([]) }
-        let command = TokenV1.SignIn(appId: app.id, identifier: given, password: password, client: context.clientInfo)
+        // The device token of an earlier sign-in (its shape checked; the token worker replaces it).
+        let deviceToken = context.request.header("x-device-token").flatMap { SignInDeviceStore.isDeviceToken($0) ? $0 : nil }
+        let command = TokenV1.SignIn(appId: app.id, identifier: given, password: password, client: context.clientInfo,
+                                     deviceToken: deviceToken ?? "")
         return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
             UserJSON.signIn($0)
         }

@@ -50,7 +50,7 @@ enum UserJSON {
     }
 
     static func tokens(_ result: TokenV1.AuthResult) -> JSONValue {
-        .object([
+        var fields: [String: JSONValue] = [
             "access_token": .string(result.accessToken),
             "token_type": .string(result.tokenType),
             "expires_in": JSONValue(Int(result.expiresIn)),
@@ -58,6 +58,10 @@ enum UserJSON {
             "session_id": .string(result.sessionId),
             "is_new_user": .bool(result.isNewUser),
             "user": result.user.map(make) ?? .null,
-        ])
+        ]
+        // Password sign-ins of standard-profile apps only (the other profiles' answers are
+        // rebuilt field by field and never show it): the next sign-in's X-Device-Token.
+        if !result.deviceToken.isEmpty { fields["device_token"] = .string(result.deviceToken) }
+        return .object(fields)
     }
 }

@@ -8,6 +8,8 @@ import Foundation
 public struct AppSettingsUpdate: Sendable {
     public var accessTokenTTL: Int?
     public var sessionLifetime: Int?
+    /// Seconds a session-token session (`session-object`, `single-token`) may go unused.
+    public var sessionIdleTimeout: Int?
     public var googleClientIds: [String]?
     public var appleBundleIds: [String]?
     public var appleServicesIds: [String]?
@@ -81,6 +83,7 @@ public struct AppSettingsUpdate: Sendable {
         switch setting {
         case "access_token_ttl": probe.accessTokenTTL = -1
         case "sms_breaker_hourly": probe.sms.breakerHourly = -1
+        case "session_idle_timeout": probe.sessionIdleTimeout = -1
         default: probe.sessionLifetime = -1
         }
         return probe.problems(offAllowed: false).first?.message ?? "must be an integer"
@@ -95,6 +98,9 @@ public struct AppSettingsUpdate: Sendable {
         }
         if let seconds = sessionLifetime, !(3600...315_360_000).contains(seconds) {
             found.append(("session_lifetime", "must be 3600 to 315360000 seconds (1 hour to 10 years)"))
+        }
+        if let seconds = sessionIdleTimeout, !(300...31_536_000).contains(seconds) {
+            found.append(("session_idle_timeout", "must be 300 to 31536000 seconds (5 minutes to 365 days)"))
         }
         for (name, ids) in [("google_client_ids", googleClientIds), ("apple_bundle_ids", appleBundleIds),
                             ("apple_services_ids", appleServicesIds)] {
@@ -177,6 +183,7 @@ public struct AppSettingsUpdate: Sendable {
         try checkSharedSmsAccount(appId: appId, pool: pool, authority)
         if let ttl = accessTokenTTL { app = try apps.setAccessTokenTTL(appId: appId, seconds: ttl) ?? app }
         if let seconds = sessionLifetime { try apps.setSessionLifetime(appId: appId, seconds: seconds) }
+        if let seconds = sessionIdleTimeout { try apps.setSessionIdleTimeout(appId: appId, seconds: seconds) }
         let providerStore = ProviderSettingsStore(pool: pool)
         var (providers, keySet) = try providerStore.settingsWithoutKey(appId: appId)
         if let ids = googleClientIds { providers.googleClientIds = ids }
@@ -217,6 +224,7 @@ public struct AppSettingsUpdate: Sendable {
             "app_id": .string(appId),
             "access_token_ttl": JSONValue(app.accessTokenTTL),
             "session_lifetime": JSONValue(try apps.sessionLifetime(appId: appId) ?? 0),
+            "session_idle_timeout": JSONValue(try apps.sessionIdleTimeout(appId: appId) ?? 0),
             "deep_link_url": JSONValue(mail.deepLinkURL),
             "mail_from_name": JSONValue(mail.fromName),
             "mail_from_address": JSONValue(mail.fromAddress),
@@ -345,6 +353,7 @@ public struct AppSettingsUpdate: Sendable {
         }
         update.accessTokenTTL = integer("access_token_ttl")
         update.sessionLifetime = integer("session_lifetime")
+        update.sessionIdleTimeout = integer("session_idle_timeout")
         update.googleClientIds = list("google_client_ids")
         update.appleBundleIds = list("apple_bundle_ids")
         update.appleServicesIds = list("apple_services_ids")

@@ -4,7 +4,9 @@ import Foundation
 /// (COMPATIBILITY.md): `st_` and 256 random bits, one per session, of which only the SHA-256 is
 /// stored (`sessions.session_token_hash`). It is the session's credential for as long as the
 /// session lives (the app's absolute session lifetime, a year by default) and is checked against
-/// the session on every use, so sign-out, deletion and disabling end it at once.
+/// the session on every use, so sign-out, deletion and disabling end it at once. Since it is
+/// never refreshed, its session also ends once unused for the app's `session_idle_timeout` (30
+/// days by default): the gateway refuses it then and has it ended (`TokenVerifier`).
 ///
 /// It is accepted wherever an access token is (`TokenVerifier`): the gateway's `Authenticator`
 /// and, for commands, the workers' `CallerAuthority`, which receive it as the caller token. So
@@ -27,30 +29,62 @@ public struct SessionTokenStore: Sendable {
 
     public init(pool: PGPool) { self.pool = pool }
 
-    /// Claims equivalent to an access token of the session (no `exp` of their own: the session's
-    /// end is the token's), or nil when no live session has this token in this app.
+    /// A live session found by its token.
+    public struct Found: Sendable {
+        /// Equivalent to an access token of the session (no `exp` of their own: the session's
+        /// end is the token's).
+        public let claims: AccessTokenClaims
+        /// Unseen for longer than the app's `session_idle_timeout` (checked only when reading
+        /// the profile, i.e. by the gateway): to be refused and ended.
+        public let idle: Bool
+        /// Last marked seen over a minute ago: the gateway marks it again (`markSeen`).
+        public let seenLongAgo: Bool
+    }
+
+    /// The live session of this token in this app, or nil.
     /// `readsProfile` (the gateway, which every request passes): the user's profile is read too,
     /// through the `user_profiles` view: a disabled user's token is refused on the spot, and the
-    /// claims say whether the user is a guest (guest upgrades). The workers only compare uid and
-    /// session, and lack the view.
-    public func claims(token: String, app: AppRecord, readsProfile: Bool) throws -> AccessTokenClaims? {
+    /// claims say whether the user is a guest (guest upgrades); and the session's idle time is
+    /// read against its app's timeout. The workers only compare uid and session, and lack the
+    /// view: like an access token's session, a session token's idleness is the gateway's to
+    /// check before a command goes out (`CallerAuthority`), which lets the gateway's command that
+    /// ends an idle session carry that session's own token. They find the session through
+    /// `session_token_session` (migration 0031), which answers for a token they hold without
+    /// letting them read any token hash.
+    public func find(token: String, app: AppRecord, readsProfile: Bool) throws -> Found? {
         guard token.utf8.count <= 128 else { return nil }
-        let profile = readsProfile
-            ? "LEFT JOIN user_profiles p ON p.app_id = s.app_id AND p.uid = s.uid" : "LEFT JOIN (SELECT NULL::boolean AS is_guest, NULL::boolean AS disabled) p ON true"
+        let sql = readsProfile ? """
+            SELECT s.id, s.uid, s.amr, s.aal, extract(epoch FROM s.expires_at)::bigint AS exp,
+                   extract(epoch FROM s.created_at)::bigint AS iat, coalesce(p.is_guest, false) AS is_guest,
+                   coalesce(p.disabled, false) AS disabled,
+                   s.last_seen_at <= now() - make_interval(secs => a.session_idle_timeout) AS idle,
+                   s.last_seen_at < now() - interval '60 seconds' AS seen_long_ago
+            FROM sessions s JOIN apps a ON a.id = s.app_id
+            LEFT JOIN user_profiles p ON p.app_id = s.app_id AND p.uid = s.uid
+            WHERE s.app_id = $1 AND s.session_token_hash = $2 AND s.ended_at IS NULL AND s.expires_at > now()
+            """ : """
+            SELECT s.id, s.uid, s.amr, s.aal, extract(epoch FROM s.expires_at)::bigint AS exp,
+                   extract(epoch FROM s.created_at)::bigint AS iat, false AS is_guest, false AS disabled,
+                   false AS idle, false AS seen_long_ago
+            FROM session_token_session($1, $2) s
+            """
         let row = try pool.withConnection { connection in
-            try connection.query("""
-                SELECT s.id, s.uid, s.amr, s.aal, extract(epoch FROM s.expires_at)::bigint AS exp,
-                       extract(epoch FROM s.created_at)::bigint AS iat, coalesce(p.is_guest, false) AS is_guest,
-                       coalesce(p.disabled, false) AS disabled
-                FROM sessions s \(profile)
-                WHERE s.app_id = $1 AND s.session_token_hash = $2 AND s.ended_at IS NULL AND s.expires_at > now()
-                """, [app.id, PGParam.bytea(SessionToken.hash(token))]).first
+            try connection.query(sql, [app.id, PGParam.bytea(SessionToken.hash(token))]).first
         }
         guard let row, try !row.bool("disabled") else { return nil }
-        return AccessTokenClaims(iss: app.issuer, aud: app.id, sub: try row.string("uid"), sid: try row.string("id"),
-                                 iat: try row.int64("iat"), exp: try row.int64("exp"), jti: "session-token",
-                                 amr: try row.stringArray("amr"), aal: try row.int("aal"), isGuest: try row.bool("is_guest"), email: nil,
-                                 emailVerified: false, roles: [])
+        let claims = AccessTokenClaims(iss: app.issuer, aud: app.id, sub: try row.string("uid"), sid: try row.string("id"),
+                                       iat: try row.int64("iat"), exp: try row.int64("exp"), jti: "session-token",
+                                       amr: try row.stringArray("amr"), aal: try row.int("aal"), isGuest: try row.bool("is_guest"),
+                                       email: nil, emailVerified: false, roles: [])
+        return Found(claims: claims, idle: try row.bool("idle"), seenLongAgo: try row.bool("seen_long_ago"))
+    }
+
+    /// Marks the session seen now (the gateway, through `session_token_seen`, which writes only
+    /// when the last mark is over a minute old and never revives an idle or ended session).
+    public func markSeen(appId: String, sessionId: String) throws {
+        try pool.withConnection { connection in
+            _ = try connection.query("SELECT session_token_seen($1, $2)", [appId, sessionId])
+        }
     }
 
     /// Gives a live session its token (once: a session that has one keeps it) and makes the

@@ -34,12 +34,19 @@ public final class TokenVerifier: Sendable {
     private let keyCacheSeconds: TimeInterval
 
     private let sessionTokensReadProfile: Bool
+    /// What the gateway does with a session token whose session went idle (ends it).
+    private let idleSessionFound: (@Sendable (_ claims: AccessTokenClaims, _ token: String) -> Void)?
 
     /// `sessionTokensReadProfile`: session tokens of disabled users are refused and their claims
-    /// say whether the user is a guest (the gateway, which reads the `user_profiles` view).
-    public init(store: AppStore, keyCacheSeconds: TimeInterval = 60, sessionTokensReadProfile: Bool = false) {
+    /// say whether the user is a guest (the gateway, which reads the `user_profiles` view); and
+    /// session tokens' idle timeout is enforced: an idle session's token is refused (401
+    /// `auth/invalid-token`, as for any ended session) and handed to `idleSessionFound`, a live
+    /// one is marked seen (at most once a minute).
+    public init(store: AppStore, keyCacheSeconds: TimeInterval = 60, sessionTokensReadProfile: Bool = false,
+                idleSessionFound: (@Sendable (_ claims: AccessTokenClaims, _ token: String) -> Void)? = nil) {
         self.store = store
         self.sessionTokensReadProfile = sessionTokensReadProfile
+        self.idleSessionFound = idleSessionFound
         sessionTokens = SessionTokenStore(pool: store.pool)
         self.keyCacheSeconds = keyCacheSeconds
     }
@@ -49,10 +56,7 @@ public final class TokenVerifier: Sendable {
         guard let authorization, authorization.hasPrefix("Bearer ") else { throw ServiceError.invalidToken }
         let token = String(authorization.utf8.dropFirst(7).drop { $0 == 32 }) ?? ""
         guard !token.isEmpty, token.utf8.count < 8192 else { throw ServiceError.invalidToken }
-        if SessionToken.isSessionToken(token) {
-            guard let claims = try sessionTokens.claims(token: token, app: app, readsProfile: sessionTokensReadProfile) else { throw ServiceError.invalidToken }
-            return claims
-        }
+        if SessionToken.isSessionToken(token) { return try verifySessionToken(token, app: app) }
         let now = Timestamp.nowSeconds()
         let keys = try keys(appId: app.id)
         if let known = verified.withLock({ $0[token] }), known.claims.aud == app.id, known.claims.iss == app.issuer {
@@ -79,6 +83,23 @@ public final class TokenVerifier: Sendable {
         } catch {
             throw ServiceError.invalidToken
         }
+    }
+
+    private func verifySessionToken(_ token: String, app: AppRecord) throws -> AccessTokenClaims {
+        guard let found = try sessionTokens.find(token: token, app: app, readsProfile: sessionTokensReadProfile) else {
+            throw ServiceError.invalidToken
+        }
+        if found.idle {
+            idleSessionFound?(found.claims, token)
+            throw ServiceError.invalidToken
+        }
+        if found.seenLongAgo {
+            // A failed mark only delays the next one: the request itself is answered.
+            do { try sessionTokens.markSeen(appId: app.id, sessionId: found.claims.sid) } catch {
+                Log.warning("session token not marked seen", ["app_id": app.id, "error": String(describing: error)])
+            }
+        }
+        return found.claims
     }
 
     private func keys(appId: String) throws -> Keys {

@@ -37,6 +37,8 @@ public enum SubKey: String, CaseIterable, Sendable {
     case backupCode = "mfa-backup-code-v1"
     /// MFA challenge tokens derived from command ids.
     case challengeToken = "mfa-challenge-token-v1"
+    /// Sign-in device tokens derived from command ids (`SignInDevices`).
+    case signInDeviceToken = "sign-in-device-token-v1"
     /// Apps' push credentials at rest (the APNs `.p8`, the FCM service-account key,
     /// `PushSettingsStore`); mailer workers hold this sub-key (IDENTITY_PUSH_CREDENTIAL_KEY).
     case pushCredentialSeal = "seal-push-credential-v1"

@@ -4,6 +4,9 @@ public enum RateLimitCatalogue {
     // Password sign-in and provider sign-ins.
     public static let signInPerIP = RateLimitPolicy(name: "sign_in_per_ip", count: 100, window: 60)
     public static let signInPerIdentifier = RateLimitPolicy(name: "sign_in_per_identifier", count: 10, window: 900)
+    /// A device that signed in before (its device token, `SignInDeviceStore`), once the
+    /// identifier's budget is spent: the owner keeps this budget whoever spent the other.
+    public static let signInPerDevice = RateLimitPolicy(name: "sign_in_per_device", count: 10, window: 900)
     public static let signUpPerIP = RateLimitPolicy(name: "sign_up_per_ip", count: 20, window: 3600)
     public static let guestPerIP = RateLimitPolicy(name: "guest_per_ip", count: 30, window: 3600)
     public static let noncePerIP = RateLimitPolicy(name: "nonce_per_ip", count: 60, window: 60)
@@ -52,7 +55,7 @@ public enum RateLimitCatalogue {
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
         codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
         passwordCheckPerUser, adminPerApp, mfaGuessPerUser, mfaVerifyPerIP, passkeyOptionsPerIP,
-        smsSendPerNumber, smsResendPerNumber, smsSendPerIP, smsSendPerApp, graphqlPerIP,
+        smsSendPerNumber, smsResendPerNumber, smsSendPerIP, smsSendPerApp, graphqlPerIP, signInPerDevice,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }

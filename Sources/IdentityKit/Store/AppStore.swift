@@ -93,6 +93,23 @@ public struct AppStore: Sendable {
         }
     }
 
+    /// How long a session-token session (`session-object`, `single-token`) may go unused, in
+    /// seconds.
+    public func sessionIdleTimeout(appId: String) throws -> Int? {
+        try pool.withConnection { connection in
+            try connection.query("SELECT session_idle_timeout FROM apps WHERE id = $1", [appId]).first
+                .map { try $0.int("session_idle_timeout") }
+        }
+    }
+
+    /// Sets the idle timeout (5 minutes to 365 days); the gateway applies it on the next request
+    /// of each such session, to its last use so far.
+    public func setSessionIdleTimeout(appId: String, seconds: Int) throws {
+        try pool.withConnection { connection in
+            _ = try connection.query("UPDATE apps SET session_idle_timeout = $2 WHERE id = $1", [appId, String(seconds)])
+        }
+    }
+
     /// The app's rate-limit overrides by limit name (`{"count", "window"}` or `"off"`).
     public func rateLimitOverrides(appId: String) throws -> [String: JSONValue] {
         let text = try pool.withConnection { connection in

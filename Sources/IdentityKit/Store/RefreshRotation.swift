@@ -1,11 +1,15 @@
 /// Refresh-token rotation in one statement, sent outside any transaction: one round trip to
 /// PostgreSQL where the lock, three writes, the commit and the user read took seven.
 ///
-/// The statement locks the presented token's row (`FOR UPDATE`, as `lockRefreshToken`), and
-/// only when the token is live (unspent, unexpired, its session live and within its absolute
-/// lifetime) spends it, inserts its successor and extends the session, then returns the
-/// token's state and its user. Parallel refreshes of one token queue on the row lock; the
-/// waiting statement re-reads the row once the first commits and sees it spent. What this
+/// The statement locks the presented token's row and its session's (`FOR UPDATE`, as
+/// `lockRefreshToken`), and only when the token is live (unspent, unexpired, its session live
+/// and within its absolute lifetime) spends it, inserts its successor and extends the session,
+/// then returns the token's state and its user. Parallel refreshes of one token queue on the
+/// token's lock; the waiting statement re-reads the row once the first commits and sees it
+/// spent. The session's lock is the one sign-out's `UPDATE sessions` takes: a refresh that
+/// comes second re-reads the session and sees it ended, so no refresh that commits after a
+/// sign-out extends the session or answers with a pair (the session row alone would be read
+/// from the statement's snapshot, from before the sign-out committed). What this
 /// statement does not decide (a session past its lifetime, a spent token outside the grace)
 /// is left to the transactional path, which ends the session (`rotated` false).
 public struct RefreshRotation: Sendable {
@@ -31,7 +35,7 @@ extension SessionStore {
                     FROM refresh_tokens rt JOIN sessions s ON s.app_id = rt.app_id AND s.id = rt.session_id
                     JOIN apps a ON a.id = rt.app_id
                     WHERE rt.app_id = $1 AND rt.token_hash = $2
-                    FOR UPDATE OF rt
+                    FOR UPDATE OF rt, s
                 ), live AS (
                     SELECT * FROM token WHERE NOT spent AND NOT expired AND NOT ended AND NOT past_lifetime
                 ), spend AS (

@@ -86,9 +86,11 @@ public struct SessionStore: Sendable {
         public let userDisabled: Bool
     }
 
-    /// Locks the token's row until the transaction ends (`FOR UPDATE`): parallel refreshes of
-    /// one token queue here, so the database, not a read-then-write in code, decides which one
-    /// rotates and the others see it spent.
+    /// Locks the token's row and its session's until the transaction ends (`FOR UPDATE`):
+    /// parallel refreshes of one token queue here, so the database, not a read-then-write in
+    /// code, decides which one rotates and the others see it spent; and a sign-out (`end`, which
+    /// updates the session row) either waits for this transaction or has ended the session
+    /// before this reads it, never in between.
     public func lockRefreshToken(appId: String, hash: [UInt8], graceSeconds: Int,
                                  on connection: PGConnection) throws -> RefreshTokenState? {
         try connection.query("""
@@ -100,7 +102,7 @@ public struct SessionStore: Sendable {
             FROM refresh_tokens rt JOIN sessions s ON s.app_id = rt.app_id AND s.id = rt.session_id
             JOIN apps a ON a.id = rt.app_id
             WHERE rt.app_id = $1 AND rt.token_hash = $2
-            FOR UPDATE OF rt
+            FOR UPDATE OF rt, s
             """, [appId, PGParam.bytea(hash), String(graceSeconds)]).first.map { row in
             try RefreshTokenState(sessionId: row.string("session_id"), uid: row.string("uid"), amr: row.stringArray("amr"),
                               aal: row.int("aal"), spent: row.bool("spent"), withinGrace: row.bool("within_grace"),

@@ -77,17 +77,22 @@ extension TokenV1 {
         public var identifier: String
         public var password: String
         public var client: CommonV1.ClientInfo?
+        /// The `X-Device-Token` the client sent: the device token of an earlier sign-in of this
+        /// device, replaced by a new one when this sign-in succeeds. Empty: none.
+        public var deviceToken: String
 
         public init(
             appId: String = "",
             identifier: String = "",
             password: String = "",
-            client: CommonV1.ClientInfo? = nil
+            client: CommonV1.ClientInfo? = nil,
+            deviceToken: String = ""
         ) {
             self.appId = appId
             self.identifier = identifier
             self.password = password
             self.client = client
+            self.deviceToken = deviceToken
         }
 
         public init(from decoder: Decoder) throws {
@@ -96,6 +101,7 @@ extension TokenV1 {
             self.identifier = try container.decodeProto(String.self, "identifier") ?? ""
             self.password = try container.decodeProto(String.self, "password") ?? ""
             self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
+            self.deviceToken = try container.decodeProto(String.self, "device_token", "deviceToken") ?? ""
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -104,6 +110,7 @@ extension TokenV1 {
             if !self.identifier.isEmpty { try container.encode(self.identifier, forKey: ProtoJSONKey("identifier")) }
             if !self.password.isEmpty { try container.encode(self.password, forKey: ProtoJSONKey("password")) }
             if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
+            if !self.deviceToken.isEmpty { try container.encode(self.deviceToken, forKey: ProtoJSONKey("device_token")) }
         }
     }
 
@@ -928,6 +935,10 @@ extension TokenV1 {
         public var isNewUser: Bool
         public var user: CommonV1.User?
         public var mfa: MfaChallenge?
+        /// A password sign-in's device token (standard profile; empty otherwise): sent back as
+        /// `X-Device-Token`, it gives this device a sign-in budget of its own once the identifier's
+        /// is spent (SignInDeviceStore).
+        public var deviceToken: String
 
         public init(
             accessToken: String = "",
@@ -937,7 +948,8 @@ extension TokenV1 {
             sessionId: String = "",
             isNewUser: Bool = false,
             user: CommonV1.User? = nil,
-            mfa: MfaChallenge? = nil
+            mfa: MfaChallenge? = nil,
+            deviceToken: String = ""
         ) {
             self.accessToken = accessToken
             self.tokenType = tokenType
@@ -947,6 +959,7 @@ extension TokenV1 {
             self.isNewUser = isNewUser
             self.user = user
             self.mfa = mfa
+            self.deviceToken = deviceToken
         }
 
         public init(from decoder: Decoder) throws {
@@ -959,6 +972,7 @@ extension TokenV1 {
             self.isNewUser = try container.decodeProto(Bool.self, "is_new_user", "isNewUser") ?? false
             self.user = try container.decodeProto(CommonV1.User.self, "user")
             self.mfa = try container.decodeProto(MfaChallenge.self, "mfa")
+            self.deviceToken = try container.decodeProto(String.self, "device_token", "deviceToken") ?? ""
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -971,6 +985,7 @@ extension TokenV1 {
             if self.isNewUser { try container.encode(self.isNewUser, forKey: ProtoJSONKey("is_new_user")) }
             if let value = self.user { try container.encode(value, forKey: ProtoJSONKey("user")) }
             if let value = self.mfa { try container.encode(value, forKey: ProtoJSONKey("mfa")) }
+            if !self.deviceToken.isEmpty { try container.encode(self.deviceToken, forKey: ProtoJSONKey("device_token")) }
         }
     }
 
