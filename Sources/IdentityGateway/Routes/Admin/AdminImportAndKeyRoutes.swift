@@ -28,7 +28,7 @@ struct AdminImportAndKeyRoutes: Sendable {
         }
         var allowWeakHashes = false
         switch body["allow_weak_hashes"] {
-        case nil, .null?: break
+        case nil: break
         case .bool(let flag)?: allowWeakHashes = flag
         default: throw ServiceError.validationFailed([.init(location: "body.allow_weak_hashes", message: "must be true or false")])
         }
