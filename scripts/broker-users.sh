@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One RabbitMQ user per process kind, with permissions limited to the queues and exchanges it
-# uses (README.md, "Broker users"). This file is the one definition of those users:
+# uses (docs/architecture.md, "Broker users"). This file is the one definition of those users:
 # scripts/services.sh applies it to every vhost it makes (make run, make test, make bench), and a
 # deployment applies it to its own broker the same way.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The service's engines past one machine, on one machine (README, "Running past one machine"):
+# The service's engines past one machine, on one machine (docs/operations.md, "Running past one machine"):
 # three RabbitMQ nodes clustered together and a PostgreSQL primary with a streaming standby, all
 # under CLUSTER_DIR, on ports of their own (nothing shared with scripts/services.sh).
 #

@@ -21,7 +21,7 @@ export IDENTITY_MAIL_DIR=${IDENTITY_MAIL_DIR:-$RUN_DIR/mail}
 export IDENTITY_SMS_SHARED_CALLING_CODES=${IDENTITY_SMS_SHARED_CALLING_CODES:-1,33,44,49}
 BIN=${RUN_BIN_DIR:-$(swift build -c release --show-bin-path)}   # RUN_BIN_DIR: other binaries
 
-# Each process logs in to PostgreSQL as its own role (README, "Database roles"): db_url NAME is
+# Each process logs in to PostgreSQL as its own role (docs/architecture.md, "Database roles"): db_url NAME is
 # $<NAME>_DATABASE_URL from .run/env (identity-gateway: IDENTITY_GATEWAY_DATABASE_URL), or the
 # one IDENTITY_DATABASE_URL of an env written before the roles existed. Migrations run as the owner.
 db_url() {
@@ -31,7 +31,7 @@ db_url() {
 
 IDENTITY_DATABASE_URL=$(db_url identity-owner) "$BIN/identityctl" migrate
 # Rows an older checkout sealed with the master key itself move under their sub-keys (a no-op
-# once done; README, "Keys").
+# once done; docs/architecture.md, "Keys").
 IDENTITY_DATABASE_URL=$(db_url identity-owner) "$BIN/identityctl" keys reseal >/dev/null
 
 DEV_APP=$RUN_DIR/dev-app.json

@@ -171,7 +171,7 @@ pg_status() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# PostgreSQL roles: one login per process kind (README, "Database roles"). Roles belong to the
+# PostgreSQL roles: one login per process kind (docs/architecture.md, "Database roles"). Roles belong to the
 # cluster, grants to each database (migrations/0010_process_roles.sql). `db-roles DB` creates
 # the roles (or resets their passwords), hands DB and everything in its public schema to
 # identity_owner (so migrations run as a role that is not a superuser), and prints one

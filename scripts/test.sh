@@ -32,7 +32,7 @@ step "fresh database $STORE_TEST_DB"
     -c "DROP DATABASE IF EXISTS $STORE_TEST_DB WITH (FORCE)" \
     -c "CREATE DATABASE $STORE_TEST_DB OWNER identity"
 
-# The process roles for it (README, "Database roles"): the store tests migrate and write as the
+# The process roles for it (docs/architecture.md, "Database roles"): the store tests migrate and write as the
 # owner, and StoreRolesTests checks what the gateway's role is refused.
 STORE_DB_ENV=$("$SERVICES" db-roles "$STORE_TEST_DB")
 STORE_OWNER_URL=$(eval "$STORE_DB_ENV"; printf '%s' "$IDENTITY_OWNER_DATABASE_URL")
@@ -75,7 +75,7 @@ step "bench smoke run"
 "$REPO_DIR/scripts/bench.sh" --smoke
 
 # Node failures on a cluster of its own (three RabbitMQ nodes, a PostgreSQL standby; ports
-# 31701-31722, data under $RUN_DIR/cluster), short form: README, "Running past one machine".
+# 31701-31722, data under $RUN_DIR/cluster), short form: docs/operations.md, "Running past one machine".
 step "cluster failure test (scripts/cluster-test.sh)"
 "$REPO_DIR/scripts/cluster-test.sh"
 

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityKit
 
-/// The OpenAPI operations of user import and signing-key rotation (issue 16), merged into the
+/// The OpenAPI operations of user import and signing-key rotation, merged into the
 /// document after the rest of the admin API (`OpenAPIDocument.json`).
 enum OpenAPIImportKeysDocument {
     static let paths = #"""
@@ -58,7 +58,7 @@ enum OpenAPIImportKeysDocument {
       "schemas": {
         "ImportedUser": {
           "type": "object",
-          "description": "README, Importing users. At least one of email, username, phone or providers. Only the JSON types below are checked for the whole call (422); everything else (lengths, an email's form, password_hash: {algorithm: bcrypt | scrypt | firebase_scrypt | pbkdf2_sha256 | pbkdf2_sha1 | argon2id | argon2i, hash, salt, n, r, p, iterations, salt_separator, signer_key, rounds, memory_cost}, providers: at most 3 of {provider: apple | google | firebase, subject, email}) is checked per user and reported in errors[] by index, with the call answering 200.",
+          "description": "docs/flows.md, Importing users. At least one of email, username, phone or providers. Only the JSON types below are checked for the whole call (422); everything else (lengths, an email's form, password_hash: {algorithm: bcrypt | scrypt | firebase_scrypt | pbkdf2_sha256 | pbkdf2_sha1 | argon2id | argon2i, hash, salt, n, r, p, iterations, salt_separator, signer_key, rounds, memory_cost}, providers: at most 3 of {provider: apple | google | firebase, subject, email}) is checked per user and reported in errors[] by index, with the call answering 200.",
           "properties": {
             "uid": {"type": "string"}, "email": {"type": "string"},
             "email_verified": {"type": "boolean"}, "phone": {"type": "string"}, "username": {"type": "string"},

@@ -17,22 +17,22 @@ let usage = """
           mfa_disabled|passkey_added|passkey_removed|phone_changed|provider_linked|provider_unlinked|
           backup_codes_renewed|backup_codes_low>; PART: subject, text, html, push_title, push_body)
           [--apns-team-id ID] [--apns-key-id ID] [--apns-topic BUNDLE_ID] [--apns-private-key-file KEY.p8]
-          [--fcm-service-account-file KEY.json] [--security-alerts true|false]   (push and alerts; see README)
+          [--fcm-service-account-file KEY.json] [--security-alerts true|false]   (push and alerts; see docs/)
           [--webauthn-rp-id ID --webauthn-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or
               android:apk-key-hash:HASH) [--webauthn-rp-name NAME] [--webauthn-require-uv true|false]
           [--sms-allowed-calling-codes 33,44,1] [--sms-breaker-hourly COUNT] [--sms-api-url URL]
           [--sms-account-sid SID] [--sms-auth-token-file FILE] [--sms-from +E164|NAME]
-          [--sms-messaging-service-sid SID]   (phone sign-in: README, "Phone sign-in and SMS")
+          [--sms-messaging-service-sid SID]   (phone sign-in: docs/flows.md, "Phone sign-in and SMS")
           [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
           [--session-idle-timeout SECONDS]   (session-object and single-token sessions unused this long
               end; 300 to 31536000; default 2592000 = 30 days)
           [--jwks-cache-seconds SECONDS]   (JWKS max-age and a new key's lead before it signs, 1 to 86400; default 300)
           [--default-metadata '{"app_metadata":{…},"user_metadata":{…}}']   (what new users start with)
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
-          off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see README)
+          off only with IDENTITY_RATE_LIMIT_OFF_ALLOWED=1, for tests; NAME: see docs/)
           [--profile standard|single-token|session-object] [--domains HOST,HOST] [--path-prefix /api/v2]
           [--allowed-origins https://a.example,…] [--apple-nonce issued|client|none]   (client profiles;
-          an empty value clears a list or the prefix; see README)
+          an empty value clears a list or the prefix; see docs/)
           [--failed-sign-in-audit-threshold N]   (failed sign-ins of one account or IP in 15 minutes
               that make an audit row, 1 to 1000; default 5)
       identityctl apps domains verify APP_ID DOMAIN
@@ -48,7 +48,7 @@ let usage = """
                                       period later); the current key retires when its tokens have expired
       identityctl keys list APP_ID    the app's keys and their states (next, current, previous, retired)
       identityctl users import APP_ID FILE.jsonl [--allow-weak-hashes]
-                                      imports users, one JSON object a line (README, "Importing users"),
+                                      imports users, one JSON object a line (docs/flows.md, "Importing users"),
                                       with their password hashes and provider identities; each line
                                       all or nothing; prints a report by line, exits 1 if any failed
       identityctl mail replay-dead [--channel email|push|sms]

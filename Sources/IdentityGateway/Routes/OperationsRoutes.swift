@@ -3,7 +3,7 @@ import IdentityKit
 
 /// Liveness, readiness, the API document and its page. Not `/metrics`: metrics show the
 /// traffic's shape, so the gateway serves them only on its operations listener
-/// (`IDENTITY_METRICS_PORT`, never the public port; README "Operations").
+/// (`IDENTITY_METRICS_PORT`, never the public port; docs/operations.md, "Operations").
 struct OperationsRoutes: Sendable {
     let pool: PGPool
     let bus: BusClient

@@ -71,7 +71,7 @@ public enum BusTopology {
     public static let legacyMailerDead = "identity.mailer.dead"
     /// The mailer's delay queues dead-letter through this direct exchange (each of its queues is
     /// bound to it by name), and the mailer publishes its retries and dead letters on it: its
-    /// broker user has no write on the default exchange (README: "Broker users"), so it cannot
+    /// broker user has no write on the default exchange (docs/architecture.md: "Broker users"), so it cannot
     /// publish to another worker's queue.
     public static let mailerExchange = "identity.mailer.direct"
     /// Delay queues for retried Apple revocations (dead-lettering into the revocation queue).

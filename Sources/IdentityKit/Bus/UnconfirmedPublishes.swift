@@ -5,7 +5,7 @@ import Foundation
 /// published again on the next connection, to another node, so a follow-up mail command or a
 /// gateway's command is not lost with the node (replies are not tracked: `AMQPLink`). A
 /// message may then arrive twice (the node had taken it): it carries `republished`, which the
-/// worker treats as a redelivery, and commands are idempotent by command id (README:
+/// worker treats as a redelivery, and commands are idempotent by command id (docs/architecture.md:
 /// "Redelivered commands"). Owned by the link's I/O thread.
 struct UnconfirmedPublishes {
     private struct Entry {

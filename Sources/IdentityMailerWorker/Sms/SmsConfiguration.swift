@@ -1,7 +1,7 @@
 import Foundation
 import IdentityKit
 
-/// The SMS channel's settings (README, "Configuration"): the worker's own Twilio-compatible
+/// The SMS channel's settings (docs/operations.md, "Configuration"): the worker's own Twilio-compatible
 /// account for apps that set none (`IDENTITY_SMS_ACCOUNT_SID`, `IDENTITY_SMS_AUTH_TOKEN`, and
 /// `IDENTITY_SMS_FROM` or `IDENTITY_SMS_MESSAGING_SERVICE_SID`; `IDENTITY_SMS_API_URL` for
 /// another provider or a stand-in). Without an account, and for apps without their own, each

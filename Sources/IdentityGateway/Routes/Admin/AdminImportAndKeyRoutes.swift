@@ -15,7 +15,7 @@ struct AdminImportAndKeyRoutes: Sendable {
                errors: [.keyRotationPending, .notFound], secretKey: .admin("admin.keys.rotate"), handler: rotateKey)]
     }
 
-    /// `{"users": [...]}`, 1 to 1,000 user objects (README, "Importing users"; the body may be
+    /// `{"users": [...]}`, 1 to 1,000 user objects (docs/flows.md, "Importing users"; the body may be
     /// up to 2 MiB here). Each user is checked and written on its own: the answer is 200 with
     /// the uid of each imported user and an error for each refused one, by index.
     func importUsers(_ context: RouteContext) throws -> RouteResult {

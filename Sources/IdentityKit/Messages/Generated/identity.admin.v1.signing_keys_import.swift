@@ -13,7 +13,7 @@ extension AdminV1 {
         public static let protoName = "identity.admin.v1.ImportUsers"
 
         public var appId: String
-        /// The request's `users`: a JSON array of at most 1,000 objects (README, "Importing users"),
+        /// The request's `users`: a JSON array of at most 1,000 objects (docs/flows.md, "Importing users"),
         /// checked per user by the worker, which writes each one in a transaction of its own.
         public var usersJson: String
         public var actor: String
