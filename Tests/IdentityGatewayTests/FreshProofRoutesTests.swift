@@ -15,15 +15,7 @@ final class FreshProofRoutesTests: XCTestCase {
     /// Routes under those resources that change nothing: none today. Any entry needs its reason.
     static let exempt: Set<String> = []
 
-    private func routes() throws -> [Route] {
-        let pool = PGPool(url: "postgresql://nobody@127.0.0.1:1/none", size: 1)
-        let bus = try BusClient(url: "amqp://guest:guest@127.0.0.1:1/%2F", heartbeatSeconds: 30)
-        let store = AppStore(pool: pool)
-        return Gateway.routes(pool: pool, bus: bus, apps: AppResolver(store: store, profiles: ClientProfileStore(pool: pool)),
-                              appStore: store, commands: CommandSender(bus: bus, timeout: 1),
-                              verifier: TokenVerifier(store: store), users: UserProfileStore(pool: pool),
-                              sessions: SessionStore(pool: pool), secretKeys: SecretKeyStep(store: SecretKeyStore(pool: pool)))
-    }
+    private func routes() throws -> [Route] { try servedRoutesForTests() }
 
     private static func changesWayIn(_ route: Route) -> Bool {
         route.method != "GET" && wayInResources.contains { route.pattern == $0 || route.pattern.hasPrefix($0 + "/") }
