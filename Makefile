@@ -22,10 +22,10 @@ services: deps
 build:
 	swift build -c release
 
-proto:
+proto: deps
 	python3 tools/protogen.py
 
-proto-check:
+proto-check: deps
 	python3 tools/protogen.py --check
 
 # IdentityKit's calling-code table, generated from phonenumbers' metadata (tools/phonegen.py).

@@ -7,6 +7,9 @@ PACKAGES=(
     libpq-dev librabbitmq-dev libssl-dev libargon2-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev libcbor-dev
     pkg-config wrk argon2 openssl curl libqrencode-dev
     python3-venv  # make bench: the peer stacks' virtual environment (scripts/bench.sh)
+    # tools/protogen.py reads proto/ through protoc's descriptors (with the well-known
+    # descriptor.proto of libprotobuf-dev)
+    protobuf-compiler libprotobuf-dev
     nginx
     # the browser tests (Tests/e2e/test_browser.py): headless Chromium, its WebDriver, and a
     # font so a failure's screenshot shows text
@@ -86,6 +89,20 @@ if ! has_phonenumbers; then
     python3 -m pip install -q "phonenumbers==$PHONENUMBERS_VERSION" \
         || python3 -m pip install -q --break-system-packages "phonenumbers==$PHONENUMBERS_VERSION"
     has_phonenumbers || { echo "deps: error: phonenumbers $PHONENUMBERS_VERSION did not install" >&2; exit 1; }
+fi
+
+# protobuf: tools/protogen.py parses protoc's FileDescriptorSet with it. Pinned to the line of
+# Debian 12's protoc (3.21.x, whose Python runtime is 4.21.x).
+PROTOBUF_VERSION=4.21.12
+has_protobuf() {
+    python3 -c "import sys, google.protobuf as p; sys.exit(p.__version__ != '$PROTOBUF_VERSION')" 2>/dev/null
+}
+if ! has_protobuf; then
+    echo "deps: installing protobuf $PROTOBUF_VERSION (pip)" >&2
+    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+    python3 -m pip install -q "protobuf==$PROTOBUF_VERSION" \
+        || python3 -m pip install -q --break-system-packages "protobuf==$PROTOBUF_VERSION"
+    has_protobuf || { echo "deps: error: protobuf $PROTOBUF_VERSION did not install" >&2; exit 1; }
 fi
 
 # selenium: drives Debian's chromium through chromium-driver in the browser tests

@@ -1,15 +1,24 @@
 #!/usr/bin/env python3
-"""Generate the Swift message types of IdentityKit from the .proto files under proto/.
+"""Generate Swift from the .proto files under proto/: the message types, and the operations.
 
-    python3 tools/protogen.py          write Sources/IdentityKit/Messages/Generated/*.swift
+    python3 tools/protogen.py          write the generated files
     python3 tools/protogen.py --check  write nothing; exit 1 with a diff if those files drift
 
-Only the proto3 subset this service uses is understood (top-level messages with scalar,
-optional, repeated and message fields); anything else stops with `file:line: error`, so an
-unsupported construct can never be silently dropped from the Swift types. The Swift code
-speaks the proto3 JSON mapping, which is how every message travels on the bus.
+proto/ is read the way protoc reads it (`protoc --descriptor_set_out`, Debian's
+protobuf-compiler, parsed with the `protobuf` package), never with regular expressions. Out:
+- Sources/IdentityKit/Messages/Generated/*.swift: every message, speaking the proto3 JSON
+  mapping, which is how every message travels on the bus. Only the proto3 subset this service
+  uses is understood (top-level messages with scalar, optional, repeated and message fields);
+  anything else stops with an error, so nothing is silently dropped.
+- Sources/IdentityTokenWorker/Generated/TokenCommands.swift: from the rpcs of
+  proto/identity/gateway/v1/gateway.proto and the fields their commands mark with a `source`,
+  the token worker's handler protocol, dispatch table and each command's caller checks.
+- Sources/IdentityGateway/Generated/Operations.swift: each HTTP operation as declared (path,
+  access, limits, errors, status) and, per service, the handlers protocol whose conformer
+  gets the service's routes.
+The emitters are ours; options are in proto/identity/options/v1/options.proto.
 """
-import argparse, difflib, re, sys
+import argparse, difflib, json, re, sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +61,7 @@ class Field:
     where: str
     swift_type: str = ""  # element type, resolved once every file is parsed
     kind: str = ""        # a SCALARS kind, or "message"
+    options: object = None  # the FieldOptions (custom options of options.proto)
 
 
 @dataclass
@@ -71,79 +81,107 @@ class ProtoFile:
     messages: list = field(default_factory=list)
 
 
-IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
-FIELD_RE = re.compile(rf"(?:(optional|repeated)\s+)?(\.?{IDENT}(?:\.{IDENT})*)\s+({IDENT})\s*=\s*(\d+)\s*;$")
+
+# FieldDescriptorProto.Type -> the scalar's proto name (TYPE_MESSAGE is resolved by name).
+SCALAR_TYPES = {1: "double", 2: "float", 3: "int64", 4: "uint64", 5: "int32", 6: "fixed64", 7: "fixed32",
+                8: "bool", 9: "string", 12: "bytes", 13: "uint32", 15: "sfixed32", 16: "sfixed64",
+                17: "sint32", 18: "sint64"}
+TYPE_MESSAGE, TYPE_ENUM, LABEL_REPEATED = 11, 14, 3
+# The files that declare how operations are read rather than messages that travel.
+OPTIONS_FILE = "identity/options/v1/options.proto"
 
 
-def split_comment(line):
-    """Split a line into code and `//` comment, ignoring `//` inside a "string"."""
-    in_string = False
-    for i, ch in enumerate(line):
-        if ch == '"':
-            in_string = not in_string
-        elif line.startswith("//", i) and not in_string:
-            return line[:i].strip(), line[i + 2:].strip()
-    return line.strip(), None
+def protoc(args):
+    """Run protoc with proto/ and the well-known types (Debian's libprotobuf-dev) on the path."""
+    import shutil, subprocess
+    if not shutil.which("protoc"):
+        raise ProtoError("protoc", "not found: install Debian's protobuf-compiler (make deps)")
+    include = [f"-I{PROTO_DIR}"] + [f"-I{p}" for p in ("/usr/include", "/usr/local/include")
+                                     if Path(p, "google/protobuf/descriptor.proto").is_file()]
+    done = subprocess.run(["protoc", *include, *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ProtoError("protoc", done.stderr.strip())
 
 
-def parse(path):
-    rel = path.relative_to(PROTO_DIR).as_posix()
-    pf, message, doc, seen_syntax = ProtoFile(rel), None, [], False
-    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        where = f"proto/{rel}:{lineno}"
-        code, comment = split_comment(raw)
-        if not code:
-            # Comment lines right above a declaration document it; a blank line detaches them.
-            doc = doc + [comment] if comment is not None else []
-            continue
-        if "/*" in code:
-            raise ProtoError(where, "block comments are not supported; use //")
-        # A trailing comment documents its own line, as protoc treats it.
-        line_doc, doc = doc + ([comment] if comment else []), []
-        if not seen_syntax:
-            if not re.fullmatch(r"""syntax\s*=\s*(["'])proto3\1\s*;""", code):
-                raise ProtoError(where, 'the file must start with syntax = "proto3";')
-            seen_syntax, pf.doc = True, line_doc
-        elif m := re.fullmatch(rf"package\s+({IDENT}(?:\.{IDENT})+)\s*;", code):
-            if pf.package or pf.messages:
-                raise ProtoError(where, "package must appear once, before any message")
-            if not re.fullmatch(r"v\d+\w*", m[1].split(".")[-1]):
-                raise ProtoError(where, "the last package component must be a version such as v1")
-            pf.package = m[1]
-        elif m := re.fullmatch(r'import\s+"([^"]+\.proto)"\s*;', code):
-            if not (PROTO_DIR / m[1]).is_file():
-                raise ProtoError(where, f"imported file proto/{m[1]} does not exist")
-            pf.imports.append(m[1])
-        elif m := re.fullmatch(rf"message\s+({IDENT})\s*\{{\s*(\}})?", code):
-            if message:
-                raise ProtoError(where, "nested messages are not supported")
-            if not pf.package:
-                raise ProtoError(where, "package must be declared before the first message")
-            if m[1] in TAKEN_TYPE_NAMES or m[1] in SWIFT_KEYWORDS:
-                raise ProtoError(where, f"message name {m[1]} clashes with a Swift name")
-            if any(other.name == m[1] for other in pf.messages):
-                raise ProtoError(where, f"message {m[1]} is declared twice")
-            pf.messages.append(Message(m[1], line_doc, where))
-            message = None if m[2] else pf.messages[-1]
-        elif code == "}" and message:
-            message = None
-        elif message and (m := FIELD_RE.fullmatch(code)):
-            label, type_, name, number = m[1] or "", m[2].lstrip("."), m[3], int(m[4])
-            if not (1 <= number <= 536870911) or 19000 <= number <= 19999:
-                raise ProtoError(where, f"field number {number} is out of range or reserved")
-            for other in message.fields:
-                if other.number == number or json_name(other.name) == json_name(name):
-                    raise ProtoError(where, f"field {name} = {number} clashes with {other.name} = {other.number}")
-            if type_ in UNSUPPORTED_SCALARS:
-                raise ProtoError(where, f"scalar type {type_} is not supported")
-            message.fields.append(Field(label, type_, name, number, line_doc, where))
-        else:
-            raise ProtoError(where, f"unsupported syntax: {code}")
-    if message:
-        raise ProtoError(message.where, f"message {message.name} is never closed")
-    if not pf.package:
-        raise ProtoError(f"proto/{rel}", "no package declaration")
+def load_descriptors():
+    """proto/ as protoc reads it: a FileDescriptorSet with comments, the custom options of
+    options.proto understood (its Python module generated into a scratch directory)."""
+    import importlib, tempfile
+    try:
+        from google.protobuf import descriptor_pb2
+    except ImportError:
+        raise ProtoError("python", "the protobuf package is missing (make deps installs it)")
+    sources = sorted(p.relative_to(PROTO_DIR).as_posix() for p in PROTO_DIR.rglob("*.proto"))
+    with tempfile.TemporaryDirectory() as scratch:
+        protoc([f"--python_out={scratch}", OPTIONS_FILE])
+        sys.path.insert(0, scratch)
+        try:
+            options = importlib.import_module(OPTIONS_FILE[:-len(".proto")].replace("/", ".") + "_pb2")
+        finally:
+            sys.path.remove(scratch)
+        out = Path(scratch, "set.pb")
+        protoc(["--include_source_info", f"--descriptor_set_out={out}", *sources])
+        descriptors = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    return descriptors, options
+
+
+def comments(fd):
+    """Source path (as a tuple) -> the comment lines that document it: the leading comment and,
+    as the regex-era tool did, a trailing comment on the same line."""
+    docs = {}
+    for loc in fd.source_code_info.location:
+        text = loc.leading_comments + loc.trailing_comments
+        if text:
+            docs[tuple(loc.path)] = [line.strip() for line in text.rstrip("\n").split("\n")]
+    return docs
+
+
+def from_descriptor(fd):
+    rel = fd.name
+    docs, pf = comments(fd), ProtoFile(rel, fd.package, list(fd.dependency))
+    where = f"proto/{rel}"
+    if fd.syntax != "proto3":
+        raise ProtoError(where, 'the file must start with syntax = "proto3";')
+    if not re.fullmatch(r"v\d+\w*", fd.package.split(".")[-1]):
+        raise ProtoError(where, "the last package component must be a version such as v1")
+    pf.doc = docs.get((12,), [])
+    if fd.enum_type:
+        raise ProtoError(where, f"enum {fd.enum_type[0].name}: enums are not supported in messages that travel")
+    for i, m in enumerate(fd.message_type):
+        mwhere = f"{where}: message {m.name}"
+        if m.nested_type or m.enum_type:
+            raise ProtoError(mwhere, "nested messages and enums are not supported")
+        if m.name in TAKEN_TYPE_NAMES or m.name in SWIFT_KEYWORDS:
+            raise ProtoError(mwhere, f"message name {m.name} clashes with a Swift name")
+        msg = Message(m.name, docs.get((4, i), []), mwhere)
+        for j, f in enumerate(m.field):
+            fwhere = f"{mwhere}.{f.name}"
+            if f.HasField("oneof_index") and not f.proto3_optional:
+                raise ProtoError(fwhere, "oneof is not supported")
+            if f.type == TYPE_MESSAGE:
+                type_ = f.type_name.lstrip(".")
+            elif f.type in SCALAR_TYPES and SCALAR_TYPES[f.type] not in UNSUPPORTED_SCALARS:
+                type_ = SCALAR_TYPES[f.type]
+            else:
+                raise ProtoError(fwhere, f"field type {SCALAR_TYPES.get(f.type, f.type)} is not supported")
+            for other in msg.fields:
+                if json_name(other.name) == json_name(f.name):
+                    raise ProtoError(fwhere, f"field {f.name} clashes with {other.name} in JSON")
+            label = "repeated" if f.label == LABEL_REPEATED else "optional" if f.proto3_optional else ""
+            field_ = Field(label, type_, f.name, f.number, docs.get((4, i, 2, j), []), fwhere)
+            field_.options = f.options
+            msg.fields.append(field_)
+        pf.messages.append(msg)
+    pf.services = list(fd.service)
+    pf.service_docs = docs
     return pf
+
+
+def parse_all():
+    """Every file under proto/ but options.proto, in path order, and the options module."""
+    descriptors, options = load_descriptors()
+    files = [from_descriptor(fd) for fd in descriptors.file if fd.name != OPTIONS_FILE]
+    return sorted(files, key=lambda pf: pf.path), options
 
 
 def namespace(package):
@@ -324,25 +362,264 @@ def render_file(pf, declares_namespace):
     return "\n".join(out) + "\n"
 
 
+
+# ---------------------------------------------------------------------------------------------
+# Operations: the rpcs of proto/identity/gateway/v1/gateway.proto and their `operation` options.
+
+ACCESS_SWIFT = {"PUBLIC": "public", "APP_KEY": "appKey", "GUEST": "guest", "BEARER": "bearer",
+                "BEARER_FRESH": "bearerFresh", "BEARER_FRESH_OR_PASSWORD": "bearerFreshOrPassword",
+                "BEARER_OWN_PROOF": "bearerOwnProof", "SECRET_KEY": "secretKey", "INTERNAL": "internal",
+                "BEARER_OPTIONAL": "bearerOptional"}
+# The worker's half of each access (FreshProofRule in IdentityTokenWorker), when it has one.
+FRESH_RULE = {"BEARER_FRESH": ".freshSignIn", "BEARER_FRESH_OR_PASSWORD": ".freshSignInOrPassword(command.password)",
+              "BEARER_OWN_PROOF": ".stepUpWhenMfaOn"}
+# Which worker consumes a command, by the package of its message.
+WORKER_OF_PACKAGE = {"identity.token.v1": "token", "identity.admin.v1": "token", "identity.revocation.v1": "revocation"}
+# Errors that take arguments in Swift: code -> the expression the declaration means.
+ERROR_CALLS = {"auth/validation-failed": ".validationFailed([])", "auth/rate-limited": ".rateLimited(retryAfter: 1)",
+               "auth/weak-password": '.weakPassword("")', "auth/invalid-email": ".invalidEmail()",
+               "auth/invalid-phone-number": ".invalidPhoneNumber()"}
+GATEWAY_OUT = ROOT / "Sources" / "IdentityGateway" / "Generated"
+TOKEN_OUT = ROOT / "Sources" / "IdentityTokenWorker" / "Generated"
+
+
+@dataclass
+class Operation:
+    service: str
+    name: str          # the rpc's name, e.g. SignUp
+    doc: list
+    input: str         # full proto name of the command, or identity.gateway.v1.Served
+    output: str
+    access: str        # an Access value name
+    method: str = ""
+    path: str = ""
+    status: int = 200
+    body: bool = False
+    limits: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    audit: str = ""
+    session_checked_by_handler: bool = False
+    where: str = ""
+
+
+def lower_camel(name):
+    return name[0].lower() + name[1:]
+
+
+def camel(snake):
+    return re.sub(r"_(.)", lambda m: m[1].upper(), snake)
+
+
+def swift_type_of(full):
+    pkg, name = full.rsplit(".", 1)
+    return f"{namespace(pkg)}.{name}"
+
+
+def operations(files, options):
+    ops = []
+    for pf in files:
+        for si, service in enumerate(pf.services):
+            for mi, method in enumerate(service.method):
+                where = f"proto/{pf.path}: {service.name}.{method.name}"
+                decl = method.options.Extensions[options.operation]
+                access = options.Access.Name(decl.access)
+                if access == "ACCESS_UNSPECIFIED":
+                    raise ProtoError(where, "every rpc declares its access (identity.options.v1.operation.access)")
+                op = Operation(service.name, method.name, pf.service_docs.get((6, si, 2, mi), []),
+                               method.input_type.lstrip("."), method.output_type.lstrip("."), access,
+                               limits=list(decl.limits), errors=list(decl.errors), audit=decl.audit,
+                               session_checked_by_handler=decl.session_checked_by_handler, where=where)
+                if decl.HasField("http"):
+                    op.method, op.path = decl.http.method, decl.http.path
+                    op.status, op.body = decl.http.status or 200, decl.http.body
+                    if op.method not in ("GET", "POST", "PATCH", "PUT", "DELETE") or not op.path.startswith("/"):
+                        raise ProtoError(where, f"bad http method or path: {op.method} {op.path}")
+                elif access != "INTERNAL":
+                    raise ProtoError(where, "an rpc reached over HTTP declares `http`; bus-only rpcs are INTERNAL")
+                if access == "SECRET_KEY" and op.path.startswith("/v1/admin/") and not op.audit:
+                    raise ProtoError(where, "an admin operation names its audit action")
+                if op.session_checked_by_handler and access != "BEARER":
+                    raise ProtoError(where, "session_checked_by_handler is for BEARER operations")
+                ops.append(op)
+    seen = {}
+    for op in ops:
+        if op.path and seen.setdefault((op.method, op.path), op) is not op:
+            raise ProtoError(op.where, f"{op.method} {op.path} is declared twice")
+    return ops
+
+
+def field_sources(files, options):
+    """Full message name -> {source name: Field} for fields the gateway fills from the caller."""
+    out = {}
+    for pf in files:
+        for msg in pf.messages:
+            for f in msg.fields:
+                source = options.Source.Name(f.options.Extensions[options.field].source)
+                if source != "SOURCE_UNSPECIFIED":
+                    out.setdefault(f"{pf.package}.{msg.name}", {})[source] = f
+    return out
+
+
+def error_expression(name, where):
+    """One declared error (a code, or a named group of RouteErrors) as Swift."""
+    if name.startswith("auth/"):
+        member = camel(name[5:].replace("-", "_")).replace("Json", "JSON")
+        return ERROR_CALLS.get(name, "." + member)
+    m = re.fullmatch(r"([a-z_]+)(?:\(([a-z]+)\))?", name)
+    if not m:
+        raise ProtoError(where, f"unknown error declaration {name!r}")
+    return "." + camel(m[1]) + (f'("{m[2]}")' if m[2] else "")
+
+
+def errors_expression(names, where):
+    """The declared errors as one Swift array: codes in literals, groups added."""
+    parts, codes = [], []
+    for name in names:
+        if name.startswith("auth/"):
+            codes.append(error_expression(name, where))
+            continue
+        if codes:
+            parts.append("[" + ", ".join(codes) + "]")
+            codes = []
+        parts.append(error_expression(name, where))
+    if codes:
+        parts.append("[" + ", ".join(codes) + "]")
+    expression = " + ".join(parts) or "[]"
+    return f"[ServiceError]{expression}" if expression.startswith(".") else expression
+
+
+def swift_doc(lines, indent):
+    return [f"{indent}///{' ' + line if line else ''}" for line in lines]
+
+
+GENERATED_HEADER = (f"{MARKER} from proto/identity/gateway/v1/gateway.proto and the commands' field options."
+                    " Do not edit: change the .proto files and run `make proto`.")
+
+
+def render_token_worker(ops, sources):
+    """The token worker's handler protocol, dispatch table and per-command access."""
+    commands = {}  # full name -> [ops], in declaration order
+    for op in ops:
+        if WORKER_OF_PACKAGE.get(op.input.rsplit(".", 1)[0]) == "token":
+            commands.setdefault(op.input, []).append(op)
+    i1, i2, i3, i4 = " " * 4, " " * 8, " " * 12, " " * 16
+    out = [GENERATED_HEADER, "", "import IdentityKit", "",
+           "/// The commands the token worker consumes (`identity.token.commands`), one handler each. The",
+           "/// router conforms (`CommandRouter+Handlers.swift`); a command declared in proto/ without a",
+           "/// handler does not compile.",
+           "protocol TokenCommandHandlers: Sendable {"]
+    for full, users in commands.items():
+        routes = ", ".join(f"{op.method} {op.path}" if op.path else f"{op.service}.{op.name} (bus only)" for op in users)
+        out += [f"{i1}/// {routes}", f"{i1}func handle(_ command: {swift_type_of(full)}, _ context: CommandContext) throws -> CommandConsumer.Reply"]
+    out += ["}", "",
+            "/// Each command type's decoding, caller checks and handler: `CommandRouter.handle` looks the",
+            "/// message's AMQP `type` up here, so no command runs without its declared checks.",
+            "enum TokenCommandDispatch {",
+            f"{i1}typealias Entry = @Sendable (any TokenCommandHandlers, CommandRouter.Checks, BusMessage) throws -> CommandConsumer.Reply",
+            "",
+            f"{i1}static let table: [String: Entry] = ["]
+    for full in commands:
+        t = swift_type_of(full)
+        out += [f"{i2}{t}.protoName: {{ handlers, checks, message in",
+                f"{i3}let command: {t} = try checks.decode(message)",
+                f"{i3}return try handlers.handle(command, CommandContext(message))",
+                f"{i2}}},"]
+    out += [f"{i1}]", "}", ""]
+    # Access: who the command acts for, and the fresh proof it needs.
+    for full, users in commands.items():
+        t, accesses = swift_type_of(full), {op.access for op in users}
+        src = sources.get(full, {})
+        if "SECRET_KEY" in accesses:
+            if accesses != {"SECRET_KEY"}:
+                raise ProtoError(users[0].where, "a command of the admin API is sent by admin routes only")
+            out += [f"extension {t}: ActsForAppBackend {{}}"]
+            continue
+        bearer = [a for a in accesses if a.startswith("BEARER") or a == "INTERNAL"]
+        uid = src.get("CALLER_UID") or src.get("GUEST_UID")
+        if bearer and "CALLER_UID" not in src and not (accesses <= {"INTERNAL"}):
+            raise ProtoError(users[0].where, f"{full} is sent for a signed-in caller but names no CALLER_UID field")
+        if not uid:
+            continue
+        session = src.get("CALLER_SESSION")
+        value = lambda f: f"{json_name(f.name)}" + (' ?? ""' if f.label == "optional" else "")
+        rules = {FRESH_RULE[a] for a in accesses if a in FRESH_RULE}
+        if len(rules) > 1:
+            raise ProtoError(users[0].where, f"{full}: routes that share a command share its fresh-proof rule")
+        proto = "ChangesWayIn" if rules else "ActsForUser"
+        lines = [f"extension {t}: {proto} {{", f"{i1}var actingUid: String {{ {value(uid)} }}"]
+        if session:
+            lines.append(f"{i1}var actingSessionId: String {{ {value(session)} }}")
+        if rules:
+            rule = next(iter(rules)).replace("command.", "")
+            # A command some routes send for a signed-in caller and others for anyone (a phone
+            # code for sign-in or for linking) needs the proof only when it names a caller.
+            if uid.label == "optional":
+                rule = f"{json_name(uid.name)} == nil ? nil : {rule}"
+            lines.append(f"{i1}var freshProof: FreshProofRule? {{ {rule} }}")
+        out += lines + ["}"]
+    return "\n".join(out) + "\n"
+
+
+def render_gateway(ops):
+    """The gateway's declared operations, and per service the handlers protocol and its routes."""
+    i1, i2, i3 = " " * 4, " " * 8, " " * 12
+    http = [op for op in ops if op.path]
+    out = [GENERATED_HEADER, "", "import IdentityKit", "", "extension DeclaredOperation {"]
+    for op in http:
+        limits = " + ".join(f"[RouteLimit].{re.sub(r'Ip$', 'IP', camel(l))}" for l in op.limits) or "[]"
+        errors = errors_expression(op.errors, op.where)
+        command = "nil" if op.input == "identity.gateway.v1.Served" else f"{swift_type_of(op.input)}.protoName"
+        out += swift_doc(op.doc, i1) + [
+            f"{i1}static let {lower_camel(op.name)} = DeclaredOperation(",
+            f'{i2}id: "{lower_camel(op.name)}", service: "{op.service}", method: "{op.method}", pattern: "{op.path}",',
+            f"{i2}access: .{ACCESS_SWIFT[op.access]}, status: {op.status}, takesBody: {'true' if op.body else 'false'},",
+            f"{i2}limits: {limits}, errors: {errors},",
+            f'{i2}audit: {json.dumps(op.audit) if op.audit else "nil"}, sessionCheckedByHandler: {"true" if op.session_checked_by_handler else "false"},',
+            f"{i2}command: {command})"]
+    out += ["", f"{i1}/// Every operation reached over HTTP, in declaration order.",
+            f"{i1}static let all: [DeclaredOperation] = [",
+            *[f"{i2}.{lower_camel(op.name)}," for op in http], f"{i1}]", "}"]
+    services = {}
+    for op in http:
+        services.setdefault(op.service, []).append(op)
+    for service, members in services.items():
+        out += ["", f"/// The routes of `{service}` (gateway.proto): the conforming type implements one handler per operation.",
+                f"protocol {service}Handlers: Sendable {{"]
+        for op in members:
+            out += [f"{i1}/// {op.method} {op.path}",
+                    f"{i1}func {lower_camel(op.name)}(_ context: RouteContext) throws -> RouteResult"]
+        out += ["}", "", f"extension {service}Handlers {{", f"{i1}var routes: [Route] {{", f"{i2}["]
+        out += [f"{i3}Route(.{lower_camel(op.name)}, handler: {lower_camel(op.name)})," for op in members]
+        out += [f"{i2}]", f"{i1}}}", "}"]
+    return "\n".join(out) + "\n"
+
+
 def generate():
-    """Every expected output file name -> its content."""
-    files = [parse(p) for p in sorted(PROTO_DIR.rglob("*.proto"))]
+    """Every expected output file (path relative to the repository) -> its content."""
+    files, options = parse_all()
     resolve(files)
     outputs, packages = {}, set()
+    rel = OUT_DIR.relative_to(ROOT).as_posix()
     for pf in files:
         name = Path(pf.path).stem
         out_name = f"{pf.package}.swift" if pf.package not in packages else f"{pf.package}.{name}.swift"
-        outputs[out_name] = render_file(pf, pf.package not in packages)
+        outputs[f"{rel}/{out_name}"] = render_file(pf, pf.package not in packages)
         packages.add(pf.package)
+    ops = operations(files, options)
+    outputs[f"{TOKEN_OUT.relative_to(ROOT).as_posix()}/TokenCommands.swift"] = render_token_worker(ops, field_sources(files, options))
+    outputs[f"{GATEWAY_OUT.relative_to(ROOT).as_posix()}/Operations.swift"] = render_gateway(ops)
     return outputs
 
 
 def existing_generated():
-    """Files in OUT_DIR that this tool wrote (hand-written files there are left alone)."""
-    if not OUT_DIR.is_dir():
-        return {}
-    texts = {p.name: p.read_text(encoding="utf-8") for p in sorted(OUT_DIR.glob("*.swift"))}
-    return {name: text for name, text in texts.items() if text.startswith(MARKER)}
+    """Files in the output folders that this tool wrote (hand-written files there are left alone)."""
+    found = {}
+    for folder in (OUT_DIR, TOKEN_OUT, GATEWAY_OUT):
+        for p in sorted(folder.glob("*.swift")) if folder.is_dir() else []:
+            text = p.read_text(encoding="utf-8")
+            if text.startswith(MARKER):
+                found[p.relative_to(ROOT).as_posix()] = text
+    return found
 
 
 def main():
@@ -355,30 +632,29 @@ def main():
         sys.exit(f"protogen: {error}")
     on_disk = existing_generated()
     for name in expected:  # an edited file may have lost its marker; compare it regardless
-        if name not in on_disk and (OUT_DIR / name).is_file():
-            on_disk[name] = (OUT_DIR / name).read_text(encoding="utf-8")
-    rel = OUT_DIR.relative_to(ROOT).as_posix()
+        if name not in on_disk and (ROOT / name).is_file():
+            on_disk[name] = (ROOT / name).read_text(encoding="utf-8")
     if args.check:
         diff = []
         for name in sorted(set(expected) | set(on_disk)):
             old, new = on_disk.get(name), expected.get(name)
             if old != new:
                 diff += difflib.unified_diff((old or "").splitlines(True), (new or "").splitlines(True),
-                                             f"{rel}/{name}" if old is not None else "/dev/null",
-                                             f"{rel}/{name} (from proto/)" if new is not None else "/dev/null")
+                                             name if old is not None else "/dev/null",
+                                             f"{name} (from proto/)" if new is not None else "/dev/null")
         if diff:
             sys.stdout.writelines(diff)
             sys.exit("protogen: generated Swift is out of date with proto/; run `python3 tools/protogen.py`")
         print("protogen: generated Swift matches proto/")
         return
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name in set(on_disk) - set(expected):
-        (OUT_DIR / name).unlink()
-        print(f"protogen: removed stale {rel}/{name}")
+        (ROOT / name).unlink()
+        print(f"protogen: removed stale {name}")
     for name, text in expected.items():
         if on_disk.get(name) != text:
-            (OUT_DIR / name).write_text(text, encoding="utf-8", newline="\n")
-            print(f"protogen: wrote {rel}/{name}")
+            (ROOT / name).parent.mkdir(parents=True, exist_ok=True)
+            (ROOT / name).write_text(text, encoding="utf-8", newline="\n")
+            print(f"protogen: wrote {name}")
 
 
 if __name__ == "__main__":

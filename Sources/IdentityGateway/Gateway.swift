@@ -144,8 +144,12 @@ public final class Gateway: Service {
                 if route.takesBody {
                     context.json = try BodyReader.parse(request.body, maximumBytes: HTTPServer.maximumBody(forPath: request.path))
                 }
+                // The caller, verified once for the route's declared access and handed to the handler.
                 if route.proof != .none {
                     context.caller = try freshProof.check(route.proof, context: context)
+                } else if route.access.verifiesCaller {
+                    context.caller = try freshProof.caller(
+                        context, checkSession: !(route.operation?.sessionCheckedByHandler ?? false))
                 }
                 var limitHeaders: [(String, String)] = []
                 if let app = context.app, !route.limits.isEmpty {
@@ -199,6 +203,8 @@ public final class Gateway: Service {
             errors += [.invalidSecretKey, .unavailable]
         }
         if route.proof != .none { errors += FreshProofStep.errors }
+        // A caller's token: verified by the pipeline (BEARER…), or read by the handler when sent (GUEST, BEARER_OPTIONAL).
+        if [.bearer, .guest, .bearerOptional].contains(route.access) { errors += .signedIn }
         if !route.limits.isEmpty { errors.append(.rateLimited(retryAfter: 1)) }
         return errors
     }

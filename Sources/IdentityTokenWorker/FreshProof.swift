@@ -19,25 +19,10 @@ enum FreshProofRule: Sendable, Equatable {
 
 /// A command that adds, replaces or removes a way in: a password, a provider link, a passkey,
 /// a phone, a second factor or backup codes. `freshProof` is nil for an instance that does
-/// not change one (a phone code sent for sign-in rather than for linking).
+/// not change one (a phone code sent for sign-in rather than for linking). Generated from the
+/// access its operations declare in proto/ (BEARER_FRESH → `.freshSignIn`,
+/// BEARER_FRESH_OR_PASSWORD → `.freshSignInOrPassword`, BEARER_OWN_PROOF → `.stepUpWhenMfaOn`).
 protocol ChangesWayIn: ActsForUser {
     var freshProof: FreshProofRule? { get }
 }
 
-extension ChangesWayIn {
-    var freshProof: FreshProofRule? { .freshSignIn }
-}
-
-extension TokenV1.ChangePassword: ChangesWayIn { var freshProof: FreshProofRule? { .stepUpWhenMfaOn } }
-extension TokenV1.LinkIdentity: ChangesWayIn { var freshProof: FreshProofRule? { .freshSignInOrPassword(password) } }
-extension TokenV1.UnlinkIdentity: ChangesWayIn {}
-extension TokenV1.PasskeyRegistrationOptions: ChangesWayIn {}
-extension TokenV1.FinishPasskeyRegistration: ChangesWayIn {}
-extension TokenV1.RenamePasskey: ChangesWayIn {}
-extension TokenV1.DeletePasskey: ChangesWayIn {}
-extension TokenV1.SendPhoneCode: ChangesWayIn { var freshProof: FreshProofRule? { uid == nil ? nil : .freshSignIn } }
-extension TokenV1.LinkPhone: ChangesWayIn {}
-extension TokenV1.StartMfaEnrolment: ChangesWayIn {}
-extension TokenV1.ConfirmMfaEnrolment: ChangesWayIn {}
-extension TokenV1.RegenerateBackupCodes: ChangesWayIn {}
-extension TokenV1.DisableMfa: ChangesWayIn {}

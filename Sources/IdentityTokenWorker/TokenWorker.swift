@@ -146,117 +146,35 @@ struct CommandRouter: Sendable {
 
     func handle(_ message: BusMessage) -> CommandConsumer.Reply {
         CommandReplies.answer(message) { message in
-            switch message.type {
-            case TokenV1.SignUp.protoName:
-                return try .init(signUp.handle(decode(message), CommandContext(message)))
-            case TokenV1.SignIn.protoName:
-                return try .init(signIn.handle(decode(message), CommandContext(message)))
-            case TokenV1.GuestSignIn.protoName:
-                return try .init(guest.handle(decode(message), CommandContext(message)))
-            case TokenV1.DeleteAccount.protoName:
-                return try .init(deletion.handle(decode(message)))
-            case TokenV1.RegisterDevice.protoName:
-                return try .init(devices.handle(decode(message)))
-            case TokenV1.SendEmailCode.protoName:
-                return try emailCode.send(decode(message), requestId: message.requestId)
-            case TokenV1.VerifyEmailCode.protoName:
-                return try .init(emailCode.verify(decode(message), CommandContext(message)))
-            case TokenV1.SendPhoneCode.protoName:
-                return try phoneCode.send(decode(message), requestId: message.requestId)
-            case TokenV1.VerifyPhoneCode.protoName:
-                return try .init(phoneCode.verify(decode(message), CommandContext(message)))
-            case TokenV1.LinkPhone.protoName:
-                return try .init(phoneCode.link(decode(message)))
-            case TokenV1.ForgotPassword.protoName:
-                return try recovery.forgot(decode(message), requestId: message.requestId)
-            case TokenV1.CheckPasswordCode.protoName:
-                return try .init(recovery.check(decode(message)))
-            case TokenV1.ResetPassword.protoName:
-                return try .init(recovery.reset(decode(message)))
-            case TokenV1.ChangePassword.protoName:
-                return try .init(recovery.change(decode(message)))
-            case TokenV1.SendEmailVerification.protoName:
-                return try verification.send(decode(message), requestId: message.requestId)
-            case TokenV1.VerifyEmail.protoName:
-                return try .init(verification.verify(decode(message)))
-            case TokenV1.ProviderSignIn.protoName:
-                return try .init(providerSignIn.handle(decode(message), CommandContext(message)))
-            case TokenV1.LinkIdentity.protoName:
-                return try .init(linking.link(decode(message)))
-            case TokenV1.UnlinkIdentity.protoName:
-                return try .init(linking.unlink(decode(message)))
-            case TokenV1.Refresh.protoName:
-                return try .init(refresh.handle(decode(message)))
-            case TokenV1.UpdateProfile.protoName:
-                return try .init(profile.handle(decode(message)))
-            case AdminV1.RotateSecretKey.protoName:
-                return try .init(admin.secretKeys.handle(decode(message)))
-            case AdminV1.ImportUsers.protoName:
-                return try .init(admin.userImport.handle(decode(message)))
-            case AdminV1.RotateSigningKey.protoName:
-                return try .init(admin.signingKeys.handle(decode(message)))
-            case TokenV1.VerifyMfa.protoName:
-                return try .init(mfaVerification.handle(decode(message), CommandContext(message)))
-            case TokenV1.StartMfaEnrolment.protoName:
-                return try mfa.start(decode(message))
-            case TokenV1.ConfirmMfaEnrolment.protoName:
-                return try .init(mfa.confirm(decode(message)))
-            case TokenV1.GetMfaStatus.protoName:
-                return try .init(mfa.status(decode(message)))
-            case TokenV1.RegenerateBackupCodes.protoName:
-                return try .init(mfa.regenerate(decode(message)))
-            case TokenV1.DisableMfa.protoName:
-                return try .init(mfa.disable(decode(message)))
-            case AdminV1.CreateUser.protoName:
-                return try .init(admin.users.create(decode(message)))
-            case AdminV1.UpdateUser.protoName:
-                return try .init(admin.users.update(decode(message)))
-            case AdminV1.SetUserDisabled.protoName:
-                return try .init(admin.users.setDisabled(decode(message)))
-            case AdminV1.DeleteUser.protoName:
-                return try .init(admin.users.delete(decode(message)))
-            case AdminV1.ResetUserMfa.protoName:
-                return try .init(admin.users.resetMfa(decode(message)))
-            case AdminV1.UpdateAppSettings.protoName:
-                return try .init(admin.settings.handle(decode(message)))
-            case TokenV1.PasskeyRegistrationOptions.protoName:
-                return try .init(passkeyRegistration.options(decode(message)))
-            case TokenV1.FinishPasskeyRegistration.protoName:
-                return try .init(passkeyRegistration.finish(decode(message)))
-            case TokenV1.PasskeySignInOptions.protoName:
-                return try .init(passkeySignIn.options(decode(message)))
-            case TokenV1.VerifyPasskey.protoName:
-                return try .init(passkeySignIn.verify(decode(message), CommandContext(message)))
-            case TokenV1.ListPasskeys.protoName:
-                return try .init(passkeyManagement.list(decode(message)))
-            case TokenV1.RenamePasskey.protoName:
-                return try .init(passkeyManagement.rename(decode(message)))
-            case TokenV1.DeletePasskey.protoName:
-                return try .init(passkeyManagement.delete(decode(message)))
-            case TokenV1.IssueSessionToken.protoName:
-                return try .init(sessionTokens.handle(decode(message), messageAppId: message.appId))
-            case TokenV1.Ping.protoName:
-                return try .init(TokenV1.Pong(worker: workerName))
-            default:
-                return nil
-            }
+            guard let entry = TokenCommandDispatch.table[message.type] else { return nil }
+            return try entry(self, checks, message)
         }
     }
 
-    /// The command in `message`, of the type the call site expects; a command that acts for a
-    /// user (`ActsForUser`) only with that user's access token in the message, and one that
-    /// changes a way in (`ChangesWayIn`) only with the fresh proof its rule declares.
-    private func decode<Command: ProtoMessage>(_ message: BusMessage) throws -> Command {
-        let command = try ProtoJSON.decode(Command.self, from: message.body)
-        if let acting = command as? ActsForUser, !acting.actingUid.isEmpty {
-            try authority.check(message, appId: acting.appId, uid: acting.actingUid, sessionId: acting.actingSessionId)
+    var checks: Checks { Checks(authority: authority, stepUp: stepUp) }
+
+    /// What every command passes before its handler: decoding, and the caller checks its type
+    /// declares (generated from proto/: `ActsForUser`, `ChangesWayIn`, `ActsForAppBackend`).
+    struct Checks: Sendable {
+        let authority: CallerAuthority
+        let stepUp: StepUp
+
+        /// The command in `message`, of the type its entry names; a command that acts for a
+        /// user (`ActsForUser`) only with that user's access token in the message, one that
+        /// changes a way in (`ChangesWayIn`) only with the fresh proof its rule declares, and an
+        /// admin command (`ActsForAppBackend`) only with a live secret key of its app.
+        func decode<Command: ProtoMessage>(_ message: BusMessage) throws -> Command {
+            let command = try ProtoJSON.decode(Command.self, from: message.body)
+            if let acting = command as? ActsForUser, !acting.actingUid.isEmpty {
+                try authority.check(message, appId: acting.appId, uid: acting.actingUid, sessionId: acting.actingSessionId)
+            }
+            if let change = command as? ChangesWayIn, let rule = change.freshProof {
+                try stepUp.check(rule, appId: change.appId, uid: change.actingUid, sessionId: change.actingSessionId)
+            }
+            if let backend = command as? ActsForAppBackend {
+                try authority.checkAppBackend(message, appId: backend.appId)
+            }
+            return command
         }
-        if let change = command as? ChangesWayIn, let rule = change.freshProof {
-            try stepUp.check(rule, appId: change.appId, uid: change.actingUid, sessionId: change.actingSessionId)
-        }
-        if let backend = command as? ActsForAppBackend {
-            try authority.checkAppBackend(message, appId: backend.appId)
-        }
-        return command
     }
 }

@@ -47,6 +47,17 @@ struct FreshProofStep: Sendable {
         throw ServiceError.reauthRequired
     }
 
+    /// The caller of a BEARER route: the token verified and, unless the handler's own read
+    /// checks it (`sessionCheckedByHandler`), its session live: one query, once per request.
+    func caller(_ context: RouteContext, checkSession: Bool) throws -> AccessTokenClaims {
+        let claims = try verifier.verify(authorization: context.request.header("authorization"),
+                                         app: try context.requireApp())
+        if checkSession, !(try sessions.isLive(appId: claims.aud, sessionId: claims.sid, uid: claims.sub)) {
+            throw ServiceError.invalidToken
+        }
+        return claims
+    }
+
     /// The errors this step may answer, listed in the route's document.
     static let errors: [ServiceError] = .signedIn + [.reauthRequired]
 }

@@ -57,7 +57,8 @@ struct RateLimitStep: Sendable {
         case .bodyField(let fields):
             return firstField(fields, context).map(RateLimitStore.hashedSubject)
         case .user:
-            guard let claims = try? auth.claims(context) else { return nil }
+            // The pipeline verified the caller already on a route whose access needs one.
+            guard let claims = context.caller ?? (try? auth.claims(context)) else { return nil }
             return RateLimitStore.hashedSubject(claims.sub)
         case .app:
             return "app"

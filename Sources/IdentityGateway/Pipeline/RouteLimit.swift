@@ -60,6 +60,7 @@ extension [RouteLimit] {
     /// whether the guess was wrong.
     static let codeVerify: [RouteLimit] = [.perIP(Catalogue.codeVerifyPerIP)]
     static let passkeyOptions: [RouteLimit] = [.perIP(Catalogue.passkeyOptionsPerIP)]
+    static let mfaVerify: [RouteLimit] = [.perIP(Catalogue.mfaVerifyPerIP)]
     static let passwordCheck: [RouteLimit] = [.perUser(Catalogue.passwordCheckPerUser)]
     static let admin: [RouteLimit] = [.perApp(Catalogue.adminPerApp)]
 }

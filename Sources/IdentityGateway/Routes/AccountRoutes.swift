@@ -1,25 +1,12 @@
 import IdentityKit
 
 /// Guests, account deletion with fresh proof, and push devices (PRODUCT.md).
-struct AccountRoutes: Sendable {
+struct AccountRoutes: AccountApiHandlers {
     let auth: Authenticator
     let devices: DeviceStore
     let providers: ProviderRoutes
     let commands: CommandSender
 
-    var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/guest", needsApp: true, takesBody: true, limits: .guest,
-               errors: [.userDisabled], handler: guest),
-         // The body is optional (its absence is simply no proof: 403), so no media-type check;
-         // the handler parses it when there is one.
-         Route(method: "DELETE", pattern: "/v1/me", needsApp: true, takesBody: false, limits: .passwordCheck,
-               errors: [.invalidJSON, .validationFailed([]), .payloadTooLarge, .providerUnavailable],
-               proof: .ownProof, handler: delete),
-         Route(method: "POST", pattern: "/v1/me/devices", needsApp: true, takesBody: true, errors: .signedIn, handler: register),
-         Route(method: "GET", pattern: "/v1/me/devices", needsApp: true, takesBody: false, errors: .signedIn, handler: list),
-         Route(method: "DELETE", pattern: "/v1/me/devices/{id}", needsApp: true, takesBody: false,
-               errors: .signedIn + [.notFound], handler: unregister)]
-    }
 
     func guest(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
@@ -41,7 +28,7 @@ struct AccountRoutes: Sendable {
     /// than 5 minutes old for an account that has none of them (email codes, passkeys).
     /// Provider proofs are verified by the provider worker first; any refusal, there or in the
     /// token worker, is 403 `auth/reauth-required`.
-    func delete(_ context: RouteContext) throws -> RouteResult {
+    func deleteAccount(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         let app = try context.requireApp()
         var body = try BodyReader(optional: context.request.body)
@@ -74,8 +61,8 @@ struct AccountRoutes: Sendable {
                              request: context.request, render: done)
     }
 
-    func register(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+    func registerDevice(_ context: RouteContext) throws -> RouteResult {
+        let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let token = body.requiredString("token")
         let platform = body.requiredString("platform")
@@ -101,14 +88,14 @@ struct AccountRoutes: Sendable {
         }
     }
 
-    func list(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+    func listDevices(_ context: RouteContext) throws -> RouteResult {
+        let claims = try context.requireCaller()
         let items = try devices.list(appId: claims.aud, uid: claims.sub).map { Self.json($0.message) }
         return .now(.data(.array(items)))
     }
 
-    func unregister(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+    func unregisterDevice(_ context: RouteContext) throws -> RouteResult {
+        let claims = try context.requireCaller()
         guard let id = context.request.parameters["id"], id.utf8.count <= 64 else { throw ServiceError.notFound }
         let command = RevocationV1.UnregisterDevice(appId: claims.aud, uid: claims.sub, deviceId: id)
         let requestId = context.request.requestId

@@ -2,16 +2,10 @@ import IdentityKit
 
 /// What app backends need to verify tokens offline: the JWKS and the OpenID configuration.
 /// Public: no app key needed, the app id is in the path.
-struct DiscoveryRoutes: Sendable {
+struct DiscoveryRoutes: DiscoveryApiHandlers {
     let apps: AppResolver
     let store: AppStore
 
-    var routes: [Route] {
-        [Route(method: "GET", pattern: "/v1/apps/{app_id}/jwks.json", needsApp: false, takesBody: false,
-               errors: [.notFound, .unavailable], handler: jwks),
-         Route(method: "GET", pattern: "/v1/apps/{app_id}/.well-known/openid-configuration", needsApp: false,
-               takesBody: false, errors: [.notFound, .unavailable], handler: openIDConfiguration)]
-    }
 
     func jwks(_ context: RouteContext) throws -> RouteResult {
         let app = try app(context)
@@ -25,7 +19,7 @@ struct DiscoveryRoutes: Sendable {
         return .now(.json(.object(["keys": .array(keys)]), headers: [("Cache-Control", "public, max-age=\(maxAge)")]))
     }
 
-    func openIDConfiguration(_ context: RouteContext) throws -> RouteResult {
+    func openIdConfiguration(_ context: RouteContext) throws -> RouteResult {
         let app = try app(context)
         let document: JSONValue = .object([
             "issuer": .string(app.issuer),

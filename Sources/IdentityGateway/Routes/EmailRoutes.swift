@@ -2,29 +2,10 @@ import IdentityKit
 
 /// Email codes, password recovery and change, email verification (PRODUCT.md, "Email code"
 /// and "Account"). Answers never wait for SMTP: the mail is queued for the mailer worker.
-struct EmailRoutes: Sendable {
+struct EmailRoutes: EmailApiHandlers {
     let auth: Authenticator
     let commands: CommandSender
 
-    var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/email-code/send", needsApp: true, takesBody: true,
-               limits: .codeSend, errors: [.invalidEmail()], handler: sendCode),
-         Route(method: "POST", pattern: "/v1/auth/email-code/verify", needsApp: true, takesBody: true,
-               limits: .codeVerify, errors: .codeCheck + .signedIn + [.accountExists, .userDisabled], handler: verifyCode),
-         Route(method: "POST", pattern: "/v1/auth/password/forgot", needsApp: true, takesBody: true,
-               limits: .codeSend, errors: [.invalidEmail()], handler: forgot),
-         Route(method: "POST", pattern: "/v1/auth/password/verify-code", needsApp: true, takesBody: true,
-               limits: .codeVerify, errors: [.invalidEmail(), .rateLimited(retryAfter: 1)], handler: checkResetCode),
-         Route(method: "POST", pattern: "/v1/auth/password/reset", needsApp: true, takesBody: true,
-               limits: .codeVerify, errors: .codeCheck + [.weakPassword("")], handler: reset),
-         Route(method: "POST", pattern: "/v1/me/password", needsApp: true, takesBody: true,
-               limits: .passwordCheck, errors: [.invalidCredential, .weakPassword("")], proof: .ownProof,
-               handler: change),
-         Route(method: "POST", pattern: "/v1/me/email/verification", needsApp: true, takesBody: false,
-               limits: .codeSendPerIP, errors: .signedIn + [.validationFailed([])], handler: sendVerification),
-         Route(method: "POST", pattern: "/v1/auth/email/verify", needsApp: true, takesBody: true,
-               limits: .codeVerify, errors: .codeCheck + .signedIn, handler: verifyEmail)]
-    }
 
     private static func accepted(_ reply: TokenV1.Accepted) -> HTTPResponse {
         .data(.object(["expires_in": JSONValue(Int(reply.expiresIn))]), status: 202)
@@ -47,7 +28,7 @@ struct EmailRoutes: Sendable {
         return (address, String(code.prefix(32)))
     }
 
-    func sendCode(_ context: RouteContext) throws -> RouteResult {
+    func sendEmailCode(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let command = TokenV1.SendEmailCode(appId: app.id, email: try email(&body))
@@ -55,7 +36,7 @@ struct EmailRoutes: Sendable {
                              render: Self.accepted)
     }
 
-    func verifyCode(_ context: RouteContext) throws -> RouteResult {
+    func verifyEmailCode(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let (firstName, lastName) = body.optionalNames()
@@ -68,7 +49,7 @@ struct EmailRoutes: Sendable {
         }
     }
 
-    func forgot(_ context: RouteContext) throws -> RouteResult {
+    func forgotPassword(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let command = TokenV1.ForgotPassword(appId: app.id, email: try email(&body))
@@ -76,7 +57,7 @@ struct EmailRoutes: Sendable {
                              render: Self.accepted)
     }
 
-    func checkResetCode(_ context: RouteContext) throws -> RouteResult {
+    func checkPasswordCode(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let (address, code) = try emailAndCode(&body)
@@ -86,7 +67,7 @@ struct EmailRoutes: Sendable {
         }
     }
 
-    func reset(_ context: RouteContext) throws -> RouteResult {
+    func resetPassword(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let password = body.requiredString("password")
@@ -97,7 +78,7 @@ struct EmailRoutes: Sendable {
         return commands.send(command, expecting: TokenV1.Done.self, appId: app.id, request: context.request) { _ in .noContent }
     }
 
-    func change(_ context: RouteContext) throws -> RouteResult {
+    func changePassword(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let current = body.requiredString("current_password")
@@ -115,8 +96,8 @@ struct EmailRoutes: Sendable {
         }
     }
 
-    func sendVerification(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+    func sendEmailVerification(_ context: RouteContext) throws -> RouteResult {
+        let claims = try context.requireCaller()
         let command = TokenV1.SendEmailVerification(appId: claims.aud, uid: claims.sub)
         return commands.send(command, expecting: TokenV1.Accepted.self, appId: claims.aud, request: context.request,
                              render: Self.accepted)
@@ -140,4 +121,5 @@ struct EmailRoutes: Sendable {
             HTTPResponse.data($0.user.map(UserJSON.make) ?? .null)
         }
     }
+
 }

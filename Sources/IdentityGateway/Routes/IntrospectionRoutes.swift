@@ -7,15 +7,10 @@ import IdentityKit
 /// dead, unknown, expired, malformed or of another app, so the answer says nothing more about
 /// a token that does not work. Backends call it per request: one cached key lookup, one cached
 /// signature check and one query.
-struct IntrospectionRoutes: Sendable {
+struct IntrospectionRoutes: IntrospectionApiHandlers {
     let verifier: TokenVerifier
     let store: IntrospectionStore
 
-    var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/token/introspect", needsApp: false, takesBody: false,
-               errors: [.unsupportedMediaType, .invalidJSON, .validationFailed([]), .payloadTooLarge],
-               secretKey: .introspection, handler: introspect)]
-    }
 
     func introspect(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireAdmin().app

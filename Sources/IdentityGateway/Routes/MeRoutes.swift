@@ -1,20 +1,15 @@
 import IdentityKit
 
 /// `GET /v1/me` (a read, served from the store) and `PATCH /v1/me` (a command).
-struct MeRoutes: Sendable {
+struct MeRoutes: MeApiHandlers {
     let auth: Authenticator
     /// The `user_profiles` read model: the gateway's role may not read `users`.
     let users: UserProfileStore
     let commands: CommandSender
 
-    var routes: [Route] {
-        [Route(method: "GET", pattern: "/v1/me", needsApp: true, takesBody: false, errors: .signedIn, handler: me),
-         Route(method: "PATCH", pattern: "/v1/me", needsApp: true, takesBody: true, errors: .signedIn + [.usernameTaken],
-               handler: update)]
-    }
 
-    func me(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.claims(context)
+    func getMe(_ context: RouteContext) throws -> RouteResult {
+        let claims = try context.requireCaller()
         // A token whose session ended or whose user is gone is no longer valid, whatever its `exp` says.
         guard let user = try users.find(appId: claims.aud, uid: claims.sub, liveSessionId: claims.sid) else {
             throw ServiceError.invalidToken
@@ -22,8 +17,8 @@ struct MeRoutes: Sendable {
         return .now(.data(UserJSON.make(user.message)))
     }
 
-    func update(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+    func updateProfile(_ context: RouteContext) throws -> RouteResult {
+        let claims = try context.requireCaller()
         let appId = claims.aud
         var body = try BodyReader(context)
         let fields: [(ProfileField, BodyReader.Optional)] = [

@@ -4,41 +4,11 @@ import IdentityKit
 /// user, and the second step of a sign-in that answered 202. The gateway reads nothing of it
 /// (its database role may not read TOTP secrets or backup code hashes): every call is a
 /// command to the token worker, which also checks step-up.
-struct MfaRoutes: Sendable {
+struct MfaRoutes: MfaApiHandlers {
     let auth: Authenticator
     let commands: CommandSender
 
-    /// A code checked by the token worker: wrong, the challenge dead or expired, the user's
-    /// budget of wrong codes spent (429).
-    static let secondFactorCheck: [ServiceError] = [.validationFailed([]), .invalidCode, .codeExpired,
-                                                    .rateLimited(retryAfter: 1), .userDisabled]
-    /// Changes of an account's factors (declared `proof: .freshSignIn`: a session signed in less
-    /// than 5 minutes ago, at aal 2 once MFA is on) may also meet a disabled account.
-    static let enrolment: [ServiceError] = [.userDisabled]
 
-    var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/mfa/verify", needsApp: true, takesBody: true,
-               limits: [.perIP(RateLimitCatalogue.mfaVerifyPerIP)], errors: Self.secondFactorCheck, handler: verify),
-         Route(method: "GET", pattern: "/v1/me/mfa", needsApp: true, takesBody: false, errors: .signedIn, handler: status),
-         Route(method: "DELETE", pattern: "/v1/me/mfa", needsApp: true, takesBody: true,
-               errors: Self.enrolment + Self.secondFactorCheck, proof: .freshSignIn, handler: disable),
-         Route(method: "POST", pattern: "/v1/me/mfa/totp", needsApp: true, takesBody: false,
-               errors: Self.enrolment + [.mfaAlreadyEnabled, .validationFailed([])], proof: .freshSignIn, handler: { try start($0, method: "totp") }),
-         Route(method: "POST", pattern: "/v1/me/mfa/email", needsApp: true, takesBody: false,
-               errors: Self.enrolment + [.validationFailed([])], proof: .freshSignIn, handler: { try start($0, method: "email") }),
-         // Texts a code to the verified phone: limited per IP like the phone code sends; the
-         // token worker applies the SMS policy (calling codes, breaker, caps) besides.
-         Route(method: "POST", pattern: "/v1/me/mfa/sms", needsApp: true, takesBody: false, limits: .codeSendPerIP,
-               errors: Self.enrolment + [.validationFailed([])], proof: .freshSignIn, handler: { try start($0, method: "sms") }),
-         Route(method: "POST", pattern: "/v1/me/mfa/totp/confirm", needsApp: true, takesBody: true,
-               errors: Self.enrolment + Self.secondFactorCheck, proof: .freshSignIn, handler: { try confirm($0, method: "totp") }),
-         Route(method: "POST", pattern: "/v1/me/mfa/email/confirm", needsApp: true, takesBody: true,
-               errors: Self.enrolment + Self.secondFactorCheck, proof: .freshSignIn, handler: { try confirm($0, method: "email") }),
-         Route(method: "POST", pattern: "/v1/me/mfa/sms/confirm", needsApp: true, takesBody: true,
-               errors: Self.enrolment + Self.secondFactorCheck, proof: .freshSignIn, handler: { try confirm($0, method: "sms") }),
-         Route(method: "POST", pattern: "/v1/me/mfa/backup-codes", needsApp: true, takesBody: false,
-               errors: Self.enrolment + [.notFound], proof: .freshSignIn, handler: regenerate)]
-    }
 
     private static func backupCodes(_ reply: TokenV1.BackupCodes) -> HTTPResponse {
         .data(.object(["backup_codes": JSONValue(reply.backupCodes)]))
@@ -53,7 +23,15 @@ struct MfaRoutes: Sendable {
         return String(code.prefix(64))
     }
 
-    func verify(_ context: RouteContext) throws -> RouteResult {
+    // The declared operations that share a handler, each with its own route.
+    func startTotpEnrolment(_ context: RouteContext) throws -> RouteResult { try start(context, method: "totp") }
+    func startEmailEnrolment(_ context: RouteContext) throws -> RouteResult { try start(context, method: "email") }
+    func startSmsEnrolment(_ context: RouteContext) throws -> RouteResult { try start(context, method: "sms") }
+    func confirmTotpEnrolment(_ context: RouteContext) throws -> RouteResult { try confirm(context, method: "totp") }
+    func confirmEmailEnrolment(_ context: RouteContext) throws -> RouteResult { try confirm(context, method: "email") }
+    func confirmSmsEnrolment(_ context: RouteContext) throws -> RouteResult { try confirm(context, method: "sms") }
+
+    func verifyMfa(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let token = body.requiredString("challenge_token")
@@ -71,8 +49,8 @@ struct MfaRoutes: Sendable {
         }
     }
 
-    func status(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+    func getMfaStatus(_ context: RouteContext) throws -> RouteResult {
+        let claims = try context.requireCaller()
         let command = TokenV1.GetMfaStatus(appId: claims.aud, uid: claims.sub)
         return commands.send(command, expecting: TokenV1.MfaStatus.self, appId: claims.aud, request: context.request) {
             .data(.object(["enabled": .bool($0.enabled), "methods": JSONValue($0.methods),
@@ -105,14 +83,14 @@ struct MfaRoutes: Sendable {
                              render: Self.backupCodes)
     }
 
-    func regenerate(_ context: RouteContext) throws -> RouteResult {
+    func regenerateBackupCodes(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         let command = TokenV1.RegenerateBackupCodes(appId: claims.aud, uid: claims.sub, sessionId: claims.sid)
         return commands.send(command, expecting: TokenV1.BackupCodes.self, appId: claims.aud, request: context.request,
                              render: Self.backupCodes)
     }
 
-    func disable(_ context: RouteContext) throws -> RouteResult {
+    func disableMfa(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         let code = try code(context)
         let command = TokenV1.DisableMfa(appId: claims.aud, uid: claims.sub, sessionId: claims.sid, code: code)

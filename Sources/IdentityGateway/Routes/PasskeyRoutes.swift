@@ -4,29 +4,14 @@ import IdentityKit
 /// Passkeys (PRODUCT.md, "Passkey"): every call is a command to the token worker, which runs the
 /// ceremonies, keeps the challenges and credentials, and issues the session. The gateway reads
 /// no passkey table; it validates bodies and forwards the client's `PublicKeyCredential` JSON.
-struct PasskeyRoutes: Sendable {
+struct PasskeyRoutes: PasskeyApiHandlers {
     let auth: Authenticator
     let commands: CommandSender
 
-    var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/passkey/options", needsApp: true, takesBody: true, limits: .passkeyOptions,
-               errors: [.passkeyNotConfigured], handler: signInOptions),
-         Route(method: "POST", pattern: "/v1/auth/passkey/verify", needsApp: true, takesBody: true,
-               limits: .providerSignIn, errors: [.passkeyNotConfigured, .invalidPasskey, .userDisabled], handler: verify),
-         Route(method: "POST", pattern: "/v1/me/passkeys/options", needsApp: true, takesBody: false,
-               errors: [.passkeyNotConfigured], proof: .freshSignIn, handler: registrationOptions),
-         Route(method: "POST", pattern: "/v1/me/passkeys", needsApp: true, takesBody: true,
-               errors: [.passkeyNotConfigured, .invalidPasskey], proof: .freshSignIn, handler: register),
-         Route(method: "GET", pattern: "/v1/me/passkeys", needsApp: true, takesBody: false, errors: .signedIn, handler: list),
-         Route(method: "PATCH", pattern: "/v1/me/passkeys/{id}", needsApp: true, takesBody: true,
-               errors: [.notFound], proof: .freshSignIn, handler: rename),
-         Route(method: "DELETE", pattern: "/v1/me/passkeys/{id}", needsApp: true, takesBody: false,
-               errors: [.notFound, .lastSignInMethod], proof: .freshSignIn, handler: delete)]
-    }
 
     static let maximumNameLength = 100
 
-    func signInOptions(_ context: RouteContext) throws -> RouteResult {
+    func passkeySignInOptions(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let identifier = body.optionalString("identifier", maxLength: 254).string
@@ -38,7 +23,7 @@ struct PasskeyRoutes: Sendable {
         }
     }
 
-    func verify(_ context: RouteContext) throws -> RouteResult {
+    func verifyPasskey(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let flowId = body.requiredString("flow_id")
@@ -53,7 +38,7 @@ struct PasskeyRoutes: Sendable {
         }
     }
 
-    func registrationOptions(_ context: RouteContext) throws -> RouteResult {
+    func passkeyRegistrationOptions(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         let command = TokenV1.PasskeyRegistrationOptions(appId: claims.aud, uid: claims.sub, sessionId: claims.sid)
         return commands.send(command, expecting: TokenV1.PasskeyOptions.self, appId: claims.aud, request: context.request) {
@@ -61,7 +46,7 @@ struct PasskeyRoutes: Sendable {
         }
     }
 
-    func register(_ context: RouteContext) throws -> RouteResult {
+    func registerPasskey(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let response = body.requiredObject("response")
@@ -75,15 +60,15 @@ struct PasskeyRoutes: Sendable {
         }
     }
 
-    func list(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+    func listPasskeys(_ context: RouteContext) throws -> RouteResult {
+        let claims = try context.requireCaller()
         let command = TokenV1.ListPasskeys(appId: claims.aud, uid: claims.sub, sessionId: claims.sid)
         return commands.send(command, expecting: TokenV1.PasskeyList.self, appId: claims.aud, request: context.request) {
             HTTPResponse.data(.array($0.passkeys.map(Self.json)))
         }
     }
 
-    func rename(_ context: RouteContext) throws -> RouteResult {
+    func renamePasskey(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         guard let id = context.request.parameters["id"], id.utf8.count <= 64 else { throw ServiceError.notFound }
         var body = try BodyReader(context)
@@ -100,7 +85,7 @@ struct PasskeyRoutes: Sendable {
         }
     }
 
-    func delete(_ context: RouteContext) throws -> RouteResult {
+    func deletePasskey(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         guard let id = context.request.parameters["id"], id.utf8.count <= 64 else { throw ServiceError.notFound }
         let command = TokenV1.DeletePasskey(appId: claims.aud, uid: claims.sub, sessionId: claims.sid, passkeyId: id)

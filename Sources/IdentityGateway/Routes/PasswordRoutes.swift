@@ -2,17 +2,10 @@ import IdentityKit
 
 /// `POST /v1/auth/sign-up` and `POST /v1/auth/sign-in`: validated here, executed by the token
 /// worker. A sign-up carrying a guest's token upgrades that guest.
-struct PasswordRoutes: Sendable {
+struct PasswordRoutes: PasswordApiHandlers {
     let auth: Authenticator
     let commands: CommandSender
 
-    var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/sign-up", needsApp: true, takesBody: true, limits: .signUp,
-               errors: .signedIn + [.invalidEmail(), .weakPassword(""), .emailAlreadyInUse, .usernameTaken, .accountExists],
-               handler: signUp),
-         Route(method: "POST", pattern: "/v1/auth/sign-in", needsApp: true, takesBody: true,
-               limits: .passwordSignIn, errors: [.invalidCredential, .userDisabled], handler: signIn)]
-    }
 
     func signUp(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()

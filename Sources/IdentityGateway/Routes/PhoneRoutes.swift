@@ -3,21 +3,10 @@ import IdentityKit
 /// Phone sign-in and phone linking (PRODUCT.md, "Phone code"). Numbers are normalised to
 /// E.164 here (422 `auth/invalid-phone-number` when they cannot be); the SMS policy (allowed
 /// calling codes, caps, breaker) is the token worker's, and its refusals answer like sends.
-struct PhoneRoutes: Sendable {
+struct PhoneRoutes: PhoneApiHandlers {
     let auth: Authenticator
     let commands: CommandSender
 
-    var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/phone/send", needsApp: true, takesBody: true,
-               limits: .codeSendPerIP, errors: [.invalidPhoneNumber()], handler: send),
-         Route(method: "POST", pattern: "/v1/auth/phone/verify", needsApp: true, takesBody: true,
-               limits: .codeVerify, errors: .phoneCodeCheck + .signedIn + [.accountExists, .userDisabled],
-               handler: verify),
-         Route(method: "POST", pattern: "/v1/me/phone", needsApp: true, takesBody: true,
-               limits: .codeSendPerIP, errors: [.invalidPhoneNumber()], proof: .freshSignIn, handler: sendLink),
-         Route(method: "POST", pattern: "/v1/me/phone/verify", needsApp: true, takesBody: true,
-               limits: .codeVerify, errors: .phoneCodeCheck + [.phoneAlreadyInUse], proof: .freshSignIn, handler: verifyLink)]
-    }
 
     private static func sent(_ reply: TokenV1.PhoneCodeSent) -> HTTPResponse {
         .data(.object(["session_id": .string(reply.sessionId), "expires_in": JSONValue(Int(reply.expiresIn))]), status: 202)
@@ -44,7 +33,7 @@ struct PhoneRoutes: Sendable {
         return (String(session.prefix(128)), String(code.prefix(32)))
     }
 
-    func send(_ context: RouteContext) throws -> RouteResult {
+    func sendPhoneCode(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let command = TokenV1.SendPhoneCode(appId: app.id, phone: try phone(&body), client: context.clientInfo)
@@ -52,7 +41,7 @@ struct PhoneRoutes: Sendable {
                              render: Self.sent)
     }
 
-    func verify(_ context: RouteContext) throws -> RouteResult {
+    func verifyPhoneCode(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let (firstName, lastName) = body.optionalNames()
@@ -65,7 +54,7 @@ struct PhoneRoutes: Sendable {
         }
     }
 
-    func sendLink(_ context: RouteContext) throws -> RouteResult {
+    func sendPhoneLinkCode(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let command = TokenV1.SendPhoneCode(appId: claims.aud, phone: try phone(&body), client: context.clientInfo,
@@ -74,7 +63,7 @@ struct PhoneRoutes: Sendable {
                              render: Self.sent)
     }
 
-    func verifyLink(_ context: RouteContext) throws -> RouteResult {
+    func linkPhone(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let (session, code) = try sessionAndCode(&body)

@@ -3,25 +3,15 @@ import IdentityKit
 /// Sign in with Apple, Google and Firebase, and signed-in linking. Each call is two commands:
 /// the provider worker verifies the id token, then the token worker signs the user in (or
 /// links), so the nonce is spent and the account written in one transaction.
-struct ProviderRoutes: Sendable {
+struct ProviderRoutes: ProviderApiHandlers {
     let auth: Authenticator
     let commands: CommandSender
 
-    var routes: [Route] {
-        [Route(method: "GET", pattern: "/v1/auth/nonce", needsApp: true, takesBody: false, limits: .nonce, handler: nonce),
-         Route(method: "POST", pattern: "/v1/auth/apple", needsApp: true, takesBody: true,
-               limits: .providerSignIn, errors: .providerSignIn("apple")) { try signIn($0, provider: "apple") },
-         Route(method: "POST", pattern: "/v1/auth/google", needsApp: true, takesBody: true,
-               limits: .providerSignIn, errors: .providerSignIn("google")) { try signIn($0, provider: "google") },
-         Route(method: "POST", pattern: "/v1/auth/id-token", needsApp: true, takesBody: true,
-               limits: .providerSignIn, errors: .providerSignIn("firebase")) { try signIn($0, provider: nil) },
-         Route(method: "POST", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: true,
-               limits: .passwordCheck, errors: [.notFound] + .providerVerification("apple") + .providerVerification("google")
-                   + [.accountExists],
-               proof: .freshSignInOrPassword, handler: link),
-         Route(method: "DELETE", pattern: "/v1/me/identities/{provider}", needsApp: true, takesBody: false,
-               errors: [.notFound, .lastSignInMethod], proof: .freshSignIn, handler: unlink)]
-    }
+
+    // The declared operations that share a handler, each with its own route.
+    func appleSignIn(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: "apple") }
+    func googleSignIn(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: "google") }
+    func idTokenSignIn(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: nil) }
 
     func nonce(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
@@ -80,7 +70,7 @@ struct ProviderRoutes: Sendable {
         }
     }
 
-    func link(_ context: RouteContext) throws -> RouteResult {
+    func linkIdentity(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         let provider = context.request.parameters["provider"] ?? ""
         guard provider == "apple" || provider == "google" else { throw ServiceError.notFound }
@@ -95,7 +85,7 @@ struct ProviderRoutes: Sendable {
         }
     }
 
-    func unlink(_ context: RouteContext) throws -> RouteResult {
+    func unlinkIdentity(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         let provider = context.request.parameters["provider"] ?? ""
         guard ["apple", "google", "firebase"].contains(provider) else { throw ServiceError.notFound }

@@ -24,4 +24,12 @@ extension [ServiceError] {
     /// A texted code checked by the token worker: wrong, used, replaced or of an unknown
     /// session, expired, or the number's budget of wrong guesses spent (429).
     static let phoneCodeCheck: [ServiceError] = [.invalidCode, .codeExpired, .rateLimited(retryAfter: 1)]
+
+    /// A second factor's code checked by the token worker (MFA sign-in, enrolment, disabling).
+    static let secondFactorCheck: [ServiceError] = [.validationFailed([]), .invalidCode, .codeExpired,
+                                                    .rateLimited(retryAfter: 1), .userDisabled]
+
+    /// Changes of an account's factors (BEARER_FRESH: a session signed in less than 5 minutes
+    /// ago, at aal 2 once MFA is on) may also meet a disabled account.
+    static let mfaEnrolment: [ServiceError] = [.userDisabled]
 }

@@ -26,6 +26,11 @@ struct Route: Sendable {
     let handler: @Sendable (RouteContext) throws -> RouteResult
     /// The pattern split once, not on every request.
     let segments: [Substring]
+    /// The declaration of an API route (proto/identity/gateway/v1/gateway.proto); nil for the
+    /// service's own routes (health, documents, GraphQL).
+    var operation: DeclaredOperation? = nil
+    /// Who may call it: the declared access, else what the route's other needs say.
+    var access: Access { operation?.access ?? (secretKey != nil ? .secretKey : needsApp ? .appKey : .public) }
 
     init(method: String, pattern: String, needsApp: Bool, takesBody: Bool, limits: [RouteLimit] = [],
          errors: [ServiceError] = [], secretKey: SecretKeyUse? = nil, proof: Proof = .none,

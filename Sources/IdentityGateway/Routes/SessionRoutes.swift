@@ -3,21 +3,11 @@ import IdentityKit
 
 /// Tokens and sessions: refresh (token worker), sign-out and session ending (revocation
 /// worker, committed before the answer), and the session list (a read).
-struct SessionRoutes: Sendable {
+struct SessionRoutes: SessionApiHandlers {
     let auth: Authenticator
     let sessions: SessionStore
     let commands: CommandSender
 
-    var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/auth/token/refresh", needsApp: true, takesBody: true, limits: .refresh,
-               errors: [.refreshTokenRevoked, .refreshTokenExpired, .sessionExpired, .userDisabled], handler: refresh),
-         Route(method: "POST", pattern: "/v1/auth/sign-out", needsApp: true, takesBody: false, errors: .signedIn, handler: signOut),
-         Route(method: "POST", pattern: "/v1/auth/sign-out-all", needsApp: true, takesBody: false, errors: .signedIn,
-               handler: signOutAll),
-         Route(method: "GET", pattern: "/v1/me/sessions", needsApp: true, takesBody: false, errors: .signedIn, handler: list),
-         Route(method: "DELETE", pattern: "/v1/me/sessions/{id}", needsApp: true, takesBody: false,
-               errors: .signedIn + [.notFound], handler: end)]
-    }
 
     func refresh(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
@@ -32,21 +22,21 @@ struct SessionRoutes: Sendable {
     }
 
     func signOut(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         let command = RevocationV1.EndSession(appId: claims.aud, uid: claims.sub, sessionId: claims.sid, reason: "sign_out")
         return commands.send(command, expecting: RevocationV1.SessionsEnded.self, queue: BusTopology.revocationCommands,
                              appId: claims.aud, request: context.request) { _ in .noContent }
     }
 
     func signOutAll(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+        let claims = try context.requireCaller()
         let command = RevocationV1.EndAllSessions(appId: claims.aud, uid: claims.sub, reason: "sign_out_all")
         return commands.send(command, expecting: RevocationV1.SessionsEnded.self, queue: BusTopology.revocationCommands,
                              appId: claims.aud, request: context.request) { _ in .noContent }
     }
 
-    func list(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.claims(context)
+    func listSessions(_ context: RouteContext) throws -> RouteResult {
+        let claims = try context.requireCaller()
         let live = try sessions.live(appId: claims.aud, uid: claims.sub)
         // The caller's own session must be among the live ones: one query checks both.
         guard live.contains(where: { $0.id == claims.sid }) else { throw ServiceError.invalidToken }
@@ -66,8 +56,8 @@ struct SessionRoutes: Sendable {
         return .now(.data(.array(items)))
     }
 
-    func end(_ context: RouteContext) throws -> RouteResult {
-        let claims = try auth.liveSession(context)
+    func endSession(_ context: RouteContext) throws -> RouteResult {
+        let claims = try context.requireCaller()
         guard let id = context.request.parameters["id"], id.utf8.count <= 64 else { throw ServiceError.notFound }
         // Scoped by the caller's uid: another user's session id ends nothing and answers 404.
         let command = RevocationV1.EndSession(appId: claims.aud, uid: claims.sub, sessionId: id, reason: "revoked_by_user")

@@ -20,8 +20,8 @@ struct AccountDeletion: Sendable {
 
     func handle(_ command: TokenV1.DeleteAccount) throws -> TokenV1.Done {
         guard let user = try users.find(appId: command.appId, uid: command.uid) else { throw ServiceError.invalidToken }
-        // With MFA on, the proof of the first factor is not enough: a session at aal 2, fresh.
-        try stepUp.require(appId: command.appId, uid: user.uid, sessionId: command.sessionId, evenWithoutMFA: false)
+        // With MFA on, the proof of the first factor is not enough: a session at aal 2, fresh
+        // (checked before this flow: DELETE /v1/me is BEARER_OWN_PROOF, `.stepUpWhenMfaOn`).
         // A password is checked before the transaction: Argon2 should not hold a row lock.
         if let password = command.password {
             guard let hash = user.passwordHash, password.unicodeScalars.count <= PasswordPolicy.maximumLength,

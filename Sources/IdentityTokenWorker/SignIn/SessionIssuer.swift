@@ -104,11 +104,14 @@ struct CommandContext: Sendable {
     let redelivered: Bool
     /// The gateway's request id, for audit rows.
     let requestId: String
+    /// The app the message's header names (the command's own `app_id` is what it acts in).
+    let messageAppId: String
 
     init(_ message: BusMessage) {
         id = Self.key(messageId: message.messageId, body: message.body)
         redelivered = message.redelivered
         requestId = message.requestId
+        messageAppId = message.appId
     }
 
     /// `messageId.sha256hex(body)`; empty for a message without an id (never replayed).
@@ -116,9 +119,10 @@ struct CommandContext: Sendable {
         messageId.isEmpty ? "" : messageId + "." + Hex.encode(Digest.sha256([UInt8](body)))
     }
 
-    init(id: String, redelivered: Bool, requestId: String = "") {
+    init(id: String, redelivered: Bool, requestId: String = "", messageAppId: String = "") {
         self.id = id
         self.redelivered = redelivered
         self.requestId = requestId
+        self.messageAppId = messageAppId
     }
 }

@@ -2,26 +2,20 @@ import Foundation
 import IdentityKit
 
 /// The app's own admin resources: its secret key (rotation, with an overlap) and its audit log.
-struct AdminAppRoutes: Sendable {
+struct AdminAppRoutes: AdminAppApiHandlers {
     let secretKeys: SecretKeyStep
     let audit: AuditLog
     let commands: CommandSender
 
-    var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/admin/secret-keys/rotate", needsApp: false, takesBody: true, limits: .admin,
-               secretKey: .admin("admin.secret_keys.rotate"), handler: rotateSecretKey),
-         Route(method: "GET", pattern: "/v1/admin/audit", needsApp: false, takesBody: false, limits: .admin,
-               errors: [.validationFailed([])], secretKey: .admin("admin.audit.list"), handler: auditLog),
-         Route(method: "GET", pattern: "/v1/admin/settings", needsApp: false, takesBody: false, limits: .admin,
-               secretKey: .admin("admin.settings.get")) { try settings($0, body: .object([:])) },
-         Route(method: "PATCH", pattern: "/v1/admin/settings", needsApp: false, takesBody: true, limits: .admin,
-               secretKey: .admin("admin.settings.update")) { try settings($0, body: try BodyReader.parse($0.request.body)) }]
-    }
 
     /// What `identityctl apps settings` sets, checked by the same `AppSettingsUpdate` here (for
     /// a 422 before any command) and in the token worker, which writes them (it seals an Apple
     /// key with the master key). Answers the settings after the change. Turning a limit off and
     /// the operator's ceilings are left to the worker: they are its environment's word.
+    // The declared operations that share a handler, each with its own route.
+    func getSettings(_ context: RouteContext) throws -> RouteResult { try settings(context, body: .object([:])) }
+    func updateSettings(_ context: RouteContext) throws -> RouteResult { try settings(context, body: try BodyReader.parse(context.request.body)) }
+
     func settings(_ context: RouteContext, body: JSONValue) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let (update, shape) = AppSettingsUpdate.parse(body)

@@ -5,15 +5,9 @@ import IdentityKit
 /// users (with their old password hashes) and rotates its token-signing key, with its secret
 /// key. Both are commands to the token worker, which writes users and alone holds the master
 /// key; `identityctl users import` and `identityctl keys rotate` run the same code.
-struct AdminImportAndKeyRoutes: Sendable {
+struct AdminImportAndKeyRoutes: AdminKeyApiHandlers {
     let commands: CommandSender
 
-    var routes: [Route] {
-        [Route(method: "POST", pattern: "/v1/admin/users/import", needsApp: false, takesBody: true, limits: .admin,
-               errors: [.payloadTooLarge], secretKey: .admin("admin.users.import"), handler: importUsers),
-         Route(method: "POST", pattern: "/v1/admin/keys/rotate", needsApp: false, takesBody: true, limits: .admin,
-               errors: [.keyRotationPending, .notFound], secretKey: .admin("admin.keys.rotate"), handler: rotateKey)]
-    }
 
     /// `{"users": [...]}`, 1 to 1,000 user objects (docs/flows.md, "Importing users"; the body may be
     /// up to 2 MiB here). Each user is checked and written on its own: the answer is 200 with
@@ -81,7 +75,7 @@ struct AdminImportAndKeyRoutes: Sendable {
 
     /// `{"alg": "RS256" | "ES256" | "EdDSA"}` (optional: the current key's algorithm). The new
     /// key is published at once and signs from `signs_from`, one JWKS cache period later.
-    func rotateKey(_ context: RouteContext) throws -> RouteResult {
+    func rotateSigningKey(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         var body = try BodyReader(context)
         var alg: String?

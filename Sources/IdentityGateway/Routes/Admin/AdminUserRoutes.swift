@@ -5,42 +5,17 @@ import IdentityKit
 /// from the `user_profiles` view; every change is a command to the token worker (or, for
 /// sessions, the revocation worker). The app is the secret key's own: every query and command
 /// carries its id, so another app's uid is simply not found.
-struct AdminUserRoutes: Sendable {
+struct AdminUserRoutes: AdminUserApiHandlers {
     let users: UserProfileStore
     let sessions: SessionStore
     let commands: CommandSender
 
-    var routes: [Route] {
-        let user = "/v1/admin/users/{uid}"
-        let written: [ServiceError] = [.notFound, .emailAlreadyInUse, .usernameTaken, .invalidEmail()]
-        return [
-            Route(method: "GET", pattern: "/v1/admin/users", needsApp: false, takesBody: false, limits: .admin,
-                  errors: [.validationFailed([])], secretKey: .admin("admin.users.list"), handler: list),
-            Route(method: "POST", pattern: "/v1/admin/users", needsApp: false, takesBody: true, limits: .admin,
-                  errors: [.emailAlreadyInUse, .usernameTaken, .invalidEmail(), .weakPassword("")],
-                  secretKey: .admin("admin.users.create"), handler: create),
-            Route(method: "GET", pattern: user, needsApp: false, takesBody: false, limits: .admin,
-                  errors: [.notFound], secretKey: .admin("admin.users.get"), handler: get),
-            Route(method: "PATCH", pattern: user, needsApp: false, takesBody: true, limits: .admin,
-                  errors: written, secretKey: .admin("admin.users.update"), handler: update),
-            Route(method: "DELETE", pattern: user, needsApp: false, takesBody: false, limits: .admin,
-                  errors: [.notFound], secretKey: .admin("admin.users.delete"), handler: delete),
-            Route(method: "POST", pattern: user + "/disable", needsApp: false, takesBody: false, limits: .admin,
-                  errors: [.notFound], secretKey: .admin("admin.users.disable")) { try setDisabled($0, true) },
-            Route(method: "POST", pattern: user + "/enable", needsApp: false, takesBody: false, limits: .admin,
-                  errors: [.notFound], secretKey: .admin("admin.users.enable")) { try setDisabled($0, false) },
-            Route(method: "POST", pattern: user + "/mfa/reset", needsApp: false, takesBody: false, limits: .admin,
-                  errors: [.notFound], secretKey: .admin("admin.users.mfa_reset"), handler: resetMfa),
-            Route(method: "GET", pattern: user + "/sessions", needsApp: false, takesBody: false, limits: .admin,
-                  errors: [.notFound], secretKey: .admin("admin.sessions.list"), handler: sessionList),
-            Route(method: "DELETE", pattern: user + "/sessions", needsApp: false, takesBody: false, limits: .admin,
-                  secretKey: .admin("admin.sessions.revoke_all"), handler: endAllSessions),
-            Route(method: "DELETE", pattern: user + "/sessions/{session_id}", needsApp: false, takesBody: false,
-                  limits: .admin, errors: [.notFound], secretKey: .admin("admin.sessions.revoke"), handler: endSession),
-        ]
-    }
 
-    func list(_ context: RouteContext) throws -> RouteResult {
+    // The declared operations that share a handler, each with its own route.
+    func disableUser(_ context: RouteContext) throws -> RouteResult { try setDisabled(context, true) }
+    func enableUser(_ context: RouteContext) throws -> RouteResult { try setDisabled(context, false) }
+
+    func listUsers(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         var query = QueryReader(context.request)
         var filter = UserProfileStore.Filter(limit: query.integer("limit", in: 1...100) ?? 50)
@@ -70,7 +45,7 @@ struct AdminUserRoutes: Sendable {
     }
 
     /// A user made by the app's backend, with or without a password (Argon2id by the worker).
-    func create(_ context: RouteContext) throws -> RouteResult {
+    func createUser(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         var body = try BodyReader(context)
         let email = body.optionalString("email", maxLength: 254).string
@@ -103,7 +78,7 @@ struct AdminUserRoutes: Sendable {
 
     /// Profile fields (null clears), `email_verified`, roles (replaced), custom claims and
     /// metadata (each replaced as a whole; null empties it).
-    func update(_ context: RouteContext) throws -> RouteResult {
+    func updateUser(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let uid = try Self.uid(context)
         var body = try BodyReader(context)
@@ -138,7 +113,7 @@ struct AdminUserRoutes: Sendable {
 
     /// As `DELETE /v1/me`, the secret key standing for the proof: sessions end, rows go,
     /// Apple's token is revoked at Apple, `user.deleted`.
-    func delete(_ context: RouteContext) throws -> RouteResult {
+    func deleteUser(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let command = AdminV1.DeleteUser(appId: caller.app.id, uid: try Self.uid(context), actor: caller.actor)
         return commands.send(command, expecting: AdminV1.UserDeleted.self, appId: caller.app.id,
@@ -157,7 +132,7 @@ struct AdminUserRoutes: Sendable {
     }
 
     /// `POST /v1/admin/users/{uid}/mfa/reset`: recovery for a user who lost every factor.
-    func resetMfa(_ context: RouteContext) throws -> RouteResult {
+    func resetUserMfa(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let command = AdminV1.ResetUserMfa(appId: caller.app.id, uid: try Self.uid(context), actor: caller.actor,
                                            ip: context.request.clientIP)
@@ -166,7 +141,7 @@ struct AdminUserRoutes: Sendable {
         }
     }
 
-    func sessionList(_ context: RouteContext) throws -> RouteResult {
+    func listUserSessions(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let uid = try Self.uid(context)
         guard try users.find(appId: caller.app.id, uid: uid) != nil else { throw ServiceError.notFound }
@@ -185,7 +160,7 @@ struct AdminUserRoutes: Sendable {
         return .now(.data(.array(items)))
     }
 
-    func endSession(_ context: RouteContext) throws -> RouteResult {
+    func endUserSession(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let uid = try Self.uid(context)
         guard let id = context.request.parameters["session_id"], id.utf8.count <= 64 else { throw ServiceError.notFound }
@@ -198,7 +173,7 @@ struct AdminUserRoutes: Sendable {
     }
 
     /// Every live session of the user ends (none live: still 204).
-    func endAllSessions(_ context: RouteContext) throws -> RouteResult {
+    func endAllUserSessions(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let command = RevocationV1.EndAllSessions(appId: caller.app.id, uid: try Self.uid(context), reason: "revoked_by_admin")
         return commands.send(command, expecting: RevocationV1.SessionsEnded.self, queue: BusTopology.revocationCommands,
@@ -210,7 +185,7 @@ struct AdminUserRoutes: Sendable {
         return uid
     }
 
-    func get(_ context: RouteContext) throws -> RouteResult {
+    func getUser(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         guard let uid = context.request.parameters["uid"], uid.utf8.count <= 64,
               let user = try users.find(appId: caller.app.id, uid: uid) else { throw ServiceError.notFound }
