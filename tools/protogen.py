@@ -505,7 +505,7 @@ def render_token_worker(ops, sources):
     i1, i2, i3, i4 = " " * 4, " " * 8, " " * 12, " " * 16
     out = [GENERATED_HEADER, "", "import IdentityKit", "",
            "/// The commands the token worker consumes (`identity.token.commands`), one handler each. The",
-           "/// router conforms (`CommandRouter+Handlers.swift`); a command declared in proto/ without a",
+           "/// router conforms (`CommandRouter+Handlers.swift`, or a flow's own file); a command declared in proto/ without a",
            "/// handler does not compile.",
            "protocol TokenCommandHandlers: Sendable {"]
     for full, users in commands.items():

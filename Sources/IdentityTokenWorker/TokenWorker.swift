@@ -93,6 +93,7 @@ public final class TokenWorker: Service {
             passkeySignIn: PasskeySignIn(pool: pool, users: users, outcome: signIns, ceremony: ceremony),
             passkeyManagement: PasskeyManagement(pool: pool, users: users, passkeys: passkeys, waysIn: waysIn),
             sessionTokens: SessionTokenIssue(pool: pool, tokens: SessionTokenStore(pool: pool)),
+            stores: FlowStores(pool: pool, users: users, sessions: sessions, codes: codeSettings),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             authority: CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool)),
             stepUp: stepUp,
@@ -116,6 +117,16 @@ public final class TokenWorker: Service {
     public var readinessChecks: [OperationsListener.Check] { [Readiness.store(pool), Readiness.consuming(consumer)] }
 }
 
+/// The stores and settings most flows are made of. A flow may be built from these in its own
+/// file, beside its handlers (`extension CommandRouter { func handle(_ command: …) }`), so a
+/// new command needs its declaration in proto/ and that one file, with no wiring here.
+struct FlowStores: Sendable {
+    let pool: PGPool
+    let users: UserStore
+    let sessions: SessionStore
+    let codes: CodeSettings
+}
+
 /// Decodes a command by its type, runs its flow, and encodes the answer.
 struct CommandRouter: Sendable {
     let guest: GuestSignIn
@@ -137,6 +148,8 @@ struct CommandRouter: Sendable {
     let passkeySignIn: PasskeySignIn
     let passkeyManagement: PasskeyManagement
     let sessionTokens: SessionTokenIssue
+    /// What a flow built where it is handled is made of (see `FlowStores`).
+    let stores: FlowStores
     let workerName: String
     let authority: CallerAuthority
     /// The fresh proof of every command that changes a way in (`ChangesWayIn`).

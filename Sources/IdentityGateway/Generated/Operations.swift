@@ -15,16 +15,16 @@ extension DeclaredOperation {
         limits: [RouteLimit].passwordSignIn, errors: [.invalidCredential, .userDisabled],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SignIn.protoName)
-    static let guest = DeclaredOperation(
-        id: "guest", service: "AccountApi", method: "POST", pattern: "/v1/auth/guest",
+    static let guestSignIn = DeclaredOperation(
+        id: "guestSignIn", service: "AccountApi", method: "POST", pattern: "/v1/auth/guest",
         access: .appKey, status: 200, takesBody: true,
         limits: [RouteLimit].guest, errors: [.userDisabled],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.GuestSignIn.protoName)
     /// The body is optional (its absence is simply no proof: 403), so no media-type check; the
     /// handler parses it when there is one.
-    static let deleteAccount = DeclaredOperation(
-        id: "deleteAccount", service: "AccountApi", method: "DELETE", pattern: "/v1/me",
+    static let deleteMe = DeclaredOperation(
+        id: "deleteMe", service: "AccountApi", method: "DELETE", pattern: "/v1/me",
         access: .bearerOwnProof, status: 204, takesBody: false,
         limits: [RouteLimit].passwordCheck, errors: [.invalidJSON, .validationFailed([]), .payloadTooLarge, .providerUnavailable],
         audit: nil, sessionCheckedByHandler: false,
@@ -47,8 +47,8 @@ extension DeclaredOperation {
         limits: [], errors: [.notFound],
         audit: nil, sessionCheckedByHandler: false,
         command: RevocationV1.UnregisterDevice.protoName)
-    static let refresh = DeclaredOperation(
-        id: "refresh", service: "SessionApi", method: "POST", pattern: "/v1/auth/token/refresh",
+    static let refreshToken = DeclaredOperation(
+        id: "refreshToken", service: "SessionApi", method: "POST", pattern: "/v1/auth/token/refresh",
         access: .appKey, status: 200, takesBody: true,
         limits: [RouteLimit].refresh, errors: [.refreshTokenRevoked, .refreshTokenExpired, .sessionExpired, .userDisabled],
         audit: nil, sessionCheckedByHandler: false,
@@ -85,8 +85,8 @@ extension DeclaredOperation {
         limits: [], errors: [],
         audit: nil, sessionCheckedByHandler: true,
         command: nil)
-    static let updateProfile = DeclaredOperation(
-        id: "updateProfile", service: "MeApi", method: "PATCH", pattern: "/v1/me",
+    static let updateMe = DeclaredOperation(
+        id: "updateMe", service: "MeApi", method: "PATCH", pattern: "/v1/me",
         access: .bearer, status: 200, takesBody: true,
         limits: [], errors: [.usernameTaken],
         audit: nil, sessionCheckedByHandler: false,
@@ -97,8 +97,8 @@ extension DeclaredOperation {
         limits: [RouteLimit].passkeyOptions, errors: [.passkeyNotConfigured],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.PasskeySignInOptions.protoName)
-    static let verifyPasskey = DeclaredOperation(
-        id: "verifyPasskey", service: "PasskeyApi", method: "POST", pattern: "/v1/auth/passkey/verify",
+    static let passkeySignInVerify = DeclaredOperation(
+        id: "passkeySignInVerify", service: "PasskeyApi", method: "POST", pattern: "/v1/auth/passkey/verify",
         access: .appKey, status: 200, takesBody: true,
         limits: [RouteLimit].providerSignIn, errors: [.passkeyNotConfigured, .invalidPasskey, .userDisabled],
         audit: nil, sessionCheckedByHandler: false,
@@ -139,20 +139,20 @@ extension DeclaredOperation {
         limits: [RouteLimit].nonce, errors: [],
         audit: nil, sessionCheckedByHandler: false,
         command: nil)
-    static let appleSignIn = DeclaredOperation(
-        id: "appleSignIn", service: "ProviderApi", method: "POST", pattern: "/v1/auth/apple",
+    static let signInWithApple = DeclaredOperation(
+        id: "signInWithApple", service: "ProviderApi", method: "POST", pattern: "/v1/auth/apple",
         access: .guest, status: 200, takesBody: true,
         limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("apple"),
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName)
-    static let googleSignIn = DeclaredOperation(
-        id: "googleSignIn", service: "ProviderApi", method: "POST", pattern: "/v1/auth/google",
+    static let signInWithGoogle = DeclaredOperation(
+        id: "signInWithGoogle", service: "ProviderApi", method: "POST", pattern: "/v1/auth/google",
         access: .guest, status: 200, takesBody: true,
         limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("google"),
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName)
-    static let idTokenSignIn = DeclaredOperation(
-        id: "idTokenSignIn", service: "ProviderApi", method: "POST", pattern: "/v1/auth/id-token",
+    static let signInWithIdToken = DeclaredOperation(
+        id: "signInWithIdToken", service: "ProviderApi", method: "POST", pattern: "/v1/auth/id-token",
         access: .guest, status: 200, takesBody: true,
         limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("firebase"),
         audit: nil, sessionCheckedByHandler: false,
@@ -229,14 +229,14 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeVerify, errors: [ServiceError].phoneCodeCheck + .signedIn + [.accountExists, .userDisabled],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyPhoneCode.protoName)
-    static let sendPhoneLinkCode = DeclaredOperation(
-        id: "sendPhoneLinkCode", service: "PhoneApi", method: "POST", pattern: "/v1/me/phone",
+    static let linkPhone = DeclaredOperation(
+        id: "linkPhone", service: "PhoneApi", method: "POST", pattern: "/v1/me/phone",
         access: .bearerFresh, status: 202, takesBody: true,
         limits: [RouteLimit].codeSendPerIP, errors: [.invalidPhoneNumber()],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SendPhoneCode.protoName)
-    static let linkPhone = DeclaredOperation(
-        id: "linkPhone", service: "PhoneApi", method: "POST", pattern: "/v1/me/phone/verify",
+    static let verifyLinkedPhone = DeclaredOperation(
+        id: "verifyLinkedPhone", service: "PhoneApi", method: "POST", pattern: "/v1/me/phone/verify",
         access: .bearerFresh, status: 200, takesBody: true,
         limits: [RouteLimit].codeVerify, errors: [ServiceError].phoneCodeCheck + [.phoneAlreadyInUse],
         audit: nil, sessionCheckedByHandler: false,
@@ -247,8 +247,8 @@ extension DeclaredOperation {
         limits: [RouteLimit].mfaVerify, errors: [ServiceError].secondFactorCheck,
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyMfa.protoName)
-    static let getMfaStatus = DeclaredOperation(
-        id: "getMfaStatus", service: "MfaApi", method: "GET", pattern: "/v1/me/mfa",
+    static let mfaStatus = DeclaredOperation(
+        id: "mfaStatus", service: "MfaApi", method: "GET", pattern: "/v1/me/mfa",
         access: .bearer, status: 200, takesBody: false,
         limits: [], errors: [],
         audit: nil, sessionCheckedByHandler: false,
@@ -259,40 +259,40 @@ extension DeclaredOperation {
         limits: [], errors: [ServiceError].mfaEnrolment + .secondFactorCheck,
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.DisableMfa.protoName)
-    static let startTotpEnrolment = DeclaredOperation(
-        id: "startTotpEnrolment", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/totp",
+    static let startTotp = DeclaredOperation(
+        id: "startTotp", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/totp",
         access: .bearerFresh, status: 200, takesBody: false,
         limits: [], errors: [ServiceError].mfaEnrolment + [.mfaAlreadyEnabled, .validationFailed([])],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.StartMfaEnrolment.protoName)
-    static let startEmailEnrolment = DeclaredOperation(
-        id: "startEmailEnrolment", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/email",
+    static let startEmailMfa = DeclaredOperation(
+        id: "startEmailMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/email",
         access: .bearerFresh, status: 202, takesBody: false,
         limits: [], errors: [ServiceError].mfaEnrolment + [.validationFailed([])],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.StartMfaEnrolment.protoName)
     /// Texts a code to the verified phone: limited per IP like the phone code sends; the token
     /// worker applies the SMS policy (calling codes, breaker, caps) besides.
-    static let startSmsEnrolment = DeclaredOperation(
-        id: "startSmsEnrolment", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/sms",
+    static let startSmsMfa = DeclaredOperation(
+        id: "startSmsMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/sms",
         access: .bearerFresh, status: 202, takesBody: false,
         limits: [RouteLimit].codeSendPerIP, errors: [ServiceError].mfaEnrolment + [.validationFailed([])],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.StartMfaEnrolment.protoName)
-    static let confirmTotpEnrolment = DeclaredOperation(
-        id: "confirmTotpEnrolment", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/totp/confirm",
+    static let confirmTotp = DeclaredOperation(
+        id: "confirmTotp", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/totp/confirm",
         access: .bearerFresh, status: 200, takesBody: true,
         limits: [], errors: [ServiceError].mfaEnrolment + .secondFactorCheck,
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ConfirmMfaEnrolment.protoName)
-    static let confirmEmailEnrolment = DeclaredOperation(
-        id: "confirmEmailEnrolment", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/email/confirm",
+    static let confirmEmailMfa = DeclaredOperation(
+        id: "confirmEmailMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/email/confirm",
         access: .bearerFresh, status: 200, takesBody: true,
         limits: [], errors: [ServiceError].mfaEnrolment + .secondFactorCheck,
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ConfirmMfaEnrolment.protoName)
-    static let confirmSmsEnrolment = DeclaredOperation(
-        id: "confirmSmsEnrolment", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/sms/confirm",
+    static let confirmSmsMfa = DeclaredOperation(
+        id: "confirmSmsMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/sms/confirm",
         access: .bearerFresh, status: 200, takesBody: true,
         limits: [], errors: [ServiceError].mfaEnrolment + .secondFactorCheck,
         audit: nil, sessionCheckedByHandler: false,
@@ -309,116 +309,116 @@ extension DeclaredOperation {
         limits: [], errors: [.notFound, .unavailable],
         audit: nil, sessionCheckedByHandler: false,
         command: nil)
-    static let openIdConfiguration = DeclaredOperation(
-        id: "openIdConfiguration", service: "DiscoveryApi", method: "GET", pattern: "/v1/apps/{app_id}/.well-known/openid-configuration",
+    static let openidConfiguration = DeclaredOperation(
+        id: "openidConfiguration", service: "DiscoveryApi", method: "GET", pattern: "/v1/apps/{app_id}/.well-known/openid-configuration",
         access: .public, status: 200, takesBody: false,
         limits: [], errors: [.notFound, .unavailable],
         audit: nil, sessionCheckedByHandler: false,
         command: nil)
-    static let introspect = DeclaredOperation(
-        id: "introspect", service: "IntrospectionApi", method: "POST", pattern: "/v1/token/introspect",
+    static let introspectToken = DeclaredOperation(
+        id: "introspectToken", service: "IntrospectionApi", method: "POST", pattern: "/v1/token/introspect",
         access: .secretKey, status: 200, takesBody: false,
         limits: [], errors: [.unsupportedMediaType, .invalidJSON, .validationFailed([]), .payloadTooLarge],
         audit: nil, sessionCheckedByHandler: false,
         command: nil)
-    static let rotateSecretKey = DeclaredOperation(
-        id: "rotateSecretKey", service: "AdminAppApi", method: "POST", pattern: "/v1/admin/secret-keys/rotate",
+    static let adminRotateSecretKey = DeclaredOperation(
+        id: "adminRotateSecretKey", service: "AdminAppApi", method: "POST", pattern: "/v1/admin/secret-keys/rotate",
         access: .secretKey, status: 201, takesBody: true,
         limits: [RouteLimit].admin, errors: [],
         audit: "admin.secret_keys.rotate", sessionCheckedByHandler: false,
         command: AdminV1.RotateSecretKey.protoName)
-    static let auditLog = DeclaredOperation(
-        id: "auditLog", service: "AdminAppApi", method: "GET", pattern: "/v1/admin/audit",
+    static let adminAuditLog = DeclaredOperation(
+        id: "adminAuditLog", service: "AdminAppApi", method: "GET", pattern: "/v1/admin/audit",
         access: .secretKey, status: 200, takesBody: false,
         limits: [RouteLimit].admin, errors: [.validationFailed([])],
         audit: "admin.audit.list", sessionCheckedByHandler: false,
         command: nil)
-    static let getSettings = DeclaredOperation(
-        id: "getSettings", service: "AdminAppApi", method: "GET", pattern: "/v1/admin/settings",
+    static let adminGetSettings = DeclaredOperation(
+        id: "adminGetSettings", service: "AdminAppApi", method: "GET", pattern: "/v1/admin/settings",
         access: .secretKey, status: 200, takesBody: false,
         limits: [RouteLimit].admin, errors: [],
         audit: "admin.settings.get", sessionCheckedByHandler: false,
         command: AdminV1.UpdateAppSettings.protoName)
-    static let updateSettings = DeclaredOperation(
-        id: "updateSettings", service: "AdminAppApi", method: "PATCH", pattern: "/v1/admin/settings",
+    static let adminUpdateSettings = DeclaredOperation(
+        id: "adminUpdateSettings", service: "AdminAppApi", method: "PATCH", pattern: "/v1/admin/settings",
         access: .secretKey, status: 200, takesBody: true,
         limits: [RouteLimit].admin, errors: [],
         audit: "admin.settings.update", sessionCheckedByHandler: false,
         command: AdminV1.UpdateAppSettings.protoName)
-    static let listUsers = DeclaredOperation(
-        id: "listUsers", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users",
+    static let adminListUsers = DeclaredOperation(
+        id: "adminListUsers", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users",
         access: .secretKey, status: 200, takesBody: false,
         limits: [RouteLimit].admin, errors: [.validationFailed([])],
         audit: "admin.users.list", sessionCheckedByHandler: false,
         command: nil)
-    static let createUser = DeclaredOperation(
-        id: "createUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users",
+    static let adminCreateUser = DeclaredOperation(
+        id: "adminCreateUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users",
         access: .secretKey, status: 201, takesBody: true,
         limits: [RouteLimit].admin, errors: [.emailAlreadyInUse, .usernameTaken, .invalidEmail(), .weakPassword("")],
         audit: "admin.users.create", sessionCheckedByHandler: false,
         command: AdminV1.CreateUser.protoName)
-    static let getUser = DeclaredOperation(
-        id: "getUser", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users/{uid}",
+    static let adminGetUser = DeclaredOperation(
+        id: "adminGetUser", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users/{uid}",
         access: .secretKey, status: 200, takesBody: false,
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.users.get", sessionCheckedByHandler: false,
         command: nil)
-    static let updateUser = DeclaredOperation(
-        id: "updateUser", service: "AdminUserApi", method: "PATCH", pattern: "/v1/admin/users/{uid}",
+    static let adminUpdateUser = DeclaredOperation(
+        id: "adminUpdateUser", service: "AdminUserApi", method: "PATCH", pattern: "/v1/admin/users/{uid}",
         access: .secretKey, status: 200, takesBody: true,
         limits: [RouteLimit].admin, errors: [.notFound, .emailAlreadyInUse, .usernameTaken, .invalidEmail()],
         audit: "admin.users.update", sessionCheckedByHandler: false,
         command: AdminV1.UpdateUser.protoName)
-    static let deleteUser = DeclaredOperation(
-        id: "deleteUser", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}",
+    static let adminDeleteUser = DeclaredOperation(
+        id: "adminDeleteUser", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}",
         access: .secretKey, status: 204, takesBody: false,
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.users.delete", sessionCheckedByHandler: false,
         command: AdminV1.DeleteUser.protoName)
-    static let disableUser = DeclaredOperation(
-        id: "disableUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/disable",
+    static let adminDisableUser = DeclaredOperation(
+        id: "adminDisableUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/disable",
         access: .secretKey, status: 200, takesBody: false,
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.users.disable", sessionCheckedByHandler: false,
         command: AdminV1.SetUserDisabled.protoName)
-    static let enableUser = DeclaredOperation(
-        id: "enableUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/enable",
+    static let adminEnableUser = DeclaredOperation(
+        id: "adminEnableUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/enable",
         access: .secretKey, status: 200, takesBody: false,
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.users.enable", sessionCheckedByHandler: false,
         command: AdminV1.SetUserDisabled.protoName)
-    static let resetUserMfa = DeclaredOperation(
-        id: "resetUserMfa", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/mfa/reset",
+    static let adminResetUserMfa = DeclaredOperation(
+        id: "adminResetUserMfa", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/mfa/reset",
         access: .secretKey, status: 200, takesBody: false,
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.users.mfa_reset", sessionCheckedByHandler: false,
         command: AdminV1.ResetUserMfa.protoName)
-    static let listUserSessions = DeclaredOperation(
-        id: "listUserSessions", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users/{uid}/sessions",
+    static let adminListSessions = DeclaredOperation(
+        id: "adminListSessions", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users/{uid}/sessions",
         access: .secretKey, status: 200, takesBody: false,
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.sessions.list", sessionCheckedByHandler: false,
         command: nil)
-    static let endAllUserSessions = DeclaredOperation(
-        id: "endAllUserSessions", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}/sessions",
+    static let adminEndAllSessions = DeclaredOperation(
+        id: "adminEndAllSessions", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}/sessions",
         access: .secretKey, status: 204, takesBody: false,
         limits: [RouteLimit].admin, errors: [],
         audit: "admin.sessions.revoke_all", sessionCheckedByHandler: false,
         command: RevocationV1.EndAllSessions.protoName)
-    static let endUserSession = DeclaredOperation(
-        id: "endUserSession", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}/sessions/{session_id}",
+    static let adminEndSession = DeclaredOperation(
+        id: "adminEndSession", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}/sessions/{session_id}",
         access: .secretKey, status: 204, takesBody: false,
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.sessions.revoke", sessionCheckedByHandler: false,
         command: RevocationV1.EndSession.protoName)
-    static let importUsers = DeclaredOperation(
-        id: "importUsers", service: "AdminKeyApi", method: "POST", pattern: "/v1/admin/users/import",
+    static let adminImportUsers = DeclaredOperation(
+        id: "adminImportUsers", service: "AdminKeyApi", method: "POST", pattern: "/v1/admin/users/import",
         access: .secretKey, status: 200, takesBody: true,
         limits: [RouteLimit].admin, errors: [.payloadTooLarge],
         audit: "admin.users.import", sessionCheckedByHandler: false,
         command: AdminV1.ImportUsers.protoName)
-    static let rotateSigningKey = DeclaredOperation(
-        id: "rotateSigningKey", service: "AdminKeyApi", method: "POST", pattern: "/v1/admin/keys/rotate",
+    static let adminRotateSigningKey = DeclaredOperation(
+        id: "adminRotateSigningKey", service: "AdminKeyApi", method: "POST", pattern: "/v1/admin/keys/rotate",
         access: .secretKey, status: 201, takesBody: true,
         limits: [RouteLimit].admin, errors: [.keyRotationPending, .notFound],
         audit: "admin.keys.rotate", sessionCheckedByHandler: false,
@@ -428,29 +428,29 @@ extension DeclaredOperation {
     static let all: [DeclaredOperation] = [
         .signUp,
         .signIn,
-        .guest,
-        .deleteAccount,
+        .guestSignIn,
+        .deleteMe,
         .registerDevice,
         .listDevices,
         .unregisterDevice,
-        .refresh,
+        .refreshToken,
         .signOut,
         .signOutAll,
         .listSessions,
         .endSession,
         .getMe,
-        .updateProfile,
+        .updateMe,
         .passkeySignInOptions,
-        .verifyPasskey,
+        .passkeySignInVerify,
         .passkeyRegistrationOptions,
         .registerPasskey,
         .listPasskeys,
         .renamePasskey,
         .deletePasskey,
         .nonce,
-        .appleSignIn,
-        .googleSignIn,
-        .idTokenSignIn,
+        .signInWithApple,
+        .signInWithGoogle,
+        .signInWithIdToken,
         .linkIdentity,
         .unlinkIdentity,
         .sendEmailCode,
@@ -463,38 +463,38 @@ extension DeclaredOperation {
         .verifyEmail,
         .sendPhoneCode,
         .verifyPhoneCode,
-        .sendPhoneLinkCode,
         .linkPhone,
+        .verifyLinkedPhone,
         .verifyMfa,
-        .getMfaStatus,
+        .mfaStatus,
         .disableMfa,
-        .startTotpEnrolment,
-        .startEmailEnrolment,
-        .startSmsEnrolment,
-        .confirmTotpEnrolment,
-        .confirmEmailEnrolment,
-        .confirmSmsEnrolment,
+        .startTotp,
+        .startEmailMfa,
+        .startSmsMfa,
+        .confirmTotp,
+        .confirmEmailMfa,
+        .confirmSmsMfa,
         .regenerateBackupCodes,
         .jwks,
-        .openIdConfiguration,
-        .introspect,
-        .rotateSecretKey,
-        .auditLog,
-        .getSettings,
-        .updateSettings,
-        .listUsers,
-        .createUser,
-        .getUser,
-        .updateUser,
-        .deleteUser,
-        .disableUser,
-        .enableUser,
-        .resetUserMfa,
-        .listUserSessions,
-        .endAllUserSessions,
-        .endUserSession,
-        .importUsers,
-        .rotateSigningKey,
+        .openidConfiguration,
+        .introspectToken,
+        .adminRotateSecretKey,
+        .adminAuditLog,
+        .adminGetSettings,
+        .adminUpdateSettings,
+        .adminListUsers,
+        .adminCreateUser,
+        .adminGetUser,
+        .adminUpdateUser,
+        .adminDeleteUser,
+        .adminDisableUser,
+        .adminEnableUser,
+        .adminResetUserMfa,
+        .adminListSessions,
+        .adminEndAllSessions,
+        .adminEndSession,
+        .adminImportUsers,
+        .adminRotateSigningKey,
     ]
 }
 
@@ -518,9 +518,9 @@ extension PasswordApiHandlers {
 /// The routes of `AccountApi` (gateway.proto): the conforming type implements one handler per operation.
 protocol AccountApiHandlers: Sendable {
     /// POST /v1/auth/guest
-    func guest(_ context: RouteContext) throws -> RouteResult
+    func guestSignIn(_ context: RouteContext) throws -> RouteResult
     /// DELETE /v1/me
-    func deleteAccount(_ context: RouteContext) throws -> RouteResult
+    func deleteMe(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/devices
     func registerDevice(_ context: RouteContext) throws -> RouteResult
     /// GET /v1/me/devices
@@ -532,8 +532,8 @@ protocol AccountApiHandlers: Sendable {
 extension AccountApiHandlers {
     var routes: [Route] {
         [
-            Route(.guest, handler: guest),
-            Route(.deleteAccount, handler: deleteAccount),
+            Route(.guestSignIn, handler: guestSignIn),
+            Route(.deleteMe, handler: deleteMe),
             Route(.registerDevice, handler: registerDevice),
             Route(.listDevices, handler: listDevices),
             Route(.unregisterDevice, handler: unregisterDevice),
@@ -544,7 +544,7 @@ extension AccountApiHandlers {
 /// The routes of `SessionApi` (gateway.proto): the conforming type implements one handler per operation.
 protocol SessionApiHandlers: Sendable {
     /// POST /v1/auth/token/refresh
-    func refresh(_ context: RouteContext) throws -> RouteResult
+    func refreshToken(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/sign-out
     func signOut(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/sign-out-all
@@ -558,7 +558,7 @@ protocol SessionApiHandlers: Sendable {
 extension SessionApiHandlers {
     var routes: [Route] {
         [
-            Route(.refresh, handler: refresh),
+            Route(.refreshToken, handler: refreshToken),
             Route(.signOut, handler: signOut),
             Route(.signOutAll, handler: signOutAll),
             Route(.listSessions, handler: listSessions),
@@ -572,14 +572,14 @@ protocol MeApiHandlers: Sendable {
     /// GET /v1/me
     func getMe(_ context: RouteContext) throws -> RouteResult
     /// PATCH /v1/me
-    func updateProfile(_ context: RouteContext) throws -> RouteResult
+    func updateMe(_ context: RouteContext) throws -> RouteResult
 }
 
 extension MeApiHandlers {
     var routes: [Route] {
         [
             Route(.getMe, handler: getMe),
-            Route(.updateProfile, handler: updateProfile),
+            Route(.updateMe, handler: updateMe),
         ]
     }
 }
@@ -589,7 +589,7 @@ protocol PasskeyApiHandlers: Sendable {
     /// POST /v1/auth/passkey/options
     func passkeySignInOptions(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/passkey/verify
-    func verifyPasskey(_ context: RouteContext) throws -> RouteResult
+    func passkeySignInVerify(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/passkeys/options
     func passkeyRegistrationOptions(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/passkeys
@@ -606,7 +606,7 @@ extension PasskeyApiHandlers {
     var routes: [Route] {
         [
             Route(.passkeySignInOptions, handler: passkeySignInOptions),
-            Route(.verifyPasskey, handler: verifyPasskey),
+            Route(.passkeySignInVerify, handler: passkeySignInVerify),
             Route(.passkeyRegistrationOptions, handler: passkeyRegistrationOptions),
             Route(.registerPasskey, handler: registerPasskey),
             Route(.listPasskeys, handler: listPasskeys),
@@ -621,11 +621,11 @@ protocol ProviderApiHandlers: Sendable {
     /// GET /v1/auth/nonce
     func nonce(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/apple
-    func appleSignIn(_ context: RouteContext) throws -> RouteResult
+    func signInWithApple(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/google
-    func googleSignIn(_ context: RouteContext) throws -> RouteResult
+    func signInWithGoogle(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/id-token
-    func idTokenSignIn(_ context: RouteContext) throws -> RouteResult
+    func signInWithIdToken(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/identities/{provider}
     func linkIdentity(_ context: RouteContext) throws -> RouteResult
     /// DELETE /v1/me/identities/{provider}
@@ -636,9 +636,9 @@ extension ProviderApiHandlers {
     var routes: [Route] {
         [
             Route(.nonce, handler: nonce),
-            Route(.appleSignIn, handler: appleSignIn),
-            Route(.googleSignIn, handler: googleSignIn),
-            Route(.idTokenSignIn, handler: idTokenSignIn),
+            Route(.signInWithApple, handler: signInWithApple),
+            Route(.signInWithGoogle, handler: signInWithGoogle),
+            Route(.signInWithIdToken, handler: signInWithIdToken),
             Route(.linkIdentity, handler: linkIdentity),
             Route(.unlinkIdentity, handler: unlinkIdentity),
         ]
@@ -687,9 +687,9 @@ protocol PhoneApiHandlers: Sendable {
     /// POST /v1/auth/phone/verify
     func verifyPhoneCode(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/phone
-    func sendPhoneLinkCode(_ context: RouteContext) throws -> RouteResult
-    /// POST /v1/me/phone/verify
     func linkPhone(_ context: RouteContext) throws -> RouteResult
+    /// POST /v1/me/phone/verify
+    func verifyLinkedPhone(_ context: RouteContext) throws -> RouteResult
 }
 
 extension PhoneApiHandlers {
@@ -697,8 +697,8 @@ extension PhoneApiHandlers {
         [
             Route(.sendPhoneCode, handler: sendPhoneCode),
             Route(.verifyPhoneCode, handler: verifyPhoneCode),
-            Route(.sendPhoneLinkCode, handler: sendPhoneLinkCode),
             Route(.linkPhone, handler: linkPhone),
+            Route(.verifyLinkedPhone, handler: verifyLinkedPhone),
         ]
     }
 }
@@ -708,21 +708,21 @@ protocol MfaApiHandlers: Sendable {
     /// POST /v1/auth/mfa/verify
     func verifyMfa(_ context: RouteContext) throws -> RouteResult
     /// GET /v1/me/mfa
-    func getMfaStatus(_ context: RouteContext) throws -> RouteResult
+    func mfaStatus(_ context: RouteContext) throws -> RouteResult
     /// DELETE /v1/me/mfa
     func disableMfa(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/mfa/totp
-    func startTotpEnrolment(_ context: RouteContext) throws -> RouteResult
+    func startTotp(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/mfa/email
-    func startEmailEnrolment(_ context: RouteContext) throws -> RouteResult
+    func startEmailMfa(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/mfa/sms
-    func startSmsEnrolment(_ context: RouteContext) throws -> RouteResult
+    func startSmsMfa(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/mfa/totp/confirm
-    func confirmTotpEnrolment(_ context: RouteContext) throws -> RouteResult
+    func confirmTotp(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/mfa/email/confirm
-    func confirmEmailEnrolment(_ context: RouteContext) throws -> RouteResult
+    func confirmEmailMfa(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/mfa/sms/confirm
-    func confirmSmsEnrolment(_ context: RouteContext) throws -> RouteResult
+    func confirmSmsMfa(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/me/mfa/backup-codes
     func regenerateBackupCodes(_ context: RouteContext) throws -> RouteResult
 }
@@ -731,14 +731,14 @@ extension MfaApiHandlers {
     var routes: [Route] {
         [
             Route(.verifyMfa, handler: verifyMfa),
-            Route(.getMfaStatus, handler: getMfaStatus),
+            Route(.mfaStatus, handler: mfaStatus),
             Route(.disableMfa, handler: disableMfa),
-            Route(.startTotpEnrolment, handler: startTotpEnrolment),
-            Route(.startEmailEnrolment, handler: startEmailEnrolment),
-            Route(.startSmsEnrolment, handler: startSmsEnrolment),
-            Route(.confirmTotpEnrolment, handler: confirmTotpEnrolment),
-            Route(.confirmEmailEnrolment, handler: confirmEmailEnrolment),
-            Route(.confirmSmsEnrolment, handler: confirmSmsEnrolment),
+            Route(.startTotp, handler: startTotp),
+            Route(.startEmailMfa, handler: startEmailMfa),
+            Route(.startSmsMfa, handler: startSmsMfa),
+            Route(.confirmTotp, handler: confirmTotp),
+            Route(.confirmEmailMfa, handler: confirmEmailMfa),
+            Route(.confirmSmsMfa, handler: confirmSmsMfa),
             Route(.regenerateBackupCodes, handler: regenerateBackupCodes),
         ]
     }
@@ -749,14 +749,14 @@ protocol DiscoveryApiHandlers: Sendable {
     /// GET /v1/apps/{app_id}/jwks.json
     func jwks(_ context: RouteContext) throws -> RouteResult
     /// GET /v1/apps/{app_id}/.well-known/openid-configuration
-    func openIdConfiguration(_ context: RouteContext) throws -> RouteResult
+    func openidConfiguration(_ context: RouteContext) throws -> RouteResult
 }
 
 extension DiscoveryApiHandlers {
     var routes: [Route] {
         [
             Route(.jwks, handler: jwks),
-            Route(.openIdConfiguration, handler: openIdConfiguration),
+            Route(.openidConfiguration, handler: openidConfiguration),
         ]
     }
 }
@@ -764,13 +764,13 @@ extension DiscoveryApiHandlers {
 /// The routes of `IntrospectionApi` (gateway.proto): the conforming type implements one handler per operation.
 protocol IntrospectionApiHandlers: Sendable {
     /// POST /v1/token/introspect
-    func introspect(_ context: RouteContext) throws -> RouteResult
+    func introspectToken(_ context: RouteContext) throws -> RouteResult
 }
 
 extension IntrospectionApiHandlers {
     var routes: [Route] {
         [
-            Route(.introspect, handler: introspect),
+            Route(.introspectToken, handler: introspectToken),
         ]
     }
 }
@@ -778,22 +778,22 @@ extension IntrospectionApiHandlers {
 /// The routes of `AdminAppApi` (gateway.proto): the conforming type implements one handler per operation.
 protocol AdminAppApiHandlers: Sendable {
     /// POST /v1/admin/secret-keys/rotate
-    func rotateSecretKey(_ context: RouteContext) throws -> RouteResult
+    func adminRotateSecretKey(_ context: RouteContext) throws -> RouteResult
     /// GET /v1/admin/audit
-    func auditLog(_ context: RouteContext) throws -> RouteResult
+    func adminAuditLog(_ context: RouteContext) throws -> RouteResult
     /// GET /v1/admin/settings
-    func getSettings(_ context: RouteContext) throws -> RouteResult
+    func adminGetSettings(_ context: RouteContext) throws -> RouteResult
     /// PATCH /v1/admin/settings
-    func updateSettings(_ context: RouteContext) throws -> RouteResult
+    func adminUpdateSettings(_ context: RouteContext) throws -> RouteResult
 }
 
 extension AdminAppApiHandlers {
     var routes: [Route] {
         [
-            Route(.rotateSecretKey, handler: rotateSecretKey),
-            Route(.auditLog, handler: auditLog),
-            Route(.getSettings, handler: getSettings),
-            Route(.updateSettings, handler: updateSettings),
+            Route(.adminRotateSecretKey, handler: adminRotateSecretKey),
+            Route(.adminAuditLog, handler: adminAuditLog),
+            Route(.adminGetSettings, handler: adminGetSettings),
+            Route(.adminUpdateSettings, handler: adminUpdateSettings),
         ]
     }
 }
@@ -801,43 +801,43 @@ extension AdminAppApiHandlers {
 /// The routes of `AdminUserApi` (gateway.proto): the conforming type implements one handler per operation.
 protocol AdminUserApiHandlers: Sendable {
     /// GET /v1/admin/users
-    func listUsers(_ context: RouteContext) throws -> RouteResult
+    func adminListUsers(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/admin/users
-    func createUser(_ context: RouteContext) throws -> RouteResult
+    func adminCreateUser(_ context: RouteContext) throws -> RouteResult
     /// GET /v1/admin/users/{uid}
-    func getUser(_ context: RouteContext) throws -> RouteResult
+    func adminGetUser(_ context: RouteContext) throws -> RouteResult
     /// PATCH /v1/admin/users/{uid}
-    func updateUser(_ context: RouteContext) throws -> RouteResult
+    func adminUpdateUser(_ context: RouteContext) throws -> RouteResult
     /// DELETE /v1/admin/users/{uid}
-    func deleteUser(_ context: RouteContext) throws -> RouteResult
+    func adminDeleteUser(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/admin/users/{uid}/disable
-    func disableUser(_ context: RouteContext) throws -> RouteResult
+    func adminDisableUser(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/admin/users/{uid}/enable
-    func enableUser(_ context: RouteContext) throws -> RouteResult
+    func adminEnableUser(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/admin/users/{uid}/mfa/reset
-    func resetUserMfa(_ context: RouteContext) throws -> RouteResult
+    func adminResetUserMfa(_ context: RouteContext) throws -> RouteResult
     /// GET /v1/admin/users/{uid}/sessions
-    func listUserSessions(_ context: RouteContext) throws -> RouteResult
+    func adminListSessions(_ context: RouteContext) throws -> RouteResult
     /// DELETE /v1/admin/users/{uid}/sessions
-    func endAllUserSessions(_ context: RouteContext) throws -> RouteResult
+    func adminEndAllSessions(_ context: RouteContext) throws -> RouteResult
     /// DELETE /v1/admin/users/{uid}/sessions/{session_id}
-    func endUserSession(_ context: RouteContext) throws -> RouteResult
+    func adminEndSession(_ context: RouteContext) throws -> RouteResult
 }
 
 extension AdminUserApiHandlers {
     var routes: [Route] {
         [
-            Route(.listUsers, handler: listUsers),
-            Route(.createUser, handler: createUser),
-            Route(.getUser, handler: getUser),
-            Route(.updateUser, handler: updateUser),
-            Route(.deleteUser, handler: deleteUser),
-            Route(.disableUser, handler: disableUser),
-            Route(.enableUser, handler: enableUser),
-            Route(.resetUserMfa, handler: resetUserMfa),
-            Route(.listUserSessions, handler: listUserSessions),
-            Route(.endAllUserSessions, handler: endAllUserSessions),
-            Route(.endUserSession, handler: endUserSession),
+            Route(.adminListUsers, handler: adminListUsers),
+            Route(.adminCreateUser, handler: adminCreateUser),
+            Route(.adminGetUser, handler: adminGetUser),
+            Route(.adminUpdateUser, handler: adminUpdateUser),
+            Route(.adminDeleteUser, handler: adminDeleteUser),
+            Route(.adminDisableUser, handler: adminDisableUser),
+            Route(.adminEnableUser, handler: adminEnableUser),
+            Route(.adminResetUserMfa, handler: adminResetUserMfa),
+            Route(.adminListSessions, handler: adminListSessions),
+            Route(.adminEndAllSessions, handler: adminEndAllSessions),
+            Route(.adminEndSession, handler: adminEndSession),
         ]
     }
 }
@@ -845,16 +845,16 @@ extension AdminUserApiHandlers {
 /// The routes of `AdminKeyApi` (gateway.proto): the conforming type implements one handler per operation.
 protocol AdminKeyApiHandlers: Sendable {
     /// POST /v1/admin/users/import
-    func importUsers(_ context: RouteContext) throws -> RouteResult
+    func adminImportUsers(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/admin/keys/rotate
-    func rotateSigningKey(_ context: RouteContext) throws -> RouteResult
+    func adminRotateSigningKey(_ context: RouteContext) throws -> RouteResult
 }
 
 extension AdminKeyApiHandlers {
     var routes: [Route] {
         [
-            Route(.importUsers, handler: importUsers),
-            Route(.rotateSigningKey, handler: rotateSigningKey),
+            Route(.adminImportUsers, handler: adminImportUsers),
+            Route(.adminRotateSigningKey, handler: adminRotateSigningKey),
         ]
     }
 }

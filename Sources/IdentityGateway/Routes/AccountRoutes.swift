@@ -8,7 +8,7 @@ struct AccountRoutes: AccountApiHandlers {
     let commands: CommandSender
 
 
-    func guest(_ context: RouteContext) throws -> RouteResult {
+    func guestSignIn(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let secret = body.requiredString("secret")
@@ -28,7 +28,7 @@ struct AccountRoutes: AccountApiHandlers {
     /// than 5 minutes old for an account that has none of them (email codes, passkeys).
     /// Provider proofs are verified by the provider worker first; any refusal, there or in the
     /// token worker, is 403 `auth/reauth-required`.
-    func deleteAccount(_ context: RouteContext) throws -> RouteResult {
+    func deleteMe(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         let app = try context.requireApp()
         var body = try BodyReader(optional: context.request.body)

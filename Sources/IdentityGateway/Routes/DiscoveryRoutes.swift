@@ -19,7 +19,7 @@ struct DiscoveryRoutes: DiscoveryApiHandlers {
         return .now(.json(.object(["keys": .array(keys)]), headers: [("Cache-Control", "public, max-age=\(maxAge)")]))
     }
 
-    func openIdConfiguration(_ context: RouteContext) throws -> RouteResult {
+    func openidConfiguration(_ context: RouteContext) throws -> RouteResult {
         let app = try app(context)
         let document: JSONValue = .object([
             "issuer": .string(app.issuer),

@@ -12,7 +12,7 @@ struct IntrospectionRoutes: IntrospectionApiHandlers {
     let store: IntrospectionStore
 
 
-    func introspect(_ context: RouteContext) throws -> RouteResult {
+    func introspectToken(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireAdmin().app
         let token = try Self.token(context.request)
         let inactive = HTTPResponse.json(.object(["active": .bool(false)]))

@@ -17,7 +17,7 @@ struct MeRoutes: MeApiHandlers {
         return .now(.data(UserJSON.make(user.message)))
     }
 
-    func updateProfile(_ context: RouteContext) throws -> RouteResult {
+    func updateMe(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         let appId = claims.aud
         var body = try BodyReader(context)

@@ -24,12 +24,12 @@ struct MfaRoutes: MfaApiHandlers {
     }
 
     // The declared operations that share a handler, each with its own route.
-    func startTotpEnrolment(_ context: RouteContext) throws -> RouteResult { try start(context, method: "totp") }
-    func startEmailEnrolment(_ context: RouteContext) throws -> RouteResult { try start(context, method: "email") }
-    func startSmsEnrolment(_ context: RouteContext) throws -> RouteResult { try start(context, method: "sms") }
-    func confirmTotpEnrolment(_ context: RouteContext) throws -> RouteResult { try confirm(context, method: "totp") }
-    func confirmEmailEnrolment(_ context: RouteContext) throws -> RouteResult { try confirm(context, method: "email") }
-    func confirmSmsEnrolment(_ context: RouteContext) throws -> RouteResult { try confirm(context, method: "sms") }
+    func startTotp(_ context: RouteContext) throws -> RouteResult { try start(context, method: "totp") }
+    func startEmailMfa(_ context: RouteContext) throws -> RouteResult { try start(context, method: "email") }
+    func startSmsMfa(_ context: RouteContext) throws -> RouteResult { try start(context, method: "sms") }
+    func confirmTotp(_ context: RouteContext) throws -> RouteResult { try confirm(context, method: "totp") }
+    func confirmEmailMfa(_ context: RouteContext) throws -> RouteResult { try confirm(context, method: "email") }
+    func confirmSmsMfa(_ context: RouteContext) throws -> RouteResult { try confirm(context, method: "sms") }
 
     func verifyMfa(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
@@ -49,7 +49,7 @@ struct MfaRoutes: MfaApiHandlers {
         }
     }
 
-    func getMfaStatus(_ context: RouteContext) throws -> RouteResult {
+    func mfaStatus(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         let command = TokenV1.GetMfaStatus(appId: claims.aud, uid: claims.sub)
         return commands.send(command, expecting: TokenV1.MfaStatus.self, appId: claims.aud, request: context.request) {

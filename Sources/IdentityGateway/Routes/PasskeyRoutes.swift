@@ -23,7 +23,7 @@ struct PasskeyRoutes: PasskeyApiHandlers {
         }
     }
 
-    func verifyPasskey(_ context: RouteContext) throws -> RouteResult {
+    func passkeySignInVerify(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let flowId = body.requiredString("flow_id")

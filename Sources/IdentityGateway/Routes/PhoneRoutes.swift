@@ -54,7 +54,7 @@ struct PhoneRoutes: PhoneApiHandlers {
         }
     }
 
-    func sendPhoneLinkCode(_ context: RouteContext) throws -> RouteResult {
+    func linkPhone(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let command = TokenV1.SendPhoneCode(appId: claims.aud, phone: try phone(&body), client: context.clientInfo,
@@ -63,7 +63,7 @@ struct PhoneRoutes: PhoneApiHandlers {
                              render: Self.sent)
     }
 
-    func linkPhone(_ context: RouteContext) throws -> RouteResult {
+    func verifyLinkedPhone(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         var body = try BodyReader(context)
         let (session, code) = try sessionAndCode(&body)

@@ -9,9 +9,9 @@ struct ProviderRoutes: ProviderApiHandlers {
 
 
     // The declared operations that share a handler, each with its own route.
-    func appleSignIn(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: "apple") }
-    func googleSignIn(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: "google") }
-    func idTokenSignIn(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: nil) }
+    func signInWithApple(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: "apple") }
+    func signInWithGoogle(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: "google") }
+    func signInWithIdToken(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: nil) }
 
     func nonce(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()

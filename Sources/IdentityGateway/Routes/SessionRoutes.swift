@@ -9,7 +9,7 @@ struct SessionRoutes: SessionApiHandlers {
     let commands: CommandSender
 
 
-    func refresh(_ context: RouteContext) throws -> RouteResult {
+    func refreshToken(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let token = body.requiredString("refresh_token")

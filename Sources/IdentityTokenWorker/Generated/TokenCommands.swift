@@ -3,7 +3,7 @@
 import IdentityKit
 
 /// The commands the token worker consumes (`identity.token.commands`), one handler each. The
-/// router conforms (`CommandRouter+Handlers.swift`); a command declared in proto/ without a
+/// router conforms (`CommandRouter+Handlers.swift`, or a flow's own file); a command declared in proto/ without a
 /// handler does not compile.
 protocol TokenCommandHandlers: Sendable {
     /// POST /v1/auth/sign-up

@@ -13,8 +13,8 @@ struct AdminAppRoutes: AdminAppApiHandlers {
     /// key with the master key). Answers the settings after the change. Turning a limit off and
     /// the operator's ceilings are left to the worker: they are its environment's word.
     // The declared operations that share a handler, each with its own route.
-    func getSettings(_ context: RouteContext) throws -> RouteResult { try settings(context, body: .object([:])) }
-    func updateSettings(_ context: RouteContext) throws -> RouteResult { try settings(context, body: try BodyReader.parse(context.request.body)) }
+    func adminGetSettings(_ context: RouteContext) throws -> RouteResult { try settings(context, body: .object([:])) }
+    func adminUpdateSettings(_ context: RouteContext) throws -> RouteResult { try settings(context, body: try BodyReader.parse(context.request.body)) }
 
     func settings(_ context: RouteContext, body: JSONValue) throws -> RouteResult {
         let caller = try context.requireAdmin()
@@ -29,7 +29,7 @@ struct AdminAppRoutes: AdminAppApiHandlers {
 
     /// A new secret key, shown once; the keys live now keep working for `overlap_seconds`
     /// (default 1 day, at most 30 days, 0: they stop at once).
-    func rotateSecretKey(_ context: RouteContext) throws -> RouteResult {
+    func adminRotateSecretKey(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         var body = try BodyReader(context)
         let overlap = body.optionalInteger("overlap_seconds", in: 0...2_592_000) ?? 86_400
@@ -49,7 +49,7 @@ struct AdminAppRoutes: AdminAppApiHandlers {
     }
 
     /// The app's audit rows, newest first, with filters and a cursor.
-    func auditLog(_ context: RouteContext) throws -> RouteResult {
+    func adminAuditLog(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         var query = QueryReader(context.request)
         var filter = AuditLog.Query(limit: query.integer("limit", in: 1...200) ?? 50)

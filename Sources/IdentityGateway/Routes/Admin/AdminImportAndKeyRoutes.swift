@@ -12,7 +12,7 @@ struct AdminImportAndKeyRoutes: AdminKeyApiHandlers {
     /// `{"users": [...]}`, 1 to 1,000 user objects (docs/flows.md, "Importing users"; the body may be
     /// up to 2 MiB here). Each user is checked and written on its own: the answer is 200 with
     /// the uid of each imported user and an error for each refused one, by index.
-    func importUsers(_ context: RouteContext) throws -> RouteResult {
+    func adminImportUsers(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         guard case .object(let body)? = context.json else {
             throw ServiceError.validationFailed([.init(location: "body", message: "must be a JSON object")])
@@ -75,7 +75,7 @@ struct AdminImportAndKeyRoutes: AdminKeyApiHandlers {
 
     /// `{"alg": "RS256" | "ES256" | "EdDSA"}` (optional: the current key's algorithm). The new
     /// key is published at once and signs from `signs_from`, one JWKS cache period later.
-    func rotateSigningKey(_ context: RouteContext) throws -> RouteResult {
+    func adminRotateSigningKey(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         var body = try BodyReader(context)
         var alg: String?

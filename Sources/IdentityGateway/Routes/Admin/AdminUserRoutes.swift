@@ -12,10 +12,10 @@ struct AdminUserRoutes: AdminUserApiHandlers {
 
 
     // The declared operations that share a handler, each with its own route.
-    func disableUser(_ context: RouteContext) throws -> RouteResult { try setDisabled(context, true) }
-    func enableUser(_ context: RouteContext) throws -> RouteResult { try setDisabled(context, false) }
+    func adminDisableUser(_ context: RouteContext) throws -> RouteResult { try setDisabled(context, true) }
+    func adminEnableUser(_ context: RouteContext) throws -> RouteResult { try setDisabled(context, false) }
 
-    func listUsers(_ context: RouteContext) throws -> RouteResult {
+    func adminListUsers(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         var query = QueryReader(context.request)
         var filter = UserProfileStore.Filter(limit: query.integer("limit", in: 1...100) ?? 50)
@@ -45,7 +45,7 @@ struct AdminUserRoutes: AdminUserApiHandlers {
     }
 
     /// A user made by the app's backend, with or without a password (Argon2id by the worker).
-    func createUser(_ context: RouteContext) throws -> RouteResult {
+    func adminCreateUser(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         var body = try BodyReader(context)
         let email = body.optionalString("email", maxLength: 254).string
@@ -78,7 +78,7 @@ struct AdminUserRoutes: AdminUserApiHandlers {
 
     /// Profile fields (null clears), `email_verified`, roles (replaced), custom claims and
     /// metadata (each replaced as a whole; null empties it).
-    func updateUser(_ context: RouteContext) throws -> RouteResult {
+    func adminUpdateUser(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let uid = try Self.uid(context)
         var body = try BodyReader(context)
@@ -113,7 +113,7 @@ struct AdminUserRoutes: AdminUserApiHandlers {
 
     /// As `DELETE /v1/me`, the secret key standing for the proof: sessions end, rows go,
     /// Apple's token is revoked at Apple, `user.deleted`.
-    func deleteUser(_ context: RouteContext) throws -> RouteResult {
+    func adminDeleteUser(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let command = AdminV1.DeleteUser(appId: caller.app.id, uid: try Self.uid(context), actor: caller.actor)
         return commands.send(command, expecting: AdminV1.UserDeleted.self, appId: caller.app.id,
@@ -132,7 +132,7 @@ struct AdminUserRoutes: AdminUserApiHandlers {
     }
 
     /// `POST /v1/admin/users/{uid}/mfa/reset`: recovery for a user who lost every factor.
-    func resetUserMfa(_ context: RouteContext) throws -> RouteResult {
+    func adminResetUserMfa(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let command = AdminV1.ResetUserMfa(appId: caller.app.id, uid: try Self.uid(context), actor: caller.actor,
                                            ip: context.request.clientIP)
@@ -141,7 +141,7 @@ struct AdminUserRoutes: AdminUserApiHandlers {
         }
     }
 
-    func listUserSessions(_ context: RouteContext) throws -> RouteResult {
+    func adminListSessions(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let uid = try Self.uid(context)
         guard try users.find(appId: caller.app.id, uid: uid) != nil else { throw ServiceError.notFound }
@@ -160,7 +160,7 @@ struct AdminUserRoutes: AdminUserApiHandlers {
         return .now(.data(.array(items)))
     }
 
-    func endUserSession(_ context: RouteContext) throws -> RouteResult {
+    func adminEndSession(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let uid = try Self.uid(context)
         guard let id = context.request.parameters["session_id"], id.utf8.count <= 64 else { throw ServiceError.notFound }
@@ -173,7 +173,7 @@ struct AdminUserRoutes: AdminUserApiHandlers {
     }
 
     /// Every live session of the user ends (none live: still 204).
-    func endAllUserSessions(_ context: RouteContext) throws -> RouteResult {
+    func adminEndAllSessions(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let command = RevocationV1.EndAllSessions(appId: caller.app.id, uid: try Self.uid(context), reason: "revoked_by_admin")
         return commands.send(command, expecting: RevocationV1.SessionsEnded.self, queue: BusTopology.revocationCommands,
@@ -185,7 +185,7 @@ struct AdminUserRoutes: AdminUserApiHandlers {
         return uid
     }
 
-    func getUser(_ context: RouteContext) throws -> RouteResult {
+    func adminGetUser(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         guard let uid = context.request.parameters["uid"], uid.utf8.count <= 64,
               let user = try users.find(appId: caller.app.id, uid: uid) else { throw ServiceError.notFound }
