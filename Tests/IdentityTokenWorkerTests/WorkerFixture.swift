@@ -261,21 +261,26 @@ final class TestDatabase {
 }
 
 /// The current value of `identity_sign_ins_total{method, outcome}` in the process's registry
-/// (`Metrics.shared`, per-app labels off), read from its rendering; 0 before the first count.
+/// (`Metrics.shared`), read from its rendering and summed over the `app` label (one series when
+/// per-app labels are off); 0 before the first count.
 func signInCount(method: String, outcome: String) -> Double {
-    let prefix = "identity_sign_ins_total{method=\"\(method)\",outcome=\"\(outcome)\"} "
-    for line in Metrics.shared.render().split(separator: "\n") where line.hasPrefix(prefix) {
-        return Double(line.dropFirst(prefix.count)) ?? -1
-    }
-    return 0
+    metricValue("identity_sign_ins_total", labels: "method=\"\(method)\",outcome=\"\(outcome)\"")
 }
 
 func signUpCount(outcome: String) -> Double {
-    let prefix = "identity_sign_ups_total{outcome=\"\(outcome)\"} "
-    for line in Metrics.shared.render().split(separator: "\n") where line.hasPrefix(prefix) {
-        return Double(line.dropFirst(prefix.count)) ?? -1
+    metricValue("identity_sign_ups_total", labels: "outcome=\"\(outcome)\"")
+}
+
+/// The sum of the series of `name` whose labels begin with `labels` (then `}` or another label).
+private func metricValue(_ name: String, labels: String) -> Double {
+    var total = 0.0
+    for line in Metrics.shared.render().split(separator: "\n") {
+        for end in ["} ", ","] where line.hasPrefix(name + "{" + labels + end) {
+            guard let value = line.split(separator: " ").last.flatMap({ Double($0) }) else { return -1 }
+            total += value
+        }
     }
-    return 0
+    return total
 }
 
 /// The `code` of a `ServiceError` thrown by `body`, nil when it returns.
