@@ -83,6 +83,7 @@ let package = Package(
         .testTarget(name: "IdentityKitTests", dependencies: ["IdentityKit"]),
         .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway"]),
         .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker"]),
+        .testTarget(name: "IdentityTokenWorkerTests", dependencies: ["IdentityTokenWorker"]),
         .testTarget(name: "IdentityProviderWorkerTests", dependencies: ["IdentityProviderWorker"]),
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "IdentityKit"]),

@@ -49,8 +49,14 @@ struct StepUp: Sendable {
 
     private func requireFresh(appId: String, uid: String, sessionId: String, mfaOn: Bool) throws {
         guard let session = try sessions.assurance(appId: appId, sessionId: sessionId, uid: uid),
-              session.ageSeconds < Self.maximumAgeSeconds, !mfaOn || session.aal >= 2 else {
+              Self.isFresh(ageSeconds: session.ageSeconds, aal: session.aal, mfaOn: mfaOn) else {
             throw ServiceError.reauthRequired
         }
+    }
+
+    /// The rule on a live session's age and assurance: signed in less than
+    /// `maximumAgeSeconds` ago, and at aal 2 when MFA is on.
+    static func isFresh(ageSeconds: Int, aal: Int, mfaOn: Bool) -> Bool {
+        ageSeconds < maximumAgeSeconds && (!mfaOn || aal >= 2)
     }
 }
