@@ -71,7 +71,9 @@ struct CommandCase {
             CommandCase(TokenV1.SendEmailVerification(appId: app, uid: uid), actsFor: noSession),
             CommandCase(TokenV1.VerifyEmail(appId: app, email: "someone@example.com", code: "123456", uid: uid,
                                             sessionId: session), actsFor: own),
-            CommandCase(TokenV1.DeleteAccount(appId: app, uid: uid, password: password, sessionId: session), actsFor: own),
+            // Its body carries its own proof (DELETE /v1/me is BEARER_OWN_PROOF): step-up once MFA is on.
+            CommandCase(TokenV1.DeleteAccount(appId: app, uid: uid, password: password, sessionId: session), actsFor: own,
+                        wayIn: .some(.stepUpWhenMfaOn)),
             CommandCase(TokenV1.RegisterDevice(appId: app, uid: uid, sessionId: session, token: "device-token",
                                                platform: "ios", kind: "apns"), actsFor: own),
             CommandCase(TokenV1.IssueSessionToken(appId: app, uid: uid, sessionId: session), actsFor: own),
@@ -198,6 +200,9 @@ final class CommandCatalogueTests: XCTestCase {
             TokenV1.RenamePasskey.protoName, TokenV1.DeletePasskey.protoName, TokenV1.SendPhoneCode.protoName,
             TokenV1.LinkPhone.protoName, TokenV1.StartMfaEnrolment.protoName, TokenV1.ConfirmMfaEnrolment.protoName,
             TokenV1.RegenerateBackupCodes.protoName, TokenV1.DisableMfa.protoName,
+            // Not a way in, but its own proof (a password, provider token or guest secret) is one
+            // factor: with MFA on the session must be fresh at aal 2 too.
+            TokenV1.DeleteAccount.protoName,
         ])
     }
 

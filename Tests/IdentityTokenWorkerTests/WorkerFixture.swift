@@ -103,6 +103,7 @@ struct WorkerParts {
             passkeySignIn: PasskeySignIn(pool: pool, users: users, outcome: signIns, ceremony: ceremony),
             passkeyManagement: PasskeyManagement(pool: pool, users: users, passkeys: passkeys, waysIn: waysIn),
             sessionTokens: SessionTokenIssue(pool: pool, tokens: SessionTokenStore(pool: pool)),
+            stores: FlowStores(pool: pool, users: users, sessions: sessions, codes: codeSettings),
             workerName: "tests:1",
             authority: CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool)),
             stepUp: stepUp,
