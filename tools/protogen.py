@@ -400,6 +400,11 @@ class Operation:
     audit: str = ""
     session_checked_by_handler: bool = False
     where: str = ""
+    summary: str = ""
+    description: str = ""
+    request: str = ""
+    response: str = ""
+    parameters: list = field(default_factory=list)
 
 
 def lower_camel(name):
@@ -432,6 +437,11 @@ def operations(files, options):
                 if decl.HasField("http"):
                     op.method, op.path = decl.http.method, decl.http.path
                     op.status, op.body = decl.http.status or 200, decl.http.body
+                    op.summary, op.description = decl.http.summary, decl.http.description
+                    op.request, op.response = decl.http.request, decl.http.response
+                    op.parameters = list(decl.http.parameters)
+                    if not op.summary:
+                        raise ProtoError(where, "an HTTP operation has a summary (the API document's)")
                     if op.method not in ("GET", "POST", "PATCH", "PUT", "DELETE") or not op.path.startswith("/"):
                         raise ProtoError(where, f"bad http method or path: {op.method} {op.path}")
                 elif access != "INTERNAL":
@@ -486,6 +496,11 @@ def errors_expression(names, where):
         parts.append("[" + ", ".join(codes) + "]")
     expression = " + ".join(parts) or "[]"
     return f"[ServiceError]{expression}" if expression.startswith(".") else expression
+
+
+def swift_string(text):
+    """A Swift string literal (JSON's escapes are Swift's for these texts; `\\(` cannot occur)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def swift_doc(lines, indent):
@@ -575,7 +590,10 @@ def render_gateway(ops):
             f"{i2}access: .{ACCESS_SWIFT[op.access]}, status: {op.status}, takesBody: {'true' if op.body else 'false'},",
             f"{i2}limits: {limits}, errors: {errors},",
             f'{i2}audit: {json.dumps(op.audit) if op.audit else "nil"}, sessionCheckedByHandler: {"true" if op.session_checked_by_handler else "false"},',
-            f"{i2}command: {command})"]
+            f"{i2}command: {command},",
+            f"{i2}document: .init(summary: {swift_string(op.summary)}, description: {swift_string(op.description) if op.description else 'nil'},",
+            f"{i2}                request: {swift_string(op.request) if op.request else 'nil'}, response: {swift_string(op.response) if op.response else 'nil'},",
+            f"{i2}                parameters: [{', '.join(swift_string(x) for x in op.parameters)}]))"]
     out += ["", f"{i1}/// Every operation reached over HTTP, in declaration order.",
             f"{i1}static let all: [DeclaredOperation] = [",
             *[f"{i2}.{lower_camel(op.name)}," for op in http], f"{i1}]", "}"]

@@ -1,189 +1,255 @@
 import Foundation
 import IdentityKit
 
-/// The admin API's part of the OpenAPI document (operations, bodies, success answers; errors
-/// are rendered from the route table as for every route), merged into `OpenAPIDocument.baseJSON`
-/// to make `OpenAPIDocument.json`. Its operations use the `secretKey` security scheme: the
-/// app's secret key as a bearer token, never a user's access token.
+/// The admin API's part of the OpenAPI document: its operations' parts that proto/ does not say
+/// (inline parameters, bodies and answers, by operationId) and its shared components, merged
+/// into `OpenAPIDocument.baseJSON` to make `OpenAPIDocument.json`. Its operations use the
+/// `secretKey` security scheme (declared SECRET_KEY): the app's secret key as a bearer token,
+/// never a user's access token.
 enum OpenAPIAdminDocument {
-    static let paths = #"""
+    static let operationParts = #"""
     {
-      "/v1/admin/users": {
-        "post": {
-          "summary": "Create a user, with or without a password (email_verified settable)",
-          "operationId": "adminCreateUser",
-          "security": [{"secretKey": []}],
-          "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AdminUserCreate"}}}},
-          "responses": {"201": {"$ref": "#/components/responses/AdminUser"}}
+      "adminListUsers": {
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "description": "next_cursor of the previous page",
+            "schema": {"type": "string", "pattern": "^[0-9a-z]{26}$"}
+          },
+          {
+            "name": "email",
+            "in": "query",
+            "description": "Email prefix, case-insensitive",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 254}
+          },
+          {
+            "name": "phone",
+            "in": "query",
+            "description": "Phone prefix",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 32}
+          },
+          {
+            "name": "username",
+            "in": "query",
+            "description": "Username prefix, case-insensitive",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 32}
+          },
+          {"name": "provider", "in": "query", "schema": {"enum": ["password", "apple", "google", "firebase"]}},
+          {"name": "created_after", "in": "query", "schema": {"type": "string", "format": "date-time"}},
+          {"name": "created_before", "in": "query", "schema": {"type": "string", "format": "date-time"}},
+          {"name": "disabled", "in": "query", "schema": {"type": "boolean"}},
+          {"name": "guest", "in": "query", "schema": {"type": "boolean"}}
+        ],
+        "responses": {
+          "200": {
+            "description": "A page of users",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data", "next_cursor"],
+                  "properties": {
+                    "data": {"type": "array", "items": {"$ref": "#/components/schemas/AdminUser"}},
+                    "next_cursor": {"type": ["string", "null"]}
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "adminDeleteUser": {"responses": {"204": {"description": "Deleted"}}},
+      "adminListSessions": {
+        "responses": {
+          "200": {
+            "description": "Sessions",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "required": [
+                          "id",
+                          "created_at",
+                          "last_seen_at",
+                          "expires_at",
+                          "ip",
+                          "user_agent",
+                          "amr",
+                          "mfa_verified"
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "adminEndAllSessions": {"responses": {"204": {"description": "Ended"}}},
+      "adminEndSession": {
+        "parameters": [
+          {"$ref": "#/components/parameters/Uid"},
+          {"name": "session_id", "in": "path", "required": true, "schema": {"type": "string"}}
+        ],
+        "responses": {"204": {"description": "Ended"}}
+      },
+      "introspectToken": {
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "required": ["token"],
+                "properties": {
+                  "token": {"type": "string", "minLength": 1, "maxLength": 8192},
+                  "token_type_hint": {"type": "string"}
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": ["token"],
+                "properties": {
+                  "token": {"type": "string", "minLength": 1, "maxLength": 8192},
+                  "token_type_hint": {"type": ["string", "null"], "maxLength": 64}
+                }
+              }
+            }
+          }
         },
-        "get": {
-          "summary": "The app's users, newest first, with filters and a cursor",
-          "operationId": "adminListUsers",
-          "security": [{"secretKey": []}],
-          "parameters": [
-            {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}},
-            {"name": "cursor", "in": "query", "description": "next_cursor of the previous page", "schema": {"type": "string", "pattern": "^[0-9a-z]{26}$"}},
-            {"name": "email", "in": "query", "description": "Email prefix, case-insensitive", "schema": {"type": "string", "minLength": 1, "maxLength": 254}},
-            {"name": "phone", "in": "query", "description": "Phone prefix", "schema": {"type": "string", "minLength": 1, "maxLength": 32}},
-            {"name": "username", "in": "query", "description": "Username prefix, case-insensitive", "schema": {"type": "string", "minLength": 1, "maxLength": 32}},
-            {"name": "provider", "in": "query", "schema": {"enum": ["password", "apple", "google", "firebase"]}},
-            {"name": "created_after", "in": "query", "schema": {"type": "string", "format": "date-time"}},
-            {"name": "created_before", "in": "query", "schema": {"type": "string", "format": "date-time"}},
-            {"name": "disabled", "in": "query", "schema": {"type": "boolean"}},
-            {"name": "guest", "in": "query", "schema": {"type": "boolean"}}
-          ],
-          "responses": {"200": {"description": "A page of users", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["data", "next_cursor"],
-            "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/AdminUser"}},
-                           "next_cursor": {"type": ["string", "null"]}}}}}}}
+        "responses": {
+          "200": {
+            "description": "RFC 7662's answer (top level, not under data)",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["active"],
+                  "properties": {
+                    "active": {"type": "boolean"},
+                    "sub": {"type": "string"},
+                    "exp": {"type": "integer"},
+                    "iat": {"type": "integer"},
+                    "iss": {"type": "string"},
+                    "aud": {"type": "string"},
+                    "client_id": {"type": "string"},
+                    "scope": {"type": "string"},
+                    "token_type": {"enum": ["Bearer", "refresh_token"]},
+                    "sid": {"type": "string"},
+                    "amr": {"type": "array", "items": {"type": "string"}},
+                    "aal": {"enum": ["aal1", "aal2"]}
+                  }
+                }
+              }
+            }
+          }
         }
       },
-      "/v1/admin/users/{uid}": {
-        "get": {
-          "summary": "One user, with its custom claims and whether it is disabled",
-          "operationId": "adminGetUser",
-          "security": [{"secretKey": []}],
-          "parameters": [{"$ref": "#/components/parameters/Uid"}],
-          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
+      "adminRotateSecretKey": {
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "overlap_seconds": {"type": "integer", "minimum": 0, "maximum": 2592000, "default": 86400}
+                }
+              }
+            }
+          }
         },
-        "patch": {
-          "summary": "Change a user: profile fields (null clears), email_verified, roles, custom claims, metadata (each replaced whole)",
-          "operationId": "adminUpdateUser",
-          "security": [{"secretKey": []}],
-          "parameters": [{"$ref": "#/components/parameters/Uid"}],
-          "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AdminUserUpdate"}}}},
-          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
-        },
-        "delete": {
-          "summary": "Delete a user as DELETE /v1/me does (sessions end, Apple tokens revoked, user.deleted)",
-          "operationId": "adminDeleteUser",
-          "security": [{"secretKey": []}],
-          "parameters": [{"$ref": "#/components/parameters/Uid"}],
-          "responses": {"204": {"description": "Deleted"}}
+        "responses": {
+          "201": {
+            "description": "The new key",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "object",
+                      "required": ["key_id", "secret_key", "previous_key_ids", "previous_keys_expire_at"],
+                      "properties": {
+                        "key_id": {"type": "string"},
+                        "secret_key": {"type": "string"},
+                        "previous_key_ids": {"type": "array", "items": {"type": "string"}},
+                        "previous_keys_expire_at": {"type": ["string", "null"], "format": "date-time"}
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
         }
       },
-      "/v1/admin/users/{uid}/disable": {
-        "post": {
-          "summary": "Disable a user: every session ends at once, sign-in and refresh answer 403 auth/user-disabled, user.disabled is published",
-          "operationId": "adminDisableUser",
-          "security": [{"secretKey": []}],
-          "parameters": [{"$ref": "#/components/parameters/Uid"}],
-          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
-        }
-      },
-      "/v1/admin/users/{uid}/mfa/reset": {
-        "post": {
-          "summary": "Reset a user's MFA (they lost every factor): every second factor and backup code removed, mfa.disabled (reason admin_reset) published, audited",
-          "operationId": "adminResetUserMfa",
-          "security": [{"secretKey": []}],
-          "parameters": [{"$ref": "#/components/parameters/Uid"}],
-          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
-        }
-      },
-      "/v1/admin/users/{uid}/enable": {
-        "post": {
-          "summary": "Enable a disabled user again (user.enabled)",
-          "operationId": "adminEnableUser",
-          "security": [{"secretKey": []}],
-          "parameters": [{"$ref": "#/components/parameters/Uid"}],
-          "responses": {"200": {"$ref": "#/components/responses/AdminUser"}}
-        }
-      },
-      "/v1/admin/users/{uid}/sessions": {
-        "get": {
-          "summary": "The user's live sessions, newest first",
-          "operationId": "adminListSessions",
-          "security": [{"secretKey": []}],
-          "parameters": [{"$ref": "#/components/parameters/Uid"}],
-          "responses": {"200": {"description": "Sessions", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {"type": "object",
-              "required": ["id", "created_at", "last_seen_at", "expires_at", "ip", "user_agent", "amr", "mfa_verified"]}}}}}}}}
-        },
-        "delete": {
-          "summary": "End every live session of the user",
-          "operationId": "adminEndAllSessions",
-          "security": [{"secretKey": []}],
-          "parameters": [{"$ref": "#/components/parameters/Uid"}],
-          "responses": {"204": {"description": "Ended"}}
-        }
-      },
-      "/v1/admin/users/{uid}/sessions/{session_id}": {
-        "delete": {
-          "summary": "End one session of the user",
-          "operationId": "adminEndSession",
-          "security": [{"secretKey": []}],
-          "parameters": [{"$ref": "#/components/parameters/Uid"},
-                         {"name": "session_id", "in": "path", "required": true, "schema": {"type": "string"}}],
-          "responses": {"204": {"description": "Ended"}}
-        }
-      },
-      "/v1/token/introspect": {
-        "post": {
-          "summary": "RFC 7662 introspection of an access or refresh token: active with its claims, or only {active: false}",
-          "operationId": "introspectToken",
-          "security": [{"secretKey": []}, {"secretKeyBasic": []}],
-          "requestBody": {"required": true, "content": {
-            "application/x-www-form-urlencoded": {"schema": {"type": "object", "required": ["token"], "properties": {
-              "token": {"type": "string", "minLength": 1, "maxLength": 8192}, "token_type_hint": {"type": "string"}}}},
-            "application/json": {"schema": {"type": "object", "required": ["token"], "properties": {
-              "token": {"type": "string", "minLength": 1, "maxLength": 8192}, "token_type_hint": {"type": ["string", "null"], "maxLength": 64}}}}}},
-          "responses": {"200": {"description": "RFC 7662's answer (top level, not under data)", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["active"],
-            "properties": {"active": {"type": "boolean"}, "sub": {"type": "string"}, "exp": {"type": "integer"},
-                           "iat": {"type": "integer"}, "iss": {"type": "string"}, "aud": {"type": "string"},
-                           "client_id": {"type": "string"}, "scope": {"type": "string"},
-                           "token_type": {"enum": ["Bearer", "refresh_token"]}, "sid": {"type": "string"},
-                           "amr": {"type": "array", "items": {"type": "string"}}, "aal": {"enum": ["aal1", "aal2"]}}}}}}}
-        }
-      },
-      "/v1/admin/secret-keys/rotate": {
-        "post": {
-          "summary": "A new secret key (shown once); the live keys keep working for overlap_seconds",
-          "operationId": "adminRotateSecretKey",
-          "security": [{"secretKey": []}],
-          "requestBody": {"required": true, "content": {"application/json": {"schema": {
-            "type": "object", "properties": {"overlap_seconds": {"type": "integer", "minimum": 0, "maximum": 2592000, "default": 86400}}}}}},
-          "responses": {"201": {"description": "The new key", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["key_id", "secret_key", "previous_key_ids", "previous_keys_expire_at"],
-              "properties": {"key_id": {"type": "string"}, "secret_key": {"type": "string"},
-                             "previous_key_ids": {"type": "array", "items": {"type": "string"}},
-                             "previous_keys_expire_at": {"type": ["string", "null"], "format": "date-time"}}}}}}}}}
-        }
-      },
-      "/v1/admin/settings": {
-        "get": {
-          "summary": "The app's settings, as identityctl apps settings prints them",
-          "operationId": "adminGetSettings",
-          "security": [{"secretKey": []}],
-          "responses": {"200": {"$ref": "#/components/responses/AppSettings"}}
-        },
-        "patch": {
-          "summary": "Change the app's settings: what identityctl apps settings sets, with the same rules",
-          "operationId": "adminUpdateSettings",
-          "security": [{"secretKey": []}],
-          "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AppSettingsUpdate"}}}},
-          "responses": {"200": {"$ref": "#/components/responses/AppSettings"}}
-        }
-      },
-      "/v1/admin/audit": {
-        "get": {
-          "summary": "The app's audit log (admin calls and security events), newest first",
-          "operationId": "adminAuditLog",
-          "security": [{"secretKey": []}],
-          "parameters": [
-            {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}},
-            {"name": "cursor", "in": "query", "description": "next_cursor of the previous page", "schema": {"type": "string", "pattern": "^[1-9][0-9]{0,17}$"}},
-            {"name": "actor", "in": "query", "description": "e.g. secret_key:skid_…", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
-            {"name": "action", "in": "query", "description": "e.g. admin.users.disable", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
-            {"name": "target", "in": "query", "description": "e.g. user:<uid>", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
-            {"name": "since", "in": "query", "schema": {"type": "string", "format": "date-time"}},
-            {"name": "until", "in": "query", "schema": {"type": "string", "format": "date-time"}}
-          ],
-          "responses": {"200": {"description": "Audit rows", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["data", "next_cursor"],
-            "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/AuditRow"}},
-                           "next_cursor": {"type": ["string", "null"]}}}}}}}
+      "adminAuditLog": {
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "schema": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "description": "next_cursor of the previous page",
+            "schema": {"type": "string", "pattern": "^[1-9][0-9]{0,17}$"}
+          },
+          {
+            "name": "actor",
+            "in": "query",
+            "description": "e.g. secret_key:skid_…",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 128}
+          },
+          {
+            "name": "action",
+            "in": "query",
+            "description": "e.g. admin.users.disable",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 128}
+          },
+          {
+            "name": "target",
+            "in": "query",
+            "description": "e.g. user:<uid>",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 128}
+          },
+          {"name": "since", "in": "query", "schema": {"type": "string", "format": "date-time"}},
+          {"name": "until", "in": "query", "schema": {"type": "string", "format": "date-time"}}
+        ],
+        "responses": {
+          "200": {
+            "description": "Audit rows",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data", "next_cursor"],
+                  "properties": {
+                    "data": {"type": "array", "items": {"$ref": "#/components/schemas/AuditRow"}},
+                    "next_cursor": {"type": ["string", "null"]}
+                  }
+                }
+              }
+            }
+          }
         }
       }
     }
@@ -320,27 +386,37 @@ enum OpenAPIAdminDocument {
 
     /// `base` with these paths and components added (each component kind merged by name).
     static func merged(into base: String) -> String {
-        guard case .object(var document)? = JSONValue.parse(Data(base.utf8), maximumBytes: 1 << 20),
-              case .object(var basePaths)? = document["paths"],
-              case .object(let adminPaths)? = JSONValue.parse(Data(paths.utf8), maximumBytes: 1 << 20),
-              case .object(var baseComponents)? = document["components"],
-              case .object(let adminComponents)? = JSONValue.parse(Data(components.utf8), maximumBytes: 1 << 20)
-        else { return base }
-        basePaths.merge(adminPaths) { $1 }
-        for (kind, entries) in adminComponents {
-            guard case .object(let added) = entries else { continue }
-            var existing: [String: JSONValue] = [:]
-            if case .object(let current)? = baseComponents[kind] { existing = current }
-            existing.merge(added) { $1 }
-            baseComponents[kind] = .object(existing)
-        }
-        document["paths"] = .object(basePaths)
-        document["components"] = .object(baseComponents)
-        return JSONValue.object(document).serialized
+        OpenAPIDocument.mergingComponents(components, into: base)
     }
 }
 
 extension OpenAPIDocument {
     /// The whole source document: the base and the admin API.
     static let json = OpenAPIImportKeysDocument.merged(into: OpenAPIAdminDocument.merged(into: baseJSON))
+
+    /// Every operation's own part, by operationId (`rendered` adds it to the declared operation).
+    static let allOperationParts: [String: JSONValue] = {
+        var parts: [String: JSONValue] = [:]
+        for text in [operationParts, OpenAPIAdminDocument.operationParts, OpenAPIImportKeysDocument.operationParts] {
+            if case .object(let some)? = JSONValue.parse(Data(text.utf8), maximumBytes: 1 << 20) { parts.merge(some) { $1 } }
+        }
+        return parts
+    }()
+
+    /// `base` with `components` added, each kind merged by name.
+    static func mergingComponents(_ components: String, into base: String) -> String {
+        guard case .object(var document)? = JSONValue.parse(Data(base.utf8), maximumBytes: 1 << 20),
+              case .object(var baseComponents)? = document["components"],
+              case .object(let added)? = JSONValue.parse(Data(components.utf8), maximumBytes: 1 << 20)
+        else { return base }
+        for (kind, entries) in added {
+            guard case .object(let new) = entries else { continue }
+            var existing: [String: JSONValue] = [:]
+            if case .object(let current)? = baseComponents[kind] { existing = current }
+            existing.merge(new) { $1 }
+            baseComponents[kind] = .object(existing)
+        }
+        document["components"] = .object(baseComponents)
+        return JSONValue.object(document).serialized
+    }
 }

@@ -1,12 +1,333 @@
 /// The OpenAPI 3.1 document served at `GET /api/docs/openapi.json`, before rendering
-/// (`OpenAPIRendering.swift`). It lists exactly the routes of `Gateway.routes` (IdentityGatewayTests
-/// checks both ways), so add an endpoint here in the same change that adds its route.
+/// (`OpenAPIRendering.swift`). Each API operation's path, method, operationId, tag, security,
+/// summary, and its request and answer when they are shared components, come from its
+/// declaration in proto/identity/gateway/v1/gateway.proto; this file keeps the prose of the
+/// document, the service's own routes (health, documents, GraphQL), the shared components, and
+/// per operation (`operationParts`, by operationId) only what a declaration cannot say: inline
+/// parameters, bodies and answers, or several success answers.
 ///
-/// Here: operations, request bodies and **success** answers only. Every error answer (status,
-/// problem+json schema, the `code`s possible), the rate limits, and `X-Request-Id` on every answer
-/// are added by the rendering from the route table, so they cannot drift from what the gateway
-/// does; a test refuses an error answer written here.
+/// Here: success answers only. Every error answer (status, problem+json schema, the `code`s
+/// possible), the rate limits, and `X-Request-Id` on every answer are added by the rendering
+/// from the route table, so they cannot drift from what the gateway does; a test refuses an
+/// error answer written here.
 enum OpenAPIDocument {
+    /// What the declarations of the operations cannot say, by operationId.
+    static let operationParts = #"""
+    {
+      "signIn": {
+        "parameters": [
+          {
+            "name": "X-Device-Token",
+            "in": "header",
+            "required": false,
+            "schema": {"type": "string", "maxLength": 128},
+            "description": "The device_token of this device's last sign-in: once the identifier's sign-in budget is spent (sign_in_per_identifier), a live one is counted against this device's own (sign_in_per_device)"
+          }
+        ],
+        "responses": {
+          "200": {"$ref": "#/components/responses/SignedIn"},
+          "202": {"$ref": "#/components/responses/MfaRequired"}
+        }
+      },
+      "signOut": {"responses": {"204": {"description": "Signed out"}}},
+      "signOutAll": {"responses": {"204": {"description": "Signed out everywhere"}}},
+      "listSessions": {
+        "responses": {
+          "200": {
+            "description": "Sessions",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SessionList"}}}
+          }
+        }
+      },
+      "endSession": {
+        "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "responses": {"204": {"description": "Ended"}}
+      },
+      "nonce": {
+        "responses": {
+          "200": {
+            "description": "A nonce",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "object",
+                      "required": ["nonce", "expires_at"],
+                      "properties": {
+                        "nonce": {"type": "string"},
+                        "expires_at": {"type": "string", "format": "date-time"}
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "signInWithApple": {
+        "responses": {
+          "200": {"$ref": "#/components/responses/SignedIn"},
+          "202": {"$ref": "#/components/responses/MfaRequired"}
+        }
+      },
+      "signInWithGoogle": {
+        "responses": {
+          "200": {"$ref": "#/components/responses/SignedIn"},
+          "202": {"$ref": "#/components/responses/MfaRequired"}
+        }
+      },
+      "signInWithIdToken": {
+        "responses": {
+          "200": {"$ref": "#/components/responses/SignedIn"},
+          "202": {"$ref": "#/components/responses/MfaRequired"}
+        }
+      },
+      "linkIdentity": {
+        "parameters": [
+          {"name": "provider", "in": "path", "required": true, "schema": {"enum": ["google", "apple"]}}
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "allOf": [
+                  {
+                    "anyOf": [
+                      {"$ref": "#/components/schemas/GoogleSignInRequest"},
+                      {"$ref": "#/components/schemas/AppleSignInRequest"}
+                    ]
+                  },
+                  {
+                    "properties": {
+                      "password": {
+                        "type": ["string", "null"],
+                        "maxLength": 1024,
+                        "description": "Fresh proof when the sign-in is older than 5 minutes"
+                      }
+                    }
+                  }
+                ]
+              }
+            }
+          }
+        }
+      },
+      "unlinkIdentity": {
+        "parameters": [
+          {
+            "name": "provider",
+            "in": "path",
+            "required": true,
+            "schema": {"enum": ["google", "apple", "firebase"]}
+          }
+        ],
+        "responses": {"204": {"description": "Unlinked"}}
+      },
+      "verifyEmailCode": {
+        "responses": {
+          "200": {"$ref": "#/components/responses/SignedIn"},
+          "202": {"$ref": "#/components/responses/MfaRequired"}
+        }
+      },
+      "verifyPhoneCode": {
+        "responses": {
+          "200": {"$ref": "#/components/responses/SignedIn"},
+          "202": {"$ref": "#/components/responses/MfaRequired"}
+        }
+      },
+      "mfaStatus": {
+        "responses": {
+          "200": {
+            "description": "MFA status",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaStatus"}}}
+          }
+        }
+      },
+      "disableMfa": {"responses": {"204": {"description": "MFA is off"}}},
+      "startTotp": {
+        "responses": {
+          "200": {
+            "description": "Enrolment started",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TotpEnrolment"}}}
+          }
+        }
+      },
+      "checkPasswordCode": {
+        "responses": {
+          "200": {
+            "description": "Whether the code is good",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "object",
+                      "required": ["valid"],
+                      "properties": {"valid": {"type": "boolean"}}
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "resetPassword": {"responses": {"204": {"description": "Reset"}}},
+      "changePassword": {"responses": {"204": {"description": "Changed"}}},
+      "registerDevice": {
+        "responses": {
+          "201": {
+            "description": "The device",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {"data": {"$ref": "#/components/schemas/Device"}}
+                }
+              }
+            }
+          }
+        }
+      },
+      "listDevices": {
+        "responses": {
+          "200": {
+            "description": "Devices",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Device"}}}
+                }
+              }
+            }
+          }
+        }
+      },
+      "passkeySignInOptions": {
+        "responses": {
+          "200": {
+            "description": "Options for navigator.credentials.get (binary fields base64url)",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "object",
+                      "required": ["flow_id", "options", "has_passkeys"],
+                      "properties": {
+                        "flow_id": {"type": "string"},
+                        "options": {"type": "object"},
+                        "has_passkeys": {"type": "boolean"}
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "passkeyRegistrationOptions": {
+        "responses": {
+          "200": {
+            "description": "Options for navigator.credentials.create (binary fields base64url)",
+            "content": {
+              "application/json": {
+                "schema": {"type": "object", "required": ["data"], "properties": {"data": {"type": "object"}}}
+              }
+            }
+          }
+        }
+      },
+      "registerPasskey": {
+        "responses": {
+          "201": {
+            "description": "The passkey",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {"data": {"$ref": "#/components/schemas/Passkey"}}
+                }
+              }
+            }
+          }
+        }
+      },
+      "listPasskeys": {
+        "responses": {
+          "200": {
+            "description": "Passkeys",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Passkey"}}}
+                }
+              }
+            }
+          }
+        }
+      },
+      "renamePasskey": {
+        "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "responses": {
+          "200": {
+            "description": "The passkey",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {"data": {"$ref": "#/components/schemas/Passkey"}}
+                }
+              }
+            }
+          }
+        }
+      },
+      "deletePasskey": {
+        "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "responses": {"204": {"description": "Removed"}}
+      },
+      "unregisterDevice": {
+        "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+        "responses": {"204": {"description": "Unregistered"}}
+      },
+      "deleteMe": {"responses": {"204": {"description": "Deleted"}}},
+      "jwks": {
+        "responses": {
+          "200": {
+            "description": "JWK set",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/JWKSet"}}}
+          }
+        }
+      },
+      "openidConfiguration": {
+        "responses": {
+          "200": {
+            "description": "Discovery document",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpenIDConfiguration"}}}
+          }
+        }
+      }
+    }
+    """#
+
     /// The document without the admin API, which `OpenAPIAdminDocument` adds (`json`).
     static let baseJSON = #"""
     {
@@ -18,501 +339,150 @@ enum OpenAPIDocument {
       },
       "paths": {
         "/healthz": {
-          "get": {"summary": "Liveness", "operationId": "healthz", "security": [],
-                  "responses": {"200": {"description": "Alive", "content": {"application/json": {"schema": {
-                    "type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}}}}}}}
+          "get": {
+            "summary": "Liveness",
+            "operationId": "healthz",
+            "security": [],
+            "responses": {
+              "200": {
+                "description": "Alive",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object",
+                      "required": ["status"],
+                      "properties": {"status": {"const": "ok"}}
+                    }
+                  }
+                }
+              }
+            }
+          }
         },
         "/readyz": {
-          "get": {"summary": "Readiness: store and broker reachable", "operationId": "readyz", "security": [],
-                  "responses": {
-                    "200": {"description": "Ready", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}},
-                    "503": {"description": "Store or broker unreachable", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}}
-                  }}
+          "get": {
+            "summary": "Readiness: store and broker reachable",
+            "operationId": "readyz",
+            "security": [],
+            "responses": {
+              "200": {
+                "description": "Ready",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}
+              },
+              "503": {
+                "description": "Store or broker unreachable",
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Readiness"}}}
+              }
+            }
+          }
         },
         "/graphql": {
-          "post": {"summary": "GraphQL (seed 003's schema: GET /graphql?sdl). {query, variables, operationName} in, {data, errors} out; a GraphQL error (errors[].extensions.code from this catalogue) is HTTP 200. Each field sends the REST route's own request, with that route's rate limits; at most 64 KiB, depth 10, 50 aliases, one sign-in per request",
-                   "operationId": "graphql", "security": [{"appKey": []}],
-                   "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["query"],
-                     "properties": {"query": {"type": "string", "minLength": 1}, "variables": {"type": ["object", "null"]}, "operationName": {"type": ["string", "null"]}}}}}},
-                   "responses": {"200": {"description": "A GraphQL response", "content": {"application/graphql-response+json": {"schema": {
-                     "type": "object", "properties": {"data": {"type": ["object", "null"]}, "errors": {"type": "array", "items": {"type": "object"}}}}}}}}},
-          "get": {"summary": "A query as ?query=…&variables=…&operationName=… with X-App-Key (never a mutation; no app is a GraphQL error); without query, a page to try queries; ?sdl, the schema",
-                  "operationId": "graphqlGet", "security": [],
-                  "responses": {"200": {"description": "A GraphQL response, the page (text/html) or the SDL (text/plain)", "content": {
-                    "application/graphql-response+json": {"schema": {"type": "object"}}, "text/html": {"schema": {"type": "string"}},
-                    "text/plain": {"schema": {"type": "string"}}}}}}
+          "post": {
+            "summary": "GraphQL (seed 003's schema: GET /graphql?sdl). {query, variables, operationName} in, {data, errors} out; a GraphQL error (errors[].extensions.code from this catalogue) is HTTP 200. Each field sends the REST route's own request, with that route's rate limits; at most 64 KiB, depth 10, 50 aliases, one sign-in per request",
+            "operationId": "graphql",
+            "security": [{"appKey": []}],
+            "requestBody": {
+              "required": true,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object",
+                    "required": ["query"],
+                    "properties": {
+                      "query": {"type": "string", "minLength": 1},
+                      "variables": {"type": ["object", "null"]},
+                      "operationName": {"type": ["string", "null"]}
+                    }
+                  }
+                }
+              }
+            },
+            "responses": {
+              "200": {
+                "description": "A GraphQL response",
+                "content": {
+                  "application/graphql-response+json": {
+                    "schema": {
+                      "type": "object",
+                      "properties": {
+                        "data": {"type": ["object", "null"]},
+                        "errors": {"type": "array", "items": {"type": "object"}}
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "get": {
+            "summary": "A query as ?query=…&variables=…&operationName=… with X-App-Key (never a mutation; no app is a GraphQL error); without query, a page to try queries; ?sdl, the schema",
+            "operationId": "graphqlGet",
+            "security": [],
+            "responses": {
+              "200": {
+                "description": "A GraphQL response, the page (text/html) or the SDL (text/plain)",
+                "content": {
+                  "application/graphql-response+json": {"schema": {"type": "object"}},
+                  "text/html": {"schema": {"type": "string"}},
+                  "text/plain": {"schema": {"type": "string"}}
+                }
+              }
+            }
+          }
         },
         "/api/docs": {
-          "get": {"summary": "This document as a page where every endpoint can be tried", "operationId": "docsPage",
-                  "security": [], "responses": {"200": {"description": "HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}}
+          "get": {
+            "summary": "This document as a page where every endpoint can be tried",
+            "operationId": "docsPage",
+            "security": [],
+            "responses": {
+              "200": {"description": "HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}
+            }
+          }
         },
         "/api/docs/openapi.json": {
-          "get": {"summary": "This document", "operationId": "openapi", "security": [],
-                  "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
-                    "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
+          "get": {
+            "summary": "This document",
+            "operationId": "openapi",
+            "security": [],
+            "responses": {
+              "200": {
+                "description": "OpenAPI 3.1 document",
+                "content": {
+                  "application/json": {"schema": {"type": "object", "required": ["openapi", "info", "paths"]}}
+                }
+              }
+            }
+          }
         },
         "/api/docs/profiles/session-object/openapi.json": {
-          "get": {"summary": "The document of the session-object client profile's own routes (one document per profile, since the same path answers differently per profile)",
-                  "operationId": "sessionObjectOpenapi", "security": [],
-                  "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
-                    "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
+          "get": {
+            "summary": "The document of the session-object client profile's own routes (one document per profile, since the same path answers differently per profile)",
+            "operationId": "sessionObjectOpenapi",
+            "security": [],
+            "responses": {
+              "200": {
+                "description": "OpenAPI 3.1 document",
+                "content": {
+                  "application/json": {"schema": {"type": "object", "required": ["openapi", "info", "paths"]}}
+                }
+              }
+            }
+          }
         },
         "/api/docs/profiles/single-token/openapi.json": {
-          "get": {"summary": "The document of the single-token client profile's own routes (one document per profile, since the same path answers differently per profile)",
-                  "operationId": "singleTokenOpenapi", "security": [],
-                  "responses": {"200": {"description": "OpenAPI 3.1 document", "content": {"application/json": {"schema": {
-                    "type": "object", "required": ["openapi", "info", "paths"]}}}}}}
-        },
-        "/v1/auth/sign-up": {
-          "post": {
-            "summary": "Create an account with email and password; with a guest's access token, that guest becomes the account",
-            "operationId": "signUp",
-            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SignUpRequest"}}}},
-            "responses": {"201": {"$ref": "#/components/responses/SignedIn"}}
-          }
-        },
-        "/v1/auth/sign-in": {
-          "post": {
-            "summary": "Sign in with email or username and password",
-            "operationId": "signIn",
-            "security": [{"appKey": []}],
-            "parameters": [{"name": "X-Device-Token", "in": "header", "required": false, "schema": {"type": "string", "maxLength": 128},
-                            "description": "The device_token of this device's last sign-in: once the identifier's sign-in budget is spent (sign_in_per_identifier), a live one is counted against this device's own (sign_in_per_device)"}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SignInRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
-          }
-        },
-        "/v1/auth/token/refresh": {
-          "post": {
-            "summary": "Spend a refresh token for a new pair; a spent token within 30 s gets the same successor, later it ends the session",
-            "operationId": "refreshToken",
-            "security": [{"appKey": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RefreshRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
-          }
-        },
-        "/v1/auth/sign-out": {
-          "post": {
-            "summary": "End this session",
-            "operationId": "signOut",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"204": {"description": "Signed out"}}
-          }
-        },
-        "/v1/auth/sign-out-all": {
-          "post": {
-            "summary": "End every session of the user in this app",
-            "operationId": "signOutAll",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"204": {"description": "Signed out everywhere"}}
-          }
-        },
-        "/v1/me/sessions": {
           "get": {
-            "summary": "The user's live sessions, newest first",
-            "operationId": "listSessions",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"200": {"description": "Sessions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SessionList"}}}}}
-          }
-        },
-        "/v1/me/sessions/{id}": {
-          "delete": {
-            "summary": "End one of the user's sessions",
-            "operationId": "endSession",
-            "security": [{"appKey": [], "bearer": []}],
-            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
-            "responses": {"204": {"description": "Ended"}}
-          }
-        },
-        "/v1/auth/nonce": {
-          "get": {
-            "summary": "A single-use nonce for Sign in with Apple (valid 5 minutes): give Apple its SHA-256, send it raw",
-            "operationId": "nonce",
-            "security": [{"appKey": []}],
-            "responses": {"200": {"description": "A nonce", "content": {"application/json": {"schema": {
-              "type": "object", "required": ["data"], "properties": {"data": {
-                "type": "object", "required": ["nonce", "expires_at"],
-                "properties": {"nonce": {"type": "string"}, "expires_at": {"type": "string", "format": "date-time"}}}}}}}}}
-          }
-        },
-        "/v1/auth/apple": {
-          "post": {
-            "summary": "Sign in with Apple; with a guest's access token, that guest becomes the account",
-            "operationId": "signInWithApple",
-            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AppleSignInRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
-          }
-        },
-        "/v1/auth/google": {
-          "post": {
-            "summary": "Sign in with a Google id token; with a guest's access token, that guest becomes the account",
-            "operationId": "signInWithGoogle",
-            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GoogleSignInRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
-          }
-        },
-        "/v1/auth/id-token": {
-          "post": {
-            "summary": "Sign in with a Firebase id token; with a guest's access token, that guest becomes the account",
-            "operationId": "signInWithIdToken",
-            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/IdTokenSignInRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
-          }
-        },
-        "/v1/me/identities/{provider}": {
-          "post": {
-            "summary": "Link a Google or Apple identity to the signed-in user (the body of that provider's sign-in); needs a sign-in younger than 5 minutes or the account's password",
-            "operationId": "linkIdentity",
-            "security": [{"appKey": [], "bearer": []}],
-            "parameters": [{"name": "provider", "in": "path", "required": true, "schema": {"enum": ["google", "apple"]}}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"allOf": [
-              {"anyOf": [{"$ref": "#/components/schemas/GoogleSignInRequest"}, {"$ref": "#/components/schemas/AppleSignInRequest"}]},
-              {"properties": {"password": {"type": ["string", "null"], "maxLength": 1024,
-                                           "description": "Fresh proof when the sign-in is older than 5 minutes"}}}]}}}},
-            "responses": {"200": {"$ref": "#/components/responses/User"}}
-          },
-          "delete": {
-            "summary": "Unlink a provider (never the last way to sign in)",
-            "operationId": "unlinkIdentity",
-            "security": [{"appKey": [], "bearer": []}],
-            "parameters": [{"name": "provider", "in": "path", "required": true, "schema": {"enum": ["google", "apple", "firebase"]}}],
-            "responses": {"204": {"description": "Unlinked"}}
-          }
-        },
-        "/v1/auth/email-code/send": {
-          "post": {
-            "summary": "Mail a 6-digit sign-in code (same answer whether or not the account exists)",
-            "operationId": "sendEmailCode",
-            "security": [{"appKey": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailRequest"}}}},
-            "responses": {"202": {"$ref": "#/components/responses/Queued"}}
-          }
-        },
-        "/v1/auth/email-code/verify": {
-          "post": {
-            "summary": "Sign in (or up) with a mailed code; with a guest's access token, that guest becomes the account",
-            "operationId": "verifyEmailCode",
-            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailCodeVerifyRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
-          }
-        },
-        "/v1/auth/phone/send": {
-          "post": {
-            "summary": "Text a 6-digit sign-in code to a phone (E.164, or a national number with country_code). The answer is the same whether the SMS left or the app's SMS policy (allowed calling codes, caps, breaker) kept it back",
-            "operationId": "sendPhoneCode",
-            "security": [{"appKey": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PhoneRequest"}}}},
-            "responses": {"202": {"$ref": "#/components/responses/PhoneCodeSent"}}
-          }
-        },
-        "/v1/auth/phone/verify": {
-          "post": {
-            "summary": "Sign in (or up) with a texted code; the phone counts as verified. With a guest's access token, that guest becomes the account",
-            "operationId": "verifyPhoneCode",
-            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PhoneCodeVerifyRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}, "202": {"$ref": "#/components/responses/MfaRequired"}}
-          }
-        },
-        "/v1/me/phone": {
-          "post": {
-            "summary": "Text a code to link a phone to the signed-in user (same SMS policy and answer as sign-in)",
-            "operationId": "linkPhone",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PhoneRequest"}}}},
-            "responses": {"202": {"$ref": "#/components/responses/PhoneCodeSent"}}
-          }
-        },
-        "/v1/me/phone/verify": {
-          "post": {
-            "summary": "Finish linking: the texted code makes the number the user's verified phone",
-            "operationId": "verifyLinkedPhone",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PhoneLinkVerifyRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/User"}}
-          }
-        },
-        "/v1/auth/mfa/verify": {
-          "post": {
-            "summary": "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed or texted code; 5 wrong codes end the challenge",
-            "operationId": "verifyMfa",
-            "security": [{"appKey": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaVerifyRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
-          }
-        },
-        "/v1/me/mfa": {
-          "get": {
-            "summary": "Whether MFA is on, its methods and backup codes left",
-            "operationId": "mfaStatus",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"200": {"description": "MFA status", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaStatus"}}}}}
-          },
-          "delete": {
-            "summary": "Turn MFA off with a current code (TOTP, backup, mailed or texted); needs an aal 2 sign-in younger than 5 minutes",
-            "operationId": "disableMfa",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaCodeRequest"}}}},
-            "responses": {"204": {"description": "MFA is off"}}
-          }
-        },
-        "/v1/me/mfa/totp": {
-          "post": {
-            "summary": "Start TOTP enrolment: the secret, its otpauth URI (issuer: the app's name) and a QR code as SVG; needs a sign-in younger than 5 minutes (aal 2 once MFA is on)",
-            "operationId": "startTotp",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"200": {"description": "Enrolment started", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TotpEnrolment"}}}}}
-          }
-        },
-        "/v1/me/mfa/totp/confirm": {
-          "post": {
-            "summary": "Confirm TOTP with a first code: MFA is on; answers 10 backup codes, shown this once",
-            "operationId": "confirmTotp",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaCodeRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/BackupCodes"}}
-          }
-        },
-        "/v1/me/mfa/email": {
-          "post": {
-            "summary": "Start the email second factor: a code is mailed to the account's verified address (once it is on: a current code, for turning MFA off)",
-            "operationId": "startEmailMfa",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"202": {"$ref": "#/components/responses/Queued"}}
-          }
-        },
-        "/v1/me/mfa/email/confirm": {
-          "post": {
-            "summary": "Confirm the email second factor with the mailed code; answers 10 backup codes, shown this once",
-            "operationId": "confirmEmailMfa",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaCodeRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/BackupCodes"}}
-          }
-        },
-        "/v1/me/mfa/sms": {
-          "post": {
-            "summary": "Start the SMS second factor: a code is texted to the account's verified phone, under the app's SMS policy (a refused send is answered the same); once it is on: a current code, for turning MFA off",
-            "operationId": "startSmsMfa",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"202": {"$ref": "#/components/responses/Queued"}}
-          }
-        },
-        "/v1/me/mfa/sms/confirm": {
-          "post": {
-            "summary": "Confirm the SMS second factor with the texted code; answers 10 backup codes, shown this once",
-            "operationId": "confirmSmsMfa",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MfaCodeRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/BackupCodes"}}
-          }
-        },
-        "/v1/me/mfa/backup-codes": {
-          "post": {
-            "summary": "A fresh set of 10 backup codes (the old set dies); needs an aal 2 sign-in younger than 5 minutes",
-            "operationId": "regenerateBackupCodes",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"200": {"$ref": "#/components/responses/BackupCodes"}}
-          }
-        },
-        "/v1/auth/password/forgot": {
-          "post": {
-            "summary": "Mail a password reset code (the same answer whether or not the account exists)",
-            "operationId": "forgotPassword",
-            "security": [{"appKey": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailRequest"}}}},
-            "responses": {"202": {"$ref": "#/components/responses/Queued"}}
-          }
-        },
-        "/v1/auth/password/verify-code": {
-          "post": {
-            "summary": "Check a reset code without spending it",
-            "operationId": "checkPasswordCode",
-            "security": [{"appKey": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailAndCodeRequest"}}}},
-            "responses": {"200": {"description": "Whether the code is good", "content": {"application/json": {"schema": {
-              "type": "object", "required": ["data"], "properties": {"data": {
-                "type": "object", "required": ["valid"], "properties": {"valid": {"type": "boolean"}}}}}}}}}
-          }
-        },
-        "/v1/auth/password/reset": {
-          "post": {
-            "summary": "Set a new password with a reset code; ends every session",
-            "operationId": "resetPassword",
-            "security": [{"appKey": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasswordResetRequest"}}}},
-            "responses": {"204": {"description": "Reset"}}
-          }
-        },
-        "/v1/me/password": {
-          "post": {
-            "summary": "Change the password; ends the other sessions",
-            "operationId": "changePassword",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasswordChangeRequest"}}}},
-            "responses": {"204": {"description": "Changed"}}
-          }
-        },
-        "/v1/me/email/verification": {
-          "post": {
-            "summary": "Mail an email-verification code (at most once a minute)",
-            "operationId": "sendEmailVerification",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"202": {"$ref": "#/components/responses/Queued"}}
-          }
-        },
-        "/v1/auth/email/verify": {
-          "post": {
-            "summary": "Verify the email with its code",
-            "description": "With the account's own access token (optional), the proof is made in that session: the password, links and that session stay, the other sessions end. Without it (or with another account's), an unverified account is taken over by the address's owner (PRODUCT.md, Email ownership).",
-            "operationId": "verifyEmail",
-            "security": [{"appKey": []}, {"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EmailAndCodeRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/User"}}
-          }
-        },
-        "/v1/auth/guest": {
-          "post": {
-            "summary": "Sign in as a guest: the same secret always returns the same guest",
-            "operationId": "guestSignIn",
-            "security": [{"appKey": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GuestRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
-          }
-        },
-        "/v1/me/devices": {
-          "post": {
-            "summary": "Register this session's push device (a known token moves here)",
-            "operationId": "registerDevice",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/DeviceRequest"}}}},
-            "responses": {"201": {"description": "The device", "content": {"application/json": {"schema": {
-              "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/Device"}}}}}}}
-          },
-          "get": {
-            "summary": "The user's push devices",
-            "operationId": "listDevices",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"200": {"description": "Devices", "content": {"application/json": {"schema": {
-              "type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Device"}}}}}}}}
-          }
-        },
-        "/v1/auth/passkey/options": {
-          "post": {
-            "summary": "Passkey sign-in, step 1: PublicKeyCredentialRequestOptions and a flow id. With an identifier, allowCredentials lists its passkeys (a deterministic decoy list when it has none or no account: same shape, same timing; only has_passkeys tells); without one, discoverable credentials (usernameless)",
-            "operationId": "passkeySignInOptions",
-            "security": [{"appKey": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasskeySignInOptionsRequest"}}}},
-            "responses": {"200": {"description": "Options for navigator.credentials.get (binary fields base64url)", "content": {"application/json": {"schema": {
-              "type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": ["flow_id", "options", "has_passkeys"],
-                "properties": {"flow_id": {"type": "string"}, "options": {"type": "object"}, "has_passkeys": {"type": "boolean"}}}}}}}}}
-          }
-        },
-        "/v1/auth/passkey/verify": {
-          "post": {
-            "summary": "Passkey sign-in, step 2: the assertion (PublicKeyCredential JSON) for the flow; single use, 5 minutes. User verification gives amr [hwk, mfa] and aal 2",
-            "operationId": "passkeySignInVerify",
-            "security": [{"appKey": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasskeyVerifyRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/SignedIn"}}
-          }
-        },
-        "/v1/me/passkeys/options": {
-          "post": {
-            "summary": "Passkey registration, step 1: PublicKeyCredentialCreationOptions (ES256, EdDSA, RS256; resident key preferred; attestation none) for the signed-in user",
-            "operationId": "passkeyRegistrationOptions",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"200": {"description": "Options for navigator.credentials.create (binary fields base64url)", "content": {"application/json": {"schema": {
-              "type": "object", "required": ["data"], "properties": {"data": {"type": "object"}}}}}}}
-          }
-        },
-        "/v1/me/passkeys": {
-          "post": {
-            "summary": "Passkey registration, step 2: the attestation (PublicKeyCredential JSON); attestation none or packed self-attestation",
-            "operationId": "registerPasskey",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasskeyRegisterRequest"}}}},
-            "responses": {"201": {"description": "The passkey", "content": {"application/json": {"schema": {
-              "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/Passkey"}}}}}}}
-          },
-          "get": {
-            "summary": "The user's passkeys",
-            "operationId": "listPasskeys",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"200": {"description": "Passkeys", "content": {"application/json": {"schema": {
-              "type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Passkey"}}}}}}}}
-          }
-        },
-        "/v1/me/passkeys/{id}": {
-          "patch": {
-            "summary": "Rename a passkey",
-            "operationId": "renamePasskey",
-            "security": [{"appKey": [], "bearer": []}],
-            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PasskeyRenameRequest"}}}},
-            "responses": {"200": {"description": "The passkey", "content": {"application/json": {"schema": {
-              "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/Passkey"}}}}}}}
-          },
-          "delete": {
-            "summary": "Remove a passkey (never the account's last way to sign in: 409)",
-            "operationId": "deletePasskey",
-            "security": [{"appKey": [], "bearer": []}],
-            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
-            "responses": {"204": {"description": "Removed"}}
-          }
-        },
-        "/v1/me/devices/{id}": {
-          "delete": {
-            "summary": "Unregister a push device",
-            "operationId": "unregisterDevice",
-            "security": [{"appKey": [], "bearer": []}],
-            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
-            "responses": {"204": {"description": "Unregistered"}}
-          }
-        },
-        "/v1/me": {
-          "get": {
-            "summary": "The signed-in user",
-            "operationId": "getMe",
-            "security": [{"appKey": [], "bearer": []}],
-            "responses": {"200": {"$ref": "#/components/responses/User"}}
-          },
-          "delete": {
-            "summary": "Delete the account and all its data, given fresh proof: {password}, a guest's {secret}, Apple {identity_token, authorization_code, nonce} or Google {id_token}",
-            "operationId": "deleteMe",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": false, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/DeletionProof"}}}},
-            "responses": {"204": {"description": "Deleted"}}
-          },
-          "patch": {
-            "summary": "Change the profile; a field sent as null is cleared",
-            "operationId": "updateMe",
-            "security": [{"appKey": [], "bearer": []}],
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UpdateMeRequest"}}}},
-            "responses": {"200": {"$ref": "#/components/responses/User"}}
-          }
-        },
-        "/v1/apps/{app_id}/jwks.json": {
-          "get": {
-            "summary": "The app's public signing keys",
-            "operationId": "jwks",
+            "summary": "The document of the single-token client profile's own routes (one document per profile, since the same path answers differently per profile)",
+            "operationId": "singleTokenOpenapi",
             "security": [],
-            "parameters": [{"$ref": "#/components/parameters/AppId"}],
-            "responses": {"200": {"description": "JWK set", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/JWKSet"}}}}}
-          }
-        },
-        "/v1/apps/{app_id}/.well-known/openid-configuration": {
-          "get": {
-            "summary": "The app's OpenID configuration",
-            "operationId": "openidConfiguration",
-            "security": [],
-            "parameters": [{"$ref": "#/components/parameters/AppId"}],
-            "responses": {"200": {"description": "Discovery document", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpenIDConfiguration"}}}}}
+            "responses": {
+              "200": {
+                "description": "OpenAPI 3.1 document",
+                "content": {
+                  "application/json": {"schema": {"type": "object", "required": ["openapi", "info", "paths"]}}
+                }
+              }
+            }
           }
         }
       },
@@ -521,185 +491,446 @@ enum OpenAPIDocument {
           "appKey": {"type": "apiKey", "in": "header", "name": "X-App-Key"},
           "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
         },
-        "parameters": {
-          "AppId": {"name": "app_id", "in": "path", "required": true, "schema": {"type": "string"}}
-        },
+        "parameters": {"AppId": {"name": "app_id", "in": "path", "required": true, "schema": {"type": "string"}}},
         "headers": {
-          "X-Request-Id": {"description": "The client's own X-Request-Id when it is 1 to 128 of [A-Za-z0-9._:-], else a new id", "required": true,
-                           "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"}}
+          "X-Request-Id": {
+            "description": "The client's own X-Request-Id when it is 1 to 128 of [A-Za-z0-9._:-], else a new id",
+            "required": true,
+            "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"}
+          }
         },
         "responses": {
-          "SignedIn": {"description": "Signed in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}},
-          "User": {"description": "The user", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}},
-          "MfaRequired": {"description": "The user has a second factor: finish with POST /v1/auth/mfa/verify within 5 minutes", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["mfa"], "properties": {"mfa": {
-                "type": "object", "required": ["challenge_token", "expires_at", "methods"],
-                "properties": {"challenge_token": {"type": "string"}, "expires_at": {"type": "string", "format": "date-time"},
-                               "methods": {"type": "array", "items": {"enum": ["totp", "email", "sms", "backup_code"]}}}}}}}}}}},
-          "BackupCodes": {"description": "Backup codes, shown this once", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["backup_codes"],
-              "properties": {"backup_codes": {"type": "array", "items": {"type": "string"}, "minItems": 10, "maxItems": 10}}}}}}}},
-          "Queued": {"description": "The mail is queued; its code lives this many seconds", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["expires_in"], "properties": {"expires_in": {"type": "integer"}}}}}}}},
-          "PhoneCodeSent": {"description": "The code is on its way (or the SMS policy kept it back: the same answer); verify with this session id", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["session_id", "expires_in"],
-              "properties": {"session_id": {"type": "string"}, "expires_in": {"type": "integer"}}}}}}}}
+          "SignedIn": {
+            "description": "Signed in",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/TokenEnvelope"}}}
+          },
+          "User": {
+            "description": "The user",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/UserEnvelope"}}}
+          },
+          "MfaRequired": {
+            "description": "The user has a second factor: finish with POST /v1/auth/mfa/verify within 5 minutes",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "object",
+                      "required": ["mfa"],
+                      "properties": {
+                        "mfa": {
+                          "type": "object",
+                          "required": ["challenge_token", "expires_at", "methods"],
+                          "properties": {
+                            "challenge_token": {"type": "string"},
+                            "expires_at": {"type": "string", "format": "date-time"},
+                            "methods": {
+                              "type": "array",
+                              "items": {"enum": ["totp", "email", "sms", "backup_code"]}
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "BackupCodes": {
+            "description": "Backup codes, shown this once",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "object",
+                      "required": ["backup_codes"],
+                      "properties": {
+                        "backup_codes": {
+                          "type": "array",
+                          "items": {"type": "string"},
+                          "minItems": 10,
+                          "maxItems": 10
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "Queued": {
+            "description": "The mail is queued; its code lives this many seconds",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "object",
+                      "required": ["expires_in"],
+                      "properties": {"expires_in": {"type": "integer"}}
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "PhoneCodeSent": {
+            "description": "The code is on its way (or the SMS policy kept it back: the same answer); verify with this session id",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "object",
+                      "required": ["session_id", "expires_in"],
+                      "properties": {"session_id": {"type": "string"}, "expires_in": {"type": "integer"}}
+                    }
+                  }
+                }
+              }
+            }
+          }
         },
         "schemas": {
-          "PhoneRequest": {"type": "object", "required": ["phone"], "properties": {
-            "phone": {"type": "string", "maxLength": 64, "description": "E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code"},
-            "country_code": {"type": ["string", "null"], "maxLength": 4, "description": "For a national number: an ISO 3166 region (FR) or a calling code (33, +33)"}}},
+          "PhoneRequest": {
+            "type": "object",
+            "required": ["phone"],
+            "properties": {
+              "phone": {
+                "type": "string",
+                "maxLength": 64,
+                "description": "E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code"
+              },
+              "country_code": {
+                "type": ["string", "null"],
+                "maxLength": 4,
+                "description": "For a national number: an ISO 3166 region (FR) or a calling code (33, +33)"
+              }
+            }
+          },
           "PhoneCodeVerifyRequest": {
-            "type": "object", "required": ["session_id", "code"],
-            "properties": {"session_id": {"type": "string", "maxLength": 128},
-                           "code": {"type": "string", "description": "The 6 digits from the SMS; anything else is a wrong guess"},
-                           "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}}
+            "type": "object",
+            "required": ["session_id", "code"],
+            "properties": {
+              "session_id": {"type": "string", "maxLength": 128},
+              "code": {
+                "type": "string",
+                "description": "The 6 digits from the SMS; anything else is a wrong guess"
+              },
+              "first_name": {"type": ["string", "null"], "maxLength": 100},
+              "last_name": {"type": ["string", "null"], "maxLength": 100}
+            }
           },
           "PhoneLinkVerifyRequest": {
-            "type": "object", "required": ["session_id", "code"],
-            "properties": {"session_id": {"type": "string", "maxLength": 128},
-                           "code": {"type": "string", "description": "The 6 digits from the SMS; anything else is a wrong guess"}}
+            "type": "object",
+            "required": ["session_id", "code"],
+            "properties": {
+              "session_id": {"type": "string", "maxLength": 128},
+              "code": {
+                "type": "string",
+                "description": "The 6 digits from the SMS; anything else is a wrong guess"
+              }
+            }
           },
           "SignUpRequest": {
-            "type": "object", "required": ["email", "password"],
+            "type": "object",
+            "required": ["email", "password"],
             "properties": {
               "email": {"type": "string", "format": "email", "maxLength": 254},
-              "password": {"type": "string", "minLength": 8, "maxLength": 256, "description": "Not a very common password either (422 auth/weak-password)"},
+              "password": {
+                "type": "string",
+                "minLength": 8,
+                "maxLength": 256,
+                "description": "Not a very common password either (422 auth/weak-password)"
+              },
               "first_name": {"type": ["string", "null"], "maxLength": 100},
               "last_name": {"type": ["string", "null"], "maxLength": 100},
               "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"}
             }
           },
           "SignInRequest": {
-            "type": "object", "required": ["password"],
+            "type": "object",
+            "required": ["password"],
             "anyOf": [{"required": ["email"]}, {"required": ["identifier"]}],
             "properties": {
               "email": {"type": "string", "minLength": 1, "maxLength": 254},
-              "identifier": {"type": "string", "minLength": 1, "maxLength": 254, "description": "An email or a username"},
+              "identifier": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 254,
+                "description": "An email or a username"
+              },
               "password": {"type": "string"}
             }
           },
           "AppleSignInRequest": {
-            "type": "object", "required": ["identity_token", "nonce"],
+            "type": "object",
+            "required": ["identity_token", "nonce"],
             "properties": {
-              "identity_token": {"type": "string"}, "nonce": {"type": "string", "description": "The raw nonce from GET /v1/auth/nonce"},
+              "identity_token": {"type": "string"},
+              "nonce": {"type": "string", "description": "The raw nonce from GET /v1/auth/nonce"},
               "authorization_code": {"type": ["string", "null"], "maxLength": 2048},
-              "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}
+              "first_name": {"type": ["string", "null"], "maxLength": 100},
+              "last_name": {"type": ["string", "null"], "maxLength": 100}
             }
           },
           "GoogleSignInRequest": {
-            "type": "object", "required": ["id_token"],
-            "properties": {"id_token": {"type": "string"}, "nonce": {"type": ["string", "null"], "maxLength": 256},
-                           "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}}
+            "type": "object",
+            "required": ["id_token"],
+            "properties": {
+              "id_token": {"type": "string"},
+              "nonce": {"type": ["string", "null"], "maxLength": 256},
+              "first_name": {"type": ["string", "null"], "maxLength": 100},
+              "last_name": {"type": ["string", "null"], "maxLength": 100}
+            }
           },
           "IdTokenSignInRequest": {
-            "type": "object", "required": ["provider", "id_token"],
-            "properties": {"provider": {"const": "firebase"}, "id_token": {"type": "string"}, "nonce": {"type": ["string", "null"], "maxLength": 256},
-                           "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}}
+            "type": "object",
+            "required": ["provider", "id_token"],
+            "properties": {
+              "provider": {"const": "firebase"},
+              "id_token": {"type": "string"},
+              "nonce": {"type": ["string", "null"], "maxLength": 256},
+              "first_name": {"type": ["string", "null"], "maxLength": 100},
+              "last_name": {"type": ["string", "null"], "maxLength": 100}
+            }
           },
-          "EmailRequest": {"type": "object", "required": ["email"], "properties": {"email": {"type": "string", "format": "email", "maxLength": 254}}},
+          "EmailRequest": {
+            "type": "object",
+            "required": ["email"],
+            "properties": {"email": {"type": "string", "format": "email", "maxLength": 254}}
+          },
           "EmailAndCodeRequest": {
-            "type": "object", "required": ["email", "code"],
-            "properties": {"email": {"type": "string", "format": "email", "maxLength": 254},
-                           "code": {"type": "string", "description": "The 6 digits from the mail; anything else is a wrong guess"}}
+            "type": "object",
+            "required": ["email", "code"],
+            "properties": {
+              "email": {"type": "string", "format": "email", "maxLength": 254},
+              "code": {
+                "type": "string",
+                "description": "The 6 digits from the mail; anything else is a wrong guess"
+              }
+            }
           },
           "EmailCodeVerifyRequest": {
-            "type": "object", "required": ["email", "code"],
-            "properties": {"email": {"type": "string", "format": "email", "maxLength": 254},
-                           "code": {"type": "string", "description": "The 6 digits from the mail; anything else is a wrong guess"},
-                           "first_name": {"type": ["string", "null"], "maxLength": 100}, "last_name": {"type": ["string", "null"], "maxLength": 100}}
+            "type": "object",
+            "required": ["email", "code"],
+            "properties": {
+              "email": {"type": "string", "format": "email", "maxLength": 254},
+              "code": {
+                "type": "string",
+                "description": "The 6 digits from the mail; anything else is a wrong guess"
+              },
+              "first_name": {"type": ["string", "null"], "maxLength": 100},
+              "last_name": {"type": ["string", "null"], "maxLength": 100}
+            }
           },
           "MfaVerifyRequest": {
-            "type": "object", "required": ["challenge_token", "code"],
-            "properties": {"challenge_token": {"type": "string"},
-                           "code": {"type": "string", "description": "A TOTP code, the mailed or texted code or a backup code; anything else is a wrong guess"},
-                           "method": {"type": ["string", "null"], "enum": ["totp", "email", "sms", "backup_code", null]}}
+            "type": "object",
+            "required": ["challenge_token", "code"],
+            "properties": {
+              "challenge_token": {"type": "string"},
+              "code": {
+                "type": "string",
+                "description": "A TOTP code, the mailed or texted code or a backup code; anything else is a wrong guess"
+              },
+              "method": {"type": ["string", "null"], "enum": ["totp", "email", "sms", "backup_code", null]}
+            }
           },
           "MfaCodeRequest": {
-            "type": "object", "required": ["code"],
-            "properties": {"code": {"type": "string", "description": "A current code; anything else is a wrong guess"}}
+            "type": "object",
+            "required": ["code"],
+            "properties": {
+              "code": {"type": "string", "description": "A current code; anything else is a wrong guess"}
+            }
           },
           "TotpEnrolment": {
-            "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["secret", "otpauth_uri", "qr_svg"],
-              "properties": {"secret": {"type": "string", "description": "Base32, for typing in"}, "otpauth_uri": {"type": "string"},
-                             "qr_svg": {"type": "string", "description": "The otpauth URI as a QR code (SVG document)"}}}}
+            "type": "object",
+            "required": ["data"],
+            "properties": {
+              "data": {
+                "type": "object",
+                "required": ["secret", "otpauth_uri", "qr_svg"],
+                "properties": {
+                  "secret": {"type": "string", "description": "Base32, for typing in"},
+                  "otpauth_uri": {"type": "string"},
+                  "qr_svg": {"type": "string", "description": "The otpauth URI as a QR code (SVG document)"}
+                }
+              }
+            }
           },
           "MfaStatus": {
-            "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["enabled", "methods", "backup_codes_remaining", "last_used_at", "enabled_at"],
-              "properties": {"enabled": {"type": "boolean"}, "methods": {"type": "array", "items": {"enum": ["totp", "email", "sms"]}},
-                             "backup_codes_remaining": {"type": "integer"},
-                             "last_used_at": {"type": ["string", "null"], "format": "date-time"},
-                             "enabled_at": {"type": ["string", "null"], "format": "date-time"}}}}
+            "type": "object",
+            "required": ["data"],
+            "properties": {
+              "data": {
+                "type": "object",
+                "required": ["enabled", "methods", "backup_codes_remaining", "last_used_at", "enabled_at"],
+                "properties": {
+                  "enabled": {"type": "boolean"},
+                  "methods": {"type": "array", "items": {"enum": ["totp", "email", "sms"]}},
+                  "backup_codes_remaining": {"type": "integer"},
+                  "last_used_at": {"type": ["string", "null"], "format": "date-time"},
+                  "enabled_at": {"type": ["string", "null"], "format": "date-time"}
+                }
+              }
+            }
           },
           "PasswordResetRequest": {
-            "type": "object", "required": ["email", "code", "password"],
-            "properties": {"email": {"type": "string", "format": "email", "maxLength": 254},
-                           "code": {"type": "string", "description": "The 6 digits from the mail; anything else is a wrong guess"},
-                           "password": {"type": "string", "minLength": 8, "maxLength": 256}}
+            "type": "object",
+            "required": ["email", "code", "password"],
+            "properties": {
+              "email": {"type": "string", "format": "email", "maxLength": 254},
+              "code": {
+                "type": "string",
+                "description": "The 6 digits from the mail; anything else is a wrong guess"
+              },
+              "password": {"type": "string", "minLength": 8, "maxLength": 256}
+            }
           },
           "PasswordChangeRequest": {
-            "type": "object", "required": ["current_password", "new_password"],
-            "properties": {"current_password": {"type": "string"}, "new_password": {"type": "string", "minLength": 8, "maxLength": 256}}
+            "type": "object",
+            "required": ["current_password", "new_password"],
+            "properties": {
+              "current_password": {"type": "string"},
+              "new_password": {"type": "string", "minLength": 8, "maxLength": 256}
+            }
           },
           "GuestRequest": {
-            "type": "object", "required": ["secret"],
-            "properties": {"secret": {"type": "string", "minLength": 32, "maxLength": 256, "description": "256 random bits, base64url (43 characters), made once by the client; a secret that does not look random (fewer than 8 distinct characters, a repeated block, under 100 bits by a per-character estimate) is refused (422 auth/validation-failed)"}}
+            "type": "object",
+            "required": ["secret"],
+            "properties": {
+              "secret": {
+                "type": "string",
+                "minLength": 32,
+                "maxLength": 256,
+                "description": "256 random bits, base64url (43 characters), made once by the client; a secret that does not look random (fewer than 8 distinct characters, a repeated block, under 100 bits by a per-character estimate) is refused (422 auth/validation-failed)"
+              }
+            }
           },
           "PasskeySignInOptionsRequest": {
             "type": "object",
-            "properties": {"identifier": {"type": ["string", "null"], "maxLength": 254, "description": "An email or username; absent for usernameless sign-in"}}
+            "properties": {
+              "identifier": {
+                "type": ["string", "null"],
+                "maxLength": 254,
+                "description": "An email or username; absent for usernameless sign-in"
+              }
+            }
           },
           "PasskeyVerifyRequest": {
-            "type": "object", "required": ["flow_id", "response"],
-            "properties": {"flow_id": {"type": "string", "maxLength": 64}, "response": {"type": "object", "description": "The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, authenticatorData, signature, userHandle; base64url)"}}
+            "type": "object",
+            "required": ["flow_id", "response"],
+            "properties": {
+              "flow_id": {"type": "string", "maxLength": 64},
+              "response": {
+                "type": "object",
+                "description": "The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, authenticatorData, signature, userHandle; base64url)"
+              }
+            }
           },
           "PasskeyRegisterRequest": {
-            "type": "object", "required": ["response"],
-            "properties": {"response": {"type": "object", "description": "The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, attestationObject, transports; base64url)"},
-                           "name": {"type": ["string", "null"], "maxLength": 100}}
+            "type": "object",
+            "required": ["response"],
+            "properties": {
+              "response": {
+                "type": "object",
+                "description": "The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, attestationObject, transports; base64url)"
+              },
+              "name": {"type": ["string", "null"], "maxLength": 100}
+            }
           },
           "PasskeyRenameRequest": {
-            "type": "object", "required": ["name"],
+            "type": "object",
+            "required": ["name"],
             "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 100}}
           },
           "Passkey": {
-            "type": "object", "required": ["id", "name", "credential_id", "transports", "aaguid", "backup_eligible", "backup_state", "created_at", "last_used_at"],
-            "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "credential_id": {"type": "string"},
-                           "transports": {"type": "array", "items": {"type": "string"}}, "aaguid": {"type": "string"},
-                           "backup_eligible": {"type": "boolean"}, "backup_state": {"type": "boolean"},
-                           "created_at": {"type": "string", "format": "date-time"}, "last_used_at": {"type": ["string", "null"], "format": "date-time"}}
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "credential_id",
+              "transports",
+              "aaguid",
+              "backup_eligible",
+              "backup_state",
+              "created_at",
+              "last_used_at"
+            ],
+            "properties": {
+              "id": {"type": "string"},
+              "name": {"type": "string"},
+              "credential_id": {"type": "string"},
+              "transports": {"type": "array", "items": {"type": "string"}},
+              "aaguid": {"type": "string"},
+              "backup_eligible": {"type": "boolean"},
+              "backup_state": {"type": "boolean"},
+              "created_at": {"type": "string", "format": "date-time"},
+              "last_used_at": {"type": ["string", "null"], "format": "date-time"}
+            }
           },
           "DeviceRequest": {
-            "type": "object", "required": ["token", "platform", "kind"],
-            "properties": {"token": {"type": "string", "minLength": 1, "maxLength": 512}, "platform": {"enum": ["ios", "android", "web"]},
-                           "kind": {"enum": ["apns", "fcm", "voip"]}, "device_name": {"type": ["string", "null"], "maxLength": 100}}
+            "type": "object",
+            "required": ["token", "platform", "kind"],
+            "properties": {
+              "token": {"type": "string", "minLength": 1, "maxLength": 512},
+              "platform": {"enum": ["ios", "android", "web"]},
+              "kind": {"enum": ["apns", "fcm", "voip"]},
+              "device_name": {"type": ["string", "null"], "maxLength": 100}
+            }
           },
           "Device": {
-            "type": "object", "required": ["id", "token", "platform", "kind", "device_name", "session_id", "created_at"],
-            "properties": {"id": {"type": "string"}, "token": {"type": "string"}, "platform": {"enum": ["ios", "android", "web"]},
-                           "kind": {"enum": ["apns", "fcm", "voip"]}, "device_name": {"type": ["string", "null"]},
-                           "session_id": {"type": "string"}, "created_at": {"type": "string", "format": "date-time"}}
+            "type": "object",
+            "required": ["id", "token", "platform", "kind", "device_name", "session_id", "created_at"],
+            "properties": {
+              "id": {"type": "string"},
+              "token": {"type": "string"},
+              "platform": {"enum": ["ios", "android", "web"]},
+              "kind": {"enum": ["apns", "fcm", "voip"]},
+              "device_name": {"type": ["string", "null"]},
+              "session_id": {"type": "string"},
+              "created_at": {"type": "string", "format": "date-time"}
+            }
           },
           "DeletionProof": {
             "type": "object",
-            "properties": {"password": {"type": ["string", "null"]}, "secret": {"type": ["string", "null"]},
-                           "identity_token": {"type": ["string", "null"], "maxLength": 16384},
-                           "authorization_code": {"type": ["string", "null"]}, "nonce": {"type": ["string", "null"]},
-                           "id_token": {"type": ["string", "null"], "maxLength": 16384}}
+            "properties": {
+              "password": {"type": ["string", "null"]},
+              "secret": {"type": ["string", "null"]},
+              "identity_token": {"type": ["string", "null"], "maxLength": 16384},
+              "authorization_code": {"type": ["string", "null"]},
+              "nonce": {"type": ["string", "null"]},
+              "id_token": {"type": ["string", "null"], "maxLength": 16384}
+            }
           },
           "RefreshRequest": {
-            "type": "object", "required": ["refresh_token"],
+            "type": "object",
+            "required": ["refresh_token"],
             "properties": {"refresh_token": {"type": "string"}}
           },
           "Session": {
             "type": "object",
-            "required": ["id", "current", "created_at", "last_seen_at", "expires_at", "ip", "user_agent", "amr", "mfa_verified"],
+            "required": [
+              "id",
+              "current",
+              "created_at",
+              "last_seen_at",
+              "expires_at",
+              "ip",
+              "user_agent",
+              "amr",
+              "mfa_verified"
+            ],
             "properties": {
               "id": {"type": "string"},
               "current": {"type": "boolean"},
@@ -712,22 +943,49 @@ enum OpenAPIDocument {
               "mfa_verified": {"type": "boolean"}
             }
           },
-          "SessionList": {"type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}},
+          "SessionList": {
+            "type": "object",
+            "required": ["data"],
+            "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}
+          },
           "UpdateMeRequest": {
             "type": "object",
             "properties": {
               "first_name": {"type": ["string", "null"], "maxLength": 100},
               "last_name": {"type": ["string", "null"], "maxLength": 100},
-              "photo_url": {"type": ["string", "null"], "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://", "maxLength": 2048},
+              "photo_url": {
+                "type": ["string", "null"],
+                "format": "uri",
+                "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
+                "maxLength": 2048
+              },
               "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"},
-              "user_metadata": {"type": ["object", "null"], "description": "The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it"}
+              "user_metadata": {
+                "type": ["object", "null"],
+                "description": "The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it"
+              }
             }
           },
           "User": {
             "type": "object",
-            "required": ["uid", "email", "email_verified", "phone", "username", "first_name", "last_name", "photo_url",
-                         "is_guest", "has_password", "providers", "roles", "mfa_enabled", "created_at",
-                         "app_metadata", "user_metadata"],
+            "required": [
+              "uid",
+              "email",
+              "email_verified",
+              "phone",
+              "username",
+              "first_name",
+              "last_name",
+              "photo_url",
+              "is_guest",
+              "has_password",
+              "providers",
+              "roles",
+              "mfa_enabled",
+              "created_at",
+              "app_metadata",
+              "user_metadata"
+            ],
             "properties": {
               "uid": {"type": "string"},
               "email": {"type": ["string", "null"]},
@@ -744,41 +1002,81 @@ enum OpenAPIDocument {
               "mfa_enabled": {"type": "boolean"},
               "created_at": {"type": "string", "format": "date-time"},
               "app_metadata": {"type": "object", "description": "Set by the app's backend (admin API) only"},
-              "user_metadata": {"type": "object", "description": "Set by the user (PATCH /v1/me) or the app's backend"}
+              "user_metadata": {
+                "type": "object",
+                "description": "Set by the user (PATCH /v1/me) or the app's backend"
+              }
             }
           },
-          "UserEnvelope": {"type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/User"}}},
+          "UserEnvelope": {
+            "type": "object",
+            "required": ["data"],
+            "properties": {"data": {"$ref": "#/components/schemas/User"}}
+          },
           "TokenEnvelope": {
-            "type": "object", "required": ["data"],
-            "properties": {"data": {
-              "type": "object",
-              "required": ["access_token", "token_type", "expires_in", "refresh_token", "session_id", "is_new_user", "user"],
-              "properties": {
-                "access_token": {"type": "string"},
-                "token_type": {"const": "Bearer"},
-                "expires_in": {"type": "integer"},
-                "refresh_token": {"type": "string"},
-                "session_id": {"type": "string"},
-                "is_new_user": {"type": "boolean"},
-                "user": {"$ref": "#/components/schemas/User"},
-                "device_token": {"type": "string", "description": "Password sign-in only: this device's token, to send as X-Device-Token on its next sign-in (it replaces the one sent; 90 days)"}
+            "type": "object",
+            "required": ["data"],
+            "properties": {
+              "data": {
+                "type": "object",
+                "required": [
+                  "access_token",
+                  "token_type",
+                  "expires_in",
+                  "refresh_token",
+                  "session_id",
+                  "is_new_user",
+                  "user"
+                ],
+                "properties": {
+                  "access_token": {"type": "string"},
+                  "token_type": {"const": "Bearer"},
+                  "expires_in": {"type": "integer"},
+                  "refresh_token": {"type": "string"},
+                  "session_id": {"type": "string"},
+                  "is_new_user": {"type": "boolean"},
+                  "user": {"$ref": "#/components/schemas/User"},
+                  "device_token": {
+                    "type": "string",
+                    "description": "Password sign-in only: this device's token, to send as X-Device-Token on its next sign-in (it replaces the one sent; 90 days)"
+                  }
+                }
               }
-            }}
+            }
           },
           "JWKSet": {
-            "type": "object", "required": ["keys"],
-            "properties": {"keys": {"type": "array", "items": {
-              "type": "object", "required": ["kty", "use", "alg", "kid", "n", "e"],
-              "properties": {"kty": {"const": "RSA"}, "use": {"const": "sig"}, "alg": {"type": "string"}, "kid": {"type": "string"},
-                             "n": {"type": "string"}, "e": {"type": "string"}}}}}
+            "type": "object",
+            "required": ["keys"],
+            "properties": {
+              "keys": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": ["kty", "use", "alg", "kid", "n", "e"],
+                  "properties": {
+                    "kty": {"const": "RSA"},
+                    "use": {"const": "sig"},
+                    "alg": {"type": "string"},
+                    "kid": {"type": "string"},
+                    "n": {"type": "string"},
+                    "e": {"type": "string"}
+                  }
+                }
+              }
+            }
           },
           "OpenIDConfiguration": {
-            "type": "object", "required": ["issuer", "jwks_uri", "id_token_signing_alg_values_supported"],
-            "properties": {"issuer": {"type": "string"}, "jwks_uri": {"type": "string"},
-                           "id_token_signing_alg_values_supported": {"type": "array", "items": {"type": "string"}}}
+            "type": "object",
+            "required": ["issuer", "jwks_uri", "id_token_signing_alg_values_supported"],
+            "properties": {
+              "issuer": {"type": "string"},
+              "jwks_uri": {"type": "string"},
+              "id_token_signing_alg_values_supported": {"type": "array", "items": {"type": "string"}}
+            }
           },
           "Readiness": {
-            "type": "object", "required": ["store", "broker"],
+            "type": "object",
+            "required": ["store", "broker"],
             "properties": {"store": {"enum": ["ok", "unreachable"]}, "broker": {"enum": ["ok", "unreachable"]}}
           },
           "Problem": {
@@ -788,11 +1086,20 @@ enum OpenAPIDocument {
               "type": {"type": "string"},
               "title": {"type": "string"},
               "status": {"type": "integer"},
-              "code": {"type": "string", "description": "Stable; clients match on it. Each answer lists the codes it may carry."},
+              "code": {
+                "type": "string",
+                "description": "Stable; clients match on it. Each answer lists the codes it may carry."
+              },
               "detail": {"type": "string"},
               "request_id": {"type": "string"},
-              "errors": {"type": "array", "items": {"type": "object", "required": ["location", "message"], "properties": {
-                "location": {"type": "string"}, "message": {"type": "string"}}}}
+              "errors": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": ["location", "message"],
+                  "properties": {"location": {"type": "string"}, "message": {"type": "string"}}
+                }
+              }
             }
           }
         }

@@ -1,53 +1,140 @@
 import Foundation
 import IdentityKit
 
-/// The OpenAPI operations of user import and signing-key rotation, merged into the
-/// document after the rest of the admin API (`OpenAPIDocument.json`).
+/// The OpenAPI parts of user import and signing-key rotation that proto/ does not say (their
+/// inline bodies and answers, by operationId) and their components, merged into the document
+/// after the rest of the admin API (`OpenAPIDocument.json`).
 enum OpenAPIImportKeysDocument {
-    static let paths = #"""
+    static let operationParts = #"""
     {
-      "/v1/admin/users/import": {
-        "post": {
-          "summary": "Import up to 1,000 users with their password hashes (bcrypt, scrypt, Firebase scrypt, PBKDF2, Argon2) and provider identities; each user all or nothing",
-          "operationId": "adminImportUsers",
-          "security": [{"secretKey": []}],
-          "requestBody": {"required": true, "content": {"application/json": {"schema": {
-            "type": "object", "required": ["users"], "additionalProperties": false,
-            "properties": {"users": {"type": "array", "minItems": 1, "maxItems": 1000,
-                                     "items": {"$ref": "#/components/schemas/ImportedUser"}},
-                           "allow_weak_hashes": {"type": "boolean", "default": false,
-                                                 "description": "Import password hashes below the floor too (bcrypt cost < 10, PBKDF2 < 100000 iterations, scrypt below N=2^14 r=8, Argon2 below m=7168 KiB or m·t < 35840, Firebase scrypt below memory_cost 13 rounds 8); without it such a user is refused with import/weak-hash"}}}}}},
-          "responses": {"200": {"description": "What was imported and what was refused, by index", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["imported", "failed", "weak_hashes", "users", "errors"],
-              "properties": {
-                "imported": {"type": "integer"}, "failed": {"type": "integer"},
-                "weak_hashes": {"type": "integer", "description": "Imported users whose hash is below the floor (allow_weak_hashes)"},
-                "users": {"type": "array", "items": {"type": "object", "required": ["index", "uid"],
-                          "properties": {"index": {"type": "integer"}, "uid": {"type": "string"}}}},
-                "errors": {"type": "array", "items": {"type": "object", "required": ["index", "code", "detail"],
-                           "properties": {"index": {"type": "integer"},
-                                          "code": {"enum": ["import/invalid-user", "import/unsupported", "import/email-taken",
-                                                            "import/username-taken", "import/uid-taken", "import/identity-taken",
-                                                            "import/weak-hash"]},
-                                          "field": {"type": "string"}, "detail": {"type": "string"}}}}}}}}}}}}
+      "adminImportUsers": {
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": ["users"],
+                "additionalProperties": false,
+                "properties": {
+                  "users": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 1000,
+                    "items": {"$ref": "#/components/schemas/ImportedUser"}
+                  },
+                  "allow_weak_hashes": {
+                    "type": "boolean",
+                    "default": false,
+                    "description": "Import password hashes below the floor too (bcrypt cost < 10, PBKDF2 < 100000 iterations, scrypt below N=2^14 r=8, Argon2 below m=7168 KiB or m·t < 35840, Firebase scrypt below memory_cost 13 rounds 8); without it such a user is refused with import/weak-hash"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "What was imported and what was refused, by index",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "object",
+                      "required": ["imported", "failed", "weak_hashes", "users", "errors"],
+                      "properties": {
+                        "imported": {"type": "integer"},
+                        "failed": {"type": "integer"},
+                        "weak_hashes": {
+                          "type": "integer",
+                          "description": "Imported users whose hash is below the floor (allow_weak_hashes)"
+                        },
+                        "users": {
+                          "type": "array",
+                          "items": {
+                            "type": "object",
+                            "required": ["index", "uid"],
+                            "properties": {"index": {"type": "integer"}, "uid": {"type": "string"}}
+                          }
+                        },
+                        "errors": {
+                          "type": "array",
+                          "items": {
+                            "type": "object",
+                            "required": ["index", "code", "detail"],
+                            "properties": {
+                              "index": {"type": "integer"},
+                              "code": {
+                                "enum": [
+                                  "import/invalid-user",
+                                  "import/unsupported",
+                                  "import/email-taken",
+                                  "import/username-taken",
+                                  "import/uid-taken",
+                                  "import/identity-taken",
+                                  "import/weak-hash"
+                                ]
+                              },
+                              "field": {"type": "string"},
+                              "detail": {"type": "string"}
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
         }
       },
-      "/v1/admin/keys/rotate": {
-        "post": {
-          "summary": "Add the next signing key: published in the JWKS now, signing one JWKS cache period later; the current key stays published until its tokens have expired",
-          "operationId": "adminRotateSigningKey",
-          "security": [{"secretKey": []}],
-          "requestBody": {"required": true, "content": {"application/json": {"schema": {
-            "type": "object", "properties": {"alg": {"enum": ["RS256", "ES256", "EdDSA"],
-                                                     "description": "Default: the current key's algorithm"}}}}}},
-          "responses": {"201": {"description": "The next key", "content": {"application/json": {"schema": {
-            "type": "object", "required": ["data"], "properties": {"data": {
-              "type": "object", "required": ["kid", "alg", "state", "signs_from", "replaces", "replaced_retires_at"],
-              "properties": {"kid": {"type": "string"}, "alg": {"enum": ["RS256", "ES256", "EdDSA"]},
-                             "state": {"const": "next"}, "signs_from": {"type": "string", "format": "date-time"},
-                             "replaces": {"type": ["string", "null"]},
-                             "replaced_retires_at": {"type": ["string", "null"], "format": "date-time"}}}}}}}}}
+      "adminRotateSigningKey": {
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "alg": {
+                    "enum": ["RS256", "ES256", "EdDSA"],
+                    "description": "Default: the current key's algorithm"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The next key",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": ["data"],
+                  "properties": {
+                    "data": {
+                      "type": "object",
+                      "required": ["kid", "alg", "state", "signs_from", "replaces", "replaced_retires_at"],
+                      "properties": {
+                        "kid": {"type": "string"},
+                        "alg": {"enum": ["RS256", "ES256", "EdDSA"]},
+                        "state": {"const": "next"},
+                        "signs_from": {"type": "string", "format": "date-time"},
+                        "replaces": {"type": ["string", "null"]},
+                        "replaced_retires_at": {"type": ["string", "null"], "format": "date-time"}
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
         }
       }
     }
@@ -73,22 +160,6 @@ enum OpenAPIImportKeysDocument {
 
     /// `base` with these paths and component schemas added.
     static func merged(into base: String) -> String {
-        guard case .object(var document)? = JSONValue.parse(Data(base.utf8), maximumBytes: 1 << 20),
-              case .object(var basePaths)? = document["paths"],
-              case .object(let added)? = JSONValue.parse(Data(paths.utf8), maximumBytes: 1 << 20),
-              case .object(var baseComponents)? = document["components"],
-              case .object(let addedComponents)? = JSONValue.parse(Data(components.utf8), maximumBytes: 1 << 20)
-        else { return base }
-        basePaths.merge(added) { $1 }
-        for (kind, entries) in addedComponents {
-            guard case .object(let new) = entries else { continue }
-            var existing: [String: JSONValue] = [:]
-            if case .object(let current)? = baseComponents[kind] { existing = current }
-            existing.merge(new) { $1 }
-            baseComponents[kind] = .object(existing)
-        }
-        document["paths"] = .object(basePaths)
-        document["components"] = .object(baseComponents)
-        return JSONValue.object(document).serialized
+        OpenAPIDocument.mergingComponents(components, into: base)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import IdentityKit
 
-/// The served OpenAPI document is `OpenAPIDocument.json` (operations, bodies, success answers)
-/// plus what the route table declares, so the two cannot drift:
+/// The served OpenAPI document is `OpenAPIDocument.json` (prose, shared components, the
+/// service's own routes), each declared operation as proto/ declares it (`source`), plus what
+/// the route table declares, so the two cannot drift:
 /// - every error answer of each operation, one response per status: the pipeline's errors for
 ///   a route of its kind (`Gateway.pipelineErrors`) and the route's own `errors`. Each is
 ///   problem+json whose schema pins `status` and enumerates the `code`s (also listed as
@@ -10,9 +11,25 @@ import IdentityKit
 /// - each rate-limited operation's `x-rate-limits` (names and defaults) and its 429's headers;
 /// - `X-Request-Id` on every answer of every operation.
 extension OpenAPIDocument {
-    static func rendered(routes: [Route]) -> Data {
+    /// The document before its error answers: `json` with each declared operation of `routes`
+    /// where its declaration says (success answers only, like the hand-written part).
+    static func source(routes: [Route]) -> JSONValue? {
         guard case .object(var document)? = JSONValue.parse(Data(json.utf8), maximumBytes: 1 << 20),
-              case .object(var paths)? = document["paths"] else {
+              case .object(var paths)? = document["paths"] else { return nil }
+        for route in routes {
+            guard let declared = route.operation else { continue }
+            var item: [String: JSONValue] = [:]
+            if case .object(let existing)? = paths[declared.pattern] { item = existing }
+            item[declared.method.lowercased()] = operation(declared)
+            paths[declared.pattern] = .object(item)
+        }
+        document["paths"] = .object(paths)
+        document["tags"] = .array(tags(routes))
+        return .object(document)
+    }
+
+    static func rendered(routes: [Route]) -> Data {
+        guard case .object(var document)? = source(routes: routes), case .object(var paths)? = document["paths"] else {
             return Data(json.utf8)
         }
         for route in routes {
@@ -53,6 +70,51 @@ extension OpenAPIDocument {
             document["components"] = .object(components)
         }
         return Data(JSONValue.object(document).serialized.utf8)
+    }
+
+    /// One declared operation: what proto/ says, then the document's own part of it.
+    static func operation(_ declared: DeclaredOperation) -> JSONValue {
+        let ref = { (kind: String, name: String) in JSONValue.object(["$ref": .string("#/components/\(kind)/\(name)")]) }
+        var entry: [String: JSONValue] = [
+            "summary": .string(declared.document.summary),
+            "operationId": .string(declared.id),
+            "tags": .array([.string(declared.service)]),
+            "security": security(declared.access, basicAllowed: declared.audit == nil),
+        ]
+        if let description = declared.document.description { entry["description"] = .string(description) }
+        if !declared.document.parameters.isEmpty {
+            entry["parameters"] = .array(declared.document.parameters.map { ref("parameters", $0) })
+        }
+        if let request = declared.document.request {
+            entry["requestBody"] = .object(["required": .bool(declared.takesBody), "content": .object([
+                "application/json": .object(["schema": ref("schemas", request)])])])
+        }
+        if let response = declared.document.response {
+            entry["responses"] = .object([String(declared.status): ref("responses", response)])
+        }
+        if case .object(let own)? = allOperationParts[declared.id] { entry.merge(own) { $1 } }
+        return .object(entry)
+    }
+
+    /// The security schemes a declared access means.
+    static func security(_ access: Access, basicAllowed: Bool) -> JSONValue {
+        let appKey: JSONValue = .object(["appKey": .array([])])
+        let signedIn: JSONValue = .object(["appKey": .array([]), "bearer": .array([])])
+        switch access {
+        case .public, .internal: return .array([])
+        case .appKey: return .array([appKey])
+        case .guest, .bearerOptional: return .array([appKey, signedIn])
+        case .bearer, .bearerFresh, .bearerFreshOrPassword, .bearerOwnProof: return .array([signedIn])
+        case .secretKey:
+            let key: JSONValue = .object(["secretKey": .array([])])
+            return .array(basicAllowed ? [key, .object(["secretKeyBasic": .array([])])] : [key])
+        }
+    }
+
+    /// One tag per declared service, in declaration order, named as in proto/.
+    static func tags(_ routes: [Route]) -> [JSONValue] {
+        var seen = Set<String>()
+        return routes.compactMap { $0.operation?.service }.filter { seen.insert($0).inserted }.map { .object(["name": .string($0)]) }
     }
 
     /// Responses (an operation's, or the shared ones) each with the `X-Request-Id` header; a

@@ -8,7 +8,7 @@ final class RoutesTests: XCTestCase {
     private func routes() throws -> [Route] { try servedRoutesForTests() }
 
     func testOpenAPIDocumentListsExactlyTheServedRoutes() throws {
-        let document = try XCTUnwrap(JSONValue.parse(Data(OpenAPIDocument.json.utf8)))
+        let document = try XCTUnwrap(OpenAPIDocument.source(routes: try routes()))
         guard case .object(let paths)? = document["paths"] else { return XCTFail("no paths") }
         var documented = Set<String>()
         for (path, item) in paths {
@@ -55,10 +55,24 @@ final class RoutesTests: XCTestCase {
         XCTAssertEqual(limited, 27 + table.filter { $0.pattern.hasPrefix("/v1/admin/") }.count)
     }
 
+    /// The document's own part of an operation is keyed by a declared operationId, and never
+    /// says what the declaration in proto/ says (where, who may call, what it is called).
+    func testOperationPartsBelongToDeclaredOperationsAndAddOnlyShapes() throws {
+        let declared = Set(DeclaredOperation.all.map(\.id))
+        for (id, part) in OpenAPIDocument.allOperationParts {
+            XCTAssertTrue(declared.contains(id), "\(id): no such declared operation")
+            guard case .object(let fields) = part else { XCTFail(id); continue }
+            XCTAssertEqual(Set(fields.keys).intersection(["summary", "operationId", "security", "tags"]), [], id)
+        }
+        // Each declared operation is served, exactly once.
+        let served = try routes().compactMap { $0.operation?.id }
+        XCTAssertEqual(served.sorted(), DeclaredOperation.all.map(\.id).sorted())
+    }
+
     /// The hand-written document has success answers only: an error answer written there could
     /// drift from what the route table says (the rendering adds them all).
     func testDocumentSourceDocumentsSuccessAnswersOnly() throws {
-        let source = try XCTUnwrap(JSONValue.parse(Data(OpenAPIDocument.json.utf8)))
+        let source = try XCTUnwrap(OpenAPIDocument.source(routes: try routes()))
         for route in try routes() {
             guard case .object(let answers)? = source["paths"]?[route.pattern]?[route.method.lowercased()]?["responses"] else {
                 return XCTFail("\(route.method) \(route.pattern): no responses")

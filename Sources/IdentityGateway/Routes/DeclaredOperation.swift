@@ -60,6 +60,17 @@ struct DeclaredOperation: Sendable {
     let sessionCheckedByHandler: Bool
     /// The proto name of the command the route sends; nil when the gateway answers itself.
     let command: String?
+    /// What the API document says of it beyond the rules above.
+    let document: Document
+
+    struct Document: Sendable {
+        let summary: String
+        let description: String?
+        /// Shared components: the body's schema, the success answer, parameters.
+        let request: String?
+        let response: String?
+        let parameters: [String]
+    }
 }
 
 extension Route {
