@@ -4,6 +4,9 @@ POST /v1/auth/mfa/verify, backup codes, the email second factor, step-up, the bu
 and the access token's amr/aal verified against the app's JWKS."""
 
 import base64
+import hashlib
+import hmac
+import os
 import threading
 import time
 import urllib.parse
@@ -12,6 +15,7 @@ import pyotp
 import pytest
 
 import db_tools
+from conftest import mail_payload_key
 from identity_client import PASSWORD, assert_no_content, assert_problem, assert_token_response, unique_email
 from jwt_tools import split, verify_rs256
 from mail_flows import MAIL_TIMEOUT, email_code, email_verification_code
@@ -175,6 +179,40 @@ def test_a_backup_code_is_spent_once_under_ten_parallel_uses(client, app):
     assert status["backup_codes_remaining"] == 9, status
     # Another code of the set still works.
     assert verify(client, app, challenges[0 if answers[0].status != 200 else 1], codes[1]).status == 200
+
+
+def backup_code_rows(app, uid):
+    return db_tools.rows("select encode(salt, 'hex'), encode(code_hmac, 'hex') from mfa_backup_codes "
+                         f"where app_id = {db_tools.literal(app['app_id'])} and uid = {db_tools.literal(uid)} "
+                         "and spent_at is null")
+
+
+def test_each_backup_code_is_stored_under_its_own_salt_and_old_unsalted_codes_still_work(client, app):
+    """ASVS 2.6.2: each stored backup code has a random 16-byte salt of its own, beside
+    HMAC-SHA-256(backup-code sub-key, salt ‖ code) (checked here independently of the service);
+    a code stored the old way (no salt, an HMAC of the code alone) still signs in, once."""
+    email, _, codes, uid = mfa_user(client, app)
+    key = bytes.fromhex(mail_payload_key(os.environ["IDENTITY_MASTER_KEY"], b"mfa-backup-code-v1"))
+    stored = backup_code_rows(app, uid)
+    salts = [bytes.fromhex(salt) for salt, _ in stored]
+    assert len(stored) == 10 and all(len(salt) == 16 for salt in salts), stored
+    assert len(set(salts)) == 10 and len({mac for _, mac in stored}) == 10, stored
+    normalized = [c.replace("-", "").lower().encode() for c in codes]
+    macs = {hmac.new(key, salt + code, hashlib.sha256).hexdigest() for salt in salts for code in normalized}
+    assert {mac for _, mac in stored} <= macs, "each row is HMAC(sub-key, salt || code) of one code"
+    assert not {hmac.new(key, code, hashlib.sha256).hexdigest() for code in normalized} & {m for _, m in stored}
+
+    # A code stored before salts: a row with no salt.
+    legacy = "abcde-23456"
+    legacy_mac = hmac.new(key, b"abcde23456", hashlib.sha256).hexdigest()
+    db_tools.value(f"insert into mfa_backup_codes (app_id, uid, code_hmac) values ({db_tools.literal(app['app_id'])}, "
+                   f"{db_tools.literal(uid)}, decode('{legacy_mac}', 'hex')) returning 1")
+    resp = verify(client, app, challenge_of(client.sign_in(app, email=email)), legacy.upper())
+    assert resp.status == 200 and claims(resp.data)["aal"] == 2, resp
+    assert_problem(verify(client, app, challenge_of(client.sign_in(app, email=email)), legacy), 401, "auth/invalid-code")
+    # A salted one too.
+    assert verify(client, app, challenge_of(client.sign_in(app, email=email)), codes[3]).status == 200
+    assert len(backup_code_rows(app, uid)) == 9
 
 
 def test_five_wrong_codes_kill_a_challenge(client, app):

@@ -8,7 +8,8 @@ import IdentityKit
 struct SecondFactors: Sendable {
     let store: MfaStore
     let totpSeal: TOTPSecretSeal
-    /// Keys the backup codes' HMACs (a token-worker sub-key): a leaked table cannot be searched offline.
+    /// Keys the backup codes' salted HMACs (a token-worker sub-key): a leaked table cannot be
+    /// searched offline (`BackupCodeHash`).
     let backupCodeKey: [UInt8]
     let codes: VerificationCodeStore
     let mailSeal: MailPayloadSeal
@@ -55,7 +56,7 @@ struct SecondFactors: Sendable {
             case "sms" where sixDigits:
                 right = try sms(code, user: user, on: connection)
             case "backup_code" where !sixDigits || method == "backup_code":
-                right = try store.spendBackupCode(backupCodeHMAC(code), appId: user.appId, uid: user.uid, on: connection)
+                right = try spendBackupCode(code, user: user, on: connection)
                 if right, alertingLowBackupCodes,
                    try store.status(appId: user.appId, uid: user.uid, on: connection).backupCodesRemaining
                     <= SecurityAlerts.backupCodesLowThreshold {
@@ -99,9 +100,10 @@ struct SecondFactors: Sendable {
 
     // MARK: Backup codes
 
-    /// A fresh set of backup codes (shown once) and their HMACs (stored): 10 codes of 10
-    /// characters from an alphabet without look-alikes (50 bits each).
-    func newBackupCodes() -> (codes: [String], hmacs: [[UInt8]]) {
+    /// A fresh set of backup codes (shown once) and their salted HMACs (stored): 10 codes of 10
+    /// characters from an alphabet without look-alikes (50 bits each), so each is stored under a
+    /// salt of its own (`BackupCodeHash`).
+    func newBackupCodes() -> (codes: [String], hashes: [BackupCodeHash]) {
         let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
         var codes: [String] = []
         while codes.count < MfaStore.backupCodeCount {
@@ -113,13 +115,20 @@ struct SecondFactors: Sendable {
             }
             codes.append(String(code.prefix(5)) + "-" + String(code.suffix(5)))
         }
-        return (codes, codes.map(backupCodeHMAC))
+        return (codes, codes.map { BackupCodeHash.make($0, key: backupCodeKey) })
     }
 
-    /// Case, spaces and dashes do not matter when a backup code is typed back.
-    func backupCodeHMAC(_ code: String) -> [UInt8] {
-        let normalized = String(code.lowercased().filter { $0 != "-" && $0 != " " }.prefix(64))
-        return Digest.hmacSHA256(key: backupCodeKey, Array(normalized.utf8))
+    /// Each unspent code has its own salt, so the typed code is hashed under each and compared
+    /// (every row, whichever matches: the time does not tell which); the matching row is then
+    /// spent by one conditional UPDATE, which parallel uses of one code race for.
+    private func spendBackupCode(_ code: String, user: UserRecord, on connection: PGConnection) throws -> Bool {
+        var match: BackupCodeHash?
+        for stored in try store.unspentBackupCodes(appId: user.appId, uid: user.uid, on: connection)
+        where stored.matches(code, key: backupCodeKey) {
+            match = stored
+        }
+        guard let match else { return false }
+        return try store.spendBackupCode(match.hmac, appId: user.appId, uid: user.uid, on: connection)
     }
 
     /// Stores a fresh email-factor code and queues its mail through the outbox (sent exactly
