@@ -15,6 +15,7 @@ import pyotp
 import pytest
 
 import db_tools
+from admin_tools import audit_rows
 from conftest import mail_payload_key
 from identity_client import PASSWORD, assert_no_content, assert_problem, assert_token_response, unique_email
 from jwt_tools import split, verify_rs256
@@ -140,6 +141,29 @@ def test_a_totp_code_is_accepted_once_and_only_within_one_step(client, app):
     assert_problem(verify(client, app, challenge, code_at(secret, 1)), 401, "auth/invalid-code")
     # An older step than the last accepted one (the current step, -1 from it): refused too.
     assert_problem(verify(client, app, challenge, code_at(secret, 0)), 401, "auth/invalid-code")
+
+
+def test_a_reused_totp_code_is_refused_as_before_audited_and_alerted(client, app, smtp_sink):
+    """ASVS 2.8.5: a code that was right but already used (the last accepted step, or an earlier
+    one still within ±1 step) gets the answer of any wrong code, and besides an audit row and a
+    `mfa_code_reused` alert to the owner; a code that was never right raises neither."""
+    email, secret, _, uid = mfa_user(client, app)
+    wait_away_from_step_edge()
+    used = code_at(secret, 1)
+    assert verify(client, app, challenge_of(client.sign_in(app, email=email)), used).status == 200
+    mark = smtp_sink.mark()
+    challenge = challenge_of(client.sign_in(app, email=email))
+    wrong = next(c for c in ("000000", "000001") if c not in (code_at(secret, -1), code_at(secret, 0), used))
+    assert_problem(verify(client, app, challenge, wrong), 401, "auth/invalid-code")
+    assert_problem(verify(client, app, challenge, used), 401, "auth/invalid-code")
+    assert_problem(verify(client, app, challenge, code_at(secret, 0)), 401, "auth/invalid-code")
+    alert = smtp_sink.wait_for(email, lambda m: m.kind == "security_alert_mfa_code_reused", timeout=15, after=mark)
+    assert "already been used" in alert.text and alert.parsed.get("Auto-Submitted"), alert.summary()
+    rows = audit_rows(client, app, action="mfa.totp_code_reused", target="user:" + uid)
+    assert len(rows) == 2 and all(r["actor"] == "system" and r["detail"]["method"] == "totp" for r in rows), rows
+    time.sleep(2)
+    reused = [m for m in smtp_sink.messages_to(email, after=mark, alerts=True) if m.kind == "security_alert_mfa_code_reused"]
+    assert len(reused) == 2, [m.summary() for m in reused]  # the two replays, not the wrong code
 
 
 def test_minus_one_step_is_accepted(client, app):

@@ -75,7 +75,8 @@ struct MfaEnrolment: Sendable {
             }
             let wasOn = try !store.confirmedMethods(appId: user.appId, uid: user.uid, on: connection).isEmpty
             switch try factors.check(command.code, method: method.rawValue, allowed: [method.rawValue], user: user,
-                                     confirming: true, on: connection) {
+                                     confirming: true, alertContext: .init(sessionId: command.sessionId),
+                                     on: connection) {
             case .limited(let statuses): return .failure(.rateLimited(statuses))
             case .rejected: return .failure(.invalidCode)
             case .accepted:
@@ -126,7 +127,8 @@ struct MfaEnrolment: Sendable {
             let methods = try store.confirmedMethods(appId: user.appId, uid: user.uid, on: connection).map(\.rawValue)
             guard !methods.isEmpty else { return .failure(.invalidCode) }
             switch try factors.check(command.code, method: nil, allowed: methods + ["backup_code"], user: user,
-                                     alertingLowBackupCodes: false, on: connection) {
+                                     alertingLowBackupCodes: false, alertContext: .init(sessionId: command.sessionId),
+                                     on: connection) {
             case .limited(let statuses): return .failure(.rateLimited(statuses))
             case .rejected: return .failure(.invalidCode)
             case .accepted: break
