@@ -75,6 +75,8 @@ def test_duplicate_username_case_insensitive_is_409(client, app):
     "Q" * 257,            # one over the maximum
     "password123",        # common
     "12345678",           # common
+    "swetlana",           # rank 5,000 of the breached list (tools/breachgen.py)
+    "Felicidade",         # rank 10,000, in another case
 ])
 def test_weak_password_is_422(client, app, password):
     body = assert_problem(client.sign_up(app, password=password), 422, "auth/weak-password",
