@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check phone-table phone-table-check migrate run test stop bench chaos cluster deploy-check clean
+.PHONY: deps services build proto proto-check phone-table phone-table-check breached-passwords breached-passwords-check migrate run test stop bench chaos cluster deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -35,6 +35,13 @@ phone-table:
 phone-table-check: deps
 	python3 tools/phonegen.py --check
 
+# IdentityKit's list of breached passwords, generated from zxcvbn's frequency lists (tools/breachgen.py).
+breached-passwords:
+	python3 tools/breachgen.py
+
+breached-passwords-check: deps
+	python3 tools/breachgen.py --check
+
 migrate: services build
 	source "$(RUN_DIR)/env" && IDENTITY_DATABASE_URL=$${IDENTITY_OWNER_DATABASE_URL:-$$IDENTITY_DATABASE_URL} \
 		"$$(swift build -c release --show-bin-path)/identityctl" migrate
@@ -42,7 +49,7 @@ migrate: services build
 run: services build
 	scripts/run.sh
 
-test: services proto-check phone-table-check
+test: services proto-check phone-table-check breached-passwords-check
 	scripts/test.sh
 
 stop:

@@ -105,6 +105,21 @@ if ! has_protobuf; then
     has_protobuf || { echo "deps: error: protobuf $PROTOBUF_VERSION did not install" >&2; exit 1; }
 fi
 
+# zxcvbn (zxcvbn-python, MIT): its frequency lists are what tools/breachgen.py generates
+# IdentityKit's list of breached passwords from. Pinned: the committed list is checked against
+# it (make breached-passwords-check).
+ZXCVBN_VERSION=4.5.0
+has_zxcvbn() {
+    python3 -c "import sys, importlib.metadata as m; sys.exit(m.version('zxcvbn') != '$ZXCVBN_VERSION')" 2>/dev/null
+}
+if ! has_zxcvbn; then
+    echo "deps: installing zxcvbn $ZXCVBN_VERSION (pip)" >&2
+    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+    python3 -m pip install -q "zxcvbn==$ZXCVBN_VERSION" \
+        || python3 -m pip install -q --break-system-packages "zxcvbn==$ZXCVBN_VERSION"
+    has_zxcvbn || { echo "deps: error: zxcvbn $ZXCVBN_VERSION did not install" >&2; exit 1; }
+fi
+
 # selenium: drives Debian's chromium through chromium-driver in the browser tests
 # (Tests/e2e/browser_tools.py passes the driver's path, so Selenium Manager never downloads one).
 # Pinned: 4.52 needs a newer certifi than the package index here has.

@@ -13,6 +13,7 @@ public final class TokenWorker: Service {
         let users = UserStore(pool: pool)
         let hasher = try PasswordHasher(cost: configuration.passwordCost,
                                         concurrentHashes: configuration.concurrentPasswordHashes)
+            .peppered(masterKey: configuration.masterKey)  // ASVS 2.4.5: docs/security.md, PasswordHasher
         let sessions = SessionStore(pool: pool)
         let identities = IdentityStore(pool: pool)
         let passkeys = PasskeyStore(pool: pool)

@@ -15,7 +15,7 @@ let usage = """
           [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
           email_verification, security_alert_<new_sign_in|password_changed|email_changed|mfa_enabled|
           mfa_disabled|passkey_added|passkey_removed|phone_changed|provider_linked|provider_unlinked|
-          backup_codes_renewed|backup_codes_low>; PART: subject, text, html, push_title, push_body)
+          backup_codes_renewed|backup_codes_low|mfa_code_reused>; PART: subject, text, html, push_title, push_body)
           [--apns-team-id ID] [--apns-key-id ID] [--apns-topic BUNDLE_ID] [--apns-private-key-file KEY.p8]
           [--fcm-service-account-file KEY.json] [--security-alerts true|false]   (push and alerts; see docs/)
           [--webauthn-rp-id ID --webauthn-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or

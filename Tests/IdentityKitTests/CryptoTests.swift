@@ -36,6 +36,36 @@ final class CryptoTests: XCTestCase {
         XCTAssertNotEqual(try hasher.hash("correct horse"), hash, "salts are random")
     }
 
+    /// The pepper (ASVS 2.4.5): a peppered hash verifies under its own master key's pepper only,
+    /// is Argon2id of HMAC-SHA-256(pepper, password) rather than of the password, and an
+    /// unpeppered hash made before it still verifies and is marked for replacement.
+    func testPepperedHashesVerifyOnlyUnderTheirMasterKey() throws {
+        let plain = try PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 1, parallelism: 1))
+        let masterKey = SecureRandom.bytes(32)
+        let hasher = try plain.peppered(masterKey: masterKey)
+        let hash = try hasher.hash("correct horse")
+        XCTAssertTrue(hash.hasPrefix("$pepper-v1$argon2id$v=19$m=1024,t=1,p=1$"), hash)
+        XCTAssertTrue(hasher.verify("correct horse", against: hash))
+        XCTAssertTrue(hasher.verifyStored("correct horse", against: hash))
+        XCTAssertFalse(hasher.verifyStored("correct horsE", against: hash))
+        XCTAssertFalse(hasher.needsRehash(hash))
+        XCTAssertTrue(hasher.decoyHash.hasPrefix(PasswordHasher.pepperedPrefix + "$argon2id$"))
+        // The same password under another master key's pepper, or under none, does not verify.
+        let other = try plain.peppered(masterKey: SecureRandom.bytes(32))
+        XCTAssertFalse(other.verifyStored("correct horse", against: hash))
+        XCTAssertFalse(plain.verifyStored("correct horse", against: hash))
+        // What follows the prefix is not a hash of the password itself.
+        let inner = String(hash.dropFirst(PasswordHasher.pepperedPrefix.count))
+        XCTAssertFalse(plain.verify("correct horse", against: inner))
+        // Same master key, same pepper: another worker process verifies it.
+        XCTAssertTrue(try plain.peppered(masterKey: masterKey).verifyStored("correct horse", against: hash))
+        // A hash made before the pepper verifies, and is replaced at the next sign-in.
+        let old = try plain.hash("correct horse")
+        XCTAssertTrue(hasher.verifyStored("correct horse", against: old))
+        XCTAssertTrue(hasher.needsRehash(old))
+        XCTAssertFalse(plain.needsRehash(old))
+    }
+
     /// PHC strings made by the libargon2 code this service used before libsodium (same password,
     /// a fixed salt): stored hashes must keep verifying after the switch, whatever their cost.
     func testHashesMadeByLibargon2StillVerify() throws {

@@ -24,6 +24,22 @@ final class RulesTests: XCTestCase {
         XCTAssertNotNil(PasswordPolicy.problem(with: String(repeating: "e\u{301}", count: 129)))
     }
 
+    /// ASVS 2.1.7: the 10,000 most common breached passwords the length rule lets through are
+    /// refused, deep ones too (rank 5,000 of that list), in any case; a random one is not.
+    func testBreachedPasswordsAreRefusedDeepIntoTheList() {
+        XCTAssertGreaterThanOrEqual(PasswordPolicy.commonPasswords.count, 10_000)
+        let lines = PasswordPolicy.breachedPasswordLines.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines[4999], "swetlana", "rank 5,000 (tools/breachgen.py)")
+        for common in ["password", "swetlana", "Swetlana", "SWETLANA", "felicidade", "michelle", lines[9999]] {
+            XCTAssertEqual(PasswordPolicy.problem(with: common), "is too common", common)
+        }
+        for _ in 0..<20 {
+            let strong = Base64URL.encode(SecureRandom.bytes(12))
+            XCTAssertNil(PasswordPolicy.problem(with: strong), strong)
+        }
+        XCTAssertNil(PasswordPolicy.problem(with: "swetlana and felicidade"))
+    }
+
     func testEmailAddress() {
         for good in ["jane@example.com", "a.b+c@sub.example.co"] { XCTAssertTrue(EmailAddress.isValid(good), good) }
         for bad in ["not-an-email", "a@b", "a b@c.com", "@example.com", "a@@b.com", "a@.com", "a@b.c"] {

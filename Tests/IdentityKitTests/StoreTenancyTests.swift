@@ -356,10 +356,14 @@ final class StoreTenancyTests: XCTestCase {
             XCTAssertFalse(try mfa.acceptTOTPStep(9, appId: appA.id, uid: a.uid, confirming: false, on: connection))
             XCTAssertEqual(try mfa.confirmedMethods(appId: appA.id, uid: a.uid, on: connection), [.totp])
             XCTAssertEqual(try mfa.confirmedMethods(appId: appB.id, uid: a.uid, on: connection), [])
-            try mfa.replaceBackupCodes([backup], appId: appA.id, uid: a.uid, on: connection)
-            XCTAssertFalse(try mfa.spendBackupCode(backup, appId: appB.id, uid: a.uid, on: connection))
-            XCTAssertTrue(try mfa.spendBackupCode(backup, appId: appA.id, uid: a.uid, on: connection))
-            XCTAssertFalse(try mfa.spendBackupCode(backup, appId: appA.id, uid: a.uid, on: connection))
+            let stored = BackupCodeHash.make("abcde-fghjk", key: backup)
+            try mfa.replaceBackupCodes([stored], appId: appA.id, uid: a.uid, on: connection)
+            XCTAssertEqual(try mfa.unspentBackupCodes(appId: appB.id, uid: a.uid, on: connection), [])
+            XCTAssertEqual(try mfa.unspentBackupCodes(appId: appA.id, uid: a.uid, on: connection), [stored])
+            XCTAssertFalse(try mfa.spendBackupCode(stored.hmac, appId: appB.id, uid: a.uid, on: connection))
+            XCTAssertTrue(try mfa.spendBackupCode(stored.hmac, appId: appA.id, uid: a.uid, on: connection))
+            XCTAssertFalse(try mfa.spendBackupCode(stored.hmac, appId: appA.id, uid: a.uid, on: connection))
+            XCTAssertEqual(try mfa.unspentBackupCodes(appId: appA.id, uid: a.uid, on: connection), [])
             _ = try challenges.create(appId: appA.id, id: "mfa_1", uid: a.uid, tokenHash: token, amr: ["pwd"],
                                       methods: ["totp", "backup_code"], createdAccount: false, ip: "", userAgent: "",
                                       commandId: nil, on: connection)
@@ -389,7 +393,8 @@ final class StoreTenancyTests: XCTestCase {
             XCTAssertTrue(try mfa.begin(.totp, appId: appA.id, uid: a.uid, sealedSecret: [1], on: connection))
             XCTAssertTrue(try mfa.acceptTOTPStep(1, appId: appA.id, uid: a.uid, confirming: true, on: connection))
             XCTAssertTrue(try mfa.begin(.email, appId: appA.id, uid: a.uid, sealedSecret: nil, on: connection))
-            try mfa.replaceBackupCodes([Digest.sha256("c1"), Digest.sha256("c2")], appId: appA.id, uid: a.uid,
+            try mfa.replaceBackupCodes([BackupCodeHash(salt: nil, hmac: Digest.sha256("c1")),
+                                        BackupCodeHash.make("c2", key: [2])], appId: appA.id, uid: a.uid,
                                        on: connection)
 
             XCTAssertNil(try users.takeOverByEmailProof(appId: appB.id, uid: a.uid, on: connection))

@@ -4,6 +4,9 @@ POST /v1/auth/mfa/verify, backup codes, the email second factor, step-up, the bu
 and the access token's amr/aal verified against the app's JWKS."""
 
 import base64
+import hashlib
+import hmac
+import os
 import threading
 import time
 import urllib.parse
@@ -12,6 +15,8 @@ import pyotp
 import pytest
 
 import db_tools
+from admin_tools import audit_rows
+from conftest import mail_payload_key
 from identity_client import PASSWORD, assert_no_content, assert_problem, assert_token_response, unique_email
 from jwt_tools import split, verify_rs256
 from mail_flows import MAIL_TIMEOUT, email_code, email_verification_code
@@ -138,6 +143,29 @@ def test_a_totp_code_is_accepted_once_and_only_within_one_step(client, app):
     assert_problem(verify(client, app, challenge, code_at(secret, 0)), 401, "auth/invalid-code")
 
 
+def test_a_reused_totp_code_is_refused_as_before_audited_and_alerted(client, app, smtp_sink):
+    """ASVS 2.8.5: a code that was right but already used (the last accepted step, or an earlier
+    one still within ±1 step) gets the answer of any wrong code, and besides an audit row and a
+    `mfa_code_reused` alert to the owner; a code that was never right raises neither."""
+    email, secret, _, uid = mfa_user(client, app)
+    wait_away_from_step_edge()
+    used = code_at(secret, 1)
+    assert verify(client, app, challenge_of(client.sign_in(app, email=email)), used).status == 200
+    mark = smtp_sink.mark()
+    challenge = challenge_of(client.sign_in(app, email=email))
+    wrong = next(c for c in ("000000", "000001") if c not in (code_at(secret, -1), code_at(secret, 0), used))
+    assert_problem(verify(client, app, challenge, wrong), 401, "auth/invalid-code")
+    assert_problem(verify(client, app, challenge, used), 401, "auth/invalid-code")
+    assert_problem(verify(client, app, challenge, code_at(secret, 0)), 401, "auth/invalid-code")
+    alert = smtp_sink.wait_for(email, lambda m: m.kind == "security_alert_mfa_code_reused", timeout=15, after=mark)
+    assert "already been used" in alert.text and alert.parsed.get("Auto-Submitted"), alert.summary()
+    rows = audit_rows(client, app, action="mfa.totp_code_reused", target="user:" + uid)
+    assert len(rows) == 2 and all(r["actor"] == "system" and r["detail"]["method"] == "totp" for r in rows), rows
+    time.sleep(2)
+    reused = [m for m in smtp_sink.messages_to(email, after=mark, alerts=True) if m.kind == "security_alert_mfa_code_reused"]
+    assert len(reused) == 2, [m.summary() for m in reused]  # the two replays, not the wrong code
+
+
 def test_minus_one_step_is_accepted(client, app):
     email = unique_email("mfa")
     user = client.new_user(app, email=email)
@@ -175,6 +203,40 @@ def test_a_backup_code_is_spent_once_under_ten_parallel_uses(client, app):
     assert status["backup_codes_remaining"] == 9, status
     # Another code of the set still works.
     assert verify(client, app, challenges[0 if answers[0].status != 200 else 1], codes[1]).status == 200
+
+
+def backup_code_rows(app, uid):
+    return db_tools.rows("select encode(salt, 'hex'), encode(code_hmac, 'hex') from mfa_backup_codes "
+                         f"where app_id = {db_tools.literal(app['app_id'])} and uid = {db_tools.literal(uid)} "
+                         "and spent_at is null")
+
+
+def test_each_backup_code_is_stored_under_its_own_salt_and_old_unsalted_codes_still_work(client, app):
+    """ASVS 2.6.2: each stored backup code has a random 16-byte salt of its own, beside
+    HMAC-SHA-256(backup-code sub-key, salt ‖ code) (checked here independently of the service);
+    a code stored the old way (no salt, an HMAC of the code alone) still signs in, once."""
+    email, _, codes, uid = mfa_user(client, app)
+    key = bytes.fromhex(mail_payload_key(os.environ["IDENTITY_MASTER_KEY"], b"mfa-backup-code-v1"))
+    stored = backup_code_rows(app, uid)
+    salts = [bytes.fromhex(salt) for salt, _ in stored]
+    assert len(stored) == 10 and all(len(salt) == 16 for salt in salts), stored
+    assert len(set(salts)) == 10 and len({mac for _, mac in stored}) == 10, stored
+    normalized = [c.replace("-", "").lower().encode() for c in codes]
+    macs = {hmac.new(key, salt + code, hashlib.sha256).hexdigest() for salt in salts for code in normalized}
+    assert {mac for _, mac in stored} <= macs, "each row is HMAC(sub-key, salt || code) of one code"
+    assert not {hmac.new(key, code, hashlib.sha256).hexdigest() for code in normalized} & {m for _, m in stored}
+
+    # A code stored before salts: a row with no salt.
+    legacy = "abcde-23456"
+    legacy_mac = hmac.new(key, b"abcde23456", hashlib.sha256).hexdigest()
+    db_tools.value(f"insert into mfa_backup_codes (app_id, uid, code_hmac) values ({db_tools.literal(app['app_id'])}, "
+                   f"{db_tools.literal(uid)}, decode('{legacy_mac}', 'hex')) returning 1")
+    resp = verify(client, app, challenge_of(client.sign_in(app, email=email)), legacy.upper())
+    assert resp.status == 200 and claims(resp.data)["aal"] == 2, resp
+    assert_problem(verify(client, app, challenge_of(client.sign_in(app, email=email)), legacy), 401, "auth/invalid-code")
+    # A salted one too.
+    assert verify(client, app, challenge_of(client.sign_in(app, email=email)), codes[3]).status == 200
+    assert len(backup_code_rows(app, uid)) == 9
 
 
 def test_five_wrong_codes_kill_a_challenge(client, app):

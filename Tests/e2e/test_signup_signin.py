@@ -1,10 +1,17 @@
 """Email + password sign-up and sign-in: the token response, and every validation answer."""
 
+import base64
 import datetime
+import hashlib
+import hmac
 import json
+import os
 
 import pytest
+from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
 
+import db_tools
+from conftest import mail_payload_key
 from identity_client import (PASSWORD, assert_problem, assert_token_response, public_user,
                              unique_email, unique_username)
 
@@ -68,6 +75,8 @@ def test_duplicate_username_case_insensitive_is_409(client, app):
     "Q" * 257,            # one over the maximum
     "password123",        # common
     "12345678",           # common
+    "swetlana",           # rank 5,000 of the breached list (tools/breachgen.py)
+    "Felicidade",         # rank 10,000, in another case
 ])
 def test_weak_password_is_422(client, app, password):
     body = assert_problem(client.sign_up(app, password=password), 422, "auth/weak-password",
@@ -184,6 +193,58 @@ def test_sign_in_with_email_returns_200_and_a_new_session(client, app):
     assert len(sessions) == 3, "each sign-in makes a new session"
     assert first.data["refresh_token"] != second.data["refresh_token"]
     assert first.data["access_token"] != second.data["access_token"]
+
+
+def stored_hash(app, uid):
+    return db_tools.value(f"select password_hash from users where app_id = {db_tools.literal(app['app_id'])} "
+                          f"and uid = {db_tools.literal(uid)}")
+
+
+def b64decode_unpadded(text):
+    return base64.b64decode(text + "=" * (-len(text) % 4))
+
+
+def argon2id_matches(phc, secret):
+    """An independent Argon2id check (the cryptography package) of a PHC string."""
+    _, algorithm, version, parameters, salt, digest = phc.split("$")
+    assert algorithm == "argon2id" and version == "v=19", phc
+    cost = dict(pair.split("=") for pair in parameters.split(","))
+    derived = Argon2id(salt=b64decode_unpadded(salt), length=len(b64decode_unpadded(digest)),
+                       iterations=int(cost["t"]), lanes=int(cost["p"]), memory_cost=int(cost["m"])).derive(secret)
+    return hmac.compare_digest(derived, b64decode_unpadded(digest))
+
+
+# An unpeppered Argon2id of "password", as stored before the pepper (Tests/e2e/test_user_import.py).
+UNPEPPERED = "$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4"
+
+
+def test_a_stored_password_hash_is_peppered_and_an_old_one_is_replaced_at_sign_in(client, app):
+    """ASVS 2.4.5: the stored form is `$pepper-v1` and the Argon2id PHC string of
+    HMAC-SHA-256(pepper, password), the pepper being the master key's sub-key
+    "password-pepper-v1" (checked here independently of the service); a hash stored before the
+    pepper still signs in, and that sign-in replaces it with a peppered one."""
+    email = unique_email()
+    uid = client.new_user(app, email=email)["user"]["uid"]
+    stored = stored_hash(app, uid)
+    assert stored.startswith("$pepper-v1$argon2id$v=19$"), stored
+    pepper = bytes.fromhex(mail_payload_key(os.environ["IDENTITY_MASTER_KEY"], b"password-pepper-v1"))
+    inner = stored[len("$pepper-v1"):]
+    assert argon2id_matches(inner, hmac.new(pepper, PASSWORD.encode(), hashlib.sha256).digest())
+    assert not argon2id_matches(inner, PASSWORD.encode()), "the password itself is not what Argon2id hashed"
+    assert client.sign_in(app, email=email).status == 200
+    assert_problem(client.sign_in(app, email=email, password=PASSWORD + "x"), 401, "auth/invalid-credential")
+    assert stored_hash(app, uid) == stored
+
+    db_tools.value(f"update users set password_hash = {db_tools.literal(UNPEPPERED)} "
+                   f"where app_id = {db_tools.literal(app['app_id'])} and uid = {db_tools.literal(uid)} returning 1")
+    assert_problem(client.sign_in(app, email=email, password="passwore"), 401, "auth/invalid-credential")
+    assert stored_hash(app, uid) == UNPEPPERED
+    # The sign-in contract holds for any right password, even one a new password may not be.
+    assert client.sign_in(app, email=email, password="password").status == 200
+    upgraded = stored_hash(app, uid)
+    assert upgraded.startswith("$pepper-v1$argon2id$v=19$") and upgraded != UNPEPPERED, upgraded
+    assert client.sign_in(app, email=email, password="password").status == 200
+    assert stored_hash(app, uid) == upgraded
 
 
 def test_sign_in_with_identifier_email_or_username_case_insensitive(client, app):

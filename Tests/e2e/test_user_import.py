@@ -105,7 +105,7 @@ def test_each_hash_kind_signs_in_with_its_old_password_and_ends_as_argon2id(clie
         assert resp.status == 200, (kind, resp)
         assert resp.data["user"]["first_name"] == kind and resp.data["user"]["email_verified"] is True
         after = stored_hash(app, user["email"])
-        assert after.startswith("$argon2id$") and after != before, (kind, after)
+        assert after.startswith("$pepper-v1$argon2id$") and after != before, (kind, after)
         # The new hash is the service's own: the same password signs in again, a wrong one does not.
         assert client.sign_in(app, email=user["email"], password=password).status == 200, kind
         assert stored_hash(app, user["email"]) == after, kind
@@ -191,7 +191,7 @@ def test_admin_import_route_imports_each_hash_kind_and_reports_by_index(client, 
     for (kind, password, _), user in zip(kinds, users):
         signed_in = client.sign_in(app, email=user["email"], password=password)
         assert signed_in.status == 200, (kind, signed_in)
-        assert stored_hash(app, user["email"]).startswith("$argon2id$"), kind
+        assert stored_hash(app, user["email"]).startswith("$pepper-v1$argon2id$"), kind
     # Audited as the key's call; another app's key imports into its own app only.
     assert any(row["action"] == "admin.users.import" for row in audit_rows(client, app, action="admin.users.import"))
     theirs = admin(client, other_app, "POST", "/v1/admin/users/import", {"users": [{"email": users[1]["email"]}]})

@@ -15,6 +15,9 @@ public enum SecurityAlertKind: String, CaseIterable, Sendable {
     case providerUnlinked = "provider_unlinked"
     case backupCodesRenewed = "backup_codes_renewed"
     case backupCodesLow = "backup_codes_low"
+    /// A TOTP code that was already used was entered again (and refused): someone else has seen
+    /// one of the owner's codes, and likely knows the password (OWASP ASVS 2.8.5).
+    case mfaCodeReused = "mfa_code_reused"
 
     public var template: String { "security_alert_" + rawValue }
 }

@@ -1,12 +1,13 @@
 import Foundation
 
-/// The password check for whatever `users.password_hash` holds: the service's Argon2id (through
-/// `PasswordHasher`'s public API) or a hash imported from another system (`ImportedPasswordHash`).
+/// The password check for whatever `users.password_hash` holds: the service's Argon2id, peppered
+/// or not (through `PasswordHasher`'s public API), or a hash imported from another system
+/// (`ImportedPasswordHash`).
 extension PasswordHasher {
     public func verifyStored(_ password: String, against stored: String) -> Bool {
         let started = DispatchTime.now().uptimeNanoseconds
         defer { padToNativeCheck(startedAt: started) }
-        if stored.hasPrefix("$argon2id$") { return verify(password, against: stored) }
+        if Self.isNative(stored) { return verify(password, against: stored) }
         guard let imported = ImportedPasswordHash(stored: stored) else {
             verifyDecoy(password)  // an unreadable hash costs what a wrong password does
             return false
@@ -44,9 +45,13 @@ extension PasswordHasher {
         while nanosleep(&pause, &rest) != 0, errno == EINTR { pause = rest }
     }
 
-    /// True when a stored hash is not the service's own Argon2id at this hasher's cost: after a
-    /// successful check the caller replaces it with `hash(password)` in the same transaction.
+    /// True when a stored hash is not the service's own Argon2id at this hasher's cost and
+    /// pepper (an imported hash, another cost, or an unpeppered hash for a peppered hasher):
+    /// after a successful check the caller replaces it with `hash(password)` in the same
+    /// transaction (`PasswordSignIn`).
     public func needsRehash(_ stored: String) -> Bool {
-        !stored.hasPrefix("$argon2id$v=19$m=\(cost.memoryKiB),t=\(cost.iterations),p=\(cost.parallelism)$")
+        let own = (pepper == nil ? "" : Self.pepperedPrefix)
+            + "$argon2id$v=19$m=\(cost.memoryKiB),t=\(cost.iterations),p=\(cost.parallelism)$"
+        return !stored.hasPrefix(own)
     }
 }

@@ -35,6 +35,9 @@ public enum SubKey: String, CaseIterable, Sendable {
     case totpSecretSeal = "mfa-totp-secret-v1"
     /// Keyed hashes of MFA backup codes.
     case backupCode = "mfa-backup-code-v1"
+    /// The password pepper: what Argon2id hashes is HMAC-SHA-256 under it of the password
+    /// (`PasswordHasher.peppered(masterKey:)`, stored forms `$pepper-v1$argon2id$…`).
+    case passwordPepper = "password-pepper-v1"
     /// MFA challenge tokens derived from command ids.
     case challengeToken = "mfa-challenge-token-v1"
     /// Sign-in device tokens derived from command ids (`SignInDevices`).

@@ -1,5 +1,5 @@
 /// A user's second factors (PRODUCT.md, "MFA"): TOTP (sealed secret, last accepted step),
-/// email, and backup codes (keyed hashes). Only token workers hold this store's grants. Every
+/// email, and backup codes (salted keyed hashes, `BackupCodeHash`). Only token workers hold this store's grants. Every
 /// query is scoped by app and user; each change that must happen once is one conditional
 /// statement, so the database decides races.
 public struct MfaStore: Sendable {
@@ -101,18 +101,27 @@ public struct MfaStore: Sendable {
 
     // MARK: Backup codes
 
-    /// Replaces the user's backup codes with these HMACs (the old set dies).
-    public func replaceBackupCodes(_ hmacs: [[UInt8]], appId: String, uid: String, on connection: PGConnection) throws {
+    /// Replaces the user's backup codes with these (the old set dies).
+    public func replaceBackupCodes(_ codes: [BackupCodeHash], appId: String, uid: String,
+                                   on connection: PGConnection) throws {
         try connection.query("DELETE FROM mfa_backup_codes WHERE app_id = $1 AND uid = $2", [appId, uid])
-        for hmac in hmacs {
+        for code in codes {
             try connection.query("""
-                INSERT INTO mfa_backup_codes (app_id, uid, code_hmac) VALUES ($1, $2, $3)
-                """, [appId, uid, PGParam.bytea(hmac)])
+                INSERT INTO mfa_backup_codes (app_id, uid, code_hmac, salt) VALUES ($1, $2, $3, $4)
+                """, [appId, uid, PGParam.bytea(code.hmac), code.salt.map(PGParam.bytea)])
         }
     }
 
-    /// Spends one backup code: one UPDATE whose `spent_at IS NULL` condition lets exactly one
-    /// of any number of parallel uses win.
+    /// The user's codes not spent yet, to check a typed code against: each has its own salt,
+    /// so the code cannot be looked up by its hash (at most `backupCodeCount` rows).
+    public func unspentBackupCodes(appId: String, uid: String, on connection: PGConnection) throws -> [BackupCodeHash] {
+        try connection.query("""
+            SELECT code_hmac, salt FROM mfa_backup_codes WHERE app_id = $1 AND uid = $2 AND spent_at IS NULL
+            """, [appId, uid]).map { BackupCodeHash(salt: try $0.optionalBytes("salt"), hmac: try $0.bytes("code_hmac")) }
+    }
+
+    /// Spends one backup code (the row whose `code_hmac` this is): one UPDATE whose
+    /// `spent_at IS NULL` condition lets exactly one of any number of parallel uses win.
     public func spendBackupCode(_ hmac: [UInt8], appId: String, uid: String, on connection: PGConnection) throws -> Bool {
         try !connection.query("""
             UPDATE mfa_backup_codes SET spent_at = now()

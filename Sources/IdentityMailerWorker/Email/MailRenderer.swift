@@ -54,6 +54,7 @@ struct MailRenderer: Sendable {
             .providerUnlinked: ("A sign-in method was removed from {{app_name}}", "A {{provider}} account was unlinked from your {{app_name}} account at {{time}}."),
             .backupCodesRenewed: ("New backup codes for {{app_name}}", "New backup codes were made for your {{app_name}} account at {{time}}; the old ones no longer work."),
             .backupCodesLow: ("Few backup codes left for {{app_name}}", "Your {{app_name}} account has few backup codes left: make new ones soon."),
+            .mfaCodeReused: ("A used security code was tried on {{app_name}}", "A two-step verification code of your {{app_name}} account that had already been used was entered again ({{device}}, {{ip}}) at {{time}}, and refused. Whoever entered it may know your password."),
         ]
         let advice = "If this was not you, change your password and sign out your other sessions."
         var out: [String: [String: String]] = [:]

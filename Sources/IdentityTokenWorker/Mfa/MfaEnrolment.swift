@@ -68,14 +68,15 @@ struct MfaEnrolment: Sendable {
     func confirm(_ command: TokenV1.ConfirmMfaEnrolment) throws -> TokenV1.BackupCodes {
         guard let method = MfaStore.Method(rawValue: command.method) else { throw ServiceError.notFound }
         let user = try user(command.appId, command.uid)
-        let (codes, hmacs) = factors.newBackupCodes()
+        let (codes, hashes) = factors.newBackupCodes()
         let outcome = try pool.transaction { connection -> Result<Void, ServiceError> in
             guard try store.isStarted(method, appId: user.appId, uid: user.uid, on: connection) else {
                 return .failure(.invalidCode)
             }
             let wasOn = try !store.confirmedMethods(appId: user.appId, uid: user.uid, on: connection).isEmpty
             switch try factors.check(command.code, method: method.rawValue, allowed: [method.rawValue], user: user,
-                                     confirming: true, on: connection) {
+                                     confirming: true, alertContext: .init(sessionId: command.sessionId),
+                                     on: connection) {
             case .limited(let statuses): return .failure(.rateLimited(statuses))
             case .rejected: return .failure(.invalidCode)
             case .accepted:
@@ -83,7 +84,7 @@ struct MfaEnrolment: Sendable {
                     _ = try store.markUsed(method, appId: user.appId, uid: user.uid, confirming: true, on: connection)
                 }
             }
-            try store.replaceBackupCodes(hmacs, appId: user.appId, uid: user.uid, on: connection)
+            try store.replaceBackupCodes(hashes, appId: user.appId, uid: user.uid, on: connection)
             if !wasOn {
                 try Events.mfaEnabled(appId: user.appId, uid: user.uid, method: method.rawValue, on: connection)
             }
@@ -109,9 +110,9 @@ struct MfaEnrolment: Sendable {
     func regenerate(_ command: TokenV1.RegenerateBackupCodes) throws -> TokenV1.BackupCodes {
         let user = try user(command.appId, command.uid)
         guard try stepUp.mfaOn(appId: user.appId, uid: user.uid) else { throw ServiceError.notFound }
-        let (codes, hmacs) = factors.newBackupCodes()
+        let (codes, hashes) = factors.newBackupCodes()
         try pool.transaction { connection in
-            try store.replaceBackupCodes(hmacs, appId: user.appId, uid: user.uid, on: connection)
+            try store.replaceBackupCodes(hashes, appId: user.appId, uid: user.uid, on: connection)
             try SecurityAlerts().raise(.backupCodesRenewed, appId: user.appId, uid: user.uid,
                                        context: .init(sessionId: command.sessionId), on: connection)
         }
@@ -126,7 +127,8 @@ struct MfaEnrolment: Sendable {
             let methods = try store.confirmedMethods(appId: user.appId, uid: user.uid, on: connection).map(\.rawValue)
             guard !methods.isEmpty else { return .failure(.invalidCode) }
             switch try factors.check(command.code, method: nil, allowed: methods + ["backup_code"], user: user,
-                                     alertingLowBackupCodes: false, on: connection) {
+                                     alertingLowBackupCodes: false, alertContext: .init(sessionId: command.sessionId),
+                                     on: connection) {
             case .limited(let statuses): return .failure(.rateLimited(statuses))
             case .rejected: return .failure(.invalidCode)
             case .accepted: break

@@ -36,8 +36,10 @@ struct MfaVerification: Sendable {
                 return .failure(.codeExpired)
             }
             guard !user.disabled else { return .failure(.userDisabled) }
+            let caller = SecurityAlerts.Context(ip: command.client?.ip ?? challenge.ip ?? "",
+                                                userAgent: command.client?.userAgent ?? challenge.userAgent ?? "")
             switch try factors.check(command.code, method: command.method, allowed: challenge.methods, user: user,
-                                     on: connection) {
+                                     alertContext: caller, on: connection) {
             case .limited(let statuses):
                 return .failure(.rateLimited(statuses))
             case .rejected:

@@ -8,7 +8,8 @@ import IdentityKit
 struct SecondFactors: Sendable {
     let store: MfaStore
     let totpSeal: TOTPSecretSeal
-    /// Keys the backup codes' HMACs (a token-worker sub-key): a leaked table cannot be searched offline.
+    /// Keys the backup codes' salted HMACs (a token-worker sub-key): a leaked table cannot be
+    /// searched offline (`BackupCodeHash`).
     let backupCodeKey: [UInt8]
     let codes: VerificationCodeStore
     let mailSeal: MailPayloadSeal
@@ -36,8 +37,11 @@ struct SecondFactors: Sendable {
     /// is not on yet (enrolment's first code). A backup code that leaves few raises the
     /// "backup codes low" alert, unless `alertingLowBackupCodes` is false (turning MFA off,
     /// which removes every code: the alert would ask the user to renew codes that are gone).
+    /// A TOTP code that was right but already used is refused like a wrong one, and audited and
+    /// alerted besides (`reusedTOTP`); `alertContext` is what that alert says of the caller.
     func check(_ rawCode: String, method: String?, allowed: [String], user: UserRecord, confirming: Bool = false,
-               alertingLowBackupCodes: Bool = true, on connection: PGConnection) throws -> Check {
+               alertingLowBackupCodes: Bool = true, alertContext: SecurityAlerts.Context = .init(),
+               on connection: PGConnection) throws -> Check {
         let budget = RateLimitStore.Check(RateLimitCatalogue.mfaGuessPerUser, subject: RateLimitStore.hashedSubject(user.uid))
         let statuses = try RateLimitStore.take(appId: user.appId, [budget], on: connection)
         if let last = statuses.last, last.refused { return .limited(statuses) }
@@ -49,13 +53,13 @@ struct SecondFactors: Sendable {
             let right: Bool
             switch candidate {
             case "totp" where sixDigits:
-                right = try totp(code, user: user, confirming: confirming, on: connection)
+                right = try totp(code, user: user, confirming: confirming, alertContext: alertContext, on: connection)
             case "email" where sixDigits:
                 right = try email(code, user: user, on: connection)
             case "sms" where sixDigits:
                 right = try sms(code, user: user, on: connection)
             case "backup_code" where !sixDigits || method == "backup_code":
-                right = try store.spendBackupCode(backupCodeHMAC(code), appId: user.appId, uid: user.uid, on: connection)
+                right = try spendBackupCode(code, user: user, on: connection)
                 if right, alertingLowBackupCodes,
                    try store.status(appId: user.appId, uid: user.uid, on: connection).backupCodesRemaining
                     <= SecurityAlerts.backupCodesLowThreshold {
@@ -74,13 +78,36 @@ struct SecondFactors: Sendable {
     }
 
     /// A TOTP code within ±1 step whose step is later than the last one accepted: the step is
-    /// then recorded by one conditional UPDATE, so the same code never passes twice.
-    private func totp(_ code: String, user: UserRecord, confirming: Bool, on connection: PGConnection) throws -> Bool {
+    /// then recorded by one conditional UPDATE, so the same code never passes twice. A code of
+    /// the last accepted step or an earlier one (within ±1 step of now) of a factor that is on
+    /// is a replay: someone saw or intercepted a code the owner used (ASVS 2.8.5).
+    private func totp(_ code: String, user: UserRecord, confirming: Bool, alertContext: SecurityAlerts.Context,
+                      on connection: PGConnection) throws -> Bool {
         guard let stored = try store.totp(appId: user.appId, uid: user.uid, on: connection),
               stored.confirmed || confirming else { return false }
         let secret = try totpSeal.open(stored.sealed, appId: user.appId, uid: user.uid)
         guard let step = TOTP.matchingStep(code, secret: secret, now: Timestamp.nowSeconds()) else { return false }
-        return try store.acceptTOTPStep(step, appId: user.appId, uid: user.uid, confirming: confirming, on: connection)
+        if try store.acceptTOTPStep(step, appId: user.appId, uid: user.uid, confirming: confirming, on: connection) {
+            return true
+        }
+        if stored.confirmed { try reusedTOTP(step: step, user: user, alertContext: alertContext, on: connection) }
+        return false
+    }
+
+    /// A reused TOTP code: refused by the caller as any wrong code is (same answer, same count
+    /// against the budgets), and besides an audit row (`mfa.totp_code_reused`), a warning and the
+    /// `mfa_code_reused` alert to the owner, all in the check's transaction, which commits for a
+    /// refusal too. Each costs one of the user's wrong-code budget (`mfa_guess_per_user`, 20 an
+    /// hour by default) like any wrong code, so a replayer cannot flood the mailbox.
+    private func reusedTOTP(step: Int64, user: UserRecord, alertContext: SecurityAlerts.Context,
+                            on connection: PGConnection) throws {
+        try AuditLog.append(appId: user.appId, AuditLog.Entry(
+            actor: "system", action: "mfa.totp_code_reused", target: "user:" + user.uid,
+            ip: alertContext.ip.isEmpty ? nil : alertContext.ip,
+            detail: .object(["method": .string("totp"), "step": JSONValue(Int(step))])), on: connection)
+        Log.warning("reused TOTP code refused: audited and alerted", ["app_id": user.appId])
+        try SecurityAlerts().raise(.mfaCodeReused, appId: user.appId, uid: user.uid, context: alertContext,
+                                   on: connection)
     }
 
     /// The email factor's mailed code (spent when right).
@@ -99,9 +126,10 @@ struct SecondFactors: Sendable {
 
     // MARK: Backup codes
 
-    /// A fresh set of backup codes (shown once) and their HMACs (stored): 10 codes of 10
-    /// characters from an alphabet without look-alikes (50 bits each).
-    func newBackupCodes() -> (codes: [String], hmacs: [[UInt8]]) {
+    /// A fresh set of backup codes (shown once) and their salted HMACs (stored): 10 codes of 10
+    /// characters from an alphabet without look-alikes (50 bits each), so each is stored under a
+    /// salt of its own (`BackupCodeHash`).
+    func newBackupCodes() -> (codes: [String], hashes: [BackupCodeHash]) {
         let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
         var codes: [String] = []
         while codes.count < MfaStore.backupCodeCount {
@@ -113,13 +141,20 @@ struct SecondFactors: Sendable {
             }
             codes.append(String(code.prefix(5)) + "-" + String(code.suffix(5)))
         }
-        return (codes, codes.map(backupCodeHMAC))
+        return (codes, codes.map { BackupCodeHash.make($0, key: backupCodeKey) })
     }
 
-    /// Case, spaces and dashes do not matter when a backup code is typed back.
-    func backupCodeHMAC(_ code: String) -> [UInt8] {
-        let normalized = String(code.lowercased().filter { $0 != "-" && $0 != " " }.prefix(64))
-        return Digest.hmacSHA256(key: backupCodeKey, Array(normalized.utf8))
+    /// Each unspent code has its own salt, so the typed code is hashed under each and compared
+    /// (every row, whichever matches: the time does not tell which); the matching row is then
+    /// spent by one conditional UPDATE, which parallel uses of one code race for.
+    private func spendBackupCode(_ code: String, user: UserRecord, on connection: PGConnection) throws -> Bool {
+        var match: BackupCodeHash?
+        for stored in try store.unspentBackupCodes(appId: user.appId, uid: user.uid, on: connection)
+        where stored.matches(code, key: backupCodeKey) {
+            match = stored
+        }
+        guard let match else { return false }
+        return try store.spendBackupCode(match.hmac, appId: user.appId, uid: user.uid, on: connection)
     }
 
     /// Stores a fresh email-factor code and queues its mail through the outbox (sent exactly
