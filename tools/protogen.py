@@ -379,6 +379,10 @@ WORKER_OF_PACKAGE = {"identity.token.v1": "token", "identity.admin.v1": "token",
 ERROR_CALLS = {"auth/validation-failed": ".validationFailed([])", "auth/rate-limited": ".rateLimited(retryAfter: 1)",
                "auth/weak-password": '.weakPassword("")', "auth/invalid-email": ".invalidEmail()",
                "auth/invalid-phone-number": ".invalidPhoneNumber()"}
+# A generated handler's answers: name -> (the reply type it renders, DeclaredAnswer's renderer).
+ANSWERS = {"user": ("identity.token.v1.UserResult", "DeclaredAnswer.user"),
+           "accepted": ("identity.token.v1.Accepted", "DeclaredAnswer.accepted"),
+           "done": ("identity.token.v1.Done", "DeclaredAnswer.done")}
 GATEWAY_OUT = ROOT / "Sources" / "IdentityGateway" / "Generated"
 TOKEN_OUT = ROOT / "Sources" / "IdentityTokenWorker" / "Generated"
 
@@ -405,6 +409,7 @@ class Operation:
     request: str = ""
     response: str = ""
     parameters: list = field(default_factory=list)
+    answer: str = ""
 
 
 def lower_camel(name):
@@ -440,6 +445,9 @@ def operations(files, options):
                     op.summary, op.description = decl.http.summary, decl.http.description
                     op.request, op.response = decl.http.request, decl.http.response
                     op.parameters = list(decl.http.parameters)
+                    op.answer = decl.http.answer
+                    if op.answer and op.answer not in ANSWERS:
+                        raise ProtoError(where, f"answer {op.answer!r} is not one of {sorted(ANSWERS)}")
                     if not op.summary:
                         raise ProtoError(where, "an HTTP operation has a summary (the API document's)")
                     if op.method not in ("GET", "POST", "PATCH", "PUT", "DELETE") or not op.path.startswith("/"):
@@ -575,7 +583,104 @@ def render_token_worker(ops, sources):
     return "\n".join(out) + "\n"
 
 
-def render_gateway(ops):
+def body_fields(msg, options):
+    """The fields of a command its body carries (the rest the gateway fills), with their rules."""
+    out = []
+    for f in msg.fields:
+        rules = f.options.Extensions[options.field]
+        if options.Source.Name(rules.source) != "SOURCE_UNSPECIFIED" or f.name == "app_id":
+            continue
+        if f.type != "string" or f.label == "repeated":
+            raise ProtoError(f.where, "a generated body reader reads string fields only")
+        out.append((f, rules))
+    return out
+
+
+def body_schema(msg, options):
+    """The JSON Schema of a generated body, from its fields' rules."""
+    properties, required = {}, []
+    for f, rules in body_fields(msg, options):
+        schema = {"type": "string"}
+        if rules.format:
+            schema["format"] = rules.format
+        if rules.max_length:
+            schema["maxLength"] = rules.max_length
+        if rules.description:
+            schema["description"] = rules.description
+        properties[f.name] = schema
+        if f.label != "optional":
+            required.append(f.name)
+    return {"type": "object", "required": required, "properties": properties}
+
+
+def render_generated_handler(op, msg, options, sources):
+    """The decoder of an operation's command and its handler, for an operation with `answer`."""
+    i1, i2, i3 = " " * 4, " " * 8, " " * 12
+    t = swift_type_of(op.input)
+    reply, renderer = ANSWERS[op.answer]
+    if op.output != reply:
+        raise ProtoError(op.where, f"answer {op.answer!r} renders {reply}, not {op.output}")
+    src = sources.get(op.input, {})
+    caller = op.access not in ("PUBLIC", "APP_KEY", "SECRET_KEY", "INTERNAL", "GUEST", "BEARER_OPTIONAL")
+    if not caller and ("CALLER_UID" in src or "CALLER_SESSION" in src):
+        raise ProtoError(op.where, "a command that names its caller is sent by a BEARER operation")
+    lines = [f"extension {t} {{",
+             f"{i1}/// The command of {op.method} {op.path}: the body read by its fields' declared rules,",
+             f"{i1}/// the caller's fields filled by the gateway.",
+             f"{i1}init(declaredBodyOf context: RouteContext) throws {{"]
+    if caller:
+        lines.append(f"{i2}let caller = try context.requireCaller()")
+    else:
+        lines.append(f"{i2}let app = try context.requireApp()")
+    fields = body_fields(msg, options)
+    lines.append(f"{i2}var body = try BodyReader(context)" if fields else f"{i2}_ = context")
+    checks = []
+    for f, rules in fields:
+        var = swift_ident(json_name(f.name))
+        if f.label == "optional":
+            limit = rules.max_length or 256
+            lines.append(f'{i2}let {var} = body.optionalString("{f.name}", maxLength: {limit}).string')
+        else:
+            lines.append(f'{i2}let {var} = body.requiredString("{f.name}")')
+            if rules.max_length:
+                lines += [f"{i2}if let {var}, {var}.unicodeScalars.count > {rules.max_length} {{",
+                          f'{i3}body.add(.init(location: "body.{f.name}", message: "must be at most {rules.max_length} characters"))',
+                          f"{i2}}}"]
+        if rules.format == "email":
+            checks.append(f'{i2}if let {var}, !EmailAddress.isValid({var}) {{ throw ServiceError.invalidEmail(at: "body.{f.name}") }}')
+        elif rules.format:
+            raise ProtoError(f.where, f"format {rules.format!r} is not one the body reader checks")
+    if fields:
+        lines.append(f"{i2}try body.finish()")
+    required = [swift_ident(json_name(f.name)) for f, _ in fields if f.label != "optional"]
+    if required:
+        lines.append(f"{i2}guard {', '.join(f'let {v}' for v in required)} else {{ throw ServiceError.validationFailed([]) }}")
+    lines += checks
+    args = []
+    for f in msg.fields:
+        name = json_name(f.name)
+        source = options.Source.Name(f.options.Extensions[options.field].source)
+        if f.name == "app_id":
+            args.append(f"appId: {'caller.aud' if caller else 'app.id'}")
+        elif source == "CALLER_UID":
+            args.append(f"{name}: caller.sub")
+        elif source == "CALLER_SESSION":
+            args.append(f"{name}: caller.sid")
+        elif source != "SOURCE_UNSPECIFIED":
+            raise ProtoError(f.where, f"source {source} is not filled by a generated handler")
+        else:
+            args.append(f"{name}: {swift_ident(name)}")
+    lines += [f"{i2}self.init({', '.join(args)})", f"{i1}}}", "}"]
+    handler = [f"{i1}/// {op.method} {op.path}: generated from its declaration.",
+               f"{i1}func {lower_camel(op.name)}(_ context: RouteContext) throws -> RouteResult {{",
+               f"{i2}let command = try {t}(declaredBodyOf: context)",
+               f"{i2}return commands.send(command, expecting: {swift_type_of(reply)}.self, appId: command.appId,",
+               f"{i2}                     request: context.request, render: {renderer})",
+               f"{i1}}}"]
+    return lines, handler
+
+
+def render_gateway(ops, messages=None, options=None, sources=None):
     """The gateway's declared operations, and per service the handlers protocol and its routes."""
     i1, i2, i3 = " " * 4, " " * 8, " " * 12
     http = [op for op in ops if op.path]
@@ -593,23 +698,34 @@ def render_gateway(ops):
             f"{i2}command: {command},",
             f"{i2}document: .init(summary: {swift_string(op.summary)}, description: {swift_string(op.description) if op.description else 'nil'},",
             f"{i2}                request: {swift_string(op.request) if op.request else 'nil'}, response: {swift_string(op.response) if op.response else 'nil'},",
-            f"{i2}                parameters: [{', '.join(swift_string(x) for x in op.parameters)}]))"]
+            f"{i2}                parameters: [{', '.join(swift_string(x) for x in op.parameters)}],",
+            f"{i2}                generatedRequest: {swift_string(json.dumps(body_schema(messages[op.input], options), separators=(',', ':'))) if op.answer and not op.request else 'nil'}))"]
     out += ["", f"{i1}/// Every operation reached over HTTP, in declaration order.",
             f"{i1}static let all: [DeclaredOperation] = [",
             *[f"{i2}.{lower_camel(op.name)}," for op in http], f"{i1}]", "}"]
     services = {}
     for op in http:
         services.setdefault(op.service, []).append(op)
+    decoders = []
     for service, members in services.items():
-        out += ["", f"/// The routes of `{service}` (gateway.proto): the conforming type implements one handler per operation.",
+        generated = [op for op in members if op.answer]
+        out += ["", f"/// The routes of `{service}` (gateway.proto): the conforming type implements one handler per operation"
+                    + (" (those with a declared answer are generated below)." if generated else "."),
                 f"protocol {service}Handlers: Sendable {{"]
+        if generated:
+            out += [f"{i1}/// Sends the commands of the generated handlers.", f"{i1}var commands: CommandSender {{ get }}"]
         for op in members:
             out += [f"{i1}/// {op.method} {op.path}",
                     f"{i1}func {lower_camel(op.name)}(_ context: RouteContext) throws -> RouteResult"]
         out += ["}", "", f"extension {service}Handlers {{", f"{i1}var routes: [Route] {{", f"{i2}["]
         out += [f"{i3}Route(.{lower_camel(op.name)}, handler: {lower_camel(op.name)})," for op in members]
-        out += [f"{i2}]", f"{i1}}}", "}"]
-    return "\n".join(out) + "\n"
+        out += [f"{i2}]", f"{i1}}}"]
+        for op in generated:
+            decoder, handler = render_generated_handler(op, messages[op.input], options, sources)
+            out += [""] + handler
+            decoders += [""] + decoder
+        out += ["}"]
+    return "\n".join(out + decoders) + "\n"
 
 
 def generate():
@@ -625,7 +741,9 @@ def generate():
         packages.add(pf.package)
     ops = operations(files, options)
     outputs[f"{TOKEN_OUT.relative_to(ROOT).as_posix()}/TokenCommands.swift"] = render_token_worker(ops, field_sources(files, options))
-    outputs[f"{GATEWAY_OUT.relative_to(ROOT).as_posix()}/Operations.swift"] = render_gateway(ops)
+    messages = {f"{pf.package}.{m.name}": m for pf in files for m in pf.messages}
+    outputs[f"{GATEWAY_OUT.relative_to(ROOT).as_posix()}/Operations.swift"] = render_gateway(
+        ops, messages, options, field_sources(files, options))
     return outputs
 
 

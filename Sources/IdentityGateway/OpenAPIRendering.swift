@@ -89,6 +89,10 @@ extension OpenAPIDocument {
             entry["requestBody"] = .object(["required": .bool(declared.takesBody), "content": .object([
                 "application/json": .object(["schema": ref("schemas", request)])])])
         }
+        if let generated = declared.document.generatedRequest, let schema = JSONValue.parse(Data(generated.utf8)) {
+            entry["requestBody"] = .object(["required": .bool(true), "content": .object([
+                "application/json": .object(["schema": schema])])])
+        }
         if let response = declared.document.response {
             entry["responses"] = .object([String(declared.status): ref("responses", response)])
         }

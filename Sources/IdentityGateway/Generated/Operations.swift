@@ -11,7 +11,8 @@ extension DeclaredOperation {
         command: TokenV1.SignUp.protoName,
         document: .init(summary: "Create an account with email and password; with a guest's access token, that guest becomes the account", description: nil,
                         request: "SignUpRequest", response: "SignedIn",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let signIn = DeclaredOperation(
         id: "signIn", service: "PasswordApi", method: "POST", pattern: "/v1/auth/sign-in",
         access: .appKey, status: 200, takesBody: true,
@@ -20,7 +21,8 @@ extension DeclaredOperation {
         command: TokenV1.SignIn.protoName,
         document: .init(summary: "Sign in with email or username and password", description: nil,
                         request: "SignInRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let guestSignIn = DeclaredOperation(
         id: "guestSignIn", service: "AccountApi", method: "POST", pattern: "/v1/auth/guest",
         access: .appKey, status: 200, takesBody: true,
@@ -29,7 +31,8 @@ extension DeclaredOperation {
         command: TokenV1.GuestSignIn.protoName,
         document: .init(summary: "Sign in as a guest: the same secret always returns the same guest", description: nil,
                         request: "GuestRequest", response: "SignedIn",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     /// The body is optional (its absence is simply no proof: 403), so no media-type check; the
     /// handler parses it when there is one.
     static let deleteMe = DeclaredOperation(
@@ -40,7 +43,8 @@ extension DeclaredOperation {
         command: TokenV1.DeleteAccount.protoName,
         document: .init(summary: "Delete the account and all its data, given fresh proof: {password}, a guest's {secret}, Apple {identity_token, authorization_code, nonce} or Google {id_token}", description: nil,
                         request: "DeletionProof", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let registerDevice = DeclaredOperation(
         id: "registerDevice", service: "AccountApi", method: "POST", pattern: "/v1/me/devices",
         access: .bearer, status: 201, takesBody: true,
@@ -49,7 +53,8 @@ extension DeclaredOperation {
         command: TokenV1.RegisterDevice.protoName,
         document: .init(summary: "Register this session's push device (a known token moves here)", description: nil,
                         request: "DeviceRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let listDevices = DeclaredOperation(
         id: "listDevices", service: "AccountApi", method: "GET", pattern: "/v1/me/devices",
         access: .bearer, status: 200, takesBody: false,
@@ -58,7 +63,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The user's push devices", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let unregisterDevice = DeclaredOperation(
         id: "unregisterDevice", service: "AccountApi", method: "DELETE", pattern: "/v1/me/devices/{id}",
         access: .bearer, status: 204, takesBody: false,
@@ -67,7 +73,8 @@ extension DeclaredOperation {
         command: RevocationV1.UnregisterDevice.protoName,
         document: .init(summary: "Unregister a push device", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let refreshToken = DeclaredOperation(
         id: "refreshToken", service: "SessionApi", method: "POST", pattern: "/v1/auth/token/refresh",
         access: .appKey, status: 200, takesBody: true,
@@ -76,7 +83,8 @@ extension DeclaredOperation {
         command: TokenV1.Refresh.protoName,
         document: .init(summary: "Spend a refresh token for a new pair; a spent token within 30 s gets the same successor, later it ends the session", description: nil,
                         request: "RefreshRequest", response: "SignedIn",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let signOut = DeclaredOperation(
         id: "signOut", service: "SessionApi", method: "POST", pattern: "/v1/auth/sign-out",
         access: .bearer, status: 204, takesBody: false,
@@ -85,7 +93,8 @@ extension DeclaredOperation {
         command: RevocationV1.EndSession.protoName,
         document: .init(summary: "End this session", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let signOutAll = DeclaredOperation(
         id: "signOutAll", service: "SessionApi", method: "POST", pattern: "/v1/auth/sign-out-all",
         access: .bearer, status: 204, takesBody: false,
@@ -94,7 +103,8 @@ extension DeclaredOperation {
         command: RevocationV1.EndAllSessions.protoName,
         document: .init(summary: "End every session of the user in this app", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     /// The list reads the sessions anyway: it checks the caller's is live there.
     static let listSessions = DeclaredOperation(
         id: "listSessions", service: "SessionApi", method: "GET", pattern: "/v1/me/sessions",
@@ -104,7 +114,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The user's live sessions, newest first", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let endSession = DeclaredOperation(
         id: "endSession", service: "SessionApi", method: "DELETE", pattern: "/v1/me/sessions/{id}",
         access: .bearer, status: 204, takesBody: false,
@@ -113,7 +124,8 @@ extension DeclaredOperation {
         command: RevocationV1.EndSession.protoName,
         document: .init(summary: "End one of the user's sessions", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     /// The read joins the caller's live session: no separate check.
     static let getMe = DeclaredOperation(
         id: "getMe", service: "MeApi", method: "GET", pattern: "/v1/me",
@@ -123,7 +135,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The signed-in user", description: nil,
                         request: nil, response: "User",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let updateMe = DeclaredOperation(
         id: "updateMe", service: "MeApi", method: "PATCH", pattern: "/v1/me",
         access: .bearer, status: 200, takesBody: true,
@@ -132,7 +145,8 @@ extension DeclaredOperation {
         command: TokenV1.UpdateProfile.protoName,
         document: .init(summary: "Change the profile; a field sent as null is cleared", description: nil,
                         request: "UpdateMeRequest", response: "User",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let passkeySignInOptions = DeclaredOperation(
         id: "passkeySignInOptions", service: "PasskeyApi", method: "POST", pattern: "/v1/auth/passkey/options",
         access: .appKey, status: 200, takesBody: true,
@@ -141,7 +155,8 @@ extension DeclaredOperation {
         command: TokenV1.PasskeySignInOptions.protoName,
         document: .init(summary: "Passkey sign-in, step 1: PublicKeyCredentialRequestOptions and a flow id. With an identifier, allowCredentials lists its passkeys (a deterministic decoy list when it has none or no account: same shape, same timing; only has_passkeys tells); without one, discoverable credentials (usernameless)", description: nil,
                         request: "PasskeySignInOptionsRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let passkeySignInVerify = DeclaredOperation(
         id: "passkeySignInVerify", service: "PasskeyApi", method: "POST", pattern: "/v1/auth/passkey/verify",
         access: .appKey, status: 200, takesBody: true,
@@ -150,7 +165,8 @@ extension DeclaredOperation {
         command: TokenV1.VerifyPasskey.protoName,
         document: .init(summary: "Passkey sign-in, step 2: the assertion (PublicKeyCredential JSON) for the flow; single use, 5 minutes. User verification gives amr [hwk, mfa] and aal 2", description: nil,
                         request: "PasskeyVerifyRequest", response: "SignedIn",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let passkeyRegistrationOptions = DeclaredOperation(
         id: "passkeyRegistrationOptions", service: "PasskeyApi", method: "POST", pattern: "/v1/me/passkeys/options",
         access: .bearerFresh, status: 200, takesBody: false,
@@ -159,7 +175,8 @@ extension DeclaredOperation {
         command: TokenV1.PasskeyRegistrationOptions.protoName,
         document: .init(summary: "Passkey registration, step 1: PublicKeyCredentialCreationOptions (ES256, EdDSA, RS256; resident key preferred; attestation none) for the signed-in user", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let registerPasskey = DeclaredOperation(
         id: "registerPasskey", service: "PasskeyApi", method: "POST", pattern: "/v1/me/passkeys",
         access: .bearerFresh, status: 201, takesBody: true,
@@ -168,7 +185,8 @@ extension DeclaredOperation {
         command: TokenV1.FinishPasskeyRegistration.protoName,
         document: .init(summary: "Passkey registration, step 2: the attestation (PublicKeyCredential JSON); attestation none or packed self-attestation", description: nil,
                         request: "PasskeyRegisterRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let listPasskeys = DeclaredOperation(
         id: "listPasskeys", service: "PasskeyApi", method: "GET", pattern: "/v1/me/passkeys",
         access: .bearer, status: 200, takesBody: false,
@@ -177,7 +195,8 @@ extension DeclaredOperation {
         command: TokenV1.ListPasskeys.protoName,
         document: .init(summary: "The user's passkeys", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let renamePasskey = DeclaredOperation(
         id: "renamePasskey", service: "PasskeyApi", method: "PATCH", pattern: "/v1/me/passkeys/{id}",
         access: .bearerFresh, status: 200, takesBody: true,
@@ -186,7 +205,8 @@ extension DeclaredOperation {
         command: TokenV1.RenamePasskey.protoName,
         document: .init(summary: "Rename a passkey", description: nil,
                         request: "PasskeyRenameRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let deletePasskey = DeclaredOperation(
         id: "deletePasskey", service: "PasskeyApi", method: "DELETE", pattern: "/v1/me/passkeys/{id}",
         access: .bearerFresh, status: 204, takesBody: false,
@@ -195,7 +215,8 @@ extension DeclaredOperation {
         command: TokenV1.DeletePasskey.protoName,
         document: .init(summary: "Remove a passkey (never the account's last way to sign in: 409)", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let nonce = DeclaredOperation(
         id: "nonce", service: "ProviderApi", method: "GET", pattern: "/v1/auth/nonce",
         access: .appKey, status: 200, takesBody: false,
@@ -204,7 +225,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "A single-use nonce for Sign in with Apple (valid 5 minutes): give Apple its SHA-256, send it raw", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let signInWithApple = DeclaredOperation(
         id: "signInWithApple", service: "ProviderApi", method: "POST", pattern: "/v1/auth/apple",
         access: .guest, status: 200, takesBody: true,
@@ -213,7 +235,8 @@ extension DeclaredOperation {
         command: TokenV1.ProviderSignIn.protoName,
         document: .init(summary: "Sign in with Apple; with a guest's access token, that guest becomes the account", description: nil,
                         request: "AppleSignInRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let signInWithGoogle = DeclaredOperation(
         id: "signInWithGoogle", service: "ProviderApi", method: "POST", pattern: "/v1/auth/google",
         access: .guest, status: 200, takesBody: true,
@@ -222,7 +245,8 @@ extension DeclaredOperation {
         command: TokenV1.ProviderSignIn.protoName,
         document: .init(summary: "Sign in with a Google id token; with a guest's access token, that guest becomes the account", description: nil,
                         request: "GoogleSignInRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let signInWithIdToken = DeclaredOperation(
         id: "signInWithIdToken", service: "ProviderApi", method: "POST", pattern: "/v1/auth/id-token",
         access: .guest, status: 200, takesBody: true,
@@ -231,7 +255,8 @@ extension DeclaredOperation {
         command: TokenV1.ProviderSignIn.protoName,
         document: .init(summary: "Sign in with a Firebase id token; with a guest's access token, that guest becomes the account", description: nil,
                         request: "IdTokenSignInRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let linkIdentity = DeclaredOperation(
         id: "linkIdentity", service: "ProviderApi", method: "POST", pattern: "/v1/me/identities/{provider}",
         access: .bearerFreshOrPassword, status: 200, takesBody: true,
@@ -240,7 +265,8 @@ extension DeclaredOperation {
         command: TokenV1.LinkIdentity.protoName,
         document: .init(summary: "Link a Google or Apple identity to the signed-in user (the body of that provider's sign-in); needs a sign-in younger than 5 minutes or the account's password", description: nil,
                         request: nil, response: "User",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let unlinkIdentity = DeclaredOperation(
         id: "unlinkIdentity", service: "ProviderApi", method: "DELETE", pattern: "/v1/me/identities/{provider}",
         access: .bearerFresh, status: 200, takesBody: false,
@@ -249,7 +275,8 @@ extension DeclaredOperation {
         command: TokenV1.UnlinkIdentity.protoName,
         document: .init(summary: "Unlink a provider (never the last way to sign in)", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let sendEmailCode = DeclaredOperation(
         id: "sendEmailCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/email-code/send",
         access: .appKey, status: 202, takesBody: true,
@@ -258,7 +285,8 @@ extension DeclaredOperation {
         command: TokenV1.SendEmailCode.protoName,
         document: .init(summary: "Mail a 6-digit sign-in code (same answer whether or not the account exists)", description: nil,
                         request: "EmailRequest", response: "Queued",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let verifyEmailCode = DeclaredOperation(
         id: "verifyEmailCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/email-code/verify",
         access: .guest, status: 200, takesBody: true,
@@ -267,7 +295,8 @@ extension DeclaredOperation {
         command: TokenV1.VerifyEmailCode.protoName,
         document: .init(summary: "Sign in (or up) with a mailed code; with a guest's access token, that guest becomes the account", description: nil,
                         request: "EmailCodeVerifyRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let forgotPassword = DeclaredOperation(
         id: "forgotPassword", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/forgot",
         access: .appKey, status: 202, takesBody: true,
@@ -276,7 +305,8 @@ extension DeclaredOperation {
         command: TokenV1.ForgotPassword.protoName,
         document: .init(summary: "Mail a password reset code (the same answer whether or not the account exists)", description: nil,
                         request: "EmailRequest", response: "Queued",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let checkPasswordCode = DeclaredOperation(
         id: "checkPasswordCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/verify-code",
         access: .appKey, status: 200, takesBody: true,
@@ -285,7 +315,8 @@ extension DeclaredOperation {
         command: TokenV1.CheckPasswordCode.protoName,
         document: .init(summary: "Check a reset code without spending it", description: nil,
                         request: "EmailAndCodeRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let resetPassword = DeclaredOperation(
         id: "resetPassword", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/reset",
         access: .appKey, status: 204, takesBody: true,
@@ -294,7 +325,8 @@ extension DeclaredOperation {
         command: TokenV1.ResetPassword.protoName,
         document: .init(summary: "Set a new password with a reset code; ends every session", description: nil,
                         request: "PasswordResetRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let changePassword = DeclaredOperation(
         id: "changePassword", service: "EmailApi", method: "POST", pattern: "/v1/me/password",
         access: .bearerOwnProof, status: 204, takesBody: true,
@@ -303,7 +335,8 @@ extension DeclaredOperation {
         command: TokenV1.ChangePassword.protoName,
         document: .init(summary: "Change the password; ends the other sessions", description: nil,
                         request: "PasswordChangeRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let sendEmailVerification = DeclaredOperation(
         id: "sendEmailVerification", service: "EmailApi", method: "POST", pattern: "/v1/me/email/verification",
         access: .bearer, status: 202, takesBody: false,
@@ -312,7 +345,8 @@ extension DeclaredOperation {
         command: TokenV1.SendEmailVerification.protoName,
         document: .init(summary: "Mail an email-verification code (at most once a minute)", description: nil,
                         request: nil, response: "Queued",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let verifyEmail = DeclaredOperation(
         id: "verifyEmail", service: "EmailApi", method: "POST", pattern: "/v1/auth/email/verify",
         access: .bearerOptional, status: 200, takesBody: true,
@@ -321,7 +355,8 @@ extension DeclaredOperation {
         command: TokenV1.VerifyEmail.protoName,
         document: .init(summary: "Verify the email with its code", description: "With the account's own access token (optional), the proof is made in that session: the password, links and that session stay, the other sessions end. Without it (or with another account's), an unverified account is taken over by the address's owner (PRODUCT.md, Email ownership).",
                         request: "EmailAndCodeRequest", response: "User",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let sendPhoneCode = DeclaredOperation(
         id: "sendPhoneCode", service: "PhoneApi", method: "POST", pattern: "/v1/auth/phone/send",
         access: .appKey, status: 202, takesBody: true,
@@ -330,7 +365,8 @@ extension DeclaredOperation {
         command: TokenV1.SendPhoneCode.protoName,
         document: .init(summary: "Text a 6-digit sign-in code to a phone (E.164, or a national number with country_code). The answer is the same whether the SMS left or the app's SMS policy (allowed calling codes, caps, breaker) kept it back", description: nil,
                         request: "PhoneRequest", response: "PhoneCodeSent",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let verifyPhoneCode = DeclaredOperation(
         id: "verifyPhoneCode", service: "PhoneApi", method: "POST", pattern: "/v1/auth/phone/verify",
         access: .guest, status: 200, takesBody: true,
@@ -339,7 +375,8 @@ extension DeclaredOperation {
         command: TokenV1.VerifyPhoneCode.protoName,
         document: .init(summary: "Sign in (or up) with a texted code; the phone counts as verified. With a guest's access token, that guest becomes the account", description: nil,
                         request: "PhoneCodeVerifyRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let linkPhone = DeclaredOperation(
         id: "linkPhone", service: "PhoneApi", method: "POST", pattern: "/v1/me/phone",
         access: .bearerFresh, status: 202, takesBody: true,
@@ -348,7 +385,8 @@ extension DeclaredOperation {
         command: TokenV1.SendPhoneCode.protoName,
         document: .init(summary: "Text a code to link a phone to the signed-in user (same SMS policy and answer as sign-in)", description: nil,
                         request: "PhoneRequest", response: "PhoneCodeSent",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let verifyLinkedPhone = DeclaredOperation(
         id: "verifyLinkedPhone", service: "PhoneApi", method: "POST", pattern: "/v1/me/phone/verify",
         access: .bearerFresh, status: 200, takesBody: true,
@@ -357,7 +395,8 @@ extension DeclaredOperation {
         command: TokenV1.LinkPhone.protoName,
         document: .init(summary: "Finish linking: the texted code makes the number the user's verified phone", description: nil,
                         request: "PhoneLinkVerifyRequest", response: "User",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let verifyMfa = DeclaredOperation(
         id: "verifyMfa", service: "MfaApi", method: "POST", pattern: "/v1/auth/mfa/verify",
         access: .appKey, status: 200, takesBody: true,
@@ -366,7 +405,8 @@ extension DeclaredOperation {
         command: TokenV1.VerifyMfa.protoName,
         document: .init(summary: "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed or texted code; 5 wrong codes end the challenge", description: nil,
                         request: "MfaVerifyRequest", response: "SignedIn",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let mfaStatus = DeclaredOperation(
         id: "mfaStatus", service: "MfaApi", method: "GET", pattern: "/v1/me/mfa",
         access: .bearer, status: 200, takesBody: false,
@@ -375,7 +415,8 @@ extension DeclaredOperation {
         command: TokenV1.GetMfaStatus.protoName,
         document: .init(summary: "Whether MFA is on, its methods and backup codes left", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let disableMfa = DeclaredOperation(
         id: "disableMfa", service: "MfaApi", method: "DELETE", pattern: "/v1/me/mfa",
         access: .bearerFresh, status: 204, takesBody: true,
@@ -384,7 +425,8 @@ extension DeclaredOperation {
         command: TokenV1.DisableMfa.protoName,
         document: .init(summary: "Turn MFA off with a current code (TOTP, backup, mailed or texted); needs an aal 2 sign-in younger than 5 minutes", description: nil,
                         request: "MfaCodeRequest", response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let startTotp = DeclaredOperation(
         id: "startTotp", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/totp",
         access: .bearerFresh, status: 200, takesBody: false,
@@ -393,7 +435,8 @@ extension DeclaredOperation {
         command: TokenV1.StartMfaEnrolment.protoName,
         document: .init(summary: "Start TOTP enrolment: the secret, its otpauth URI (issuer: the app's name) and a QR code as SVG; needs a sign-in younger than 5 minutes (aal 2 once MFA is on)", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let startEmailMfa = DeclaredOperation(
         id: "startEmailMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/email",
         access: .bearerFresh, status: 202, takesBody: false,
@@ -402,7 +445,8 @@ extension DeclaredOperation {
         command: TokenV1.StartMfaEnrolment.protoName,
         document: .init(summary: "Start the email second factor: a code is mailed to the account's verified address (once it is on: a current code, for turning MFA off)", description: nil,
                         request: nil, response: "Queued",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     /// Texts a code to the verified phone: limited per IP like the phone code sends; the token
     /// worker applies the SMS policy (calling codes, breaker, caps) besides.
     static let startSmsMfa = DeclaredOperation(
@@ -413,7 +457,8 @@ extension DeclaredOperation {
         command: TokenV1.StartMfaEnrolment.protoName,
         document: .init(summary: "Start the SMS second factor: a code is texted to the account's verified phone, under the app's SMS policy (a refused send is answered the same); once it is on: a current code, for turning MFA off", description: nil,
                         request: nil, response: "Queued",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let confirmTotp = DeclaredOperation(
         id: "confirmTotp", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/totp/confirm",
         access: .bearerFresh, status: 200, takesBody: true,
@@ -422,7 +467,8 @@ extension DeclaredOperation {
         command: TokenV1.ConfirmMfaEnrolment.protoName,
         document: .init(summary: "Confirm TOTP with a first code: MFA is on; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let confirmEmailMfa = DeclaredOperation(
         id: "confirmEmailMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/email/confirm",
         access: .bearerFresh, status: 200, takesBody: true,
@@ -431,7 +477,8 @@ extension DeclaredOperation {
         command: TokenV1.ConfirmMfaEnrolment.protoName,
         document: .init(summary: "Confirm the email second factor with the mailed code; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let confirmSmsMfa = DeclaredOperation(
         id: "confirmSmsMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/sms/confirm",
         access: .bearerFresh, status: 200, takesBody: true,
@@ -440,7 +487,8 @@ extension DeclaredOperation {
         command: TokenV1.ConfirmMfaEnrolment.protoName,
         document: .init(summary: "Confirm the SMS second factor with the texted code; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let regenerateBackupCodes = DeclaredOperation(
         id: "regenerateBackupCodes", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/backup-codes",
         access: .bearerFresh, status: 200, takesBody: false,
@@ -449,7 +497,8 @@ extension DeclaredOperation {
         command: TokenV1.RegenerateBackupCodes.protoName,
         document: .init(summary: "A fresh set of 10 backup codes (the old set dies); needs an aal 2 sign-in younger than 5 minutes", description: nil,
                         request: nil, response: "BackupCodes",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let jwks = DeclaredOperation(
         id: "jwks", service: "DiscoveryApi", method: "GET", pattern: "/v1/apps/{app_id}/jwks.json",
         access: .public, status: 200, takesBody: false,
@@ -458,7 +507,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The app's public signing keys", description: nil,
                         request: nil, response: nil,
-                        parameters: ["AppId"]))
+                        parameters: ["AppId"],
+                        generatedRequest: nil))
     static let openidConfiguration = DeclaredOperation(
         id: "openidConfiguration", service: "DiscoveryApi", method: "GET", pattern: "/v1/apps/{app_id}/.well-known/openid-configuration",
         access: .public, status: 200, takesBody: false,
@@ -467,7 +517,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The app's OpenID configuration", description: nil,
                         request: nil, response: nil,
-                        parameters: ["AppId"]))
+                        parameters: ["AppId"],
+                        generatedRequest: nil))
     static let introspectToken = DeclaredOperation(
         id: "introspectToken", service: "IntrospectionApi", method: "POST", pattern: "/v1/token/introspect",
         access: .secretKey, status: 200, takesBody: false,
@@ -476,7 +527,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "RFC 7662 introspection of an access or refresh token: active with its claims, or only {active: false}", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let adminRotateSecretKey = DeclaredOperation(
         id: "adminRotateSecretKey", service: "AdminAppApi", method: "POST", pattern: "/v1/admin/secret-keys/rotate",
         access: .secretKey, status: 201, takesBody: true,
@@ -485,7 +537,8 @@ extension DeclaredOperation {
         command: AdminV1.RotateSecretKey.protoName,
         document: .init(summary: "A new secret key (shown once); the live keys keep working for overlap_seconds", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let adminAuditLog = DeclaredOperation(
         id: "adminAuditLog", service: "AdminAppApi", method: "GET", pattern: "/v1/admin/audit",
         access: .secretKey, status: 200, takesBody: false,
@@ -494,7 +547,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The app's audit log (admin calls and security events), newest first", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let adminGetSettings = DeclaredOperation(
         id: "adminGetSettings", service: "AdminAppApi", method: "GET", pattern: "/v1/admin/settings",
         access: .secretKey, status: 200, takesBody: false,
@@ -503,7 +557,8 @@ extension DeclaredOperation {
         command: AdminV1.UpdateAppSettings.protoName,
         document: .init(summary: "The app's settings, as identityctl apps settings prints them", description: nil,
                         request: nil, response: "AppSettings",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let adminUpdateSettings = DeclaredOperation(
         id: "adminUpdateSettings", service: "AdminAppApi", method: "PATCH", pattern: "/v1/admin/settings",
         access: .secretKey, status: 200, takesBody: true,
@@ -512,7 +567,8 @@ extension DeclaredOperation {
         command: AdminV1.UpdateAppSettings.protoName,
         document: .init(summary: "Change the app's settings: what identityctl apps settings sets, with the same rules", description: nil,
                         request: "AppSettingsUpdate", response: "AppSettings",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let adminListUsers = DeclaredOperation(
         id: "adminListUsers", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users",
         access: .secretKey, status: 200, takesBody: false,
@@ -521,7 +577,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The app's users, newest first, with filters and a cursor", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let adminCreateUser = DeclaredOperation(
         id: "adminCreateUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users",
         access: .secretKey, status: 201, takesBody: true,
@@ -530,7 +587,8 @@ extension DeclaredOperation {
         command: AdminV1.CreateUser.protoName,
         document: .init(summary: "Create a user, with or without a password (email_verified settable)", description: nil,
                         request: "AdminUserCreate", response: "AdminUser",
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let adminGetUser = DeclaredOperation(
         id: "adminGetUser", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users/{uid}",
         access: .secretKey, status: 200, takesBody: false,
@@ -539,7 +597,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "One user, with its custom claims and whether it is disabled", description: nil,
                         request: nil, response: "AdminUser",
-                        parameters: ["Uid"]))
+                        parameters: ["Uid"],
+                        generatedRequest: nil))
     static let adminUpdateUser = DeclaredOperation(
         id: "adminUpdateUser", service: "AdminUserApi", method: "PATCH", pattern: "/v1/admin/users/{uid}",
         access: .secretKey, status: 200, takesBody: true,
@@ -548,7 +607,8 @@ extension DeclaredOperation {
         command: AdminV1.UpdateUser.protoName,
         document: .init(summary: "Change a user: profile fields (null clears), email_verified, roles, custom claims, metadata (each replaced whole)", description: nil,
                         request: "AdminUserUpdate", response: "AdminUser",
-                        parameters: ["Uid"]))
+                        parameters: ["Uid"],
+                        generatedRequest: nil))
     static let adminDeleteUser = DeclaredOperation(
         id: "adminDeleteUser", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}",
         access: .secretKey, status: 204, takesBody: false,
@@ -557,7 +617,8 @@ extension DeclaredOperation {
         command: AdminV1.DeleteUser.protoName,
         document: .init(summary: "Delete a user as DELETE /v1/me does (sessions end, Apple tokens revoked, user.deleted)", description: nil,
                         request: nil, response: nil,
-                        parameters: ["Uid"]))
+                        parameters: ["Uid"],
+                        generatedRequest: nil))
     static let adminDisableUser = DeclaredOperation(
         id: "adminDisableUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/disable",
         access: .secretKey, status: 200, takesBody: false,
@@ -566,7 +627,8 @@ extension DeclaredOperation {
         command: AdminV1.SetUserDisabled.protoName,
         document: .init(summary: "Disable a user: every session ends at once, sign-in and refresh answer 403 auth/user-disabled, user.disabled is published", description: nil,
                         request: nil, response: "AdminUser",
-                        parameters: ["Uid"]))
+                        parameters: ["Uid"],
+                        generatedRequest: nil))
     static let adminEnableUser = DeclaredOperation(
         id: "adminEnableUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/enable",
         access: .secretKey, status: 200, takesBody: false,
@@ -575,7 +637,8 @@ extension DeclaredOperation {
         command: AdminV1.SetUserDisabled.protoName,
         document: .init(summary: "Enable a disabled user again (user.enabled)", description: nil,
                         request: nil, response: "AdminUser",
-                        parameters: ["Uid"]))
+                        parameters: ["Uid"],
+                        generatedRequest: nil))
     static let adminResetUserMfa = DeclaredOperation(
         id: "adminResetUserMfa", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/mfa/reset",
         access: .secretKey, status: 200, takesBody: false,
@@ -584,7 +647,8 @@ extension DeclaredOperation {
         command: AdminV1.ResetUserMfa.protoName,
         document: .init(summary: "Reset a user's MFA (they lost every factor): every second factor and backup code removed, mfa.disabled (reason admin_reset) published, audited", description: nil,
                         request: nil, response: "AdminUser",
-                        parameters: ["Uid"]))
+                        parameters: ["Uid"],
+                        generatedRequest: nil))
     static let adminListSessions = DeclaredOperation(
         id: "adminListSessions", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users/{uid}/sessions",
         access: .secretKey, status: 200, takesBody: false,
@@ -593,7 +657,8 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The user's live sessions, newest first", description: nil,
                         request: nil, response: nil,
-                        parameters: ["Uid"]))
+                        parameters: ["Uid"],
+                        generatedRequest: nil))
     static let adminEndAllSessions = DeclaredOperation(
         id: "adminEndAllSessions", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}/sessions",
         access: .secretKey, status: 204, takesBody: false,
@@ -602,7 +667,8 @@ extension DeclaredOperation {
         command: RevocationV1.EndAllSessions.protoName,
         document: .init(summary: "End every live session of the user", description: nil,
                         request: nil, response: nil,
-                        parameters: ["Uid"]))
+                        parameters: ["Uid"],
+                        generatedRequest: nil))
     static let adminEndSession = DeclaredOperation(
         id: "adminEndSession", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}/sessions/{session_id}",
         access: .secretKey, status: 204, takesBody: false,
@@ -611,7 +677,8 @@ extension DeclaredOperation {
         command: RevocationV1.EndSession.protoName,
         document: .init(summary: "End one session of the user", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let adminImportUsers = DeclaredOperation(
         id: "adminImportUsers", service: "AdminKeyApi", method: "POST", pattern: "/v1/admin/users/import",
         access: .secretKey, status: 200, takesBody: true,
@@ -620,7 +687,8 @@ extension DeclaredOperation {
         command: AdminV1.ImportUsers.protoName,
         document: .init(summary: "Import up to 1,000 users with their password hashes (bcrypt, scrypt, Firebase scrypt, PBKDF2, Argon2) and provider identities; each user all or nothing", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
     static let adminRotateSigningKey = DeclaredOperation(
         id: "adminRotateSigningKey", service: "AdminKeyApi", method: "POST", pattern: "/v1/admin/keys/rotate",
         access: .secretKey, status: 201, takesBody: true,
@@ -629,7 +697,8 @@ extension DeclaredOperation {
         command: AdminV1.RotateSigningKey.protoName,
         document: .init(summary: "Add the next signing key: published in the JWKS now, signing one JWKS cache period later; the current key stays published until its tokens have expired", description: nil,
                         request: nil, response: nil,
-                        parameters: []))
+                        parameters: [],
+                        generatedRequest: nil))
 
     /// Every operation reached over HTTP, in declaration order.
     static let all: [DeclaredOperation] = [

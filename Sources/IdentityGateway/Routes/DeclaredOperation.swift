@@ -70,6 +70,9 @@ struct DeclaredOperation: Sendable {
         let request: String?
         let response: String?
         let parameters: [String]
+        /// The body's JSON Schema, generated from its command's fields (an operation whose
+        /// handler is generated and that names no shared schema).
+        let generatedRequest: String?
     }
 }
 
