@@ -647,7 +647,8 @@ def render_generated_handler(op, msg, options, sources):
                           f'{i3}body.add(.init(location: "body.{f.name}", message: "must be at most {rules.max_length} characters"))',
                           f"{i2}}}"]
         if rules.format == "email":
-            checks.append(f'{i2}if let {var}, !EmailAddress.isValid({var}) {{ throw ServiceError.invalidEmail(at: "body.{f.name}") }}')
+            bound = f"let {var}, " if f.label == "optional" else ""
+            checks.append(f'{i2}if {bound}!EmailAddress.isValid({var}) {{ throw ServiceError.invalidEmail(at: "body.{f.name}") }}')
         elif rules.format:
             raise ProtoError(f.where, f"format {rules.format!r} is not one the body reader checks")
     if fields:
