@@ -79,6 +79,9 @@ struct CommandCase {
             CommandCase(TokenV1.IssueSessionToken(appId: app, uid: uid, sessionId: session), actsFor: own),
             CommandCase(TokenV1.GetMfaStatus(appId: app, uid: uid), actsFor: noSession),
             CommandCase(TokenV1.ListPasskeys(appId: app, uid: uid, sessionId: session), actsFor: own),
+            CommandCase(TokenV1.ConfirmEmailChange(appId: app, uid: uid, sessionId: session, code: "123456"), actsFor: own),
+            CommandCase(TokenV1.StartEmailChange(appId: app, uid: uid, sessionId: session, email: "new@example.com"),
+                        actsFor: own, wayIn: .some(.freshSignIn)),
             // Changes of a way in: a fresh sign-in (aal 2 once MFA is on), except the password
             // change (its own proof, step-up once MFA is on) and provider linking (or the password).
             CommandCase(TokenV1.ChangePassword(appId: app, uid: uid, sessionId: session, currentPassword: password,
@@ -177,7 +180,7 @@ final class CommandCatalogueTests: XCTestCase {
         // The user's commands and the guest upgrades, counted by type: a new command that acts
         // for a user belongs in the catalogue with its expectation.
         let acting = Set(CommandCase.catalogue().filter { $0.actsFor != nil }.map(\.type))
-        XCTAssertEqual(acting.count, 25, acting.sorted().description)
+        XCTAssertEqual(acting.count, 27, acting.sorted().description)
     }
 
     func testChangesWayInConformancesAndTheirRules() {
@@ -202,7 +205,7 @@ final class CommandCatalogueTests: XCTestCase {
             TokenV1.RegenerateBackupCodes.protoName, TokenV1.DisableMfa.protoName,
             // Not a way in, but its own proof (a password, provider token or guest secret) is one
             // factor: with MFA on the session must be fresh at aal 2 too.
-            TokenV1.DeleteAccount.protoName,
+            TokenV1.DeleteAccount.protoName, TokenV1.StartEmailChange.protoName,
         ])
     }
 
@@ -326,7 +329,7 @@ final class CommandRouterFreshProofTests: XCTestCase {
                 XCTAssertNotEqual(code, ServiceError.reauthRequired.code, "\(item.type) needs no fresh sign-in")
             }
         }
-        XCTAssertEqual(refused, 12, "every way-in change but the password change")
+        XCTAssertEqual(refused, 13, "every way-in change but the password change")
     }
 
     func testWithMfaOnAFreshAal1SessionCannotChangeAWayIn() throws {
@@ -340,7 +343,7 @@ final class CommandRouterFreshProofTests: XCTestCase {
                 refused += 1
             }
         }
-        XCTAssertEqual(refused, 13, "every way-in change, the password change included")
+        XCTAssertEqual(refused, 14, "every way-in change, the password change included")
     }
 
     func testAFreshSessionAtTheRightLevelPassesTheProof() throws {

@@ -15,7 +15,8 @@ from test_phone import code_of, french_mobile, sent, wait_sms_file
 
 RP_ID = "fresh.example.test"
 ORIGIN = "https://fresh.example.test"
-WAY_IN_RESOURCES = ("/v1/me/passkeys", "/v1/me/phone", "/v1/me/mfa", "/v1/me/identities", "/v1/me/password")
+WAY_IN_RESOURCES = ("/v1/me/passkeys", "/v1/me/phone", "/v1/me/mfa", "/v1/me/identities", "/v1/me/password",
+                    "/v1/me/email/change")
 
 # Each way-in route as the document names it, with the body a stale token sends.
 STALE_CASES = {
@@ -35,10 +36,12 @@ STALE_CASES = {
     ("DELETE", "/v1/me/mfa"): {"code": "123456"},
     ("POST", "/v1/me/identities/{provider}"): {"id_token": "x.y.z"},
     ("DELETE", "/v1/me/identities/{provider}"): None,
+    ("POST", "/v1/me/email/change"): {"email": "new-address@example.test"},
 }
 # Routes whose own body carries the proof (the current password): a stale session still works
 # with it (see test_a_stale_session_changes_the_password_with_the_current_one).
-OWN_PROOF = {("POST", "/v1/me/password")}
+# The email change's confirm is proved by the code a fresh start mailed to the new address.
+OWN_PROOF = {("POST", "/v1/me/password"), ("POST", "/v1/me/email/change/confirm")}
 
 
 @pytest.fixture

@@ -357,6 +357,28 @@ extension DeclaredOperation {
                         request: "EmailAndCodeRequest", response: "User",
                         parameters: [],
                         generatedRequest: nil))
+    /// The address is a way in (codes, recovery, alerts): a fresh sign-in starts the change.
+    static let startEmailChange = DeclaredOperation(
+        id: "startEmailChange", service: "EmailApi", method: "POST", pattern: "/v1/me/email/change",
+        access: .bearerFresh, status: 202, takesBody: true,
+        limits: [RouteLimit].codeSendPerIP, errors: [.invalidEmail()],
+        audit: nil, sessionCheckedByHandler: false,
+        command: TokenV1.StartEmailChange.protoName,
+        document: .init(summary: "Start changing the account's email address: a code goes to the new address", description: "Needs a fresh sign-in. The same answer whether or not the new address has an account; the current address keeps working until the change is confirmed, and a new start replaces a pending one.",
+                        request: nil, response: "Queued",
+                        parameters: [],
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"description\":\"The new address\"}}}"))
+    /// The code proves the new address; the fresh sign-in was needed to ask for it.
+    static let confirmEmailChange = DeclaredOperation(
+        id: "confirmEmailChange", service: "EmailApi", method: "POST", pattern: "/v1/me/email/change/confirm",
+        access: .bearer, status: 200, takesBody: true,
+        limits: [RouteLimit].codeVerify, errors: [.invalidCode, .codeExpired, .rateLimited(retryAfter: 1), .emailAlreadyInUse],
+        audit: nil, sessionCheckedByHandler: false,
+        command: TokenV1.ConfirmEmailChange.protoName,
+        document: .init(summary: "Confirm the email change with the code the new address got", description: "The new address becomes the account's, verified; the old address is told, every other session ends and user.updated (change email) is published. 409 auth/email-already-in-use when the address has become another account's.",
+                        request: nil, response: "User",
+                        parameters: [],
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"The code the new address got\"}}}"))
     static let sendPhoneCode = DeclaredOperation(
         id: "sendPhoneCode", service: "PhoneApi", method: "POST", pattern: "/v1/auth/phone/send",
         access: .appKey, status: 202, takesBody: true,
@@ -737,6 +759,8 @@ extension DeclaredOperation {
         .changePassword,
         .sendEmailVerification,
         .verifyEmail,
+        .startEmailChange,
+        .confirmEmailChange,
         .sendPhoneCode,
         .verifyPhoneCode,
         .linkPhone,
@@ -921,8 +945,10 @@ extension ProviderApiHandlers {
     }
 }
 
-/// The routes of `EmailApi` (gateway.proto): the conforming type implements one handler per operation.
+/// The routes of `EmailApi` (gateway.proto): the conforming type implements one handler per operation (those with a declared answer are generated below).
 protocol EmailApiHandlers: Sendable {
+    /// Sends the commands of the generated handlers.
+    var commands: CommandSender { get }
     /// POST /v1/auth/email-code/send
     func sendEmailCode(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/email-code/verify
@@ -939,6 +965,10 @@ protocol EmailApiHandlers: Sendable {
     func sendEmailVerification(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/email/verify
     func verifyEmail(_ context: RouteContext) throws -> RouteResult
+    /// POST /v1/me/email/change
+    func startEmailChange(_ context: RouteContext) throws -> RouteResult
+    /// POST /v1/me/email/change/confirm
+    func confirmEmailChange(_ context: RouteContext) throws -> RouteResult
 }
 
 extension EmailApiHandlers {
@@ -952,7 +982,23 @@ extension EmailApiHandlers {
             Route(.changePassword, handler: changePassword),
             Route(.sendEmailVerification, handler: sendEmailVerification),
             Route(.verifyEmail, handler: verifyEmail),
+            Route(.startEmailChange, handler: startEmailChange),
+            Route(.confirmEmailChange, handler: confirmEmailChange),
         ]
+    }
+
+    /// POST /v1/me/email/change: generated from its declaration.
+    func startEmailChange(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.StartEmailChange(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.Accepted.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.accepted)
+    }
+
+    /// POST /v1/me/email/change/confirm: generated from its declaration.
+    func confirmEmailChange(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.ConfirmEmailChange(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.UserResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.user)
     }
 }
 
@@ -1132,5 +1178,38 @@ extension AdminKeyApiHandlers {
             Route(.adminImportUsers, handler: adminImportUsers),
             Route(.adminRotateSigningKey, handler: adminRotateSigningKey),
         ]
+    }
+}
+
+extension TokenV1.StartEmailChange {
+    /// The command of POST /v1/me/email/change: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let email = body.requiredString("email")
+        if let email, email.unicodeScalars.count > 254 {
+            body.add(.init(location: "body.email", message: "must be at most 254 characters"))
+        }
+        try body.finish()
+        guard let email else { throw ServiceError.validationFailed([]) }
+        if !EmailAddress.isValid(email) { throw ServiceError.invalidEmail(at: "body.email") }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, email: email)
+    }
+}
+
+extension TokenV1.ConfirmEmailChange {
+    /// The command of POST /v1/me/email/change/confirm: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let code = body.requiredString("code")
+        if let code, code.unicodeScalars.count > 32 {
+            body.add(.init(location: "body.code", message: "must be at most 32 characters"))
+        }
+        try body.finish()
+        guard let code else { throw ServiceError.validationFailed([]) }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, code: code)
     }
 }

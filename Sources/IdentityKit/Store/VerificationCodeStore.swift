@@ -17,6 +17,8 @@ public struct VerificationCodeStore: Sendable {
         case phoneCode = "phone_code"
         /// Linking a number to a signed-in user (the row also names the user).
         case phoneLink = "phone_link"
+        /// A signed-in user's new email address (the row also names the user; one per user).
+        case emailChange = "email_change"
     }
 
     public enum Check: Sendable, Equatable {
@@ -64,6 +66,20 @@ public struct VerificationCodeStore: Sendable {
         try connection.query("""
             SELECT email_lower, uid FROM verification_codes WHERE app_id = $1 AND purpose = $2 AND session_id = $3
             """, [appId, purpose.rawValue, sessionId]).first.map { (try $0.string("email_lower"), try $0.optionalString("uid")) }
+    }
+
+    /// The target of the code of `purpose` stored for `uid`, if one is (a pending email change).
+    public func pending(purpose: Purpose, appId: String, uid: String, on connection: PGConnection) throws -> String? {
+        try connection.query("""
+            SELECT email_lower FROM verification_codes WHERE app_id = $1 AND purpose = $2 AND uid = $3
+            ORDER BY created_at DESC LIMIT 1
+            """, [appId, purpose.rawValue, uid]).first?.optionalString("email_lower")
+    }
+
+    /// Deletes the codes of `purpose` stored for `uid`: a user has one pending change at a time.
+    public func discard(purpose: Purpose, appId: String, uid: String, on connection: PGConnection) throws {
+        try connection.query("DELETE FROM verification_codes WHERE app_id = $1 AND purpose = $2 AND uid = $3",
+                             [appId, purpose.rawValue, uid])
     }
 
     /// Seconds since the last code for (purpose, email) was stored, if one exists.

@@ -56,6 +56,10 @@ protocol TokenCommandHandlers: Sendable {
     func handle(_ command: TokenV1.SendEmailVerification, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// POST /v1/auth/email/verify
     func handle(_ command: TokenV1.VerifyEmail, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// POST /v1/me/email/change
+    func handle(_ command: TokenV1.StartEmailChange, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// POST /v1/me/email/change/confirm
+    func handle(_ command: TokenV1.ConfirmEmailChange, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// POST /v1/auth/phone/send, POST /v1/me/phone
     func handle(_ command: TokenV1.SendPhoneCode, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// POST /v1/auth/phone/verify
@@ -202,6 +206,14 @@ enum TokenCommandDispatch {
         },
         TokenV1.VerifyEmail.protoName: { handlers, checks, message in
             let command: TokenV1.VerifyEmail = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
+        TokenV1.StartEmailChange.protoName: { handlers, checks, message in
+            let command: TokenV1.StartEmailChange = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
+        TokenV1.ConfirmEmailChange.protoName: { handlers, checks, message in
+            let command: TokenV1.ConfirmEmailChange = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
         },
         TokenV1.SendPhoneCode.protoName: { handlers, checks, message in
@@ -353,6 +365,15 @@ extension TokenV1.SendEmailVerification: ActsForUser {
 extension TokenV1.VerifyEmail: ActsForUser {
     var actingUid: String { uid ?? "" }
     var actingSessionId: String { sessionId ?? "" }
+}
+extension TokenV1.StartEmailChange: ChangesWayIn {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
+    var freshProof: FreshProofRule? { .freshSignIn }
+}
+extension TokenV1.ConfirmEmailChange: ActsForUser {
+    var actingUid: String { uid }
+    var actingSessionId: String { sessionId }
 }
 extension TokenV1.SendPhoneCode: ChangesWayIn {
     var actingUid: String { uid ?? "" }

@@ -1998,6 +1998,87 @@ extension TokenV1 {
             if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
         }
     }
+
+    /// POST /v1/me/email/change → Accepted. Mails a code to the new address (the account's own
+    /// stays until the change is confirmed), replacing any pending change of the user. The same
+    /// answer whether or not the address has an account: only its owner, by confirming, learns
+    /// that it is taken.
+    public struct StartEmailChange: ProtoMessage {
+        public static let protoName = "identity.token.v1.StartEmailChange"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        public var email: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            email: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.email = email
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.email = try container.decodeProto(String.self, "email") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.email.isEmpty { try container.encode(self.email, forKey: ProtoJSONKey("email")) }
+        }
+    }
+
+    /// POST /v1/me/email/change/confirm → UserResult. The code StartEmailChange mailed: the
+    /// pending address becomes the account's (verified), the old address is told, every other
+    /// session ends, and `user.updated` (change "email") is published.
+    public struct ConfirmEmailChange: ProtoMessage {
+        public static let protoName = "identity.token.v1.ConfirmEmailChange"
+
+        public var appId: String
+        public var uid: String
+        public var sessionId: String
+        public var code: String
+
+        public init(
+            appId: String = "",
+            uid: String = "",
+            sessionId: String = "",
+            code: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+            self.sessionId = sessionId
+            self.code = code
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+            self.sessionId = try container.decodeProto(String.self, "session_id", "sessionId") ?? ""
+            self.code = try container.decodeProto(String.self, "code") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+            if !self.sessionId.isEmpty { try container.encode(self.sessionId, forKey: ProtoJSONKey("session_id")) }
+            if !self.code.isEmpty { try container.encode(self.code, forKey: ProtoJSONKey("code")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {
