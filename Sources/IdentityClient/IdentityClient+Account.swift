@@ -88,6 +88,30 @@ extension IdentityClient {
         return try Transport.data(User.self, of: answer)
     }
 
+    /// Starts moving the account to a new email address: a 6-digit code is mailed to `email`;
+    /// pass it to ``confirmEmailChange(email:code:)``. Returns how many seconds the code is
+    /// valid. Nothing changes until then: the current address keeps working.
+    ///
+    /// Needs a fresh sign-in (less than 5 minutes ago): otherwise ``IdentityError`` `.reauthRequired`,
+    /// and the user signs in again first. An address that belongs to another account gets the
+    /// same answer; only the confirmation tells (`.emailAlreadyInUse`). A new start replaces the
+    /// pending one.
+    @discardableResult
+    public func startEmailChange(to email: String) async throws -> Int {
+        struct Sent: Decodable { let expires_in: Int }
+        return try Transport.data(Sent.self, of: try await authorized("POST", "/v1/me/email/change",
+                                                                      body: ["email": .string(email)])).expires_in
+    }
+
+    /// Confirms the new address with the code mailed to it; returns the user, whose email is
+    /// now `email`, verified. The user's other sessions end, this one stays. Throws
+    /// ``IdentityError`` `.invalidCode` for a wrong or spent code, `.emailAlreadyInUse` when the
+    /// address belongs to another account.
+    public func confirmEmailChange(email: String, code: String) async throws -> User {
+        try Transport.data(User.self, of: try await authorized("POST", "/v1/me/email/change/confirm",
+                                                               body: ["email": .string(email), "code": .string(code)]))
+    }
+
     /// Links Google to the signed-in account.
     public func linkGoogle(idToken: String, nonce: String? = nil) async throws -> User {
         let body: JSONObject = ["id_token": .string(idToken), "nonce": JSONValue(nonce)]

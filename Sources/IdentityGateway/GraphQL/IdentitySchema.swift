@@ -307,6 +307,21 @@ enum IdentitySchema {
             _ = try await call.data("POST", "/v1/auth/email/verify", body: body([("email", email), ("code", code)]))
             return success("The email address is verified.")
         },
+        // The signed-in user's new address: POST /v1/me/email/change (a fresh sign-in, else
+        // auth/reauth-required), then /confirm with the code mailed to the new address.
+        Field("startEmailChange", req("SuccessResponse"), arguments: [
+            InputValue("email", req("String"), description: "The new address; the code is mailed to it."),
+        ]) { info in
+            _ = try await core(info).data("POST", "/v1/me/email/change", body: body([("email", info.argument("email"))]))
+            return success("A code was sent to the new address.")
+        },
+        Field("confirmEmailChange", req("User"), arguments: [
+            InputValue("email", req("String"), description: "The new address, as given to startEmailChange."),
+            InputValue("code", req("String"), description: "The code mailed to it."),
+        ]) { info in
+            GraphQLBridge.user(try await core(info).data("POST", "/v1/me/email/change/confirm", body: body([
+                ("email", info.argument("email")), ("code", info.argument("code"))])))
+        },
         Field("registerDeviceToken", req("DeviceToken"), arguments: [InputValue("input", req("RegisterDeviceTokenInput"))]) { info in
             let input = input(info)
             return device(try await core(info).data("POST", "/v1/me/devices", body: body([
