@@ -92,10 +92,10 @@ extension IdentityClient {
     /// pass it to ``confirmEmailChange(email:code:)``. Returns how many seconds the code is
     /// valid. Nothing changes until then: the current address keeps working.
     ///
-    /// Needs a fresh sign-in (less than 5 minutes ago): otherwise ``IdentityError`` `.reauthRequired`,
-    /// and the user signs in again first. An address that belongs to another account gets the
-    /// same answer; only the confirmation tells (`.emailAlreadyInUse`). A new start replaces the
-    /// pending one.
+    /// Needs a fresh sign-in (less than 5 minutes ago, with the second factor when MFA is on):
+    /// otherwise ``IdentityError`` `.reauthRequired`, and the user signs in again first. An
+    /// address that belongs to another account gets the same answer; only the confirmation
+    /// tells (`.emailAlreadyInUse`). A new start replaces the pending one.
     @discardableResult
     public func startEmailChange(to email: String) async throws -> Int {
         struct Sent: Decodable { let expires_in: Int }

@@ -3,7 +3,7 @@ import XCTest
 import IdentityClient
 
 /// The signed-in user's account through the SDK: profile, sessions, devices, passwords, email
-/// verification, linking, deletion.
+/// verification and change, linking, deletion.
 final class AccountE2ETests: XCTestCase {
     func testProfileSessionsAndSignOuts() async throws {
         let e2e = try E2E.environment()
@@ -106,6 +106,38 @@ final class AccountE2ETests: XCTestCase {
         await assertIdentityError(.refreshTokenRevoked) { try await client.me() }
         let again = try await e2e.client().signIn(email: email, password: "a third long passphrase").signedInUser()
         XCTAssertEqual(again.uid, user.uid)
+    }
+
+    func testEmailChange() async throws {
+        let e2e = try E2E.environment()
+        let old = E2E.uniqueEmail("chg-old"), new = E2E.uniqueEmail("chg-new")
+        let client = e2e.client()
+        let user = try await client.signUp(email: old, password: E2E.password).signedInUser()
+        let other = e2e.client()
+        _ = try await other.signIn(email: old, password: E2E.password)
+        var lifetime = 0
+        let mailed = try await e2e.mailedCode(to: new) { lifetime = try await client.startEmailChange(to: new) }
+        XCTAssertGreaterThan(lifetime, 0)
+        let wrong = mailed.code == "000000" ? "111111" : "000000"
+        await assertIdentityError(.invalidCode) { try await client.confirmEmailChange(email: new, code: wrong) }
+        let changed = try await client.confirmEmailChange(email: new, code: mailed.code)
+        XCTAssertEqual(changed.uid, user.uid)
+        XCTAssertEqual(changed.email, new)
+        XCTAssertTrue(changed.emailVerified)
+        let me = try await client.me() // this session stays
+        XCTAssertEqual(me.email, new)
+        await assertIdentityError(.refreshTokenRevoked) { try await other.me() }
+        let again = try await e2e.client().signIn(email: new, password: E2E.password).signedInUser()
+        XCTAssertEqual(again.uid, user.uid)
+        await assertIdentityError(.invalidCredential) { try await e2e.client().signIn(email: old, password: E2E.password) }
+
+        // An address of another account: refused at the confirmation only.
+        let taken = E2E.uniqueEmail("chg-taken")
+        _ = try await e2e.client().signUp(email: taken, password: E2E.password)
+        let code = try await e2e.mailedCode(to: taken) { try await client.startEmailChange(to: taken) }.code
+        await assertIdentityError(.emailAlreadyInUse) { try await client.confirmEmailChange(email: taken, code: code) }
+        let unchanged = try await client.me()
+        XCTAssertEqual(unchanged.email, new)
     }
 
     func testLinkingAndDeletion() async throws {

@@ -714,3 +714,86 @@ def test_introspection_asked_many_times_over_stops_at_its_budget(client, app):
     assert error_codes(resp) == ["GRAPHQL_VALIDATION_FAILED"]
     assert "more than 10000 fields" in resp.json["errors"][0]["message"]
     assert elapsed < 1.0, f"{elapsed:.3f}s"
+
+
+START_EMAIL_CHANGE = """mutation StartEmailChange($email: String!) {
+  startEmailChange(email: $email) { success message }
+}"""
+CONFIRM_EMAIL_CHANGE = """mutation ConfirmEmailChange($email: String!, $code: String!) {
+  confirmEmailChange(email: $email, code: $code) { id email isEmailVerified }
+}"""
+
+
+def test_the_email_change_mutations_are_in_the_schema_beside_the_guides(client):
+    """An addition: the guide's operations still validate (test_every_seed_operation_validates)."""
+    schema = served_schema(client)
+    mutation = schema.mutation_type.fields
+    assert str(mutation["startEmailChange"].type) == "SuccessResponse!"
+    assert {name: str(arg.type) for name, arg in mutation["startEmailChange"].args.items()} == {"email": "String!"}
+    assert str(mutation["confirmEmailChange"].type) == "User!"
+    assert {name: str(arg.type) for name, arg in mutation["confirmEmailChange"].args.items()} == {
+        "email": "String!", "code": "String!"}
+    for operation in (START_EMAIL_CHANGE, CONFIRM_EMAIL_CHANGE):
+        assert validate(schema, parse(operation)) == [], operation
+
+
+@pytest.mark.parametrize("profile", ["standard", "single-token"])
+def test_email_change_through_graphql(client, smtp_sink, configured_app_factory, profile):
+    """startEmailChange mails a code to the new address; confirmEmailChange with it moves the
+    account there, verified: the same user, signing in with the new address only, its other
+    sessions ended and this one kept."""
+    from mail_flows import MAIL_TIMEOUT, other_code
+    from smtp_sink import code_from
+    app = configured_app_factory(profile=profile)
+    old, new = unique_email("gql-old"), unique_email("gql-new")
+    registered = register(client, app, email=old)
+    token, uid = registered["token"], registered["user"]["id"]
+    other = ok(gql(client, app, LOGIN, {"input": {"identifier": old, "password": PASSWORD}}))["login"]["token"]
+    mark = smtp_sink.mark()
+    started = ok(gql(client, app, START_EMAIL_CHANGE, {"email": new}, token=token))["startEmailChange"]
+    assert started["success"] is True and started["message"], started
+    code = code_from(smtp_sink.wait_for(new, after=mark, timeout=MAIL_TIMEOUT))
+    # Nothing changed yet.
+    assert ok(gql(client, app, ME, token=token))["me"]["email"] == old
+    wrong = gql(client, app, CONFIRM_EMAIL_CHANGE, {"email": new, "code": other_code(code)}, token=token)
+    assert error_codes(wrong) == ["auth/invalid-code"] and wrong.json["data"] is None
+    assert ok(gql(client, app, ME, token=token))["me"]["email"] == old
+    confirmed = ok(gql(client, app, CONFIRM_EMAIL_CHANGE, {"email": new, "code": code}, token=token))
+    assert confirmed["confirmEmailChange"] == {"id": uid, "email": new, "isEmailVerified": True}, confirmed
+    me = ok(gql(client, app, ME, token=token))["me"]
+    assert me["id"] == uid and me["email"] == new and me["isEmailVerified"] is True, me
+    assert error_codes(gql(client, app, ME, token=other)) == ["auth/invalid-token"], "other sessions end"
+    logged = ok(gql(client, app, LOGIN, {"input": {"identifier": new, "password": PASSWORD}}))["login"]
+    assert logged["user"]["id"] == uid
+    assert error_codes(gql(client, app, LOGIN, {"input": {"identifier": old, "password": PASSWORD}})) == [
+        "auth/invalid-credential"]
+    assert error_codes(gql(client, app, CONFIRM_EMAIL_CHANGE, {"email": new, "code": code}, token=token)) == [
+        "auth/invalid-code"], "the code is single use"
+
+
+def test_email_change_through_graphql_needs_a_fresh_sign_in_and_a_free_address(client, smtp_sink, app):
+    from mail_flows import MAIL_TIMEOUT
+    from smtp_sink import code_from
+    from test_fresh_proof import age_session
+    stale = client.new_user(app, email=unique_email("gql-stale"))
+    age_session(app, stale["session_id"])
+    refused = gql(client, app, START_EMAIL_CHANGE, {"email": unique_email("gql-wanted")}, token=stale["access_token"])
+    assert error_codes(refused) == ["auth/reauth-required"]
+    assert refused.json["errors"][0]["extensions"]["status"] == 403
+    # Signed out: no caller.
+    assert error_codes(gql(client, app, START_EMAIL_CHANGE, {"email": unique_email("gql-anon")})) == [
+        "auth/invalid-token"]
+    # An address of another account: the same answer at the start, refused at confirm.
+    taken = unique_email("gql-taken")
+    holder = client.new_user(app, email=taken)
+    mover = client.new_user(app, email=unique_email("gql-mover"))
+    mark = smtp_sink.mark()
+    assert ok(gql(client, app, START_EMAIL_CHANGE, {"email": taken}, token=mover["access_token"]))[
+        "startEmailChange"]["success"] is True
+    code = code_from(smtp_sink.wait_for(taken, after=mark, timeout=MAIL_TIMEOUT))
+    in_use = gql(client, app, CONFIRM_EMAIL_CHANGE, {"email": taken, "code": code}, token=mover["access_token"])
+    assert error_codes(in_use) == ["auth/email-already-in-use"]
+    assert ok(gql(client, app, ME, token=holder["access_token"]))["me"]["email"] == taken
+    assert ok(gql(client, app, ME, token=mover["access_token"]))["me"]["email"] != taken
+    invalid = gql(client, app, START_EMAIL_CHANGE, {"email": "not-an-address"}, token=mover["access_token"])
+    assert error_codes(invalid) == ["auth/invalid-email"]
