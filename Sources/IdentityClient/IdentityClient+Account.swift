@@ -89,7 +89,7 @@ extension IdentityClient {
     }
 
     /// Starts moving the account to a new email address: a 6-digit code is mailed to `email`;
-    /// pass it to ``confirmEmailChange(email:code:)``. Returns how many seconds the code is
+    /// pass it to ``confirmEmailChange(code:)``. Returns how many seconds the code is
     /// valid. Nothing changes until then: the current address keeps working.
     ///
     /// Needs a fresh sign-in (less than 5 minutes ago, with the second factor when MFA is on):
@@ -103,13 +103,13 @@ extension IdentityClient {
                                                                       body: ["email": .string(email)])).expires_in
     }
 
-    /// Confirms the new address with the code mailed to it; returns the user, whose email is
-    /// now `email`, verified. The user's other sessions end, this one stays. Throws
+    /// Confirms the pending change with the code mailed to the new address; returns the user,
+    /// whose email is now that address, verified. The user's other sessions end, this one stays. Throws
     /// ``IdentityError`` `.invalidCode` for a wrong or spent code, `.emailAlreadyInUse` when the
     /// address belongs to another account.
-    public func confirmEmailChange(email: String, code: String) async throws -> User {
+    public func confirmEmailChange(code: String) async throws -> User {
         try Transport.data(User.self, of: try await authorized("POST", "/v1/me/email/change/confirm",
-                                                               body: ["email": .string(email), "code": .string(code)]))
+                                                               body: ["code": .string(code)]))
     }
 
     /// Links Google to the signed-in account.

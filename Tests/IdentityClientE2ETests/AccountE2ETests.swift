@@ -119,8 +119,8 @@ final class AccountE2ETests: XCTestCase {
         let mailed = try await e2e.mailedCode(to: new) { lifetime = try await client.startEmailChange(to: new) }
         XCTAssertGreaterThan(lifetime, 0)
         let wrong = mailed.code == "000000" ? "111111" : "000000"
-        await assertIdentityError(.invalidCode) { try await client.confirmEmailChange(email: new, code: wrong) }
-        let changed = try await client.confirmEmailChange(email: new, code: mailed.code)
+        await assertIdentityError(.invalidCode) { try await client.confirmEmailChange(code: wrong) }
+        let changed = try await client.confirmEmailChange(code: mailed.code)
         XCTAssertEqual(changed.uid, user.uid)
         XCTAssertEqual(changed.email, new)
         XCTAssertTrue(changed.emailVerified)
@@ -135,7 +135,7 @@ final class AccountE2ETests: XCTestCase {
         let taken = E2E.uniqueEmail("chg-taken")
         _ = try await e2e.client().signUp(email: taken, password: E2E.password)
         let code = try await e2e.mailedCode(to: taken) { try await client.startEmailChange(to: taken) }.code
-        await assertIdentityError(.emailAlreadyInUse) { try await client.confirmEmailChange(email: taken, code: code) }
+        await assertIdentityError(.emailAlreadyInUse) { try await client.confirmEmailChange(code: code) }
         let unchanged = try await client.me()
         XCTAssertEqual(unchanged.email, new)
     }

@@ -65,7 +65,7 @@ final class GraphQLEmailChangeTests: XCTestCase {
         XCTAssertEqual(start.arguments.map { "\($0.name): \($0.type)" }, ["email: String!"])
         let confirm = try XCTUnwrap(mutation.field("confirmEmailChange"))
         XCTAssertEqual(confirm.type.description, "User!")
-        XCTAssertEqual(confirm.arguments.map { "\($0.name): \($0.type)" }, ["email: String!", "code: String!"])
+        XCTAssertEqual(confirm.arguments.map { "\($0.name): \($0.type)" }, ["code: String!"])
         XCTAssertFalse(IdentitySchema.signInFields.contains("startEmailChange"))
         XCTAssertFalse(IdentitySchema.signInFields.contains("confirmEmailChange"))
         let sdl = SchemaPrinter.print(IdentitySchema.schema)
@@ -93,10 +93,10 @@ final class GraphQLEmailChangeTests: XCTestCase {
     func testConfirmSendsTheAddressAndCodeAndAnswersTheUser() async throws {
         let core = Core { _ in .data(Self.user) }
         let response = try await run("""
-            mutation Confirm($email: String!, $code: String!) {
-              confirmEmailChange(email: $email, code: $code) { id email isEmailVerified displayName }
+            mutation Confirm($code: String!) {
+              confirmEmailChange(code: $code) { id email isEmailVerified displayName }
             }
-            """, variables: [("email", .string("new@example.test")), ("code", .string("123456"))], core: core)
+            """, variables: [("code", .string("123456"))], core: core)
         XCTAssertEqual(response.errors.map(\.message), [])
         XCTAssertEqual(response.data, .object([("confirmEmailChange", .object([
             ("id", .string("01j9x6k3m4q5r6s7t8v9w0x1y2")), ("email", .string("new@example.test")),
@@ -105,7 +105,7 @@ final class GraphQLEmailChangeTests: XCTestCase {
         XCTAssertEqual(core.requests.count, 1)
         XCTAssertEqual(sent.method, "POST")
         XCTAssertEqual(sent.path, "/v1/me/email/change/confirm")
-        XCTAssertEqual(body(sent), .object(["email": .string("new@example.test"), "code": .string("123456")]))
+        XCTAssertEqual(body(sent), .object(["code": .string("123456")]))
         XCTAssertEqual(sent.header("authorization"), "Bearer at_caller")
     }
 
@@ -113,8 +113,8 @@ final class GraphQLEmailChangeTests: XCTestCase {
         let cases: [(String, ServiceError)] = [
             (#"mutation { startEmailChange(email: "new@example.test") { success } }"#, .reauthRequired),
             (#"mutation { startEmailChange(email: "nope") { success } }"#, .invalidEmail()),
-            (#"mutation { confirmEmailChange(email: "taken@example.test", code: "123456") { id } }"#, .emailAlreadyInUse),
-            (#"mutation { confirmEmailChange(email: "new@example.test", code: "000000") { id email } }"#, .invalidCode),
+            (#"mutation { confirmEmailChange(code: "123456") { id } }"#, .emailAlreadyInUse),
+            (#"mutation { confirmEmailChange(code: "000000") { id email } }"#, .invalidCode),
         ]
         for (query, error) in cases {
             let core = Core { .problem(error, requestId: $0.requestId) }

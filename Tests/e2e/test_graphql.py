@@ -719,8 +719,8 @@ def test_introspection_asked_many_times_over_stops_at_its_budget(client, app):
 START_EMAIL_CHANGE = """mutation StartEmailChange($email: String!) {
   startEmailChange(email: $email) { success message }
 }"""
-CONFIRM_EMAIL_CHANGE = """mutation ConfirmEmailChange($email: String!, $code: String!) {
-  confirmEmailChange(email: $email, code: $code) { id email isEmailVerified }
+CONFIRM_EMAIL_CHANGE = """mutation ConfirmEmailChange($code: String!) {
+  confirmEmailChange(code: $code) { id email isEmailVerified }
 }"""
 
 
@@ -731,8 +731,7 @@ def test_the_email_change_mutations_are_in_the_schema_beside_the_guides(client):
     assert str(mutation["startEmailChange"].type) == "SuccessResponse!"
     assert {name: str(arg.type) for name, arg in mutation["startEmailChange"].args.items()} == {"email": "String!"}
     assert str(mutation["confirmEmailChange"].type) == "User!"
-    assert {name: str(arg.type) for name, arg in mutation["confirmEmailChange"].args.items()} == {
-        "email": "String!", "code": "String!"}
+    assert {name: str(arg.type) for name, arg in mutation["confirmEmailChange"].args.items()} == {"code": "String!"}
     for operation in (START_EMAIL_CHANGE, CONFIRM_EMAIL_CHANGE):
         assert validate(schema, parse(operation)) == [], operation
 
@@ -755,10 +754,10 @@ def test_email_change_through_graphql(client, smtp_sink, configured_app_factory,
     code = code_from(smtp_sink.wait_for(new, after=mark, timeout=MAIL_TIMEOUT))
     # Nothing changed yet.
     assert ok(gql(client, app, ME, token=token))["me"]["email"] == old
-    wrong = gql(client, app, CONFIRM_EMAIL_CHANGE, {"email": new, "code": other_code(code)}, token=token)
+    wrong = gql(client, app, CONFIRM_EMAIL_CHANGE, {"code": other_code(code)}, token=token)
     assert error_codes(wrong) == ["auth/invalid-code"] and wrong.json["data"] is None
     assert ok(gql(client, app, ME, token=token))["me"]["email"] == old
-    confirmed = ok(gql(client, app, CONFIRM_EMAIL_CHANGE, {"email": new, "code": code}, token=token))
+    confirmed = ok(gql(client, app, CONFIRM_EMAIL_CHANGE, {"code": code}, token=token))
     assert confirmed["confirmEmailChange"] == {"id": uid, "email": new, "isEmailVerified": True}, confirmed
     me = ok(gql(client, app, ME, token=token))["me"]
     assert me["id"] == uid and me["email"] == new and me["isEmailVerified"] is True, me
@@ -767,7 +766,7 @@ def test_email_change_through_graphql(client, smtp_sink, configured_app_factory,
     assert logged["user"]["id"] == uid
     assert error_codes(gql(client, app, LOGIN, {"input": {"identifier": old, "password": PASSWORD}})) == [
         "auth/invalid-credential"]
-    assert error_codes(gql(client, app, CONFIRM_EMAIL_CHANGE, {"email": new, "code": code}, token=token)) == [
+    assert error_codes(gql(client, app, CONFIRM_EMAIL_CHANGE, {"code": code}, token=token)) == [
         "auth/invalid-code"], "the code is single use"
 
 
@@ -791,7 +790,7 @@ def test_email_change_through_graphql_needs_a_fresh_sign_in_and_a_free_address(c
     assert ok(gql(client, app, START_EMAIL_CHANGE, {"email": taken}, token=mover["access_token"]))[
         "startEmailChange"]["success"] is True
     code = code_from(smtp_sink.wait_for(taken, after=mark, timeout=MAIL_TIMEOUT))
-    in_use = gql(client, app, CONFIRM_EMAIL_CHANGE, {"email": taken, "code": code}, token=mover["access_token"])
+    in_use = gql(client, app, CONFIRM_EMAIL_CHANGE, {"code": code}, token=mover["access_token"])
     assert error_codes(in_use) == ["auth/email-already-in-use"]
     assert ok(gql(client, app, ME, token=holder["access_token"]))["me"]["email"] == taken
     assert ok(gql(client, app, ME, token=mover["access_token"]))["me"]["email"] != taken

@@ -316,11 +316,10 @@ enum IdentitySchema {
             return success("A code was sent to the new address.")
         },
         Field("confirmEmailChange", req("User"), arguments: [
-            InputValue("email", req("String"), description: "The new address, as given to startEmailChange."),
-            InputValue("code", req("String"), description: "The code mailed to it."),
+            InputValue("code", req("String"), description: "The code mailed to the new address."),
         ]) { info in
             GraphQLBridge.user(try await core(info).data("POST", "/v1/me/email/change/confirm", body: body([
-                ("email", info.argument("email")), ("code", info.argument("code"))])))
+                ("code", info.argument("code"))])))
         },
         Field("registerDeviceToken", req("DeviceToken"), arguments: [InputValue("input", req("RegisterDeviceTokenInput"))]) { info in
             let input = input(info)
