@@ -234,7 +234,9 @@ def test_fuzz_regression_error_answers_are_documented(plain_schema, fuzz_app):
                         {"first_name": "x"} if method == "PATCH" else (
                             {"code": "x"} if path.startswith("/v1/me/mfa") and (method == "DELETE" or path.endswith("/confirm"))
                             else ({"phone": "+33612345678"} if path == "/v1/me/phone" else (
-                                {"session_id": "x", "code": "x"} if path == "/v1/me/phone/verify" else None)))))))
+                                {"session_id": "x", "code": "x"} if path == "/v1/me/phone/verify" else (
+                                    {"email": "new@example.test"} if path == "/v1/me/email/change" else (
+                                        {"code": "x"} if path == "/v1/me/email/change/confirm" else None)))))))))
         kwargs = {"body": body, "media_type": "application/json"} if body is not None else {}
         _replay(plain_schema, method, path, 401, "auth/invalid-token", headers=dict(key),
                 path_parameters=params or None, **kwargs)
