@@ -12,10 +12,8 @@ let usage = """
           [--apple-services-ids ID,ID] [--apple-team-id ID] [--apple-key-id ID]
           [--apple-private-key-file KEY.p8] [--firebase-project-id ID] [--firebase-trust-email-verified true|false]
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
-          [--mail-template KIND.PART=VALUE]...   (KIND: email_code, password_reset,
-          email_verification, security_alert_<new_sign_in|password_changed|email_changed|mfa_enabled|
-          mfa_disabled|passkey_added|passkey_removed|phone_changed|provider_linked|provider_unlinked|
-          backup_codes_renewed|backup_codes_low|mfa_code_reused>; PART: subject, text, html, push_title, push_body)
+          [--mail-template KIND.PART=VALUE]...   (KIND: \(MailKind.names.joined(separator: ", "));
+              PART: subject, text, html, push_title, push_body)
           [--apns-team-id ID] [--apns-key-id ID] [--apns-topic BUNDLE_ID] [--apns-private-key-file KEY.p8]
           [--fcm-service-account-file KEY.json] [--security-alerts true|false]   (push and alerts; see docs/)
           [--webauthn-rp-id ID --webauthn-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or

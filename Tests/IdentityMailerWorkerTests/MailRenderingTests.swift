@@ -4,6 +4,16 @@ import XCTest
 import IdentityKit
 
 final class MailRenderingTests: XCTestCase {
+    /// The renderer has default texts for exactly the kinds of the one list (`MailKind`), which
+    /// is also what an app may override: a kind added to one without the other fails here.
+    func testEveryMailKindHasDefaultTextsAndNoOtherKindDoes() {
+        XCTAssertEqual(Set(MailRenderer.defaults.keys), Set(MailKind.names))
+        XCTAssertEqual(AppSettingsUpdate.templateKinds, MailKind.names)
+        for kind in MailKind.names {
+            XCTAssertFalse(MailRenderer.defaults[kind]?["subject"]?.isEmpty ?? true, kind)
+        }
+    }
+
     func testHTMLPartEscapesValuesAndTextPartKeepsThem() {
         let rendered = MailRenderer().render(kind: "email_code", templates: [
             "email_code": ["subject": "Code {{code}}", "text": "Hi {{email}}", "html": "<p>Hi {{email}}</p>"],

@@ -60,7 +60,8 @@ public struct AppSettingsUpdate: Sendable {
 
     public init() {}
 
-    public static let templateKinds = ["email_code", "password_reset", "email_verification"] + SecurityAlertKind.allCases.map(\.template)
+    /// The mails whose templates an app may override: every kind the mailer renders.
+    public static let templateKinds = MailKind.names
     /// `push_title` and `push_body`: the push notification of a security alert.
     public static let templateParts = ["subject", "text", "html", "push_title", "push_body"]
 

@@ -164,7 +164,7 @@ struct SecondFactors: Sendable {
         let code = VerificationCodeStore.newCode()
         try codes.store(code, purpose: .mfaEmail, appId: user.appId, email: address, lifetimeSeconds: codeLifetimeSeconds,
                         on: connection)
-        let command = try MailRequest.command(code, kind: "mfa_code", to: address, appId: user.appId, seal: mailSeal)
+        let command = try MailRequest.command(code, kind: MailKind.mfaCode.name, to: address, appId: user.appId, seal: mailSeal)
         try EventOutbox.appendCommand(command, queue: DeliveryChannel.email.queue, appId: user.appId, on: connection)
     }
 
