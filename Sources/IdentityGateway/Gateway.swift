@@ -120,9 +120,14 @@ public final class Gateway: Service {
     /// prefix), in order: route match, media type, app (`X-App-Key`, else `Host`), body parsed once, the caller's proof (`FreshProofStep`), the route's rate limits, then its handler. What a route
     /// needs is declared on its `Route`, never re-checked in handlers.
     func dispatch(_ incoming: HTTPRequest) -> RouteResult {
+        dispatch(incoming, match: router.match(method: incoming.method, path: incoming.path))
+    }
+
+    /// `dispatch` with the route already matched (`measured` matches once for its label and this).
+    func dispatch(_ incoming: HTTPRequest, match: Router.Match) -> RouteResult {
         var request = incoming
         let requestId = request.requestId
-        switch router.match(method: request.method, path: request.path) {
+        switch match {
         case .notFound:
             return .now(.problem(.notFound, requestId: requestId))
         case .methodNotAllowed(let allowed):
@@ -134,7 +139,8 @@ public final class Gateway: Service {
                 if route.takesBody, !Self.isJSON(request.header("content-type")) {
                     throw ServiceError.unsupportedMediaType
                 }
-                let app = route.needsApp ? try apps.app(forKey: request.header("x-app-key"), host: request.header("host")) : nil
+                let app = route.needsApp
+                    ? try request.resolvedApp ?? apps.app(forKey: request.header("x-app-key"), host: request.header("host")) : nil
                 var context = RouteContext(request: request, app: app)
                 if let use = route.secretKey {
                     let caller = try secretKeys.authenticate(request, use: use)

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityKit
 
 /// A request as the routes see it: method, path, headers, and the whole body.
 struct HTTPRequest: Sendable {
@@ -20,6 +21,10 @@ struct HTTPRequest: Sendable {
     var query: [String: String] = [:]
     /// Path parameters matched by the route (`app_id`).
     var parameters: [String: String] = [:]
+    /// The app `ClientEdge` resolved from this request's `X-App-Key` (else `Host`), so the
+    /// pipeline does not resolve it again; nil when it did not (the pipeline then does, and
+    /// answers an unknown key).
+    var resolvedApp: AppRecord? = nil
 
     /// Header lookup by lower-case name.
     func header(_ name: String) -> String? { headers[name] }

@@ -60,6 +60,7 @@ struct ClientEdge: Sendable {
                 result = .now(SingleTokenEdge.error(.problem(.internal, requestId: request.requestId)))
             }
         } else {
+            request.resolvedApp = resolved?.app
             result = next(request)
         }
         guard incoming.header("origin") != nil else { return result }

@@ -10,7 +10,9 @@ extension Gateway {
         let started = DispatchTime.now().uptimeNanoseconds
         let route: String
         let method: String
-        if case .found(let matched, _) = router.match(method: request.method, path: request.path) {
+        // Matched once: the series' label here, the route `dispatch` runs.
+        let match = router.match(method: request.method, path: request.path)
+        if case .found(let matched, _) = match {
             route = matched.pattern
             method = matched.method
         } else {
@@ -28,7 +30,7 @@ extension Gateway {
                                            "status": String(response.status),
                                            "took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
         }
-        switch Log.withRequestId(request.requestId, { dispatch(request) }) {
+        switch Log.withRequestId(request.requestId, { dispatch(request, match: match) }) {
         case .now(let response):
             record(response)
             return .now(response)
