@@ -681,6 +681,40 @@ def render_generated_handler(op, msg, options, sources):
     return lines, handler
 
 
+def render_revocation_worker(ops, sources):
+    """The revocation worker's handler protocol and dispatch table: a command that names the
+    user it acts for (`source: CALLER_UID`) runs only with that user's access token or a live
+    secret key of its app in the message (`CallerAuthority.check`)."""
+    commands = {}
+    for op in ops:
+        if WORKER_OF_PACKAGE.get(op.input.rsplit(".", 1)[0]) == "revocation":
+            commands.setdefault(op.input, []).append(op)
+    i1, i2, i3 = " " * 4, " " * 8, " " * 12
+    out = [GENERATED_HEADER, "", "import IdentityKit", "",
+           "/// The commands the revocation worker consumes (`identity.revocation.commands`), one handler each.",
+           "protocol RevocationCommandHandlers: Sendable {"]
+    for full, users in commands.items():
+        routes = ", ".join(f"{op.method} {op.path}" if op.path else f"{op.service}.{op.name} (bus only)" for op in users)
+        out += [f"{i1}/// {routes}",
+                f"{i1}func handle(_ command: {swift_type_of(full)}, _ message: BusMessage) throws -> CommandConsumer.Reply"]
+    out += ["}", "", "/// Each command type's decoding, caller check and handler: no command runs without its check.",
+            "enum RevocationCommandDispatch {",
+            f"{i1}typealias Entry = @Sendable (any RevocationCommandHandlers, CallerAuthority, BusMessage) throws -> CommandConsumer.Reply",
+            "", f"{i1}static let table: [String: Entry] = ["]
+    for full, users in commands.items():
+        t = swift_type_of(full)
+        uid = sources.get(full, {}).get("CALLER_UID")
+        if any(op.access != "INTERNAL" for op in users) and not uid:
+            raise ProtoError(users[0].where, f"{full} is sent for a caller but names no CALLER_UID field")
+        out += [f"{i2}{t}.protoName: {{ handlers, authority, message in",
+                f"{i3}let command = try ProtoJSON.decode({t}.self, from: message.body)"]
+        if uid:
+            out += [f"{i3}try authority.check(message, appId: command.appId, uid: command.{json_name(uid.name)})"]
+        out += [f"{i3}return try handlers.handle(command, message)", f"{i2}}},"]
+    out += [f"{i1}]", "}"]
+    return "\n".join(out) + "\n"
+
+
 def render_gateway(ops, messages=None, options=None, sources=None):
     """The gateway's declared operations, and per service the handlers protocol and its routes."""
     i1, i2, i3 = " " * 4, " " * 8, " " * 12
@@ -742,6 +776,9 @@ def generate():
         packages.add(pf.package)
     ops = operations(files, options)
     outputs[f"{TOKEN_OUT.relative_to(ROOT).as_posix()}/TokenCommands.swift"] = render_token_worker(ops, field_sources(files, options))
+    revocation_out = ROOT / "Sources" / "IdentityRevocationWorker" / "Generated"
+    outputs[f"{revocation_out.relative_to(ROOT).as_posix()}/RevocationCommands.swift"] = render_revocation_worker(
+        ops, field_sources(files, options))
     messages = {f"{pf.package}.{m.name}": m for pf in files for m in pf.messages}
     outputs[f"{GATEWAY_OUT.relative_to(ROOT).as_posix()}/Operations.swift"] = render_gateway(
         ops, messages, options, field_sources(files, options))
@@ -751,7 +788,7 @@ def generate():
 def existing_generated():
     """Files in the output folders that this tool wrote (hand-written files there are left alone)."""
     found = {}
-    for folder in (OUT_DIR, TOKEN_OUT, GATEWAY_OUT):
+    for folder in (OUT_DIR, TOKEN_OUT, GATEWAY_OUT, ROOT / "Sources" / "IdentityRevocationWorker" / "Generated"):
         for p in sorted(folder.glob("*.swift")) if folder.is_dir() else []:
             text = p.read_text(encoding="utf-8")
             if text.startswith(MARKER):

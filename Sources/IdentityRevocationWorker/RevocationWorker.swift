@@ -30,6 +30,7 @@ public final class RevocationWorker: Service {
         // Ending a user's sessions or removing their device acts for that user: only with their
         // access token in the message (CallerAuthority).
         let authority = CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool))
+        let handlers = RevocationHandlers(sessions: sessions, apple: apple)
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.revocationCommands,
@@ -40,25 +41,8 @@ public final class RevocationWorker: Service {
             }
         }) { message in
             CommandReplies.answer(message) { message in
-                switch message.type {
-                case RevocationV1.EndSession.protoName:
-                    let command = try ProtoJSON.decode(RevocationV1.EndSession.self, from: message.body)
-                    try authority.check(message, appId: command.appId, uid: command.uid)
-                    return try .init(sessions.endOne(command))
-                case RevocationV1.EndAllSessions.protoName:
-                    let command = try ProtoJSON.decode(RevocationV1.EndAllSessions.self, from: message.body)
-                    try authority.check(message, appId: command.appId, uid: command.uid)
-                    return try .init(sessions.endAll(command))
-                case RevocationV1.UnregisterDevice.protoName:
-                    let command = try ProtoJSON.decode(RevocationV1.UnregisterDevice.self, from: message.body)
-                    try authority.check(message, appId: command.appId, uid: command.uid)
-                    return try .init(sessions.unregister(command))
-                case RevocationV1.RevokeAppleToken.protoName:
-                    return .none(followUps: apple.handle(try ProtoJSON.decode(RevocationV1.RevokeAppleToken.self,
-                                                                              from: message.body)))
-                default:
-                    return nil
-                }
+                guard let entry = RevocationCommandDispatch.table[message.type] else { return nil }
+                return try entry(handlers, authority, message)
             }
         }
         relay = try OutboxRelay(url: configuration.common.amqpURL, heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
@@ -87,5 +71,28 @@ public final class RevocationWorker: Service {
         Log.info("apple revocation counters", ["revoked": String(apple.revoked), "retried": String(apple.retried),
                                                "codes_exchanged": String(apple.codesExchanged),
                                                "dead_lettered": String(apple.deadLettered)])
+    }
+}
+
+/// The revocation worker's handler of each command (`RevocationCommandHandlers`, generated from
+/// proto/): the caller checks ran in `RevocationCommandDispatch` before any of these.
+struct RevocationHandlers: RevocationCommandHandlers {
+    let sessions: SessionEnding
+    let apple: AppleRevocation
+
+    func handle(_ command: RevocationV1.EndSession, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        try .init(sessions.endOne(command))
+    }
+
+    func handle(_ command: RevocationV1.EndAllSessions, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        try .init(sessions.endAll(command))
+    }
+
+    func handle(_ command: RevocationV1.UnregisterDevice, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        try .init(sessions.unregister(command))
+    }
+
+    func handle(_ command: RevocationV1.RevokeAppleToken, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        .none(followUps: apple.handle(command))
     }
 }

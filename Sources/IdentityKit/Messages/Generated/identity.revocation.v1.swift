@@ -15,6 +15,7 @@ extension RevocationV1 {
         public static let protoName = "identity.revocation.v1.EndSession"
 
         public var appId: String
+        /// The user whose sessions end: the caller, or (admin API) any user of the app's backend.
         public var uid: String
         public var sessionId: String
         /// Why it ended: `sign_out`, `revoked_by_user`, … (recorded, and sent in session.revoked).
@@ -54,6 +55,7 @@ extension RevocationV1 {
         public static let protoName = "identity.revocation.v1.EndAllSessions"
 
         public var appId: String
+        /// The user whose sessions end: the caller, or (admin API) any user of the app's backend.
         public var uid: String
         public var exceptSessionId: String?
         public var reason: String
@@ -120,6 +122,7 @@ extension RevocationV1 {
         public static let protoName = "identity.revocation.v1.UnregisterDevice"
 
         public var appId: String
+        /// The user whose sessions end: the caller, or (admin API) any user of the app's backend.
         public var uid: String
         public var deviceId: String
 
