@@ -619,15 +619,21 @@ export class IdentityClient {
 
   /** The email and code of a sign-in link (`<deep link>?mode=sign_in&email=…&code=…`), or null. */
   static parseMagicLink(link: string): { email: string; code: string } | null {
-    let url: URL;
-    try {
-      url = new URL(link);
-    } catch {
-      return null;
+    // Parsed by hand: React Native's URL has no working searchParams.
+    const match = /^[a-z][a-z0-9+.-]*:[^?#]*\?([^#]*)/i.exec(link.trim());
+    if (!match) return null;
+    const params = new Map<string, string>();
+    for (const pair of match[1].split("&")) {
+      const [key, value = ""] = pair.split("=", 2);
+      try {
+        params.set(decodeURIComponent(key.replace(/\+/g, " ")), decodeURIComponent(value.replace(/\+/g, " ")));
+      } catch {
+        return null;
+      }
     }
-    const email = url.searchParams.get("email");
-    const code = url.searchParams.get("code");
-    if (url.searchParams.get("mode") !== "sign_in" || !email || !code) return null;
+    const email = params.get("email");
+    const code = params.get("code");
+    if (params.get("mode") !== "sign_in" || !email || !code) return null;
     return { email, code };
   }
 
