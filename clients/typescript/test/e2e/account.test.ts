@@ -57,7 +57,8 @@ test("profile, sessions, ending one, sign-out and sign-out everywhere", when, as
 test("devices", when, async () => {
   const c = client();
   await c.signUp({ email: uniqueEmail("dev"), password: PASSWORD });
-  const token = Math.random().toString(16).slice(2).padEnd(16, "0") + "00112233445566778899aabbccddeeff";
+  // An APNs device token: 32 bytes, hex.
+  const token = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
   const device = await c.registerDevice({ token, platform: "ios", kind: "apns", name: "Ada's iPhone" });
   assert.match(device.id, /^dev_/);
   assert.equal(device.deviceName, "Ada's iPhone");

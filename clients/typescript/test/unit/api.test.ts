@@ -378,3 +378,38 @@ test("passkey sign-in and registration through the client", async () => {
   assert.deepEqual(stub.to("/v1/me/passkeys")[0].body, { response: { id: "AQID", rawId: "AQID", type: "public-key", response: { clientDataJSON: "e30", attestationObject: "oA" }, clientExtensionResults: {} }, name: "Laptop" });
   await assert.rejects(client.registerPasskeyPrompt(), (e: any) => e.code === "client/no-webauthn");
 });
+
+test("cookie transport: sign-up ends the token session it answers, then signs in with the cookie; MFA is refused without keeping tokens", async () => {
+  let cookie = false;
+  const stub = new Stub((r) => {
+    if (r.path === "/v1/auth/sign-up") return json(201, tokens({ is_new_user: true }));
+    if (r.path === "/v1/auth/sign-out") {
+      assert.match(r.headers["authorization"] ?? "", /^Bearer /);
+      assert.equal(r.credentials, "omit", "the cookie (if any) is not touched");
+      return json(204, null);
+    }
+    if (r.path === "/v1/auth/login") {
+      if (r.body.email === "mfa@example.com") return json(202, { mfa: { challenge_token: "c", expires_at: "t", methods: ["totp"] } });
+      cookie = true;
+      return json(200, { session: {}, user: {} });
+    }
+    if (r.path === "/v1/auth/mfa/verify") return json(200, tokens());
+    if (r.path === "/v1/me") return cookie ? json(200, { data: USER }) : problem(401, "auth/invalid-token");
+    return problem(404, "auth/not-found");
+  });
+  const client = new IdentityClient({ baseUrl: BASE, transport: "cookie", fetch: stub.fetch });
+  await client.ready;
+  const result = await client.signUp({ email: "jane@example.com", password: "pw" });
+  assert.ok(result.status === "signedIn" && result.isNewUser);
+  assert.deepEqual(stub.seen.map((s) => s.path), ["/v1/me", "/v1/auth/sign-up", "/v1/auth/sign-out", "/v1/auth/login", "/v1/me"]);
+  const mfa = await client.signIn({ email: "mfa@example.com", password: "pw" });
+  assert.ok(mfa.status === "mfaRequired");
+  await assert.rejects(client.verifyMFA(mfa.challenge, "123456"), (e: any) => e.code === "client/unsupported");
+  assert.equal(stub.seen[stub.seen.length - 1].path, "/v1/auth/sign-out", "the token session the service answered is ended");
+});
+
+test("magic links: the sign_in mode only, email and code decoded", () => {
+  assert.deepEqual(IdentityClient.parseMagicLink("myapp://auth?mode=sign_in&email=jane%2Bx%40example.com&code=123456"), { email: "jane+x@example.com", code: "123456" });
+  assert.equal(IdentityClient.parseMagicLink("https://x.example/auth?mode=sign_in&email=a%40b.c"), null);
+  assert.equal(IdentityClient.parseMagicLink("https://x.example/auth#mode=sign_in&email=a&code=1"), null);
+});
