@@ -38,4 +38,8 @@ declare module "node:assert/strict" {
   export default assert;
 }
 
+declare module "node:crypto" {
+  export const webcrypto: Crypto;
+}
+
 declare const process: { env: Record<string, string | undefined> };

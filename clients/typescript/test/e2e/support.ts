@@ -1,6 +1,12 @@
 // What Tests/e2e/test_typescript_client.py hands these tests: the gateway, a fresh app, and its
 // helper (mail and SMS codes, provider tokens, the software passkey authenticator, expired tokens
 // signed with the app's key, TOTP codes). Without the variables every test skips.
+import { webcrypto } from "node:crypto";
+
+// Node 18 (Debian 12's nodejs) has WebCrypto only as node:crypto's `webcrypto`, not as the
+// global that browsers, React Native polyfills and Node 20 give the client.
+if (!(globalThis as { crypto?: unknown }).crypto) Object.defineProperty(globalThis, "crypto", { value: webcrypto, configurable: true });
+
 import { IdentityClient, IdentityClientOptions, IdentityError, MemoryStorage, TokenStorage } from "../../src/index.js";
 
 export const env = {

@@ -1,5 +1,11 @@
 // A stubbed `fetch`: records every request and answers from a handler, as the service would.
 
+import { webcrypto } from "node:crypto";
+
+// Node 18 (Debian 12's nodejs) has WebCrypto only as node:crypto's `webcrypto`, not as the
+// global that browsers, React Native polyfills and Node 20 give the client.
+if (!(globalThis as { crypto?: unknown }).crypto) Object.defineProperty(globalThis, "crypto", { value: webcrypto, configurable: true });
+
 export interface Seen {
   method: string;
   path: string;
