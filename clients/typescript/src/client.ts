@@ -130,6 +130,8 @@ export class IdentityClient {
   private state: AuthState = { status: "unknown" };
   private readonly listeners = new Set<Listener>();
   private refreshing: Promise<string> | null = null;
+  /** Cookie transport: the session's id, from the sign-in answer (the token stays in the cookie). */
+  private cookieSessionId: string | null = null;
 
   constructor(options: IdentityClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -405,6 +407,7 @@ export class IdentityClient {
   private async forget(): Promise<void> {
     const was = this.session !== null || this.state.status !== "signedOut";
     this.session = null;
+    this.cookieSessionId = null;
     try {
       await this.persist();
     } finally {
@@ -417,7 +420,7 @@ export class IdentityClient {
       this.session.user = user;
       void this.persist().catch(() => undefined);
     }
-    if (this.state.status === "signedIn" || this.session) this.signedIn(user, "userUpdated");
+    if (this.transport === "cookie" || this.session) this.signedIn(user, "userUpdated");
     return user;
   }
 
@@ -460,6 +463,7 @@ export class IdentityClient {
     // The answer's user is the profile's short shape: read the full one, which also proves the
     // browser kept the cookie.
     const user = toUser(dataOf(await this.send("GET", "/v1/me")));
+    this.cookieSessionId = typeof bare.session?.id === "string" ? bare.session.id : null;
     this.signedIn(user, "signedIn");
     return { status: "signedIn", user, isNewUser: false };
   }
@@ -776,7 +780,7 @@ export class IdentityClient {
   /** Ends one session (a lost phone's). Ending the current one signs this client out. */
   async endSession(id: string): Promise<void> {
     await this.authorized("DELETE", `/v1/me/sessions/${segment(id)}`);
-    if (this.session?.sessionId === id) await this.forget();
+    if ((this.session?.sessionId ?? this.cookieSessionId) === id) await this.forget();
   }
 
   /** Registers a push token for this session (unregistered when the session ends). */
@@ -843,6 +847,19 @@ export class IdentityClient {
   /** Confirms the change with the mailed code; the user's other sessions end, this one stays. */
   async confirmEmailChange(code: string): Promise<User> {
     return this.updateUser(toUser(dataOf(await this.authorized("POST", "/v1/me/email/change/confirm", { code }))));
+  }
+
+  /** Starts adding (or replacing) the account's phone: a code is texted to it (a way in: needs
+   * a fresh sign-in). Confirm with `verifyPhone`. */
+  async addPhone(params: { phone: string; countryCode?: string }): Promise<{ sessionId: string; expiresIn: number }> {
+    const answer = await this.authorized("POST", "/v1/me/phone", compact({ phone: params.phone, country_code: params.countryCode }));
+    return camelize(dataOf(answer));
+  }
+
+  /** Confirms the phone with the texted code; returns the user with the verified phone. */
+  async verifyPhone(params: { sessionId: string; code: string }): Promise<User> {
+    const answer = await this.authorized("POST", "/v1/me/phone/verify", { session_id: params.sessionId, code: params.code });
+    return this.updateUser(toUser(dataOf(answer)));
   }
 
   /** Links Google to the signed-in account. */

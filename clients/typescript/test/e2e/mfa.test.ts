@@ -2,7 +2,7 @@
 // as a typed result, backup codes, the email factor.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { PASSWORD, client, mailedCode, rejectsWith, totp, uniqueEmail, when } from "./support.js";
+import { PASSWORD, client, helper, mailedCode, rejectsWith, totp, uniqueEmail, when } from "./support.js";
 
 test("TOTP: enrol, challenge, verify, backup codes, disable", when, async () => {
   const email = uniqueEmail("mfa");
@@ -64,4 +64,32 @@ test("email as the second factor", when, async () => {
   const signIn = await mailedCode(email, () => other.sendEmailCode(email));
   const result = await other.signInWithEmailCode({ email, code: signIn.code });
   assert.equal(result.status, "mfaRequired");
+});
+
+test("SMS as the second factor: a verified phone, enrolment, the challenge's texted code", when, async () => {
+  const email = uniqueEmail("mfasms");
+  const c = client();
+  await c.signUp({ email, password: PASSWORD });
+  const digits = String(Math.floor(10_000_000 + Math.random() * 89_999_999));
+  const phone = "+336" + digits;
+  const sent = await c.addPhone({ phone });
+  const linkCode = (await helper("/sms/code", { phone, count: 1 })).code;
+  await rejectsWith("auth/invalid-code", c.verifyPhone({ sessionId: sent.sessionId, code: linkCode === "000000" ? "111111" : "000000" }));
+  const withPhone = await c.verifyPhone({ sessionId: sent.sessionId, code: linkCode });
+  assert.equal(withPhone.phone, phone);
+  assert.equal(c.currentUser?.phone, phone);
+
+  await c.enrollSMSMFA();
+  const enrolCode = (await helper("/sms/code", { phone, count: 2 })).code;
+  const codes = await c.confirmSMSMFA(enrolCode);
+  assert.equal(codes.length, 10);
+  assert.deepEqual((await c.mfaStatus()).methods, ["sms"]);
+
+  const other = client();
+  const result = await other.signIn({ email, password: PASSWORD });
+  assert.ok(result.status === "mfaRequired");
+  assert.deepEqual(result.challenge.methods, ["sms", "backup_code"]);
+  const challengeCode = (await helper("/sms/code", { phone, count: 3 })).code;
+  const user = await other.verifyMFA(result.challenge, challengeCode);
+  assert.equal(user.mfaEnabled, true);
 });

@@ -77,6 +77,8 @@ test("every signed-in route: method, path and body as PRODUCT.md has them", asyn
     "POST /v1/me/mfa/backup-codes": { data: { backup_codes: ["c"] } },
     "POST /v1/me/mfa/email/confirm": { data: { backup_codes: ["d"] } },
     "POST /v1/me/mfa/sms/confirm": { data: { backup_codes: ["e"] } },
+    "POST /v1/me/phone": { data: { session_id: "ph_1", expires_in: 600 } },
+    "POST /v1/me/phone/verify": { data: { ...USER, phone: "+33612345678" } },
     "GET /v1/me/passkeys": { data: [{ id: "pk_1", name: "key", credential_id: "abc", transports: [], backup_eligible: true, backup_state: false, created_at: "t", last_used_at: null }] },
   };
   const { stub, client, signIn } = signedInClient((r) => {
@@ -107,6 +109,8 @@ test("every signed-in route: method, path and body as PRODUCT.md has them", asyn
   await client.enrollSMSMFA();
   assert.deepEqual(await client.confirmSMSMFA("2"), ["e"]);
   await client.disableMFA("654321");
+  assert.deepEqual(await client.addPhone({ phone: "0612345678", countryCode: "FR" }), { sessionId: "ph_1", expiresIn: 600 });
+  assert.equal((await client.verifyPhone({ sessionId: "ph_1", code: "123456" })).phone, "+33612345678");
   assert.equal((await client.passkeys())[0].credentialId, "abc");
   await client.deletePasskey("pk_1");
   await client.endSession("ses_other");
@@ -132,6 +136,8 @@ test("every signed-in route: method, path and body as PRODUCT.md has them", asyn
     ["POST", "/v1/me/mfa/sms", undefined],
     ["POST", "/v1/me/mfa/sms/confirm", { code: "2" }],
     ["DELETE", "/v1/me/mfa", { code: "654321" }],
+    ["POST", "/v1/me/phone", { phone: "0612345678", country_code: "FR" }],
+    ["POST", "/v1/me/phone/verify", { session_id: "ph_1", code: "123456" }],
     ["GET", "/v1/me/passkeys", undefined],
     ["DELETE", "/v1/me/passkeys/pk_1", undefined],
     ["DELETE", "/v1/me/sessions/ses_other", undefined],
