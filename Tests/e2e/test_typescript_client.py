@@ -85,7 +85,7 @@ def built():
 
 def node_test(folder, env=None):
     """`node --test folder/`: (counts from the TAP summary, output)."""
-    done = subprocess.run([tool("node", "/usr/bin/node"), "--test", folder + "/"], env=env or dict(os.environ),
+    done = subprocess.run([tool("node", "/usr/bin/node"), "--test", "--test-reporter=tap", folder + "/"], env=env or dict(os.environ),
                           capture_output=True, text=True, timeout=NODE_TIMEOUT)
     output = done.stdout + done.stderr
     counts = {name: int(value) for name, value in TAP_COUNT.findall(output)}
