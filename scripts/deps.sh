@@ -14,6 +14,9 @@ PACKAGES=(
     # the browser tests (Tests/e2e/test_browser.py): headless Chromium, its WebDriver, and a
     # font so a failure's screenshot shows text
     chromium chromium-driver fonts-dejavu-core
+    # the TypeScript client (clients/typescript): compiled with Debian's tsc, tested with Node's
+    # own test runner (Tests/e2e/test_typescript_client.py); no npm packages
+    nodejs node-typescript
 )
 
 SUDO=()
