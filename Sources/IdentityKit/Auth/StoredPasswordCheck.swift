@@ -27,13 +27,13 @@ extension PasswordHasher {
     /// An imported hash is usually far cheaper than our Argon2id (a legacy bcrypt at cost 4 or
     /// PBKDF2 with few iterations checks in a millisecond), and a sign-in that answers in 5 ms
     /// where others take 35 tells an attacker which accounts were imported (and so which hashes
-    /// are weak). So every check (native, imported, decoy) lasts at least the median native
-    /// check here: the rest is slept (the CPU is not spent, only the answer waits), which also
-    /// evens out the fast half of the native checks themselves; before any native check has
+    /// are weak). So every check (native, imported, decoy) lasts at least the upper quartile of the
+    /// recent native checks here: the rest is slept (the CPU is not spent, only the answer
+    /// waits), which also evens out the fast three quarters of the native checks themselves; before any native check has
     /// run, a decoy check gives both the time and the first sample. A legacy hash dearer than
     /// ours is not made faster; import refuses the very dear ones.
     private func padToNativeCheck(startedAt started: UInt64) {
-        guard let typical = nativeCheckTime.median else {
+        guard let typical = nativeCheckTime.upperQuartile else {
             verifyDecoy("")
             return padToNativeCheck(startedAt: started)
         }
