@@ -374,7 +374,8 @@ ACCESS_SWIFT = {"PUBLIC": "public", "APP_KEY": "appKey", "GUEST": "guest", "BEAR
 FRESH_RULE = {"BEARER_FRESH": ".freshSignIn", "BEARER_FRESH_OR_PASSWORD": ".freshSignInOrPassword(command.password)",
               "BEARER_OWN_PROOF": ".stepUpWhenMfaOn"}
 # Which worker consumes a command, by the package of its message.
-WORKER_OF_PACKAGE = {"identity.token.v1": "token", "identity.admin.v1": "token", "identity.revocation.v1": "revocation"}
+WORKER_OF_PACKAGE = {"identity.token.v1": "token", "identity.admin.v1": "token", "identity.revocation.v1": "revocation",
+                     "identity.provider.v1": "provider", "identity.mailer.v1": "mailer"}
 # Errors that take arguments in Swift: code -> the expression the declaration means.
 ERROR_CALLS = {"auth/validation-failed": ".validationFailed([])", "auth/rate-limited": ".rateLimited(retryAfter: 1)",
                "auth/weak-password": '.weakPassword("")', "auth/invalid-email": ".invalidEmail()",
@@ -385,6 +386,8 @@ ANSWERS = {"user": ("identity.token.v1.UserResult", "DeclaredAnswer.user"),
            "done": ("identity.token.v1.Done", "DeclaredAnswer.done")}
 GATEWAY_OUT = ROOT / "Sources" / "IdentityGateway" / "Generated"
 TOKEN_OUT = ROOT / "Sources" / "IdentityTokenWorker" / "Generated"
+WORKER_OUT = {w: ROOT / "Sources" / f"Identity{w.capitalize()}Worker" / "Generated"
+              for w in ("revocation", "provider", "mailer")}
 
 
 @dataclass
@@ -681,32 +684,48 @@ def render_generated_handler(op, msg, options, sources):
     return lines, handler
 
 
-def render_revocation_worker(ops, sources):
-    """The revocation worker's handler protocol and dispatch table: a command that names the
-    user it acts for (`source: CALLER_UID`) runs only with that user's access token or a live
-    secret key of its app in the message (`CallerAuthority.check`)."""
+# The workers whose dispatch is rendered by `render_worker`: worker -> (type prefix, queue, whether
+# a command acting for a user is checked against the message's caller, what the handlers get).
+WORKERS = {
+    "revocation": ("Revocation", "`identity.revocation.commands`", True, "_ message: BusMessage"),
+    "provider": ("Provider", "`identity.provider.commands`", False, "_ message: BusMessage"),
+    "mailer": ("Mailer", "each delivery channel's queue", False, "_ message: BusMessage"),
+}
+
+
+def render_worker(ops, sources, worker):
+    """A worker's handler protocol and dispatch table. Where the worker checks callers, a
+    command that names the user it acts for (`source: CALLER_UID`) runs only with that user's
+    access token or a live secret key of its app in the message (`CallerAuthority.check`)."""
+    prefix, queue, checks_callers, context = WORKERS[worker]
     commands = {}
     for op in ops:
-        if WORKER_OF_PACKAGE.get(op.input.rsplit(".", 1)[0]) == "revocation":
+        if WORKER_OF_PACKAGE.get(op.input.rsplit(".", 1)[0]) == worker:
             commands.setdefault(op.input, []).append(op)
     i1, i2, i3 = " " * 4, " " * 8, " " * 12
     out = [GENERATED_HEADER, "", "import IdentityKit", "",
-           "/// The commands the revocation worker consumes (`identity.revocation.commands`), one handler each.",
-           "protocol RevocationCommandHandlers: Sendable {"]
+           f"/// The commands the {worker} worker consumes ({queue}), one handler each.",
+           f"protocol {prefix}CommandHandlers: Sendable {{"]
     for full, users in commands.items():
         routes = ", ".join(f"{op.method} {op.path}" if op.path else f"{op.service}.{op.name} (bus only)" for op in users)
         out += [f"{i1}/// {routes}",
-                f"{i1}func handle(_ command: {swift_type_of(full)}, _ message: BusMessage) throws -> CommandConsumer.Reply"]
-    out += ["}", "", "/// Each command type's decoding, caller check and handler: no command runs without its check.",
-            "enum RevocationCommandDispatch {",
-            f"{i1}typealias Entry = @Sendable (any RevocationCommandHandlers, CallerAuthority, BusMessage) throws -> CommandConsumer.Reply",
+                f"{i1}func handle(_ command: {swift_type_of(full)}, {context}) throws -> CommandConsumer.Reply"]
+    entry_args = "handlers, authority, message" if checks_callers else "handlers, message"
+    entry_type = (f"(any {prefix}CommandHandlers, CallerAuthority, BusMessage)" if checks_callers
+                  else f"(any {prefix}CommandHandlers, BusMessage)")
+    out += ["}", "", "/// Each command type's decoding" + (", caller check" if checks_callers else "")
+            + " and handler, by the message's AMQP `type`" + (": no command runs without its check." if checks_callers else "."),
+            f"enum {prefix}CommandDispatch {{",
+            f"{i1}typealias Entry = @Sendable {entry_type} throws -> CommandConsumer.Reply",
             "", f"{i1}static let table: [String: Entry] = ["]
     for full, users in commands.items():
         t = swift_type_of(full)
         uid = sources.get(full, {}).get("CALLER_UID")
-        if any(op.access != "INTERNAL" for op in users) and not uid:
+        if checks_callers and any(op.access != "INTERNAL" for op in users) and not uid:
             raise ProtoError(users[0].where, f"{full} is sent for a caller but names no CALLER_UID field")
-        out += [f"{i2}{t}.protoName: {{ handlers, authority, message in",
+        if not checks_callers and uid:
+            raise ProtoError(users[0].where, f"{full} acts for a user, but the {worker} worker checks no callers")
+        out += [f"{i2}{t}.protoName: {{ {entry_args} in",
                 f"{i3}let command = try ProtoJSON.decode({t}.self, from: message.body)"]
         if uid:
             out += [f"{i3}try authority.check(message, appId: command.appId, uid: command.{json_name(uid.name)})"]
@@ -776,9 +795,9 @@ def generate():
         packages.add(pf.package)
     ops = operations(files, options)
     outputs[f"{TOKEN_OUT.relative_to(ROOT).as_posix()}/TokenCommands.swift"] = render_token_worker(ops, field_sources(files, options))
-    revocation_out = ROOT / "Sources" / "IdentityRevocationWorker" / "Generated"
-    outputs[f"{revocation_out.relative_to(ROOT).as_posix()}/RevocationCommands.swift"] = render_revocation_worker(
-        ops, field_sources(files, options))
+    for worker, (prefix, *_rest) in WORKERS.items():
+        outputs[f"{WORKER_OUT[worker].relative_to(ROOT).as_posix()}/{prefix}Commands.swift"] = render_worker(
+            ops, field_sources(files, options), worker)
     messages = {f"{pf.package}.{m.name}": m for pf in files for m in pf.messages}
     outputs[f"{GATEWAY_OUT.relative_to(ROOT).as_posix()}/Operations.swift"] = render_gateway(
         ops, messages, options, field_sources(files, options))
@@ -788,7 +807,7 @@ def generate():
 def existing_generated():
     """Files in the output folders that this tool wrote (hand-written files there are left alone)."""
     found = {}
-    for folder in (OUT_DIR, TOKEN_OUT, GATEWAY_OUT, ROOT / "Sources" / "IdentityRevocationWorker" / "Generated"):
+    for folder in (OUT_DIR, TOKEN_OUT, GATEWAY_OUT, *WORKER_OUT.values()):
         for p in sorted(folder.glob("*.swift")) if folder.is_dir() else []:
             text = p.read_text(encoding="utf-8")
             if text.startswith(MARKER):

@@ -169,16 +169,10 @@ public final class Gateway: Service {
                         detail: .object(request.parameters.filter { $0.key != "uid" }.mapValues { .string($0) })))
                 }
                 return try route.handler(context).adding(headers: limitHeaders + Self.cacheHeaders(route))
-            } catch let error as ServiceError {
-                return .now(.problem(error, requestId: requestId))
-            } catch StoreError.unavailable(let reason) {
-                ServiceMetrics.unavailable.inc("store")
-                Log.warning("store unavailable", ["request_id": requestId, "reason": reason])
-                return .now(.problem(.unavailable, requestId: requestId))
             } catch {
-                Log.error("request failed", ["request_id": requestId, "path": route.pattern,
-                                             "error": String(describing: error)])
-                return .now(.problem(.internal, requestId: requestId))
+                let answer = ServiceError.answering(error, what: "request",
+                                                    fields: ["request_id": requestId, "path": route.pattern])
+                return .now(.problem(answer, requestId: requestId))
             }
         }
     }

@@ -70,24 +70,10 @@ public final class MailerWorker: Service {
                 fcmClient: FCMClient(baseURL: configuration.push.fcmURL, tokenURL: configuration.push.fcmTokenURL, http: http,
                                      caFile: configuration.push.caFile),
                 credentialKey: configuration.push.credentialKey, queues: queues, counters: counters)
-            return { message in
-                guard message.type == MailerV1.SendPush.protoName,
-                      let command = try? ProtoJSON.decode(MailerV1.SendPush.self, from: message.body) else {
-                    Log.warning("mailer: dropping a push message it cannot read", ["type": message.type])
-                    return .none()
-                }
-                return .none(followUps: delivery.handle(command))
-            }
+            return Self.dispatching(to: ChannelHandlers(channel: channel, push: delivery))
         case .sms:
             let delivery = SmsDelivery.make(configuration: configuration, pool: pool, queues: queues, counters: counters)
-            return { message in
-                guard message.type == MailerV1.SendSms.protoName,
-                      let command = try? ProtoJSON.decode(MailerV1.SendSms.self, from: message.body) else {
-                    Log.warning("mailer: dropping an SMS message it cannot read", ["type": message.type])
-                    return .none()
-                }
-                return .none(followUps: delivery.handle(command))
-            }
+            return Self.dispatching(to: ChannelHandlers(channel: channel, sms: delivery))
         default:
             let transport: MailTransport = configuration.smtp.map { SMTPTransport(client: SMTPClient(settings: $0)) }
                 ?? FileTransport(directory: configuration.mailDirectory)
@@ -100,14 +86,21 @@ public final class MailerWorker: Service {
                                         defaultFromName: configuration.defaultFromName,
                                         defaultFromAddress: configuration.defaultFromAddress, queues: queues,
                                         counters: counters)
-            return { message in
-                guard message.type == MailerV1.SendEmail.protoName,
-                      let command = try? ProtoJSON.decode(MailerV1.SendEmail.self, from: message.body) else {
-                    Log.warning("mailer: dropping a message it cannot read", ["type": message.type])
-                    return .none()
-                }
-                return .none(followUps: delivery.handle(command))
+            return Self.dispatching(to: ChannelHandlers(channel: channel, email: delivery))
+        }
+    }
+
+    /// A channel's consumer: the generated dispatch table finds the handler by the message's
+    /// type. A message nobody can read (unknown type, bad body, another channel's kind) is
+    /// dropped with a warning: no reply is awaited, and retrying would not make it readable.
+    private static func dispatching(to handlers: ChannelHandlers) -> CommandConsumer.Handler {
+        { message in
+            if let entry = MailerCommandDispatch.table[message.type], let reply = try? entry(handlers, message) {
+                return reply
             }
+            Log.warning("mailer: dropping a message it cannot read",
+                        ["type": message.type, "channel": handlers.channel.name])
+            return .none()
         }
     }
 
@@ -124,5 +117,31 @@ public final class MailerWorker: Service {
         Log.info("mailer counters", ["sent": String(counters.sent), "retried": String(counters.retried),
                                      "dead_lettered": String(counters.deadLettered),
                                      "duplicates_dropped": String(counters.duplicatesDropped)])
+    }
+}
+
+/// The mailer's handlers for one channel's consumer: only that channel's delivery is set, and a
+/// command of another channel's kind is refused (`MailerWorker.dispatching` drops it).
+struct ChannelHandlers: MailerCommandHandlers {
+    struct OtherChannel: Error {}
+
+    let channel: DeliveryChannel
+    var email: MailDelivery?
+    var push: PushDelivery?
+    var sms: SmsDelivery?
+
+    func handle(_ command: MailerV1.SendEmail, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        guard let email else { throw OtherChannel() }
+        return .none(followUps: email.handle(command))
+    }
+
+    func handle(_ command: MailerV1.SendPush, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        guard let push else { throw OtherChannel() }
+        return .none(followUps: push.handle(command))
+    }
+
+    func handle(_ command: MailerV1.SendSms, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        guard let sms else { throw OtherChannel() }
+        return .none(followUps: sms.handle(command))
     }
 }

@@ -24,31 +24,15 @@ public final class ProviderWorker: Service {
                                          apple: AppleClient(tokenURL: configuration.appleTokenURL,
                                                             revokeURL: configuration.appleRevokeURL, http: http),
                                          masterKey: configuration.masterKey)
-        let nonceLifetime = configuration.nonceLifetimeSeconds
-        let seal = ProviderIdentitySeal(masterKey: configuration.masterKey)
+        let handlers = ProviderHandlers(nonces: nonces, nonceLifetime: configuration.nonceLifetimeSeconds,
+                                        verifier: verifier, exchange: exchange,
+                                        seal: ProviderIdentitySeal(masterKey: configuration.masterKey))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.providerCommands,
                                        name: "provider-worker", concurrency: configuration.concurrency) { message in
             CommandReplies.answer(message) { message in
-                switch message.type {
-                case ProviderV1.IssueNonce.protoName:
-                    let command = try ProtoJSON.decode(ProviderV1.IssueNonce.self, from: message.body)
-                    let issued = try nonces.issue(appId: command.appId, lifetimeSeconds: nonceLifetime)
-                    return try .init(ProviderV1.NonceIssued(
-                        nonce: issued.nonce, expiresAt: Timestamp.rfc3339(microsecondsSinceEpoch: issued.expiresAtMicros)))
-                case ProviderV1.VerifyIdToken.protoName:
-                    let command = try ProtoJSON.decode(ProviderV1.VerifyIdToken.self, from: message.body)
-                    // Sealed: the token worker believes only identities this worker verified.
-                    return try .init(seal.seal(verifier.verify(command), appId: command.appId))
-                case ProviderV1.ExchangeAppleCode.protoName:
-                    // Sent through the outbox: no one waits for a reply. A token whose account is
-                    // gone meanwhile goes on to the revocation worker.
-                    return .none(followUps: exchange.handle(try ProtoJSON.decode(ProviderV1.ExchangeAppleCode.self,
-                                                                                 from: message.body)))
-                default:
-                    return nil
-                }
+                try ProviderCommandDispatch.table[message.type].map { try $0(handlers, message) }
             }
         }
     }
@@ -56,4 +40,31 @@ public final class ProviderWorker: Service {
     public func start() { consumer.start() }
     public func stop() { consumer.stop() }
     public var readinessChecks: [OperationsListener.Check] { [Readiness.store(pool), Readiness.consuming(consumer)] }
+}
+
+/// One handler per command of the provider worker (the protocol and its dispatch table are
+/// generated from gateway.proto).
+struct ProviderHandlers: ProviderCommandHandlers {
+    let nonces: NonceStore
+    let nonceLifetime: Int
+    let verifier: IdTokenVerifier
+    let exchange: AppleCodeExchange
+    let seal: ProviderIdentitySeal
+
+    func handle(_ command: ProviderV1.IssueNonce, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        let issued = try nonces.issue(appId: command.appId, lifetimeSeconds: nonceLifetime)
+        return try .init(ProviderV1.NonceIssued(
+            nonce: issued.nonce, expiresAt: Timestamp.rfc3339(microsecondsSinceEpoch: issued.expiresAtMicros)))
+    }
+
+    /// Sealed: the token worker believes only identities this worker verified.
+    func handle(_ command: ProviderV1.VerifyIdToken, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        try .init(seal.seal(verifier.verify(command), appId: command.appId))
+    }
+
+    /// Sent through the outbox: no one waits for a reply. A token whose account is gone
+    /// meanwhile goes on to the revocation worker.
+    func handle(_ command: ProviderV1.ExchangeAppleCode, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        .none(followUps: exchange.handle(command))
+    }
 }

@@ -222,7 +222,7 @@ extension DeclaredOperation {
         access: .appKey, status: 200, takesBody: false,
         limits: [RouteLimit].nonce, errors: [],
         audit: nil, sessionCheckedByHandler: false,
-        command: nil,
+        command: ProviderV1.IssueNonce.protoName,
         document: .init(summary: "A single-use nonce for Sign in with Apple (valid 5 minutes): give Apple its SHA-256, send it raw", description: nil,
                         request: nil, response: nil,
                         parameters: [],

@@ -42,10 +42,8 @@ struct ClientEdge: Sendable {
                 let (core, signIn, clearsCookie) = try sessionObject.map(request, profile: resolved.profile)
                 result = sessionObject.answer(next(core), request: core, appId: resolved.app.id, signIn: signIn,
                                               clearsCookie: clearsCookie)
-            } catch let error as ServiceError {
-                result = .now(.problem(error, requestId: request.requestId))
             } catch {
-                result = .now(.problem(.internal, requestId: request.requestId))
+                result = .now(.problem(Self.answering(error, request), requestId: request.requestId))
             }
         } else if let resolved, resolved.profile.shape == .singleToken {
             do {
@@ -54,10 +52,8 @@ struct ClientEdge: Sendable {
                 } else {
                     result = next(request)
                 }
-            } catch let error as ServiceError {
-                result = .now(SingleTokenEdge.error(.problem(error, requestId: request.requestId)))
             } catch {
-                result = .now(SingleTokenEdge.error(.problem(.internal, requestId: request.requestId)))
+                result = .now(SingleTokenEdge.error(.problem(Self.answering(error, request), requestId: request.requestId)))
             }
         } else {
             request.resolvedApp = resolved?.app
@@ -87,6 +83,11 @@ struct ClientEdge: Sendable {
     }
 
     /// The rest of `path` after `prefix` (`/api/v2/auth/x` → `/auth/x`), nil when it is not under it.
+    /// A profile's mapping failed: answered by the one mapping every request uses.
+    private static func answering(_ error: any Error, _ request: HTTPRequest) -> ServiceError {
+        .answering(error, what: "request", fields: ["request_id": request.requestId, "path": request.path])
+    }
+
     static func strip(prefix: String, from path: String) -> String? {
         guard path.hasPrefix(prefix + "/") else { return nil }
         return String(path.dropFirst(prefix.count))

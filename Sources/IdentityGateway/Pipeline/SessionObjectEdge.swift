@@ -101,8 +101,8 @@ struct SessionObjectEdge: Sendable {
                     return .now(try self.session(token: token, appId: appId, uid: uid, sessionId: sessionId, user: user,
                                                  transport: signIn.transport, headers: Self.extraHeaders(response)))
                 } catch {
-                    Log.error("session-object answer failed", ["request_id": requestId, "error": String(describing: error)])
-                    return .now(.problem(.internal, requestId: requestId))
+                    return .now(.problem(.answering(error, what: "session-object answer", fields: ["request_id": requestId]),
+                                         requestId: requestId))
                 }
             }
         }

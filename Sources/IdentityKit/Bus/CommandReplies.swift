@@ -1,6 +1,6 @@
 /// The one place a worker turns a command's outcome into its reply: the flow's answer, or
-/// `identity.common.v1.Error` with a catalogue code. Internal causes are logged here and reach
-/// the caller only as `auth/internal`; a store that cannot be reached is `auth/unavailable`.
+/// `identity.common.v1.Error` with a catalogue code, mapped by `ServiceError.answering` (the
+/// gateway's mapping too).
 public enum CommandReplies {
     /// Runs `route`, which returns nil for a command type it does not know.
     public static func answer(_ message: BusMessage,
@@ -10,14 +10,8 @@ public enum CommandReplies {
             if let reply = try route(message) { return reply }
             Log.warning("unknown command type", fields)
             return error(.internal)
-        } catch let failure as ServiceError {
-            return error(failure)
-        } catch StoreError.unavailable(let reason) {
-            Log.warning("store unavailable", fields.merging(["reason": reason]) { $1 })
-            return error(.unavailable)
         } catch {
-            Log.error("command failed", fields.merging(["error": String(describing: error)]) { $1 })
-            return self.error(.internal)
+            return self.error(.answering(error, what: "command", fields: fields))
         }
     }
 

@@ -14,7 +14,7 @@ protocol RevocationCommandHandlers: Sendable {
     func handle(_ command: RevocationV1.RevokeAppleToken, _ message: BusMessage) throws -> CommandConsumer.Reply
 }
 
-/// Each command type's decoding, caller check and handler: no command runs without its check.
+/// Each command type's decoding, caller check and handler, by the message's AMQP `type`: no command runs without its check.
 enum RevocationCommandDispatch {
     typealias Entry = @Sendable (any RevocationCommandHandlers, CallerAuthority, BusMessage) throws -> CommandConsumer.Reply
 
