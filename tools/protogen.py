@@ -383,7 +383,12 @@ ERROR_CALLS = {"auth/validation-failed": ".validationFailed([])", "auth/rate-lim
 # A generated handler's answers: name -> (the reply type it renders, DeclaredAnswer's renderer).
 ANSWERS = {"user": ("identity.token.v1.UserResult", "DeclaredAnswer.user"),
            "accepted": ("identity.token.v1.Accepted", "DeclaredAnswer.accepted"),
-           "done": ("identity.token.v1.Done", "DeclaredAnswer.done")}
+           "done": ("identity.token.v1.Done", "DeclaredAnswer.done"),
+           "signed_in": ("identity.token.v1.AuthResult", "DeclaredAnswer.signedIn(status: {status})"),
+           "code_check": ("identity.token.v1.CodeCheck", "DeclaredAnswer.codeCheck")}
+# Field formats a generated body reader checks, and what each adds to the field's JSON Schema.
+FORMATS = {"email": {"format": "email", "maxLength": 254}, "password": {"minLength": 8, "maxLength": 256},
+           "code": {}, "username": {"pattern": "^[A-Za-z0-9_.]{3,32}$"}}
 GATEWAY_OUT = ROOT / "Sources" / "IdentityGateway" / "Generated"
 TOKEN_OUT = ROOT / "Sources" / "IdentityTokenWorker" / "Generated"
 WORKER_OUT = {w: ROOT / "Sources" / f"Identity{w.capitalize()}Worker" / "Generated"
@@ -603,9 +608,11 @@ def body_schema(msg, options):
     """The JSON Schema of a generated body, from its fields' rules."""
     properties, required = {}, []
     for f, rules in body_fields(msg, options):
-        schema = {"type": "string"}
+        schema = {"type": "string"} if f.label != "optional" else {"type": ["string", "null"]}
         if rules.format:
-            schema["format"] = rules.format
+            if rules.format not in FORMATS:
+                raise ProtoError(f.where, f"format {rules.format!r} is not one the body reader checks")
+            schema.update(FORMATS[rules.format])
         if rules.max_length:
             schema["maxLength"] = rules.max_length
         if rules.description:
@@ -617,43 +624,61 @@ def body_schema(msg, options):
 
 
 def render_generated_handler(op, msg, options, sources):
-    """The decoder of an operation's command and its handler, for an operation with `answer`."""
+    """The decoder of an operation's command and its handler, for an operation with `answer`.
+
+    The body's fields are read in declaration order, every problem of shape collected into one
+    422 `auth/validation-failed`; then each field's format is checked in that order (an address
+    is `auth/invalid-email`, a password under the policy `auth/weak-password`); then the fields
+    the gateway fills in: the caller, the client, the guest an upgrading call names."""
     i1, i2, i3 = " " * 4, " " * 8, " " * 12
     t = swift_type_of(op.input)
     reply, renderer = ANSWERS[op.answer]
+    renderer = renderer.format(status=op.status)
     if op.output != reply:
         raise ProtoError(op.where, f"answer {op.answer!r} renders {reply}, not {op.output}")
     src = sources.get(op.input, {})
     caller = op.access not in ("PUBLIC", "APP_KEY", "SECRET_KEY", "INTERNAL", "GUEST", "BEARER_OPTIONAL")
     if not caller and ("CALLER_UID" in src or "CALLER_SESSION" in src):
         raise ProtoError(op.where, "a command that names its caller is sent by a BEARER operation")
+    upgrades = "GUEST_UID" in src
+    if upgrades and op.access != "GUEST":
+        raise ProtoError(op.where, "a command that upgrades a guest is sent by a GUEST operation")
+    signature = "declaredBodyOf context: RouteContext" + (", upgrading auth: Authenticator" if upgrades else "")
     lines = [f"extension {t} {{",
              f"{i1}/// The command of {op.method} {op.path}: the body read by its fields' declared rules,",
              f"{i1}/// the caller's fields filled by the gateway.",
-             f"{i1}init(declaredBodyOf context: RouteContext) throws {{"]
+             f"{i1}init({signature}) throws {{"]
     if caller:
         lines.append(f"{i2}let caller = try context.requireCaller()")
     else:
         lines.append(f"{i2}let app = try context.requireApp()")
     fields = body_fields(msg, options)
-    lines.append(f"{i2}var body = try BodyReader(context)" if fields else f"{i2}_ = context")
+    if fields:
+        lines.append(f"{i2}var body = try BodyReader(context)")
     checks = []
     for f, rules in fields:
         var = swift_ident(json_name(f.name))
+        if rules.format and rules.format not in FORMATS:
+            raise ProtoError(f.where, f"format {rules.format!r} is not one the body reader checks")
+        validate = ", validate: FieldRules.username" if rules.format == "username" else ""
         if f.label == "optional":
             limit = rules.max_length or 256
-            lines.append(f'{i2}let {var} = body.optionalString("{f.name}", maxLength: {limit}).string')
+            lines.append(f'{i2}let {var} = body.optionalString("{f.name}", maxLength: {limit}{validate}).string')
         else:
+            if validate:
+                raise ProtoError(f.where, "a username is an optional field")
             lines.append(f'{i2}let {var} = body.requiredString("{f.name}")')
             if rules.max_length:
                 lines += [f"{i2}if let {var}, {var}.unicodeScalars.count > {rules.max_length} {{",
                           f'{i3}body.add(.init(location: "body.{f.name}", message: "must be at most {rules.max_length} characters"))',
                           f"{i2}}}"]
+        bound = f"let {var}, " if f.label == "optional" else ""
         if rules.format == "email":
-            bound = f"let {var}, " if f.label == "optional" else ""
             checks.append(f'{i2}if {bound}!EmailAddress.isValid({var}) {{ throw ServiceError.invalidEmail(at: "body.{f.name}") }}')
-        elif rules.format:
-            raise ProtoError(f.where, f"format {rules.format!r} is not one the body reader checks")
+        elif rules.format == "password":
+            checks.append(f"{i2}if {bound}let problem = PasswordPolicy.problem(with: {var}) {{")
+            checks.append(f'{i3}throw ServiceError.weakPassword(problem, at: "body.{f.name}")')
+            checks.append(f"{i2}}}")
     if fields:
         lines.append(f"{i2}try body.finish()")
     required = [swift_ident(json_name(f.name)) for f, _ in fields if f.label != "optional"]
@@ -663,25 +688,34 @@ def render_generated_handler(op, msg, options, sources):
     args = []
     for f in msg.fields:
         name = json_name(f.name)
-        source = options.Source.Name(f.options.Extensions[options.field].source)
+        rules = f.options.Extensions[options.field]
+        source = options.Source.Name(rules.source)
         if f.name == "app_id":
             args.append(f"appId: {'caller.aud' if caller else 'app.id'}")
         elif source == "CALLER_UID":
             args.append(f"{name}: caller.sub")
         elif source == "CALLER_SESSION":
             args.append(f"{name}: caller.sid")
+        elif source == "CLIENT":
+            args.append(f"{name}: context.clientInfo")
+        elif source == "GUEST_UID":
+            args.append(f"{name}: try auth.upgradingGuest(context)")
         elif source != "SOURCE_UNSPECIFIED":
             raise ProtoError(f.where, f"source {source} is not filled by a generated handler")
+        elif rules.format == "code":
+            # Any string is a guess; a long one is cut to what a code could be and is wrong.
+            args.append(f"{name}: String({swift_ident(name)}.prefix(32))")
         else:
             args.append(f"{name}: {swift_ident(name)}")
     lines += [f"{i2}self.init({', '.join(args)})", f"{i1}}}", "}"]
+    call = f"{t}(declaredBodyOf: context" + (", upgrading: auth)" if upgrades else ")")
     handler = [f"{i1}/// {op.method} {op.path}: generated from its declaration.",
                f"{i1}func {lower_camel(op.name)}(_ context: RouteContext) throws -> RouteResult {{",
-               f"{i2}let command = try {t}(declaredBodyOf: context)",
+               f"{i2}let command = try {call}",
                f"{i2}return commands.send(command, expecting: {swift_type_of(reply)}.self, appId: command.appId,",
                f"{i2}                     request: context.request, render: {renderer})",
                f"{i1}}}"]
-    return lines, handler
+    return lines, handler, upgrades
 
 
 # The workers whose dispatch is rendered by `render_worker`: worker -> (type prefix, queue, whether
@@ -753,7 +787,7 @@ def render_gateway(ops, messages=None, options=None, sources=None):
             f"{i2}document: .init(summary: {swift_string(op.summary)}, description: {swift_string(op.description) if op.description else 'nil'},",
             f"{i2}                request: {swift_string(op.request) if op.request else 'nil'}, response: {swift_string(op.response) if op.response else 'nil'},",
             f"{i2}                parameters: [{', '.join(swift_string(x) for x in op.parameters)}],",
-            f"{i2}                generatedRequest: {swift_string(json.dumps(body_schema(messages[op.input], options), separators=(',', ':'))) if op.answer and not op.request else 'nil'}))"]
+            f"{i2}                generatedRequest: {swift_string(json.dumps(body_schema(messages[op.input], options), separators=(',', ':'))) if op.answer and op.body else 'nil'}))"]
     out += ["", f"{i1}/// Every operation reached over HTTP, in declaration order.",
             f"{i1}static let all: [DeclaredOperation] = [",
             *[f"{i2}.{lower_camel(op.name)}," for op in http], f"{i1}]", "}"]
@@ -768,6 +802,8 @@ def render_gateway(ops, messages=None, options=None, sources=None):
                 f"protocol {service}Handlers: Sendable {{"]
         if generated:
             out += [f"{i1}/// Sends the commands of the generated handlers.", f"{i1}var commands: CommandSender {{ get }}"]
+        if any("GUEST_UID" in sources.get(op.input, {}) for op in generated):
+            out += [f"{i1}/// Verifies the guest token an upgrading call carries.", f"{i1}var auth: Authenticator {{ get }}"]
         for op in members:
             out += [f"{i1}/// {op.method} {op.path}",
                     f"{i1}func {lower_camel(op.name)}(_ context: RouteContext) throws -> RouteResult"]
@@ -775,7 +811,7 @@ def render_gateway(ops, messages=None, options=None, sources=None):
         out += [f"{i3}Route(.{lower_camel(op.name)}, handler: {lower_camel(op.name)})," for op in members]
         out += [f"{i2}]", f"{i1}}}"]
         for op in generated:
-            decoder, handler = render_generated_handler(op, messages[op.input], options, sources)
+            decoder, handler, _ = render_generated_handler(op, messages[op.input], options, sources)
             out += [""] + handler
             decoders += [""] + decoder
         out += ["}"]

@@ -655,7 +655,7 @@ enum OpenAPIDocument {
               },
               "first_name": {"type": ["string", "null"], "maxLength": 100},
               "last_name": {"type": ["string", "null"], "maxLength": 100},
-              "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"}
+              "username": {"type": ["string", "null"], "maxLength": 32, "pattern": "^[A-Za-z0-9_.]{3,32}$"}
             }
           },
           "SignInRequest": {

@@ -12,7 +12,7 @@ extension DeclaredOperation {
         document: .init(summary: "Create an account with email and password; with a guest's access token, that guest becomes the account", description: nil,
                         request: "SignUpRequest", response: "SignedIn",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\"},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32}}}"))
     static let signIn = DeclaredOperation(
         id: "signIn", service: "PasswordApi", method: "POST", pattern: "/v1/auth/sign-in",
         access: .appKey, status: 200, takesBody: true,
@@ -286,7 +286,7 @@ extension DeclaredOperation {
         document: .init(summary: "Mail a 6-digit sign-in code (same answer whether or not the account exists)", description: nil,
                         request: "EmailRequest", response: "Queued",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254}}}"))
     static let verifyEmailCode = DeclaredOperation(
         id: "verifyEmailCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/email-code/verify",
         access: .guest, status: 200, takesBody: true,
@@ -296,7 +296,7 @@ extension DeclaredOperation {
         document: .init(summary: "Sign in (or up) with a mailed code; with a guest's access token, that guest becomes the account", description: nil,
                         request: "EmailCodeVerifyRequest", response: nil,
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\"},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100}}}"))
     static let forgotPassword = DeclaredOperation(
         id: "forgotPassword", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/forgot",
         access: .appKey, status: 202, takesBody: true,
@@ -306,7 +306,7 @@ extension DeclaredOperation {
         document: .init(summary: "Mail a password reset code (the same answer whether or not the account exists)", description: nil,
                         request: "EmailRequest", response: "Queued",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254}}}"))
     static let checkPasswordCode = DeclaredOperation(
         id: "checkPasswordCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/verify-code",
         access: .appKey, status: 200, takesBody: true,
@@ -316,7 +316,7 @@ extension DeclaredOperation {
         document: .init(summary: "Check a reset code without spending it", description: nil,
                         request: "EmailAndCodeRequest", response: nil,
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\"}}}"))
     static let resetPassword = DeclaredOperation(
         id: "resetPassword", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/reset",
         access: .appKey, status: 204, takesBody: true,
@@ -326,7 +326,7 @@ extension DeclaredOperation {
         document: .init(summary: "Set a new password with a reset code; ends every session", description: nil,
                         request: "PasswordResetRequest", response: nil,
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\"},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"The new password\"}}}"))
     static let changePassword = DeclaredOperation(
         id: "changePassword", service: "EmailApi", method: "POST", pattern: "/v1/me/password",
         access: .bearerOwnProof, status: 204, takesBody: true,
@@ -336,7 +336,7 @@ extension DeclaredOperation {
         document: .init(summary: "Change the password; ends the other sessions", description: nil,
                         request: "PasswordChangeRequest", response: nil,
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"current_password\",\"new_password\"],\"properties\":{\"current_password\":{\"type\":\"string\"},\"new_password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256}}}"))
     static let sendEmailVerification = DeclaredOperation(
         id: "sendEmailVerification", service: "EmailApi", method: "POST", pattern: "/v1/me/email/verification",
         access: .bearer, status: 202, takesBody: false,
@@ -798,8 +798,12 @@ extension DeclaredOperation {
     ]
 }
 
-/// The routes of `PasswordApi` (gateway.proto): the conforming type implements one handler per operation.
+/// The routes of `PasswordApi` (gateway.proto): the conforming type implements one handler per operation (those with a declared answer are generated below).
 protocol PasswordApiHandlers: Sendable {
+    /// Sends the commands of the generated handlers.
+    var commands: CommandSender { get }
+    /// Verifies the guest token an upgrading call carries.
+    var auth: Authenticator { get }
     /// POST /v1/auth/sign-up
     func signUp(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/sign-in
@@ -812,6 +816,13 @@ extension PasswordApiHandlers {
             Route(.signUp, handler: signUp),
             Route(.signIn, handler: signIn),
         ]
+    }
+
+    /// POST /v1/auth/sign-up: generated from its declaration.
+    func signUp(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.SignUp(declaredBodyOf: context, upgrading: auth)
+        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.signedIn(status: 201))
     }
 }
 
@@ -949,6 +960,8 @@ extension ProviderApiHandlers {
 protocol EmailApiHandlers: Sendable {
     /// Sends the commands of the generated handlers.
     var commands: CommandSender { get }
+    /// Verifies the guest token an upgrading call carries.
+    var auth: Authenticator { get }
     /// POST /v1/auth/email-code/send
     func sendEmailCode(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/email-code/verify
@@ -985,6 +998,55 @@ extension EmailApiHandlers {
             Route(.startEmailChange, handler: startEmailChange),
             Route(.confirmEmailChange, handler: confirmEmailChange),
         ]
+    }
+
+    /// POST /v1/auth/email-code/send: generated from its declaration.
+    func sendEmailCode(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.SendEmailCode(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.Accepted.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.accepted)
+    }
+
+    /// POST /v1/auth/email-code/verify: generated from its declaration.
+    func verifyEmailCode(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.VerifyEmailCode(declaredBodyOf: context, upgrading: auth)
+        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.signedIn(status: 200))
+    }
+
+    /// POST /v1/auth/password/forgot: generated from its declaration.
+    func forgotPassword(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.ForgotPassword(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.Accepted.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.accepted)
+    }
+
+    /// POST /v1/auth/password/verify-code: generated from its declaration.
+    func checkPasswordCode(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.CheckPasswordCode(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.CodeCheck.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.codeCheck)
+    }
+
+    /// POST /v1/auth/password/reset: generated from its declaration.
+    func resetPassword(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.ResetPassword(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.Done.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.done)
+    }
+
+    /// POST /v1/me/password: generated from its declaration.
+    func changePassword(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.ChangePassword(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.Done.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.done)
+    }
+
+    /// POST /v1/me/email/verification: generated from its declaration.
+    func sendEmailVerification(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.SendEmailVerification(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.Accepted.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.accepted)
     }
 
     /// POST /v1/me/email/change: generated from its declaration.
@@ -1178,6 +1240,132 @@ extension AdminKeyApiHandlers {
             Route(.adminImportUsers, handler: adminImportUsers),
             Route(.adminRotateSigningKey, handler: adminRotateSigningKey),
         ]
+    }
+}
+
+extension TokenV1.SignUp {
+    /// The command of POST /v1/auth/sign-up: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext, upgrading auth: Authenticator) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let email = body.requiredString("email")
+        let password = body.requiredString("password")
+        let firstName = body.optionalString("first_name", maxLength: 100).string
+        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let username = body.optionalString("username", maxLength: 32, validate: FieldRules.username).string
+        try body.finish()
+        guard let email, let password else { throw ServiceError.validationFailed([]) }
+        if !EmailAddress.isValid(email) { throw ServiceError.invalidEmail(at: "body.email") }
+        if let problem = PasswordPolicy.problem(with: password) {
+            throw ServiceError.weakPassword(problem, at: "body.password")
+        }
+        self.init(appId: app.id, email: email, password: password, firstName: firstName, lastName: lastName, username: username, client: context.clientInfo, guestUid: try auth.upgradingGuest(context))
+    }
+}
+
+extension TokenV1.SendEmailCode {
+    /// The command of POST /v1/auth/email-code/send: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let email = body.requiredString("email")
+        try body.finish()
+        guard let email else { throw ServiceError.validationFailed([]) }
+        if !EmailAddress.isValid(email) { throw ServiceError.invalidEmail(at: "body.email") }
+        self.init(appId: app.id, email: email)
+    }
+}
+
+extension TokenV1.VerifyEmailCode {
+    /// The command of POST /v1/auth/email-code/verify: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext, upgrading auth: Authenticator) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let email = body.requiredString("email")
+        let code = body.requiredString("code")
+        let firstName = body.optionalString("first_name", maxLength: 100).string
+        let lastName = body.optionalString("last_name", maxLength: 100).string
+        try body.finish()
+        guard let email, let code else { throw ServiceError.validationFailed([]) }
+        if !EmailAddress.isValid(email) { throw ServiceError.invalidEmail(at: "body.email") }
+        self.init(appId: app.id, email: email, code: String(code.prefix(32)), firstName: firstName, lastName: lastName, client: context.clientInfo, guestUid: try auth.upgradingGuest(context))
+    }
+}
+
+extension TokenV1.ForgotPassword {
+    /// The command of POST /v1/auth/password/forgot: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let email = body.requiredString("email")
+        try body.finish()
+        guard let email else { throw ServiceError.validationFailed([]) }
+        if !EmailAddress.isValid(email) { throw ServiceError.invalidEmail(at: "body.email") }
+        self.init(appId: app.id, email: email)
+    }
+}
+
+extension TokenV1.CheckPasswordCode {
+    /// The command of POST /v1/auth/password/verify-code: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let email = body.requiredString("email")
+        let code = body.requiredString("code")
+        try body.finish()
+        guard let email, let code else { throw ServiceError.validationFailed([]) }
+        if !EmailAddress.isValid(email) { throw ServiceError.invalidEmail(at: "body.email") }
+        self.init(appId: app.id, email: email, code: String(code.prefix(32)))
+    }
+}
+
+extension TokenV1.ResetPassword {
+    /// The command of POST /v1/auth/password/reset: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let email = body.requiredString("email")
+        let code = body.requiredString("code")
+        let password = body.requiredString("password")
+        try body.finish()
+        guard let email, let code, let password else { throw ServiceError.validationFailed([]) }
+        if !EmailAddress.isValid(email) { throw ServiceError.invalidEmail(at: "body.email") }
+        if let problem = PasswordPolicy.problem(with: password) {
+            throw ServiceError.weakPassword(problem, at: "body.password")
+        }
+        self.init(appId: app.id, email: email, code: String(code.prefix(32)), password: password)
+    }
+}
+
+extension TokenV1.ChangePassword {
+    /// The command of POST /v1/me/password: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let currentPassword = body.requiredString("current_password")
+        let newPassword = body.requiredString("new_password")
+        try body.finish()
+        guard let currentPassword, let newPassword else { throw ServiceError.validationFailed([]) }
+        if let problem = PasswordPolicy.problem(with: newPassword) {
+            throw ServiceError.weakPassword(problem, at: "body.new_password")
+        }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, currentPassword: currentPassword, newPassword: newPassword)
+    }
+}
+
+extension TokenV1.SendEmailVerification {
+    /// The command of POST /v1/me/email/verification: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        self.init(appId: caller.aud, uid: caller.sub)
     }
 }
 

@@ -13,6 +13,17 @@ enum DeclaredAnswer {
         .data(.object(["expires_in": JSONValue(Int(reply.expiresIn))]), status: 202)
     }
 
+    /// "signed_in": the tokens and user of a sign-in at the operation's status, or 202 with the
+    /// MFA challenge when a second factor is due.
+    static func signedIn(status: Int) -> @Sendable (TokenV1.AuthResult) -> HTTPResponse {
+        { UserJSON.signIn($0, status: status) }
+    }
+
+    /// "code_check": `{valid}`, whether a code would be accepted (nothing spent).
+    static func codeCheck(_ reply: TokenV1.CodeCheck) -> HTTPResponse {
+        .data(.object(["valid": .bool(reply.valid)]))
+    }
+
     /// "done": 204.
     static func done(_ reply: TokenV1.Done) -> HTTPResponse { .noContent }
 }

@@ -71,7 +71,8 @@ struct DeclaredOperation: Sendable {
         let response: String?
         let parameters: [String]
         /// The body's JSON Schema, generated from its command's fields (an operation whose
-        /// handler is generated and that names no shared schema).
+        /// handler is generated): the document's, unless `request` names a shared schema,
+        /// which must then agree with it (RequestSchemaDriftTests).
         let generatedRequest: String?
     }
 }

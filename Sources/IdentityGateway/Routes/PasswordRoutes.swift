@@ -1,32 +1,10 @@
 import IdentityKit
 
-/// `POST /v1/auth/sign-up` and `POST /v1/auth/sign-in`: validated here, executed by the token
-/// worker. A sign-up carrying a guest's token upgrades that guest.
+/// `POST /v1/auth/sign-in` (e-mail or username and password): validated here, executed by the
+/// token worker. Sign-up's handler is generated from its declaration (gateway.proto).
 struct PasswordRoutes: PasswordApiHandlers {
     let auth: Authenticator
     let commands: CommandSender
-
-
-    func signUp(_ context: RouteContext) throws -> RouteResult {
-        let app = try context.requireApp()
-        var body = try BodyReader(context)
-        let email = body.requiredString("email")
-        let password = body.requiredString("password")
-        let firstName = body.optionalString("first_name", maxLength: 100)
-        let lastName = body.optionalString("last_name", maxLength: 100)
-        let username = body.optionalString("username", maxLength: 32, validate: FieldRules.username)
-        try body.finish()
-        guard let email, let password else { throw ServiceError.validationFailed([]) }
-        guard EmailAddress.isValid(email) else { throw ServiceError.invalidEmail() }
-        if let problem = PasswordPolicy.problem(with: password) { throw ServiceError.weakPassword(problem) }
-        let command = TokenV1.SignUp(appId: app.id, email: email, password: password,
-                                     firstName: firstName.string, lastName: lastName.string,
-                                     username: username.string, client: context.clientInfo,
-                                     guestUid: try auth.upgradingGuest(context))
-        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
-            UserJSON.signIn($0, status: 201)
-        }
-    }
 
     func signIn(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireApp()

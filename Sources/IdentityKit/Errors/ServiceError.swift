@@ -117,9 +117,9 @@ extension ServiceError {
                                                        detail: "This second factor is already on; turn MFA off first to replace it.")
     public static let reauthRequired = ServiceError(code: "auth/reauth-required", status: 403,
                                                     detail: "Confirm it is you (fresh proof of this account) first.")
-    public static func weakPassword(_ why: String) -> ServiceError {
+    public static func weakPassword(_ why: String, at location: String = "body.password") -> ServiceError {
         ServiceError(code: "auth/weak-password", status: 422, detail: "The password is too weak.",
-                     errors: [FieldProblem(location: "body.password", message: why)])
+                     errors: [FieldProblem(location: location, message: why)])
     }
     public static func invalidEmail(at location: String = "body.email") -> ServiceError {
         ServiceError(code: "auth/invalid-email", status: 422, detail: "The email address is malformed.",
