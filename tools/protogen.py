@@ -385,7 +385,10 @@ ANSWERS = {"user": ("identity.token.v1.UserResult", "DeclaredAnswer.user"),
            "accepted": ("identity.token.v1.Accepted", "DeclaredAnswer.accepted"),
            "done": ("identity.token.v1.Done", "DeclaredAnswer.done"),
            "signed_in": ("identity.token.v1.AuthResult", "DeclaredAnswer.signedIn(status: {status})"),
-           "code_check": ("identity.token.v1.CodeCheck", "DeclaredAnswer.codeCheck")}
+           "code_check": ("identity.token.v1.CodeCheck", "DeclaredAnswer.codeCheck"),
+           "backup_codes": ("identity.token.v1.BackupCodes", "DeclaredAnswer.backupCodes"),
+           "totp_enrolment": ("identity.token.v1.TotpEnrolment", "DeclaredAnswer.totpEnrolment"),
+           "mfa_status": ("identity.token.v1.MfaStatus", "DeclaredAnswer.mfaStatus")}
 # Field formats a generated body reader checks, and what each adds to the field's JSON Schema.
 FORMATS = {"email": {"format": "email", "maxLength": 254}, "password": {"minLength": 8, "maxLength": 256},
            "code": {}, "username": {"pattern": "^[A-Za-z0-9_.]{3,32}$"}}
@@ -418,6 +421,7 @@ class Operation:
     response: str = ""
     parameters: list = field(default_factory=list)
     answer: str = ""
+    fixed: dict = field(default_factory=dict)
 
 
 def lower_camel(name):
@@ -454,6 +458,11 @@ def operations(files, options):
                     op.request, op.response = decl.http.request, decl.http.response
                     op.parameters = list(decl.http.parameters)
                     op.answer = decl.http.answer
+                    for item in decl.http.fixed:
+                        name, eq, value = item.partition("=")
+                        if not eq:
+                            raise ProtoError(where, f"fixed {item!r} is not field=value")
+                        op.fixed[name] = value
                     if op.answer and op.answer not in ANSWERS:
                         raise ProtoError(where, f"answer {op.answer!r} is not one of {sorted(ANSWERS)}")
                     if not op.summary:
@@ -591,12 +600,12 @@ def render_token_worker(ops, sources):
     return "\n".join(out) + "\n"
 
 
-def body_fields(msg, options):
+def body_fields(msg, options, fixed=()):
     """The fields of a command its body carries (the rest the gateway fills), with their rules."""
     out = []
     for f in msg.fields:
         rules = f.options.Extensions[options.field]
-        if options.Source.Name(rules.source) != "SOURCE_UNSPECIFIED" or f.name == "app_id":
+        if options.Source.Name(rules.source) != "SOURCE_UNSPECIFIED" or f.name == "app_id" or f.name in fixed:
             continue
         if f.type != "string" or f.label == "repeated":
             raise ProtoError(f.where, "a generated body reader reads string fields only")
@@ -604,17 +613,19 @@ def body_fields(msg, options):
     return out
 
 
-def body_schema(msg, options):
+def body_schema(msg, options, fixed=()):
     """The JSON Schema of a generated body, from its fields' rules."""
     properties, required = {}, []
-    for f, rules in body_fields(msg, options):
+    for f, rules in body_fields(msg, options, fixed):
         schema = {"type": "string"} if f.label != "optional" else {"type": ["string", "null"]}
         if rules.format:
             if rules.format not in FORMATS:
                 raise ProtoError(f.where, f"format {rules.format!r} is not one the body reader checks")
             schema.update(FORMATS[rules.format])
-        if rules.max_length:
+        if rules.max_length and rules.format != "code" and not rules.allowed:
             schema["maxLength"] = rules.max_length
+        if rules.allowed:
+            schema["enum"] = list(rules.allowed) + ([None] if f.label == "optional" else [])
         if rules.description:
             schema["description"] = rules.description
         properties[f.name] = schema
@@ -623,7 +634,7 @@ def body_schema(msg, options):
     return {"type": "object", "required": required, "properties": properties}
 
 
-def render_generated_handler(op, msg, options, sources):
+def render_generated_handler(op, msg, options, sources, shared=False):
     """The decoder of an operation's command and its handler, for an operation with `answer`.
 
     The body's fields are read in declaration order, every problem of shape collected into one
@@ -643,7 +654,9 @@ def render_generated_handler(op, msg, options, sources):
     upgrades = "GUEST_UID" in src
     if upgrades and op.access != "GUEST":
         raise ProtoError(op.where, "a command that upgrades a guest is sent by a GUEST operation")
-    signature = "declaredBodyOf context: RouteContext" + (", upgrading auth: Authenticator" if upgrades else "")
+    # Routes that share a command (and differ in a fixed field) each have their own decoder.
+    label = f"{lower_camel(op.name)}BodyOf" if shared else "declaredBodyOf"
+    signature = f"{label} context: RouteContext" + (", upgrading auth: Authenticator" if upgrades else "")
     lines = [f"extension {t} {{",
              f"{i1}/// The command of {op.method} {op.path}: the body read by its fields' declared rules,",
              f"{i1}/// the caller's fields filled by the gateway.",
@@ -652,7 +665,10 @@ def render_generated_handler(op, msg, options, sources):
         lines.append(f"{i2}let caller = try context.requireCaller()")
     else:
         lines.append(f"{i2}let app = try context.requireApp()")
-    fields = body_fields(msg, options)
+    fields = body_fields(msg, options, op.fixed)
+    unknown = set(op.fixed) - {f.name for f in msg.fields}
+    if unknown:
+        raise ProtoError(op.where, f"fixed names no field of {op.input}: {sorted(unknown)}")
     if fields:
         lines.append(f"{i2}var body = try BodyReader(context)")
     checks = []
@@ -668,11 +684,17 @@ def render_generated_handler(op, msg, options, sources):
             if validate:
                 raise ProtoError(f.where, "a username is an optional field")
             lines.append(f'{i2}let {var} = body.requiredString("{f.name}")')
-            if rules.max_length:
+            if rules.max_length and rules.format != "code":
                 lines += [f"{i2}if let {var}, {var}.unicodeScalars.count > {rules.max_length} {{",
                           f'{i3}body.add(.init(location: "body.{f.name}", message: "must be at most {rules.max_length} characters"))',
                           f"{i2}}}"]
         bound = f"let {var}, " if f.label == "optional" else ""
+        if rules.allowed:
+            values = list(rules.allowed)
+            words = ", ".join(values[:-1]) + " or " + values[-1] if len(values) > 1 else values[0]
+            checks.append(f"{i2}if {bound}!{json.dumps(values)}.contains({var}) {{")
+            checks.append(f'{i3}throw ServiceError.validationFailed([.init(location: "body.{f.name}", message: "must be {words}")])')
+            checks.append(f"{i2}}}")
         if rules.format == "email":
             checks.append(f'{i2}if {bound}!EmailAddress.isValid({var}) {{ throw ServiceError.invalidEmail(at: "body.{f.name}") }}')
         elif rules.format == "password":
@@ -692,6 +714,8 @@ def render_generated_handler(op, msg, options, sources):
         source = options.Source.Name(rules.source)
         if f.name == "app_id":
             args.append(f"appId: {'caller.aud' if caller else 'app.id'}")
+        elif f.name in op.fixed:
+            args.append(f"{name}: {json.dumps(op.fixed[f.name])}")
         elif source == "CALLER_UID":
             args.append(f"{name}: caller.sub")
         elif source == "CALLER_SESSION":
@@ -704,11 +728,13 @@ def render_generated_handler(op, msg, options, sources):
             raise ProtoError(f.where, f"source {source} is not filled by a generated handler")
         elif rules.format == "code":
             # Any string is a guess; a long one is cut to what a code could be and is wrong.
-            args.append(f"{name}: String({swift_ident(name)}.prefix(32))")
+            cut = f"String({swift_ident(name)}.prefix({rules.max_length or 32}))"
+            args.append(f"{name}: {swift_ident(name)}.map {{ String($0.prefix({rules.max_length or 32})) }}"
+                        if f.label == "optional" else f"{name}: {cut}")
         else:
             args.append(f"{name}: {swift_ident(name)}")
     lines += [f"{i2}self.init({', '.join(args)})", f"{i1}}}", "}"]
-    call = f"{t}(declaredBodyOf: context" + (", upgrading: auth)" if upgrades else ")")
+    call = f"{t}({label}: context" + (", upgrading: auth)" if upgrades else ")")
     handler = [f"{i1}/// {op.method} {op.path}: generated from its declaration.",
                f"{i1}func {lower_camel(op.name)}(_ context: RouteContext) throws -> RouteResult {{",
                f"{i2}let command = try {call}",
@@ -787,7 +813,7 @@ def render_gateway(ops, messages=None, options=None, sources=None):
             f"{i2}document: .init(summary: {swift_string(op.summary)}, description: {swift_string(op.description) if op.description else 'nil'},",
             f"{i2}                request: {swift_string(op.request) if op.request else 'nil'}, response: {swift_string(op.response) if op.response else 'nil'},",
             f"{i2}                parameters: [{', '.join(swift_string(x) for x in op.parameters)}],",
-            f"{i2}                generatedRequest: {swift_string(json.dumps(body_schema(messages[op.input], options), separators=(',', ':'))) if op.answer and op.body else 'nil'}))"]
+            f"{i2}                generatedRequest: {swift_string(json.dumps(body_schema(messages[op.input], options, op.fixed), separators=(',', ':'))) if op.answer and op.body else 'nil'}))"]
     out += ["", f"{i1}/// Every operation reached over HTTP, in declaration order.",
             f"{i1}static let all: [DeclaredOperation] = [",
             *[f"{i2}.{lower_camel(op.name)}," for op in http], f"{i1}]", "}"]
@@ -811,7 +837,8 @@ def render_gateway(ops, messages=None, options=None, sources=None):
         out += [f"{i3}Route(.{lower_camel(op.name)}, handler: {lower_camel(op.name)})," for op in members]
         out += [f"{i2}]", f"{i1}}}"]
         for op in generated:
-            decoder, handler, _ = render_generated_handler(op, messages[op.input], options, sources)
+            decoder, handler, _ = render_generated_handler(op, messages[op.input], options, sources,
+                                                           shared=sum(o.input == op.input for o in ops if o.answer) > 1)
             out += [""] + handler
             decoders += [""] + decoder
         out += ["}"]

@@ -73,7 +73,7 @@ public final class Gateway: Service {
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
             + PhoneRoutes(auth: auth, commands: commands).routes
-            + MfaRoutes(auth: auth, commands: commands).routes
+            + MfaRoutes(commands: commands).routes
             + DiscoveryRoutes(apps: apps, store: appStore).routes
             + IntrospectionRoutes(verifier: verifier, store: IntrospectionStore(pool: pool)).routes
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes

@@ -5,7 +5,7 @@ import XCTest
 
 /// Where an operation's body is read by generated code (its fields' rules in proto/) but the API
 /// document still shows a shared, hand-written schema, the two must say the same: the same
-/// required fields, the same properties, the same length bounds, formats and patterns. A field
+/// required fields, the same properties, the same length bounds, formats, patterns and values. A field
 /// rule changed in proto/ without the document (or the reverse) fails here.
 final class RequestSchemaDriftTests: XCTestCase {
     func testSharedRequestSchemasAgreeWithTheGeneratedReaders() throws {
@@ -22,7 +22,7 @@ final class RequestSchemaDriftTests: XCTestCase {
             }
             XCTAssertEqual(Set(sharedProperties.keys), Set(generatedProperties.keys), "\(declared.id) properties")
             for (field, rules) in generatedProperties {
-                for rule in ["maxLength", "minLength", "format", "pattern"] {
+                for rule in ["maxLength", "minLength", "format", "pattern", "enum"] {
                     XCTAssertEqual(sharedProperties[field]?[rule], rules[rule], "\(declared.id).\(field) \(rule)")
                 }
             }

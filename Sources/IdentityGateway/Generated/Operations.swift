@@ -428,7 +428,7 @@ extension DeclaredOperation {
         document: .init(summary: "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed or texted code; 5 wrong codes end the challenge", description: nil,
                         request: "MfaVerifyRequest", response: "SignedIn",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"challenge_token\",\"code\"],\"properties\":{\"challenge_token\":{\"type\":\"string\"},\"code\":{\"type\":\"string\"},\"method\":{\"type\":[\"string\",\"null\"],\"enum\":[\"totp\",\"email\",\"sms\",\"backup_code\",null]}}}"))
     static let mfaStatus = DeclaredOperation(
         id: "mfaStatus", service: "MfaApi", method: "GET", pattern: "/v1/me/mfa",
         access: .bearer, status: 200, takesBody: false,
@@ -448,7 +448,7 @@ extension DeclaredOperation {
         document: .init(summary: "Turn MFA off with a current code (TOTP, backup, mailed or texted); needs an aal 2 sign-in younger than 5 minutes", description: nil,
                         request: "MfaCodeRequest", response: nil,
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\"}}}"))
     static let startTotp = DeclaredOperation(
         id: "startTotp", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/totp",
         access: .bearerFresh, status: 200, takesBody: false,
@@ -490,7 +490,7 @@ extension DeclaredOperation {
         document: .init(summary: "Confirm TOTP with a first code: MFA is on; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\"}}}"))
     static let confirmEmailMfa = DeclaredOperation(
         id: "confirmEmailMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/email/confirm",
         access: .bearerFresh, status: 200, takesBody: true,
@@ -500,7 +500,7 @@ extension DeclaredOperation {
         document: .init(summary: "Confirm the email second factor with the mailed code; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\"}}}"))
     static let confirmSmsMfa = DeclaredOperation(
         id: "confirmSmsMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/sms/confirm",
         access: .bearerFresh, status: 200, takesBody: true,
@@ -510,7 +510,7 @@ extension DeclaredOperation {
         document: .init(summary: "Confirm the SMS second factor with the texted code; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\"}}}"))
     static let regenerateBackupCodes = DeclaredOperation(
         id: "regenerateBackupCodes", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/backup-codes",
         access: .bearerFresh, status: 200, takesBody: false,
@@ -1087,8 +1087,10 @@ extension PhoneApiHandlers {
     }
 }
 
-/// The routes of `MfaApi` (gateway.proto): the conforming type implements one handler per operation.
+/// The routes of `MfaApi` (gateway.proto): the conforming type implements one handler per operation (those with a declared answer are generated below).
 protocol MfaApiHandlers: Sendable {
+    /// Sends the commands of the generated handlers.
+    var commands: CommandSender { get }
     /// POST /v1/auth/mfa/verify
     func verifyMfa(_ context: RouteContext) throws -> RouteResult
     /// GET /v1/me/mfa
@@ -1125,6 +1127,76 @@ extension MfaApiHandlers {
             Route(.confirmSmsMfa, handler: confirmSmsMfa),
             Route(.regenerateBackupCodes, handler: regenerateBackupCodes),
         ]
+    }
+
+    /// POST /v1/auth/mfa/verify: generated from its declaration.
+    func verifyMfa(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.VerifyMfa(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.signedIn(status: 200))
+    }
+
+    /// GET /v1/me/mfa: generated from its declaration.
+    func mfaStatus(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.GetMfaStatus(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.MfaStatus.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.mfaStatus)
+    }
+
+    /// DELETE /v1/me/mfa: generated from its declaration.
+    func disableMfa(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.DisableMfa(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.Done.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.done)
+    }
+
+    /// POST /v1/me/mfa/totp: generated from its declaration.
+    func startTotp(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.StartMfaEnrolment(startTotpBodyOf: context)
+        return commands.send(command, expecting: TokenV1.TotpEnrolment.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.totpEnrolment)
+    }
+
+    /// POST /v1/me/mfa/email: generated from its declaration.
+    func startEmailMfa(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.StartMfaEnrolment(startEmailMfaBodyOf: context)
+        return commands.send(command, expecting: TokenV1.Accepted.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.accepted)
+    }
+
+    /// POST /v1/me/mfa/sms: generated from its declaration.
+    func startSmsMfa(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.StartMfaEnrolment(startSmsMfaBodyOf: context)
+        return commands.send(command, expecting: TokenV1.Accepted.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.accepted)
+    }
+
+    /// POST /v1/me/mfa/totp/confirm: generated from its declaration.
+    func confirmTotp(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.ConfirmMfaEnrolment(confirmTotpBodyOf: context)
+        return commands.send(command, expecting: TokenV1.BackupCodes.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.backupCodes)
+    }
+
+    /// POST /v1/me/mfa/email/confirm: generated from its declaration.
+    func confirmEmailMfa(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.ConfirmMfaEnrolment(confirmEmailMfaBodyOf: context)
+        return commands.send(command, expecting: TokenV1.BackupCodes.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.backupCodes)
+    }
+
+    /// POST /v1/me/mfa/sms/confirm: generated from its declaration.
+    func confirmSmsMfa(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.ConfirmMfaEnrolment(confirmSmsMfaBodyOf: context)
+        return commands.send(command, expecting: TokenV1.BackupCodes.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.backupCodes)
+    }
+
+    /// POST /v1/me/mfa/backup-codes: generated from its declaration.
+    func regenerateBackupCodes(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.RegenerateBackupCodes(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.BackupCodes.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.backupCodes)
     }
 }
 
@@ -1399,5 +1471,120 @@ extension TokenV1.ConfirmEmailChange {
         try body.finish()
         guard let code else { throw ServiceError.validationFailed([]) }
         self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, code: code)
+    }
+}
+
+extension TokenV1.VerifyMfa {
+    /// The command of POST /v1/auth/mfa/verify: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let challengeToken = body.requiredString("challenge_token")
+        let code = body.requiredString("code")
+        let method = body.optionalString("method", maxLength: 16).string
+        try body.finish()
+        guard let challengeToken, let code else { throw ServiceError.validationFailed([]) }
+        if let method, !["totp", "email", "sms", "backup_code"].contains(method) {
+            throw ServiceError.validationFailed([.init(location: "body.method", message: "must be totp, email, sms or backup_code")])
+        }
+        self.init(appId: app.id, challengeToken: String(challengeToken.prefix(256)), code: String(code.prefix(64)), method: method, client: context.clientInfo)
+    }
+}
+
+extension TokenV1.GetMfaStatus {
+    /// The command of GET /v1/me/mfa: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        self.init(appId: caller.aud, uid: caller.sub)
+    }
+}
+
+extension TokenV1.DisableMfa {
+    /// The command of DELETE /v1/me/mfa: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let code = body.requiredString("code")
+        try body.finish()
+        guard let code else { throw ServiceError.validationFailed([]) }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, code: String(code.prefix(64)))
+    }
+}
+
+extension TokenV1.StartMfaEnrolment {
+    /// The command of POST /v1/me/mfa/totp: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(startTotpBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, method: "totp", client: context.clientInfo)
+    }
+}
+
+extension TokenV1.StartMfaEnrolment {
+    /// The command of POST /v1/me/mfa/email: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(startEmailMfaBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, method: "email", client: context.clientInfo)
+    }
+}
+
+extension TokenV1.StartMfaEnrolment {
+    /// The command of POST /v1/me/mfa/sms: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(startSmsMfaBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, method: "sms", client: context.clientInfo)
+    }
+}
+
+extension TokenV1.ConfirmMfaEnrolment {
+    /// The command of POST /v1/me/mfa/totp/confirm: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(confirmTotpBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let code = body.requiredString("code")
+        try body.finish()
+        guard let code else { throw ServiceError.validationFailed([]) }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, method: "totp", code: String(code.prefix(64)))
+    }
+}
+
+extension TokenV1.ConfirmMfaEnrolment {
+    /// The command of POST /v1/me/mfa/email/confirm: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(confirmEmailMfaBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let code = body.requiredString("code")
+        try body.finish()
+        guard let code else { throw ServiceError.validationFailed([]) }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, method: "email", code: String(code.prefix(64)))
+    }
+}
+
+extension TokenV1.ConfirmMfaEnrolment {
+    /// The command of POST /v1/me/mfa/sms/confirm: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(confirmSmsMfaBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let code = body.requiredString("code")
+        try body.finish()
+        guard let code else { throw ServiceError.validationFailed([]) }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, method: "sms", code: String(code.prefix(64)))
+    }
+}
+
+extension TokenV1.RegenerateBackupCodes {
+    /// The command of POST /v1/me/mfa/backup-codes: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid)
     }
 }

@@ -24,6 +24,24 @@ enum DeclaredAnswer {
         .data(.object(["valid": .bool(reply.valid)]))
     }
 
+    /// "backup_codes": `{backup_codes}`, shown this once.
+    static func backupCodes(_ reply: TokenV1.BackupCodes) -> HTTPResponse {
+        .data(.object(["backup_codes": JSONValue(reply.backupCodes)]))
+    }
+
+    /// "totp_enrolment": the new secret, its otpauth URI and the QR code as SVG.
+    static func totpEnrolment(_ reply: TokenV1.TotpEnrolment) -> HTTPResponse {
+        .data(.object(["secret": .string(reply.secret), "otpauth_uri": .string(reply.otpauthUri),
+                       "qr_svg": .string(reply.qrSvg)]))
+    }
+
+    /// "mfa_status": whether MFA is on, its methods, backup codes left and when it was used.
+    static func mfaStatus(_ reply: TokenV1.MfaStatus) -> HTTPResponse {
+        .data(.object(["enabled": .bool(reply.enabled), "methods": JSONValue(reply.methods),
+                       "backup_codes_remaining": JSONValue(Int(reply.backupCodesRemaining)),
+                       "last_used_at": JSONValue(reply.lastUsedAt), "enabled_at": JSONValue(reply.enabledAt)]))
+    }
+
     /// "done": 204.
     static func done(_ reply: TokenV1.Done) -> HTTPResponse { .noContent }
 }
