@@ -51,7 +51,8 @@ let package = Package(
         // connection and pool, messages, JWT verification and the public crypto (digests, signing
         // keys' public halves), and the store's reads that need no secret. Nothing here reads or
         // writes a secret column (password, refresh-token, code or key hashes, sealed keys and
-        // credentials), and nothing derives a key from the master key.
+        // credentials), and nothing derives a key from the master key: `make test` fails when the
+        // gateway's modules name such a column (scripts/check-gateway-secrets.py).
         .target(name: "IdentityKit",
                 dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim",
                                "CMicroHTTPD", "CMicroHTTPDShim"]),
@@ -61,7 +62,7 @@ let package = Package(
         // credentials and the private halves of signing keys, refresh-token rotation, and the
         // admin writes (settings apply, user import, key rotation). Its own module so that the
         // gateway, which never reads a secret and holds no master key, does not link it: every
-        // worker and identityctl do; IdentityGateway must not.
+        // worker and identityctl do; IdentityGateway must not (the same check fails if it does).
         .target(name: "IdentityCredentials",
                 dependencies: ["IdentityKit", "COpenSSL", "CArgon2", "CSodium", "CCrypt"]),
         // GraphQL documents: lexer, parser, validation, executor, introspection (seed 003). No
