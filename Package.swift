@@ -47,28 +47,44 @@ let package = Package(
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
 
-        // Shared by every process: configuration, errors, crypto, JWT, store, bus, messages.
+        // Shared by every process, the gateway included: configuration, errors, the bus, the store's
+        // connection and pool, messages, JWT verification and the public crypto (digests, signing
+        // keys' public halves), and the store's reads that need no secret. Nothing here reads or
+        // writes a secret column (password, refresh-token, code or key hashes, sealed keys and
+        // credentials), and nothing derives a key from the master key: `make test` fails when the
+        // gateway's modules name such a column (scripts/check-gateway-secrets.py).
         .target(name: "IdentityKit",
-                dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim", "CArgon2", "CSodium",
-                               "CCrypt", "CMicroHTTPD", "CMicroHTTPDShim"]),
+                dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim",
+                               "CMicroHTTPD", "CMicroHTTPDShim"]),
+        // What reads or writes secret columns, and the secret-handling code behind it: password
+        // hashing (Argon2id, imported bcrypt/scrypt/PBKDF2), TOTP and backup codes, the master key's
+        // sub-keys and seals, the stores of users, MFA, codes, nonces, passkeys, provider/push/SMS
+        // credentials and the private halves of signing keys, refresh-token rotation, and the
+        // admin writes (settings apply, user import, key rotation). Its own module so that the
+        // gateway, which never reads a secret and holds no master key, does not link it: every
+        // worker and identityctl do; IdentityGateway must not (the same check fails if it does).
+        .target(name: "IdentityCredentials",
+                dependencies: ["IdentityKit", "COpenSSL", "CArgon2", "CSodium", "CCrypt"]),
         // GraphQL documents: lexer, parser, validation, executor, introspection (seed 003). No
         // dependency on the service: the gateway gives it a schema with resolvers.
         .target(name: "GraphQL"),
-        // The HTTP gateway: routing, validation, reads, commands to workers.
+        // The HTTP gateway: routing, validation, reads, commands to workers. IdentityKit only, never
+        // IdentityCredentials (see above).
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "GraphQL", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.
-        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "CQRencode", "WebAuthn"]),
+        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "IdentityCredentials", "CQRencode", "WebAuthn"]),
         // WebAuthn relying-party checks: clientData, authenticator data, attestation objects
         // (libcbor), COSE keys and assertion signatures (OpenSSL). No store, no bus.
         .target(name: "WebAuthn", dependencies: ["IdentityKit", "CCbor", "COpenSSL", "COpenSSLShim"]),
-        // Calls to the outside world (Apple, Google, Firebase) over libcurl.
-        .target(name: "IdentityOutbound", dependencies: ["IdentityKit", "CCurl", "CCurlShim"]),
+        // Calls to the outside world (Apple, Google, Firebase) over libcurl. IdentityCredentials:
+        // it unseals the Apple key it signs client secrets with.
+        .target(name: "IdentityOutbound", dependencies: ["IdentityKit", "IdentityCredentials", "CCurl", "CCurlShim"]),
         // The provider worker: nonces, id-token verification, Apple code exchange.
-        .target(name: "IdentityProviderWorker", dependencies: ["IdentityKit", "IdentityOutbound"]),
+        .target(name: "IdentityProviderWorker", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound"]),
         // The mailer worker: renders and delivers mail (SMTP or .eml files), with retries.
-        .target(name: "IdentityMailerWorker", dependencies: ["IdentityKit", "IdentityOutbound"]),
+        .target(name: "IdentityMailerWorker", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound"]),
         // The revocation worker: ends sessions, relays the event outbox.
-        .target(name: "IdentityRevocationWorker", dependencies: ["IdentityKit", "IdentityOutbound"]),
+        .target(name: "IdentityRevocationWorker", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound"]),
 
         // The client SDK: no dependency beyond Foundation (FoundationNetworking on Linux).
         .target(name: "IdentityClient"),
@@ -78,21 +94,26 @@ let package = Package(
         .executableTarget(name: "identity-provider-worker", dependencies: ["IdentityProviderWorker"]),
         .executableTarget(name: "identity-mailer-worker", dependencies: ["IdentityMailerWorker"]),
         .executableTarget(name: "identity-revocation-worker", dependencies: ["IdentityRevocationWorker"]),
-        .executableTarget(name: "identityctl", dependencies: ["IdentityKit", "IdentityOutbound"]),
+        .executableTarget(name: "identityctl", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound"]),
 
         .testTarget(name: "IdentityKitTests", dependencies: ["IdentityKit"]),
-        .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway"]),
-        .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker"]),
-        .testTarget(name: "IdentityTokenWorkerTests", dependencies: ["IdentityTokenWorker"]),
+        // Password hashing, seals, TOTP and backup codes; the store tests (StoreTenancyTests,
+        // StoreRolesTests: a real database, skipped without IDENTITY_TEST_DATABASE_URL).
+        .testTarget(name: "IdentityCredentialsTests", dependencies: ["IdentityCredentials", "IdentityKit", "CArgon2"]),
+        // IdentityCredentials for the fixtures only: creating apps and signing tokens as the token
+        // worker would.
+        .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway", "IdentityCredentials"]),
+        .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker", "IdentityCredentials"]),
+        .testTarget(name: "IdentityTokenWorkerTests", dependencies: ["IdentityTokenWorker", "IdentityCredentials"]),
         .testTarget(name: "IdentityProviderWorkerTests", dependencies: ["IdentityProviderWorker"]),
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "IdentityKit"]),
         // The SDK's refresh logic and error decoding against a stubbed URLProtocol.
         .testTarget(name: "IdentityClientTests", dependencies: ["IdentityClient"]),
         // The SDK against the real running service: started by Tests/e2e/test_swift_client.py with
-        // IDENTITY_CLIENT_E2E_* variables, skipped without them. IdentityKit for the server's own
-        // TOTP (RFC 6238) code computation.
-        .testTarget(name: "IdentityClientE2ETests", dependencies: ["IdentityClient", "IdentityKit"]),
+        // IDENTITY_CLIENT_E2E_* variables, skipped without them. IdentityCredentials for the
+        // server's own TOTP (RFC 6238) code computation.
+        .testTarget(name: "IdentityClientE2ETests", dependencies: ["IdentityClient", "IdentityCredentials"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// Apple's token endpoints: the authorization-code exchange (at sign-in) and token

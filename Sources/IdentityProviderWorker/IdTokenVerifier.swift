@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// The rules of each provider (PRODUCT.md, "Sign-in methods"): issuer, audience among the

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// Runs the retention purge (`RetentionStore`) every `interval` seconds: spent and expired

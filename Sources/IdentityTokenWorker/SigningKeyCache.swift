@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// Apps' settings and unsealed signing keys (the current one and a next one), kept for a

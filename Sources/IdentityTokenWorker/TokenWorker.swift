@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// The token worker: consumes `identity.token.commands` and answers each command by its AMQP

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// Settings of `identity-token-worker`, from `IDENTITY_*` variables, validated at start-up.

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// `identityctl bench …`: the machine's own limits for `make bench`, measured with the same

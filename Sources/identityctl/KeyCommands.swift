@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// `identityctl keys rotate APP_ID [--alg RS256|ES256|EdDSA]` and `identityctl keys list APP_ID`.

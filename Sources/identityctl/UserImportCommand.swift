@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// `identityctl users import APP_ID FILE.jsonl`: one user per line (`ImportedUser`), written

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 // identityctl: operator commands. Every command prints JSON (or a short line) on stdout and

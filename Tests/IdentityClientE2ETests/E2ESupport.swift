@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import XCTest
 import IdentityClient
-import IdentityKit
+import IdentityCredentials
 
 /// What Tests/e2e/test_swift_client.py hands these tests: the gateway, a fresh app, and its
 /// helper (mail codes, provider tokens, a software passkey authenticator). Without it, skip.
@@ -59,7 +59,7 @@ struct E2E: Sendable {
     static let password = "correct horse battery staple"
 }
 
-/// TOTP codes the way the server's own unit tests make them (IdentityKit's RFC 6238 code).
+/// TOTP codes the way the server's own unit tests make them (IdentityCredentials' RFC 6238 code).
 enum Authenticator {
     static func code(secretBase32: String, offsetSteps: Int64 = 0) -> String {
         let now = Int64(Date().timeIntervalSince1970)

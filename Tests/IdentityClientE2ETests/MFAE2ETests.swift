@@ -3,7 +3,7 @@ import XCTest
 import IdentityClient
 
 /// Second factors through the SDK: TOTP enrolment with codes computed by the server's own
-/// RFC 6238 code (IdentityKit.TOTP), the 202 challenge, backup codes, the email factor.
+/// RFC 6238 code (IdentityCredentials.TOTP), the 202 challenge, backup codes, the email factor.
 final class MFAE2ETests: XCTestCase {
     func testTOTPEnrolChallengeVerifyBackupCodesAndDisable() async throws {
         let e2e = try E2E.environment()

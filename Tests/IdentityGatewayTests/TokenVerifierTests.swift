@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import IdentityGateway
+@testable import IdentityCredentials
 @testable import IdentityKit
 
 /// The gateway's verified-token cache must not outlive the key that signed a token: once the

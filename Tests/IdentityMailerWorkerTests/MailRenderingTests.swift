@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import IdentityMailerWorker
+import IdentityCredentials
 import IdentityKit
 
 final class MailRenderingTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import IdentityCredentials
 @testable import IdentityKit
 @testable import IdentityTokenWorker
 

@@ -1,4 +1,5 @@
 import XCTest
+@testable import IdentityCredentials
 @testable import IdentityKit
 @testable import IdentityTokenWorker
 

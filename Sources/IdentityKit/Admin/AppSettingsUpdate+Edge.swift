@@ -6,7 +6,7 @@ import Foundation
 /// `identityctl apps settings` and `PATCH /v1/admin/settings` check and write them alike.
 extension AppSettingsUpdate {
     /// Problems that need nothing stored; the passkey origins' fit with the relying party,
-    /// which may be stored already, is checked in `applyEdge`.
+    /// which may be stored already, is checked in `applyEdge` (IdentityCredentials).
     func edgeProblems() -> [(setting: String, message: String)] {
         var found: [(String, String)] = []
         if let profile, ClientProfile.Shape(rawValue: profile) == nil {
@@ -42,69 +42,5 @@ extension AppSettingsUpdate {
             found.append(("failed_sign_in_audit_threshold", "must be 1 to 1000 failures"))
         }
         return found
-    }
-
-    private func invalid(_ setting: String, _ message: String) -> ServiceError {
-        .validationFailed([.init(location: "body.\(setting)", message: message)])
-    }
-
-    /// Writes the edge settings present and answers all of them as they are now.
-    /// A tenant's domains are only requested (they select the app once verified: AppDomainStore);
-    /// the operator's are allowed at once.
-    func applyEdge(appId: String, pool: PGPool, authority: SettingsAuthority) throws -> [String: JSONValue] {
-        let profiles = ClientProfileStore(pool: pool)
-        var profile = try profiles.profile(appId: appId)
-        if self.profile != nil || domains != nil || pathPrefix != nil || allowedOrigins != nil {
-            if let shape = self.profile.flatMap(ClientProfile.Shape.init(rawValue:)) { profile.shape = shape }
-            let hosts = domains.map { Array(Set($0.compactMap(ClientProfile.normalizedHost))).sorted() }
-            if let pathPrefix { profile.pathPrefix = pathPrefix.isEmpty ? nil : pathPrefix }
-            if let allowedOrigins { profile.allowedOrigins = allowedOrigins.compactMap(ClientProfile.normalizedOrigin) }
-            do {
-                try profiles.save(appId: appId, profile,
-                                  domains: hosts.map { authority.isTenant ? .request($0) : .allow($0) })
-            } catch StoreError.uniqueViolation {
-                // Only the operator's allowance can meet another app's verified host (a request
-                // conflicts with nothing), and the operator may know that much.
-                throw invalid("domains", "a host is already another app's")
-            }
-            profile = try profiles.profile(appId: appId)
-        }
-        let passkeys = PasskeyStore(pool: pool)
-        var relyingParty = try passkeys.settings(appId: appId)
-        if webauthnRpId != nil || webauthnOrigins != nil || webauthnRpName != nil || webauthnRequireUV != nil {
-            var settings = relyingParty ?? WebAuthnSettings(rpId: "")
-            if let webauthnRpId { settings.rpId = webauthnRpId }
-            guard !settings.rpId.isEmpty else { throw invalid("webauthn_rp_id", "is needed before the other passkey settings") }
-            if let webauthnOrigins { settings.origins = webauthnOrigins }
-            for origin in settings.origins {
-                if let problem = WebAuthnSettings.problem(origin: origin, rpId: settings.rpId) {
-                    throw invalid("webauthn_origins", "\(origin): \(problem)")
-                }
-            }
-            if let webauthnRpName { settings.rpName = webauthnRpName.isEmpty ? nil : webauthnRpName }
-            if let webauthnRequireUV { settings.requireUserVerification = webauthnRequireUV }
-            try passkeys.save(appId: appId, settings)
-            relyingParty = settings
-        }
-        let apps = AppStore(pool: pool)
-        if let appleNonce { try ProviderSettingsStore(pool: pool).setAppleNonceMode(appId: appId, appleNonce) }
-        if let jwksCacheSeconds { try apps.signingKeys.setJWKSCacheSeconds(appId: appId, seconds: jwksCacheSeconds) }
-        if let failedSignInAuditThreshold {
-            try apps.setFailedSignInAuditThreshold(appId: appId, failedSignInAuditThreshold)
-        }
-        return [
-            "profile": .string(profile.shape.rawValue),
-            "domains": JSONValue(profile.domains),
-            "domains_pending": .object(profile.pendingDomains.mapValues { .string($0) }),
-            "path_prefix": JSONValue(profile.pathPrefix),
-            "allowed_origins": JSONValue(profile.allowedOrigins),
-            "apple_nonce": .string(try ProviderSettingsStore(pool: pool).appleNonceMode(appId: appId)),
-            "webauthn_rp_id": JSONValue(relyingParty?.rpId),
-            "webauthn_rp_name": JSONValue(relyingParty?.rpName),
-            "webauthn_origins": JSONValue(relyingParty?.origins ?? []),
-            "webauthn_require_uv": .bool(relyingParty?.requireUserVerification ?? false),
-            "jwks_cache_seconds": JSONValue(try apps.signingKeys.jwksCacheSeconds(appId: appId) ?? 0),
-            "failed_sign_in_audit_threshold": JSONValue(try apps.failedSignInAuditThreshold(appId: appId)),
-        ]
     }
 }

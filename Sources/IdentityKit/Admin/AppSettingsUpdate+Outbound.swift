@@ -26,7 +26,7 @@ extension AppSettingsUpdate {
 
     /// Where the URLs' hosts resolve now: run by `apply` (the token worker, identityctl) once
     /// `problems` found nothing, not by `problems`, which the gateway runs on an HTTP thread.
-    func outboundLookupProblems() -> [(setting: String, message: String)] {
+    package func outboundLookupProblems() -> [(setting: String, message: String)] {
         let policy = OutboundAddressPolicy.current
         return outboundURLs.compactMap { target in
             guard let problem = policy.lookupProblem(url: target.url) else { return nil }

@@ -3,8 +3,9 @@ import Foundation
 /// A change of an app's settings: the one implementation behind `identityctl apps settings`
 /// and `PATCH /v1/admin/settings` (PRODUCT.md: "the same settings are available through the
 /// admin API"). Each front end only turns its input (flags, a JSON body) into this value; the
-/// rules (`problems`) and the writes (`apply`) are here. nil leaves a setting as it is; an empty
-/// string clears an optional text setting.
+/// rules (`problems`) are here and the writes (`apply`, which seals secrets with the master key)
+/// in IdentityCredentials (`AppSettingsUpdate+Apply.swift`). nil leaves a setting as it is; an
+/// empty string clears an optional text setting.
 public struct AppSettingsUpdate: Sendable {
     public var accessTokenTTL: Int?
     public var sessionLifetime: Int?
@@ -166,138 +167,6 @@ public struct AppSettingsUpdate: Sendable {
         }
         let all: [(setting: String, message: String)] = found + sms.problems()
         return all + outboundProblems(skipping: Set(all.map(\.setting)))
-    }
-
-    /// Writes the update (checked first, the outbound URLs' hosts resolved too: throws
-    /// `ServiceError.validationFailed` on problems) and answers the app's settings after it, or
-    /// nil when there is no such app. `authority` says who asks (AppSettingsUpdate+Operator.swift):
-    /// a tenant is held to the operator's ceilings.
-    public func apply(appId: String, pool: PGPool, masterKey: [UInt8]?, offAllowed: Bool,
-                      authority: SettingsAuthority) throws -> JSONValue? {
-        var problems = problems(offAllowed: offAllowed) + ceilingProblems(authority)
-        if problems.isEmpty { problems = outboundLookupProblems() }
-        guard problems.isEmpty else {
-            throw ServiceError.validationFailed(problems.map { .init(location: "body.\($0.setting)", message: $0.message) })
-        }
-        let apps = AppStore(pool: pool)
-        guard var app = try apps.find(id: appId) else { return nil }
-        try checkSharedSmsAccount(appId: appId, pool: pool, authority)
-        if let ttl = accessTokenTTL { app = try apps.setAccessTokenTTL(appId: appId, seconds: ttl) ?? app }
-        if let seconds = sessionLifetime { try apps.setSessionLifetime(appId: appId, seconds: seconds) }
-        if let seconds = sessionIdleTimeout { try apps.setSessionIdleTimeout(appId: appId, seconds: seconds) }
-        let providerStore = ProviderSettingsStore(pool: pool)
-        var (providers, keySet) = try providerStore.settingsWithoutKey(appId: appId)
-        if let ids = googleClientIds { providers.googleClientIds = ids }
-        if let ids = appleBundleIds { providers.appleBundleIds = ids }
-        if let ids = appleServicesIds { providers.appleServicesIds = ids }
-        if let team = appleTeamId { providers.appleTeamId = team }
-        if let key = appleKeyId { providers.appleKeyId = key }
-        if let project = firebaseProjectId { providers.firebaseProjectId = project }
-        if let trust = firebaseTrustEmailVerified { providers.firebaseTrustEmailVerified = trust }
-        var sealedKey: [UInt8]?
-        if let pem = applePrivateKeyPEM {
-            guard let masterKey, masterKey.count == 32 else {
-                throw ServiceError(code: "auth/internal", status: 500, detail: "The master key is needed to seal the key.")
-            }
-            sealedKey = try SecretSealer(masterKey: masterKey, purpose: .appleSecretSeal)
-                .seal(Array(pem.utf8), associatedData: ProviderSecretAAD.applePrivateKey(appId: appId))
-            keySet = true
-        }
-        try providerStore.saveKeepingKey(appId: appId, providers, sealedKey: sealedKey)
-        let push = try applyPush(appId: appId, pool: pool, masterKey: masterKey)
-        try sms.apply(appId: appId, pool: pool, masterKey: masterKey)
-        let mailStore = MailSettingsStore(pool: pool)
-        var mail = try mailStore.settings(appId: appId)
-        if let url = deepLinkURL { mail.deepLinkURL = url.isEmpty ? nil : url }
-        if let name = mailFromName { mail.fromName = name.isEmpty ? nil : name }
-        if let address = mailFromAddress { mail.fromAddress = address.isEmpty ? nil : address }
-        for (target, value) in mailTemplates {
-            let parts = target.split(separator: ".").map(String.init)
-            mail.templates[parts[0], default: [:]][parts[1]] = value
-        }
-        try mailStore.save(appId: appId, mail)
-        for (name, value) in rateLimits {
-            try apps.setRateLimitOverride(appId: appId, name: name, value == "default" ? nil : RateLimitOverride.parse(value))
-        }
-        if let metadata = defaultMetadata { try apps.setDefaultMetadata(appId: appId, metadata) }
-        let edge = try applyEdge(appId: appId, pool: pool, authority: authority)
-        return .object(edge.merging(try SmsSettingsUpdate.summary(appId: appId, pool: pool)) { $1 }.merging([
-            "app_id": .string(appId),
-            "access_token_ttl": JSONValue(app.accessTokenTTL),
-            "session_lifetime": JSONValue(try apps.sessionLifetime(appId: appId) ?? 0),
-            "session_idle_timeout": JSONValue(try apps.sessionIdleTimeout(appId: appId) ?? 0),
-            "deep_link_url": JSONValue(mail.deepLinkURL),
-            "mail_from_name": JSONValue(mail.fromName),
-            "mail_from_address": JSONValue(mail.fromAddress),
-            "google_client_ids": JSONValue(providers.googleClientIds),
-            "apple_bundle_ids": JSONValue(providers.appleBundleIds),
-            "apple_services_ids": JSONValue(providers.appleServicesIds),
-            "apple_team_id": JSONValue(providers.appleTeamId),
-            "apple_key_id": JSONValue(providers.appleKeyId),
-            "apple_private_key_set": .bool(keySet),
-            "firebase_project_id": JSONValue(providers.firebaseProjectId),
-            "firebase_trust_email_verified": .bool(providers.firebaseTrustEmailVerified),
-            "apns_team_id": JSONValue(push.apnsTeamId),
-            "apns_key_id": JSONValue(push.apnsKeyId),
-            "apns_topic": JSONValue(push.apnsTopic),
-            "apns_private_key_set": .bool(push.apnsPrivateKeySet),
-            "fcm_project_id": JSONValue(push.fcmProjectId),
-            "fcm_service_account_set": .bool(push.fcmServiceAccountSet),
-            "security_alerts": .bool(push.securityAlerts),
-            "rate_limits": .object(Self.effectiveLimits(try apps.rateLimitOverrides(appId: appId)).mapValues { .string($0) }),
-            "default_metadata": try apps.defaultMetadata(appId: appId),
-        ]) { $1 })
-    }
-
-    /// The push part of the update: public fields as given, secrets sealed with the push
-    /// sub-key, each bound to the app and its field.
-    private func applyPush(appId: String, pool: PGPool, masterKey: [UInt8]?) throws -> PushSettings {
-        let store = PushSettingsStore(pool: pool)
-        var push = try store.settings(appId: appId)
-        let nothingAsked = apnsTeamId == nil && apnsKeyId == nil && apnsTopic == nil && apnsPrivateKeyPEM == nil
-            && fcmServiceAccountJSON == nil && securityAlerts == nil
-        if nothingAsked { return push }
-        if let team = apnsTeamId { push.apnsTeamId = team.isEmpty ? nil : team }
-        if let key = apnsKeyId { push.apnsKeyId = key.isEmpty ? nil : key }
-        if let topic = apnsTopic { push.apnsTopic = topic.isEmpty ? nil : topic }
-        if let alerts = securityAlerts { push.securityAlerts = alerts }
-        var sealedAPNs: [UInt8]?
-        var sealedFCM: [UInt8]?
-        if apnsPrivateKeyPEM != nil || fcmServiceAccountJSON != nil {
-            guard let masterKey, masterKey.count == 32 else {
-                throw ServiceError(code: "auth/internal", status: 500, detail: "The master key is needed to seal the key.")
-            }
-            let sealer = SecretSealer(masterKey: masterKey, purpose: .pushCredentialSeal)
-            if let pem = apnsPrivateKeyPEM {
-                sealedAPNs = try sealer.seal(Array(pem.utf8), associatedData: PushSecretAAD.apnsPrivateKey(appId: appId))
-                push.apnsPrivateKeySet = true
-            }
-            if let json = fcmServiceAccountJSON, let account = FCMServiceAccount.parse(json) {
-                sealedFCM = try sealer.seal(Array(json.utf8), associatedData: PushSecretAAD.fcmServiceAccount(appId: appId))
-                push.fcmProjectId = account.projectId
-                push.fcmServiceAccountSet = true
-            }
-        }
-        try store.save(appId: appId, push, sealedAPNsKey: sealedAPNs, sealedFCMServiceAccount: sealedFCM)
-        return push
-    }
-
-    /// Every limit's effective setting: `"100/60s"` or `"off"`.
-    static func effectiveLimits(_ overrides: [String: JSONValue]) -> [String: String] {
-        var effective: [String: String] = [:]
-        for policy in RateLimitCatalogue.all {
-            switch overrides[policy.name] {
-            case .string("off")?:
-                effective[policy.name] = "off"
-            case .object(let setting)?:
-                if case .number(let count)? = setting["count"], case .number(let window)? = setting["window"] {
-                    effective[policy.name] = "\(Int(count))/\(Int(window))s"
-                }
-            default:
-                effective[policy.name] = "\(policy.count)/\(Int(policy.window))s"
-            }
-        }
-        return effective
     }
 
     /// The update a JSON body describes (`PATCH /v1/admin/settings`, and the token worker's

@@ -23,9 +23,10 @@ public enum SessionToken {
 }
 
 /// Finds the live session of a session token. Reads only `sessions`, which the gateway and both
-/// acting workers may read.
+/// acting workers may read. Giving a session its token (the token worker's write of
+/// `session_token_hash`) is IdentityCredentials' part (`SessionTokenStore+Issue.swift`).
 public struct SessionTokenStore: Sendable {
-    let pool: PGPool
+    package let pool: PGPool
 
     public init(pool: PGPool) { self.pool = pool }
 
@@ -85,18 +86,6 @@ public struct SessionTokenStore: Sendable {
         try pool.withConnection { connection in
             _ = try connection.query("SELECT session_token_seen($1, $2)", [appId, sessionId])
         }
-    }
-
-    /// Gives a live session its token (once: a session that has one keeps it) and makes the
-    /// session last the app's absolute lifetime, since this token is never refreshed. In the
-    /// caller's transaction; false when there is no such live session or it already has a token.
-    public func issue(appId: String, sessionId: String, uid: String, hash: [UInt8], on connection: PGConnection) throws -> Bool {
-        try !connection.query("""
-            UPDATE sessions SET session_token_hash = $4,
-                   expires_at = created_at + make_interval(secs => (SELECT session_lifetime FROM apps WHERE id = $1))
-            WHERE app_id = $1 AND id = $2 AND uid = $3 AND ended_at IS NULL AND session_token_hash IS NULL
-            RETURNING 1
-            """, [appId, sessionId, uid, PGParam.bytea(hash)]).isEmpty
     }
 
     /// The app's profile gives its clients session tokens (`session-object`, `single-token`).

@@ -8,7 +8,12 @@ public struct CryptoError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { "\(operation): \(reason)" }
 
-    static func openSSL(_ operation: String) -> CryptoError {
+    package init(operation: String, reason: String) {
+        self.operation = operation
+        self.reason = reason
+    }
+
+    package static func openSSL(_ operation: String) -> CryptoError {
         var reasons: [String] = []
         while true {
             let code = ERR_get_error()
@@ -21,7 +26,7 @@ public struct CryptoError: Error, CustomStringConvertible, Sendable {
     }
 
     /// Throws unless an OpenSSL call returned 1 (its success value).
-    static func check(_ result: Int32, _ operation: String) throws {
+    package static func check(_ result: Int32, _ operation: String) throws {
         if result != 1 { throw openSSL(operation) }
     }
 }

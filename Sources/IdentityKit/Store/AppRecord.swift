@@ -5,4 +5,12 @@ public struct AppRecord: Sendable, Equatable {
     public let appKey: String
     public let issuer: String
     public let accessTokenTTL: Int
+
+    package init(id: String, name: String, appKey: String, issuer: String, accessTokenTTL: Int) {
+        self.id = id
+        self.name = name
+        self.appKey = appKey
+        self.issuer = issuer
+        self.accessTokenTTL = accessTokenTTL
+    }
 }

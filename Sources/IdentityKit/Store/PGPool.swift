@@ -40,7 +40,7 @@ public final class PGPool: Sendable {
 
     /// A transaction on a connection the caller already holds (a run of short transactions on
     /// one connection, as the retention purge does under its session lock).
-    func transactionOn<R>(_ connection: PGConnection, _ body: (PGConnection) throws -> R) throws -> R {
+    package func transactionOn<R>(_ connection: PGConnection, _ body: (PGConnection) throws -> R) throws -> R {
         try connection.execute("BEGIN")
         do {
             let result = try body(connection)

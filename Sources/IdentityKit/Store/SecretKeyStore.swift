@@ -5,8 +5,11 @@ import Foundation
 /// end (`expires_at`) after an overlap, so a backend can roll the new key out before the old
 /// one stops working. A lookup by the hash of 256 random bits needs no constant-time compare:
 /// the index's timing can only tell about the hash, which reveals nothing of a key.
+///
+/// Here: resolving a presented key, which the gateway does. Making keys and rotating them (which
+/// write `app_secret_keys.key_hash`) are IdentityCredentials' part (`SecretKeyStore+Rotation.swift`).
 public struct SecretKeyStore: Sendable {
-    let pool: PGPool
+    package let pool: PGPool
 
     public init(pool: PGPool) { self.pool = pool }
 
@@ -31,43 +34,6 @@ public struct SecretKeyStore: Sendable {
                                          issuer: row.string("issuer"), accessTokenTTL: row.int("access_token_ttl")),
                           keyId: row.string("key_id"), expiresAtMicros: row.optionalString("expires_us").flatMap(Int64.init))
             }
-        }
-    }
-
-    /// A new key for the app inside the caller's transaction; returns (id, key). The key is
-    /// never stored: show it once.
-    public static func add(appId: String, on connection: PGConnection) throws -> (id: String, key: String) {
-        let key = Identifiers.secret("sk")
-        let id = Identifiers.prefixed("skid")
-        try connection.query("INSERT INTO app_secret_keys (app_id, id, key_hash) VALUES ($1, $2, $3)",
-                             [appId, id, PGParam.bytea(Digest.sha256(key))])
-        return (id, key)
-    }
-
-    /// What a rotation made: the new key (shown once) and when the keys it replaces stop.
-    public struct Rotation: Sendable {
-        public let keyId: String
-        public let secretKey: String
-        public let previousKeysExpireAtMicros: Int64
-        public let previousKeyIds: [String]
-    }
-
-    /// Rotates the app's secret key in one transaction: every live key ends `overlapSeconds`
-    /// from now (or sooner, if it already ended sooner) and a new key starts. nil: no such app.
-    public func rotate(appId: String, overlapSeconds: Int) throws -> Rotation? {
-        try pool.transaction { connection in
-            // Serialises rotations of one app (a row lock on the app's own key rows).
-            let previous = try connection.query("""
-                UPDATE app_secret_keys
-                SET expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $2::int))
-                WHERE app_id = $1 AND (expires_at IS NULL OR expires_at > now())
-                RETURNING id, (extract(epoch FROM expires_at) * 1000000)::bigint AS expires_us
-                """, [appId, String(overlapSeconds)])
-            if previous.isEmpty, try connection.query("SELECT 1 FROM apps WHERE id = $1", [appId]).isEmpty { return nil }
-            let added = try Self.add(appId: appId, on: connection)
-            return Rotation(keyId: added.id, secretKey: added.key,
-                            previousKeysExpireAtMicros: try previous.map { try $0.int64("expires_us") }.max() ?? 0,
-                            previousKeyIds: try previous.map { try $0.string("id") })
         }
     }
 }

@@ -27,6 +27,32 @@ public struct UserProfile: Sendable {
     public var appMetadataJSON: String
     public var userMetadataJSON: String
 
+    /// A profile made from a `users` row (`UserRecord.profile`, IdentityCredentials).
+    package init(appId: String, uid: String, email: String?, emailVerified: Bool, phone: String?, username: String?,
+                 firstName: String?, lastName: String?, photoURL: String?, hasPassword: Bool, isGuest: Bool,
+                 disabled: Bool, roles: [String], createdAtMicros: Int64, identityProviders: [String], mfaEnabled: Bool,
+                 customClaimsJSON: String, appMetadataJSON: String, userMetadataJSON: String) {
+        self.appId = appId
+        self.uid = uid
+        self.email = email
+        self.emailVerified = emailVerified
+        self.phone = phone
+        self.username = username
+        self.firstName = firstName
+        self.lastName = lastName
+        self.photoURL = photoURL
+        self.hasPassword = hasPassword
+        self.isGuest = isGuest
+        self.disabled = disabled
+        self.roles = roles
+        self.createdAtMicros = createdAtMicros
+        self.identityProviders = identityProviders
+        self.mfaEnabled = mfaEnabled
+        self.customClaimsJSON = customClaimsJSON
+        self.appMetadataJSON = appMetadataJSON
+        self.userMetadataJSON = userMetadataJSON
+    }
+
     /// The user as clients see it: the one place the client's user object is made
     /// (`UserRecord.message` goes through here too).
     public var message: CommonV1.User {

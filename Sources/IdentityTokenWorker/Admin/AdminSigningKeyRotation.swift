@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.admin.v1.RotateSigningKey`: `SigningKeyStore.rotate`, as `identityctl keys rotate`

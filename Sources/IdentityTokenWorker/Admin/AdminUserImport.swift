@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.admin.v1.ImportUsers`: the admin API's user import, through the same `UserImport`

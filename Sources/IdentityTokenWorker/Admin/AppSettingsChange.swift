@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.admin.v1.UpdateAppSettings`: the admin API's app settings, through the same

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.admin.v1.RotateSecretKey`: a new secret key (hashed here: the gateway's role may

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// The admin API's user commands (`identity.admin.v1`): create, update, disable/enable,

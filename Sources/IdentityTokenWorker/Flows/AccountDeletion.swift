@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.token.v1.DeleteAccount` (DELETE /v1/me): given fresh proof of the account's own

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// A signed-in user's new email address (`POST /v1/me/email/change` + `/confirm`). The address

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// Passwordless sign-in with a 6-digit code mailed to the address (PRODUCT.md, "Email code").

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// PRODUCT.md, "Email ownership" (pre-account hijacking): a stranger may register someone

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// Proving a signed-in user's email address with a mailed code, at most one send a minute.

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.token.v1.GuestSignIn`: the client's 256-bit secret is the guest's credential.

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// `LinkIdentity` / `UnlinkIdentity`: a signed-in user adds or removes a provider identity.

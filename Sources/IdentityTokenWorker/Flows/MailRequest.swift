@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// Builds the command that asks the mailer worker to send a code. It is published after the

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// Forgotten and changed passwords (PRODUCT.md, "Account"). A reset ends every session and a

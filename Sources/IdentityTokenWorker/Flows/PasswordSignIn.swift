@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.token.v1.SignIn`: email or username with a password. An unknown account, an

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.token.v1.SignUp`: a new account with email and password, signed in at once; with

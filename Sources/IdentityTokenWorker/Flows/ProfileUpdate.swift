@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.token.v1.UpdateProfile` (PATCH /v1/me), with its `user.updated` event.

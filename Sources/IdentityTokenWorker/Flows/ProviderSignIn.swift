@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.token.v1.ProviderSignIn`: an identity the provider worker verified becomes a

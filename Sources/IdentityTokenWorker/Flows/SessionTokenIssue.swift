@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// Gives a session just started its opaque session token (`SessionToken`), for apps whose

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.token.v1.Refresh`: refresh-token rotation with a grace period and theft detection

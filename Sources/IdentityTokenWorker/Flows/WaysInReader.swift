@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// Reads a user's ways in (`WaysIn`) on the caller's connection. The caller holds the user's

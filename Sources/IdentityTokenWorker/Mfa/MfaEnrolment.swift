@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// The signed-in side of MFA (PRODUCT.md, "MFA"): enrolment (TOTP or email, confirmed with a

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// `identity.token.v1.VerifyMfa` (POST /v1/auth/mfa/verify): the second step of a sign-in that

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// Checks second-factor codes (TOTP, the email and SMS factors' codes, backup codes) for a user,

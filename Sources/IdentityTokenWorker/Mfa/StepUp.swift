@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// Step-up (PRODUCT.md, "MFA"): a change of a way into an account (`ChangesWayIn`) and the

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// Starts a session for a signed-in user and mints its token pair: the session row and the

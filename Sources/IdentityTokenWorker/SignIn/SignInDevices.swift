@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// The device token a password sign-in answers with (`SignInDeviceStore`): what lets this device

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// The one place every first factor ends (ARCHITECTURE.md, "Seams": one sign-in outcome).

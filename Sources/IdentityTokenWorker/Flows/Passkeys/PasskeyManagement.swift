@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// A signed-in user's own passkeys: list, rename, remove (never the account's last way to sign in).

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 import WebAuthn
 

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// Phone sign-in and phone linking with a 6-digit code sent by SMS (PRODUCT.md, "Phone code").

@@ -1,3 +1,4 @@
+import IdentityCredentials
 import IdentityKit
 
 /// Who can make a text go out, which decides the budgets it is counted against (`SmsPolicy`).

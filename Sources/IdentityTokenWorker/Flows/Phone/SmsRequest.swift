@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// Builds the command that asks the mailer workers' SMS channel to text a code, published after

@@ -1,0 +1,62 @@
+import Foundation
+import IdentityKit
+
+/// A verified provider identity crosses the bus from the provider worker to the token worker
+/// (through the gateway, which only passes it on). Whoever can publish a token command must
+/// not be able to make one up and get tokens for any user: the provider worker signs each
+/// identity with a MAC under a sub-key only it and the token worker derive from the master
+/// key (the gateway never has it), and the token worker accepts an identity only with a valid
+/// MAC made in the last `maximumAge` seconds.
+public struct ProviderIdentitySeal: Sendable {
+    /// How long a sealed identity may be used after the provider worker verified it.
+    public static let maximumAge: Int64 = 120
+
+    let key: [UInt8]
+
+    public init(masterKey: [UInt8]) {
+        key = SubKey.providerIdentityMAC.derive(from: masterKey)
+    }
+
+    /// The identity with `verified_at` and `mac` set, for `appId`.
+    public func seal(_ identity: ProviderV1.VerifiedIdentity, appId: String,
+                     now: Int64 = Timestamp.nowSeconds()) -> ProviderV1.VerifiedIdentity {
+        var sealed = identity
+        sealed.verifiedAt = now
+        sealed.mac = Base64URL.encode(mac(sealed, appId: appId))
+        return sealed
+    }
+
+    /// True when the MAC is ours for this app and fresh.
+    public func isValid(_ identity: ProviderV1.VerifiedIdentity, appId: String, now: Int64 = Timestamp.nowSeconds()) -> Bool {
+        guard let presented = Base64URL.decode(identity.mac), presented.count == 32,
+              identity.verifiedAt <= now + 5, now - identity.verifiedAt <= Self.maximumAge else { return false }
+        return Digest.constantTimeEqual(presented, mac(identity, appId: appId))
+    }
+
+    /// Every field, length-prefixed in a fixed order (no encoding ambiguity: "ab"+"c" and
+    /// "a"+"bc" differ), with the app id so an identity verified for one app is not one of another's.
+    private func mac(_ identity: ProviderV1.VerifiedIdentity, appId: String) -> [UInt8] {
+        var input: [UInt8] = []
+        func add(_ text: String?) {
+            guard let text else { input += [0xff, 0xff, 0xff, 0xff]; return }
+            let bytes = Array(text.utf8)
+            withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { input += $0 }
+            input += bytes
+        }
+        add("provider-identity-v1")
+        add(appId)
+        add(identity.provider)
+        add(identity.subject)
+        add(identity.email)
+        add(identity.emailVerified ? "1" : "0")
+        add(identity.emailAuthoritative ? "1" : "0")
+        add(identity.phone)
+        add(identity.firstName)
+        add(identity.lastName)
+        add(identity.photoUrl)
+        add(identity.audience)
+        add(identity.nonceHash)
+        add(String(identity.verifiedAt))
+        return Digest.hmacSHA256(key: key, input)
+    }
+}

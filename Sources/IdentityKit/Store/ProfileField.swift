@@ -1,0 +1,7 @@
+/// The profile fields `PATCH /v1/me` may change, named as their columns.
+public enum ProfileField: String, CaseIterable, Sendable {
+    case firstName = "first_name"
+    case lastName = "last_name"
+    case photoURL = "photo_url"
+    case username = "username"
+}
