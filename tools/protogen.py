@@ -628,6 +628,8 @@ def body_schema(msg, options, fixed=()):
             schema["enum"] = list(rules.allowed) + ([None] if f.label == "optional" else [])
         if rules.description:
             schema["description"] = rules.description
+        if rules.example:
+            schema["examples"] = [rules.example]
         properties[f.name] = schema
         if f.label != "optional":
             required.append(f.name)
@@ -814,6 +816,17 @@ def render_gateway(ops, messages=None, options=None, sources=None):
             f"{i2}                request: {swift_string(op.request) if op.request else 'nil'}, response: {swift_string(op.response) if op.response else 'nil'},",
             f"{i2}                parameters: [{', '.join(swift_string(x) for x in op.parameters)}],",
             f"{i2}                generatedRequest: {swift_string(json.dumps(body_schema(messages[op.input], options, op.fixed), separators=(',', ':'))) if op.answer and op.body else 'nil'}))"]
+    components = {}
+    for op in http:
+        if op.answer and op.body and op.request:
+            schema = body_schema(messages[op.input], options, op.fixed)
+            if components.setdefault(op.request, (schema, op))[0] != schema:
+                raise ProtoError(op.where, f"schema {op.request} differs from {components[op.request][1].name}'s")
+    out += ["", f"{i1}/// The request schemas shared by several operations (`http.request`), generated from the",
+            f"{i1}/// fields of their commands: the document's components, never written by hand.",
+            f"{i1}static let requestSchemas: [String: String] = ["]
+    out += [f"{i2}{swift_string(name)}: {swift_string(json.dumps(schema, separators=(',', ':')))}," for name, (schema, _) in sorted(components.items())]
+    out += [f"{i1}]"]
     out += ["", f"{i1}/// Every operation reached over HTTP, in declaration order.",
             f"{i1}static let all: [DeclaredOperation] = [",
             *[f"{i2}.{lower_camel(op.name)}," for op in http], f"{i1}]", "}"]

@@ -642,22 +642,6 @@ enum OpenAPIDocument {
               }
             }
           },
-          "SignUpRequest": {
-            "type": "object",
-            "required": ["email", "password"],
-            "properties": {
-              "email": {"type": "string", "format": "email", "maxLength": 254},
-              "password": {
-                "type": "string",
-                "minLength": 8,
-                "maxLength": 256,
-                "description": "Not a very common password either (422 auth/weak-password)"
-              },
-              "first_name": {"type": ["string", "null"], "maxLength": 100},
-              "last_name": {"type": ["string", "null"], "maxLength": 100},
-              "username": {"type": ["string", "null"], "maxLength": 32, "pattern": "^[A-Za-z0-9_.]{3,32}$"}
-            }
-          },
           "SignInRequest": {
             "type": "object",
             "required": ["password"],
@@ -705,54 +689,6 @@ enum OpenAPIDocument {
               "last_name": {"type": ["string", "null"], "maxLength": 100}
             }
           },
-          "EmailRequest": {
-            "type": "object",
-            "required": ["email"],
-            "properties": {"email": {"type": "string", "format": "email", "maxLength": 254}}
-          },
-          "EmailAndCodeRequest": {
-            "type": "object",
-            "required": ["email", "code"],
-            "properties": {
-              "email": {"type": "string", "format": "email", "maxLength": 254},
-              "code": {
-                "type": "string",
-                "description": "The 6 digits from the mail; anything else is a wrong guess"
-              }
-            }
-          },
-          "EmailCodeVerifyRequest": {
-            "type": "object",
-            "required": ["email", "code"],
-            "properties": {
-              "email": {"type": "string", "format": "email", "maxLength": 254},
-              "code": {
-                "type": "string",
-                "description": "The 6 digits from the mail; anything else is a wrong guess"
-              },
-              "first_name": {"type": ["string", "null"], "maxLength": 100},
-              "last_name": {"type": ["string", "null"], "maxLength": 100}
-            }
-          },
-          "MfaVerifyRequest": {
-            "type": "object",
-            "required": ["challenge_token", "code"],
-            "properties": {
-              "challenge_token": {"type": "string"},
-              "code": {
-                "type": "string",
-                "description": "A TOTP code, the mailed or texted code or a backup code; anything else is a wrong guess"
-              },
-              "method": {"type": ["string", "null"], "enum": ["totp", "email", "sms", "backup_code", null]}
-            }
-          },
-          "MfaCodeRequest": {
-            "type": "object",
-            "required": ["code"],
-            "properties": {
-              "code": {"type": "string", "description": "A current code; anything else is a wrong guess"}
-            }
-          },
           "TotpEnrolment": {
             "type": "object",
             "required": ["data"],
@@ -783,26 +719,6 @@ enum OpenAPIDocument {
                   "enabled_at": {"type": ["string", "null"], "format": "date-time"}
                 }
               }
-            }
-          },
-          "PasswordResetRequest": {
-            "type": "object",
-            "required": ["email", "code", "password"],
-            "properties": {
-              "email": {"type": "string", "format": "email", "maxLength": 254},
-              "code": {
-                "type": "string",
-                "description": "The 6 digits from the mail; anything else is a wrong guess"
-              },
-              "password": {"type": "string", "minLength": 8, "maxLength": 256}
-            }
-          },
-          "PasswordChangeRequest": {
-            "type": "object",
-            "required": ["current_password", "new_password"],
-            "properties": {
-              "current_password": {"type": "string"},
-              "new_password": {"type": "string", "minLength": 8, "maxLength": 256}
             }
           },
           "GuestRequest": {

@@ -25,7 +25,25 @@ extension OpenAPIDocument {
         }
         document["paths"] = .object(paths)
         document["tags"] = .array(tags(routes))
+        // The shared request schemas generated from proto/ join the hand-written components.
+        if case .object(var components)? = document["components"], case .object(var schemas)? = components["schemas"] {
+            for (name, text) in DeclaredOperation.requestSchemas {
+                if let schema = JSONValue.parse(Data(text.utf8)) { schemas[name] = schema }
+            }
+            components["schemas"] = .object(schemas)
+            document["components"] = .object(components)
+        }
         return .object(document)
+    }
+
+    /// A body example made of the examples its fields declare (nil when none does).
+    static func example(of schema: JSONValue) -> JSONValue? {
+        guard case .object(let properties)? = schema["properties"] else { return nil }
+        var example: [String: JSONValue] = [:]
+        for (name, property) in properties {
+            if case .array(let values)? = property["examples"], let first = values.first { example[name] = first }
+        }
+        return example.isEmpty ? nil : .object(example)
     }
 
     static func rendered(routes: [Route]) -> Data {
@@ -85,16 +103,15 @@ extension OpenAPIDocument {
         if !declared.document.parameters.isEmpty {
             entry["parameters"] = .array(declared.document.parameters.map { ref("parameters", $0) })
         }
-        if let request = declared.document.request {
+        // The body's schema: a shared component by name, else the one generated from the
+        // command's fields; with an example when the fields declare theirs.
+        let generated = declared.document.generatedRequest.flatMap { JSONValue.parse(Data($0.utf8)) }
+        let schema = declared.document.request.map { ref("schemas", $0) } ?? generated
+        if let schema {
+            var media: [String: JSONValue] = ["schema": schema]
+            if let example = generated.flatMap(example(of:)) { media["example"] = example }
             entry["requestBody"] = .object(["required": .bool(declared.takesBody), "content": .object([
-                "application/json": .object(["schema": ref("schemas", request)])])])
-        }
-        // A hand-written schema (a shared component) stands in for the generated one; the two
-        // agree (RequestSchemaDriftTests).
-        if declared.document.request == nil, let generated = declared.document.generatedRequest,
-           let schema = JSONValue.parse(Data(generated.utf8)) {
-            entry["requestBody"] = .object(["required": .bool(true), "content": .object([
-                "application/json": .object(["schema": schema])])])
+                "application/json": .object(media)])])
         }
         if let response = declared.document.response {
             entry["responses"] = .object([String(declared.status): ref("responses", response)])

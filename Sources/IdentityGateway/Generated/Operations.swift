@@ -12,7 +12,7 @@ extension DeclaredOperation {
         document: .init(summary: "Create an account with email and password; with a guest's access token, that guest becomes the account", description: nil,
                         request: "SignUpRequest", response: "SignedIn",
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\"},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]}}}"))
     static let signIn = DeclaredOperation(
         id: "signIn", service: "PasswordApi", method: "POST", pattern: "/v1/auth/sign-in",
         access: .appKey, status: 200, takesBody: true,
@@ -286,7 +286,7 @@ extension DeclaredOperation {
         document: .init(summary: "Mail a 6-digit sign-in code (same answer whether or not the account exists)", description: nil,
                         request: "EmailRequest", response: "Queued",
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]}}}"))
     static let verifyEmailCode = DeclaredOperation(
         id: "verifyEmailCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/email-code/verify",
         access: .guest, status: 200, takesBody: true,
@@ -296,7 +296,7 @@ extension DeclaredOperation {
         document: .init(summary: "Sign in (or up) with a mailed code; with a guest's access token, that guest becomes the account", description: nil,
                         request: "EmailCodeVerifyRequest", response: nil,
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\"},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]}}}"))
     static let forgotPassword = DeclaredOperation(
         id: "forgotPassword", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/forgot",
         access: .appKey, status: 202, takesBody: true,
@@ -306,7 +306,7 @@ extension DeclaredOperation {
         document: .init(summary: "Mail a password reset code (the same answer whether or not the account exists)", description: nil,
                         request: "EmailRequest", response: "Queued",
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]}}}"))
     static let checkPasswordCode = DeclaredOperation(
         id: "checkPasswordCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/verify-code",
         access: .appKey, status: 200, takesBody: true,
@@ -316,7 +316,7 @@ extension DeclaredOperation {
         document: .init(summary: "Check a reset code without spending it", description: nil,
                         request: "EmailAndCodeRequest", response: nil,
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\"}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}"))
     static let resetPassword = DeclaredOperation(
         id: "resetPassword", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/reset",
         access: .appKey, status: 204, takesBody: true,
@@ -326,7 +326,7 @@ extension DeclaredOperation {
         document: .init(summary: "Set a new password with a reset code; ends every session", description: nil,
                         request: "PasswordResetRequest", response: nil,
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\"},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"The new password\"}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"The new password\",\"examples\":[\"tangerine-ladder-1843\"]}}}"))
     static let changePassword = DeclaredOperation(
         id: "changePassword", service: "EmailApi", method: "POST", pattern: "/v1/me/password",
         access: .bearerOwnProof, status: 204, takesBody: true,
@@ -336,7 +336,7 @@ extension DeclaredOperation {
         document: .init(summary: "Change the password; ends the other sessions", description: nil,
                         request: "PasswordChangeRequest", response: nil,
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"current_password\",\"new_password\"],\"properties\":{\"current_password\":{\"type\":\"string\"},\"new_password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"current_password\",\"new_password\"],\"properties\":{\"current_password\":{\"type\":\"string\",\"description\":\"The password the account has now\",\"examples\":[\"tangerine-ladder-1843\"]},\"new_password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"violet-harbour-5127\"]}}}"))
     static let sendEmailVerification = DeclaredOperation(
         id: "sendEmailVerification", service: "EmailApi", method: "POST", pattern: "/v1/me/email/verification",
         access: .bearer, status: 202, takesBody: false,
@@ -367,7 +367,7 @@ extension DeclaredOperation {
         document: .init(summary: "Start changing the account's email address: a code goes to the new address", description: "Needs a fresh sign-in. The same answer whether or not the new address has an account; the current address keeps working until the change is confirmed, and a new start replaces a pending one.",
                         request: nil, response: "Queued",
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"description\":\"The new address\"}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"description\":\"The new address\",\"examples\":[\"ada@newmail.example\"]}}}"))
     /// The code proves the new address; the fresh sign-in was needed to ask for it.
     static let confirmEmailChange = DeclaredOperation(
         id: "confirmEmailChange", service: "EmailApi", method: "POST", pattern: "/v1/me/email/change/confirm",
@@ -378,7 +378,7 @@ extension DeclaredOperation {
         document: .init(summary: "Confirm the email change with the code the new address got", description: "The new address becomes the account's, verified; the old address is told, every other session ends and user.updated (change email) is published. 409 auth/email-already-in-use when the address has become another account's.",
                         request: nil, response: "User",
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"The code the new address got\"}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"The code the new address got\",\"examples\":[\"604218\"]}}}"))
     static let sendPhoneCode = DeclaredOperation(
         id: "sendPhoneCode", service: "PhoneApi", method: "POST", pattern: "/v1/auth/phone/send",
         access: .appKey, status: 202, takesBody: true,
@@ -428,7 +428,7 @@ extension DeclaredOperation {
         document: .init(summary: "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed or texted code; 5 wrong codes end the challenge", description: nil,
                         request: "MfaVerifyRequest", response: "SignedIn",
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"challenge_token\",\"code\"],\"properties\":{\"challenge_token\":{\"type\":\"string\"},\"code\":{\"type\":\"string\"},\"method\":{\"type\":[\"string\",\"null\"],\"enum\":[\"totp\",\"email\",\"sms\",\"backup_code\",null]}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"challenge_token\",\"code\"],\"properties\":{\"challenge_token\":{\"type\":\"string\",\"description\":\"The challenge_token of the 202 answer\",\"examples\":[\"N3q8mWfX0cV2tLk9pR4sYh6uJb1eZa7dQ5oTgS3iE8w\"]},\"code\":{\"type\":\"string\",\"description\":\"A TOTP code, the mailed or texted code or a backup code; anything else is a wrong guess\",\"examples\":[\"731904\"]},\"method\":{\"type\":[\"string\",\"null\"],\"enum\":[\"totp\",\"email\",\"sms\",\"backup_code\",null],\"description\":\"Which of the challenge's methods the code is for (default: any)\",\"examples\":[\"totp\"]}}}"))
     static let mfaStatus = DeclaredOperation(
         id: "mfaStatus", service: "MfaApi", method: "GET", pattern: "/v1/me/mfa",
         access: .bearer, status: 200, takesBody: false,
@@ -448,7 +448,7 @@ extension DeclaredOperation {
         document: .init(summary: "Turn MFA off with a current code (TOTP, backup, mailed or texted); needs an aal 2 sign-in younger than 5 minutes", description: nil,
                         request: "MfaCodeRequest", response: nil,
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\"}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
     static let startTotp = DeclaredOperation(
         id: "startTotp", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/totp",
         access: .bearerFresh, status: 200, takesBody: false,
@@ -490,7 +490,7 @@ extension DeclaredOperation {
         document: .init(summary: "Confirm TOTP with a first code: MFA is on; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\"}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
     static let confirmEmailMfa = DeclaredOperation(
         id: "confirmEmailMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/email/confirm",
         access: .bearerFresh, status: 200, takesBody: true,
@@ -500,7 +500,7 @@ extension DeclaredOperation {
         document: .init(summary: "Confirm the email second factor with the mailed code; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\"}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
     static let confirmSmsMfa = DeclaredOperation(
         id: "confirmSmsMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/sms/confirm",
         access: .bearerFresh, status: 200, takesBody: true,
@@ -510,7 +510,7 @@ extension DeclaredOperation {
         document: .init(summary: "Confirm the SMS second factor with the texted code; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
                         parameters: [],
-                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\"}}}"))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
     static let regenerateBackupCodes = DeclaredOperation(
         id: "regenerateBackupCodes", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/backup-codes",
         access: .bearerFresh, status: 200, takesBody: false,
@@ -721,6 +721,19 @@ extension DeclaredOperation {
                         request: nil, response: nil,
                         parameters: [],
                         generatedRequest: nil))
+
+    /// The request schemas shared by several operations (`http.request`), generated from the
+    /// fields of their commands: the document's components, never written by hand.
+    static let requestSchemas: [String: String] = [
+        "EmailAndCodeRequest": "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}",
+        "EmailCodeVerifyRequest": "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]}}}",
+        "EmailRequest": "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]}}}",
+        "MfaCodeRequest": "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}",
+        "MfaVerifyRequest": "{\"type\":\"object\",\"required\":[\"challenge_token\",\"code\"],\"properties\":{\"challenge_token\":{\"type\":\"string\",\"description\":\"The challenge_token of the 202 answer\",\"examples\":[\"N3q8mWfX0cV2tLk9pR4sYh6uJb1eZa7dQ5oTgS3iE8w\"]},\"code\":{\"type\":\"string\",\"description\":\"A TOTP code, the mailed or texted code or a backup code; anything else is a wrong guess\",\"examples\":[\"731904\"]},\"method\":{\"type\":[\"string\",\"null\"],\"enum\":[\"totp\",\"email\",\"sms\",\"backup_code\",null],\"description\":\"Which of the challenge's methods the code is for (default: any)\",\"examples\":[\"totp\"]}}}",
+        "PasswordChangeRequest": "{\"type\":\"object\",\"required\":[\"current_password\",\"new_password\"],\"properties\":{\"current_password\":{\"type\":\"string\",\"description\":\"The password the account has now\",\"examples\":[\"tangerine-ladder-1843\"]},\"new_password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"violet-harbour-5127\"]}}}",
+        "PasswordResetRequest": "{\"type\":\"object\",\"required\":[\"email\",\"code\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"The new password\",\"examples\":[\"tangerine-ladder-1843\"]}}}",
+        "SignUpRequest": "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]}}}",
+    ]
 
     /// Every operation reached over HTTP, in declaration order.
     static let all: [DeclaredOperation] = [
