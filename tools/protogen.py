@@ -388,10 +388,23 @@ ANSWERS = {"user": ("identity.token.v1.UserResult", "DeclaredAnswer.user"),
            "code_check": ("identity.token.v1.CodeCheck", "DeclaredAnswer.codeCheck"),
            "backup_codes": ("identity.token.v1.BackupCodes", "DeclaredAnswer.backupCodes"),
            "totp_enrolment": ("identity.token.v1.TotpEnrolment", "DeclaredAnswer.totpEnrolment"),
-           "mfa_status": ("identity.token.v1.MfaStatus", "DeclaredAnswer.mfaStatus")}
+           "mfa_status": ("identity.token.v1.MfaStatus", "DeclaredAnswer.mfaStatus"),
+           "tokens": ("identity.token.v1.AuthResult", "DeclaredAnswer.tokens"),
+           "phone_code_sent": ("identity.token.v1.PhoneCodeSent", "DeclaredAnswer.phoneCodeSent"),
+           "device": ("identity.token.v1.DeviceResult", "DeclaredAnswer.device(status: {status})"),
+           "passkey": ("identity.token.v1.PasskeyResult", "DeclaredAnswer.passkey(status: {status})"),
+           "passkey_sign_in_options": ("identity.token.v1.PasskeyOptions", "DeclaredAnswer.passkeySignInOptions"),
+           "passkey_options": ("identity.token.v1.PasskeyOptions", "DeclaredAnswer.passkeyOptions"),
+           "passkey_list": ("identity.token.v1.PasskeyList", "DeclaredAnswer.passkeyList")}
+# The queue of each worker's commands, by the package of their messages (the token worker's is the default).
+QUEUE_OF_PACKAGE = {"identity.revocation.v1": "BusTopology.revocationCommands",
+                    "identity.provider.v1": "BusTopology.providerCommands"}
 # Field formats a generated body reader checks, and what each adds to the field's JSON Schema.
 FORMATS = {"email": {"format": "email", "maxLength": 254}, "password": {"minLength": 8, "maxLength": 256},
-           "code": {}, "username": {"pattern": "^[A-Za-z0-9_.]{3,32}$"}}
+           "code": {}, "username": {"pattern": "^[A-Za-z0-9_.]{3,32}$"}, "guest_secret": {"minLength": 32, "maxLength": 256},
+           "phone": {"maxLength": 64}, "object": {"type": "object"}}
+# Formats checked by a FieldRules function (a problem of shape, collected with the others).
+VALIDATORS = {"username": "FieldRules.username", "guest_secret": "FieldRules.guestSecret"}
 GATEWAY_OUT = ROOT / "Sources" / "IdentityGateway" / "Generated"
 TOKEN_OUT = ROOT / "Sources" / "IdentityTokenWorker" / "Generated"
 WORKER_OUT = {w: ROOT / "Sources" / f"Identity{w.capitalize()}Worker" / "Generated"
@@ -422,6 +435,7 @@ class Operation:
     parameters: list = field(default_factory=list)
     answer: str = ""
     fixed: dict = field(default_factory=dict)
+    path_fields: dict = field(default_factory=dict)  # command field -> path parameter
 
 
 def lower_camel(name):
@@ -458,6 +472,11 @@ def operations(files, options):
                     op.request, op.response = decl.http.request, decl.http.response
                     op.parameters = list(decl.http.parameters)
                     op.answer = decl.http.answer
+                    for item in decl.http.path_fields:
+                        name, eq, parameter = item.partition("=")
+                        if not eq or "{" + parameter + "}" not in op.path:
+                            raise ProtoError(where, f"path_fields {item!r} is not field=parameter of {op.path}")
+                        op.path_fields[name] = parameter
                     for item in decl.http.fixed:
                         name, eq, value = item.partition("=")
                         if not eq:
@@ -606,7 +625,7 @@ def body_fields(msg, options, fixed=()):
     for f in msg.fields:
         rules = f.options.Extensions[options.field]
         if options.Source.Name(rules.source) != "SOURCE_UNSPECIFIED" or f.name == "app_id" or f.name in fixed:
-            continue
+            continue  # (fixed holds the route's constants and its path fields)
         if f.type != "string" or f.label == "repeated":
             raise ProtoError(f.where, "a generated body reader reads string fields only")
         out.append((f, rules))
@@ -622,6 +641,10 @@ def body_schema(msg, options, fixed=()):
             if rules.format not in FORMATS:
                 raise ProtoError(f.where, f"format {rules.format!r} is not one the body reader checks")
             schema.update(FORMATS[rules.format])
+        if rules.format == "object" and (f.label == "optional" or not f.name.endswith("_json")):
+            raise ProtoError(f.where, "an object body field is a required *_json string of the command")
+        if rules.min_length:
+            schema["minLength"] = rules.min_length
         if rules.max_length and rules.format != "code" and not rules.allowed:
             schema["maxLength"] = rules.max_length
         if rules.allowed:
@@ -629,10 +652,14 @@ def body_schema(msg, options, fixed=()):
         if rules.description:
             schema["description"] = rules.description
         if rules.example:
-            schema["examples"] = [rules.example]
-        properties[f.name] = schema
+            schema["examples"] = [json.loads(rules.example) if rules.format == "object" else rules.example]
+        key = rules.body_name or f.name
+        properties[key] = schema
         if f.label != "optional":
-            required.append(f.name)
+            required.append(key)
+        if rules.format == "phone":
+            properties["country_code"] = {"type": ["string", "null"], "maxLength": 4,
+                                          "description": "For a national number: an ISO 3166 region (FR) or a calling code (33, +33)"}
     return {"type": "object", "required": required, "properties": properties}
 
 
@@ -651,7 +678,7 @@ def render_generated_handler(op, msg, options, sources, shared=False):
         raise ProtoError(op.where, f"answer {op.answer!r} renders {reply}, not {op.output}")
     src = sources.get(op.input, {})
     caller = op.access not in ("PUBLIC", "APP_KEY", "SECRET_KEY", "INTERNAL", "GUEST", "BEARER_OPTIONAL")
-    if not caller and ("CALLER_UID" in src or "CALLER_SESSION" in src):
+    if not caller and any(src[k].label != "optional" for k in ("CALLER_UID", "CALLER_SESSION") if k in src):
         raise ProtoError(op.where, "a command that names its caller is sent by a BEARER operation")
     upgrades = "GUEST_UID" in src
     if upgrades and op.access != "GUEST":
@@ -667,42 +694,65 @@ def render_generated_handler(op, msg, options, sources, shared=False):
         lines.append(f"{i2}let caller = try context.requireCaller()")
     else:
         lines.append(f"{i2}let app = try context.requireApp()")
-    fields = body_fields(msg, options, op.fixed)
-    unknown = set(op.fixed) - {f.name for f in msg.fields}
+    fields = body_fields(msg, options, {**op.fixed, **op.path_fields})
+    unknown = (set(op.fixed) | set(op.path_fields)) - {f.name for f in msg.fields}
     if unknown:
         raise ProtoError(op.where, f"fixed names no field of {op.input}: {sorted(unknown)}")
+    for name, parameter in op.path_fields.items():
+        # A parameter that cannot name anything of ours is a resource that does not exist.
+        lines.append(f'{i2}guard let {swift_ident(json_name(name))} = context.request.parameters["{parameter}"], '
+                     f'{swift_ident(json_name(name))}.utf8.count <= 64 else {{ throw ServiceError.notFound }}')
     if fields:
         lines.append(f"{i2}var body = try BodyReader(context)")
     checks = []
     for f, rules in fields:
-        var = swift_ident(json_name(f.name))
+        var, key = swift_ident(json_name(f.name)), rules.body_name or f.name
         if rules.format and rules.format not in FORMATS:
             raise ProtoError(f.where, f"format {rules.format!r} is not one the body reader checks")
-        validate = ", validate: FieldRules.username" if rules.format == "username" else ""
+        validator = VALIDATORS.get(rules.format)
+        bound = f"let {var}, " if f.label == "optional" else ""
+        values = list(rules.allowed)
+        allowed = ", ".join(values[:-1]) + " or " + values[-1] if len(values) > 1 else "".join(values)
+        if values and validator:
+            raise ProtoError(f.where, "a field with allowed values has no format")
+        if values and f.label == "optional":
+            validator = f'{{ {json.dumps(values)}.contains($0) ? nil : "must be {allowed}" }}'
+
         if f.label == "optional":
             limit = rules.max_length or 256
-            lines.append(f'{i2}let {var} = body.optionalString("{f.name}", maxLength: {limit}{validate}).string')
+            validate = f", validate: {validator}" if validator else ""
+            lines.append(f'{i2}let {var} = body.optionalString("{key}", maxLength: {limit}{validate}).string')
+        elif rules.format == "object":
+            lines.append(f'{i2}let {var} = body.requiredObject("{key}")?.serialized')
         else:
-            if validate:
-                raise ProtoError(f.where, "a username is an optional field")
-            lines.append(f'{i2}let {var} = body.requiredString("{f.name}")')
+            lines.append(f'{i2}let {var} = body.requiredString("{key}")')
             if rules.max_length and rules.format != "code":
-                lines += [f"{i2}if let {var}, {var}.unicodeScalars.count > {rules.max_length} {{",
-                          f'{i3}body.add(.init(location: "body.{f.name}", message: "must be at most {rules.max_length} characters"))',
-                          f"{i2}}}"]
-        bound = f"let {var}, " if f.label == "optional" else ""
-        if rules.allowed:
-            values = list(rules.allowed)
-            words = ", ".join(values[:-1]) + " or " + values[-1] if len(values) > 1 else values[0]
-            checks.append(f"{i2}if {bound}!{json.dumps(values)}.contains({var}) {{")
-            checks.append(f'{i3}throw ServiceError.validationFailed([.init(location: "body.{f.name}", message: "must be {words}")])')
-            checks.append(f"{i2}}}")
+                low = rules.min_length
+                words = f"{low} to {rules.max_length} characters" if low else f"at most {rules.max_length} characters"
+                test = (f"!({low}...{rules.max_length}).contains({var}.unicodeScalars.count)" if low
+                        else f"{var}.unicodeScalars.count > {rules.max_length}")
+                lines += [f"{i2}if let {var}, {test} {{",
+                          f'{i3}body.add(.init(location: "body.{key}", message: "must be {words}"))', f"{i2}}}"]
+        # Problems of shape are collected, so one 422 names every field that is wrong.
+        if values and f.label != "optional":
+            lines += [f"{i2}if let {var}, !{json.dumps(values)}.contains({var}) {{",
+                      f'{i3}body.add(.init(location: "body.{key}", message: "must be {allowed}"))', f"{i2}}}"]
+        if validator and f.label != "optional":
+            lines += [f"{i2}if let {var}, let problem = {validator}({var}) {{",
+                      f'{i3}body.add(.init(location: "body.{key}", message: problem))', f"{i2}}}"]
+        if rules.format == "phone":
+            lines.append(f'{i2}let {var}Country = body.optionalString("country_code", maxLength: 4).string')
+        # Then the checks with their own answers, once the shape is right.
         if rules.format == "email":
-            checks.append(f'{i2}if {bound}!EmailAddress.isValid({var}) {{ throw ServiceError.invalidEmail(at: "body.{f.name}") }}')
+            checks.append(f'{i2}if {bound}!EmailAddress.isValid({var}) {{ throw ServiceError.invalidEmail(at: "body.{key}") }}')
         elif rules.format == "password":
-            checks.append(f"{i2}if {bound}let problem = PasswordPolicy.problem(with: {var}) {{")
-            checks.append(f'{i3}throw ServiceError.weakPassword(problem, at: "body.{f.name}")')
-            checks.append(f"{i2}}}")
+            checks += [f"{i2}if {bound}let problem = PasswordPolicy.problem(with: {var}) {{",
+                       f'{i3}throw ServiceError.weakPassword(problem, at: "body.{key}")', f"{i2}}}"]
+        elif rules.format == "phone":
+            if f.label == "optional":
+                raise ProtoError(f.where, "a phone number read by the body reader is required")
+            checks += [f"{i2}guard let {var} = PhoneNumber.normalize({var}, country: {var}Country) else {{",
+                       f'{i3}throw ServiceError.invalidPhoneNumber(at: "body.{key}")', f"{i2}}}"]
     if fields:
         lines.append(f"{i2}try body.finish()")
     required = [swift_ident(json_name(f.name)) for f, _ in fields if f.label != "optional"]
@@ -718,6 +768,10 @@ def render_generated_handler(op, msg, options, sources, shared=False):
             args.append(f"appId: {'caller.aud' if caller else 'app.id'}")
         elif f.name in op.fixed:
             args.append(f"{name}: {json.dumps(op.fixed[f.name])}")
+        elif f.name in op.path_fields:
+            args.append(f"{name}: {swift_ident(name)}")
+        elif source in ("CALLER_UID", "CALLER_SESSION") and not caller:
+            args.append(f"{name}: nil")
         elif source == "CALLER_UID":
             args.append(f"{name}: caller.sub")
         elif source == "CALLER_SESSION":
@@ -740,7 +794,9 @@ def render_generated_handler(op, msg, options, sources, shared=False):
     handler = [f"{i1}/// {op.method} {op.path}: generated from its declaration.",
                f"{i1}func {lower_camel(op.name)}(_ context: RouteContext) throws -> RouteResult {{",
                f"{i2}let command = try {call}",
-               f"{i2}return commands.send(command, expecting: {swift_type_of(reply)}.self, appId: command.appId,",
+               f"{i2}return commands.send(command, expecting: {swift_type_of(reply)}.self"
+               + (f", queue: {QUEUE_OF_PACKAGE[op.input.rsplit('.', 1)[0]]}" if op.input.rsplit('.', 1)[0] in QUEUE_OF_PACKAGE else "")
+               + ", appId: command.appId,",
                f"{i2}                     request: context.request, render: {renderer})",
                f"{i1}}}"]
     return lines, handler, upgrades
@@ -815,11 +871,11 @@ def render_gateway(ops, messages=None, options=None, sources=None):
             f"{i2}document: .init(summary: {swift_string(op.summary)}, description: {swift_string(op.description) if op.description else 'nil'},",
             f"{i2}                request: {swift_string(op.request) if op.request else 'nil'}, response: {swift_string(op.response) if op.response else 'nil'},",
             f"{i2}                parameters: [{', '.join(swift_string(x) for x in op.parameters)}],",
-            f"{i2}                generatedRequest: {swift_string(json.dumps(body_schema(messages[op.input], options, op.fixed), separators=(',', ':'))) if op.answer and op.body else 'nil'}))"]
+            f"{i2}                generatedRequest: {swift_string(json.dumps(body_schema(messages[op.input], options, {**op.fixed, **op.path_fields}), separators=(',', ':'))) if op.answer and op.body else 'nil'}))"]
     components = {}
     for op in http:
         if op.answer and op.body and op.request:
-            schema = body_schema(messages[op.input], options, op.fixed)
+            schema = body_schema(messages[op.input], options, {**op.fixed, **op.path_fields})
             if components.setdefault(op.request, (schema, op))[0] != schema:
                 raise ProtoError(op.where, f"schema {op.request} differs from {components[op.request][1].name}'s")
     out += ["", f"{i1}/// The request schemas shared by several operations (`http.request`), generated from the",

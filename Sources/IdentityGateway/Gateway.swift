@@ -69,7 +69,7 @@ public final class Gateway: Service {
             + AccountRoutes(auth: auth, devices: DeviceStore(pool: pool), providers: providers, commands: commands).routes
             + SessionRoutes(auth: auth, sessions: sessions, commands: commands).routes
             + MeRoutes(auth: auth, users: users, commands: commands).routes
-            + PasskeyRoutes(auth: auth, commands: commands).routes
+            + PasskeyRoutes(commands: commands).routes
             + providers.routes
             + EmailRoutes(auth: auth, commands: commands).routes
             + PhoneRoutes(auth: auth, commands: commands).routes

@@ -602,46 +602,6 @@ enum OpenAPIDocument {
           }
         },
         "schemas": {
-          "PhoneRequest": {
-            "type": "object",
-            "required": ["phone"],
-            "properties": {
-              "phone": {
-                "type": "string",
-                "maxLength": 64,
-                "description": "E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code"
-              },
-              "country_code": {
-                "type": ["string", "null"],
-                "maxLength": 4,
-                "description": "For a national number: an ISO 3166 region (FR) or a calling code (33, +33)"
-              }
-            }
-          },
-          "PhoneCodeVerifyRequest": {
-            "type": "object",
-            "required": ["session_id", "code"],
-            "properties": {
-              "session_id": {"type": "string", "maxLength": 128},
-              "code": {
-                "type": "string",
-                "description": "The 6 digits from the SMS; anything else is a wrong guess"
-              },
-              "first_name": {"type": ["string", "null"], "maxLength": 100},
-              "last_name": {"type": ["string", "null"], "maxLength": 100}
-            }
-          },
-          "PhoneLinkVerifyRequest": {
-            "type": "object",
-            "required": ["session_id", "code"],
-            "properties": {
-              "session_id": {"type": "string", "maxLength": 128},
-              "code": {
-                "type": "string",
-                "description": "The 6 digits from the SMS; anything else is a wrong guess"
-              }
-            }
-          },
           "SignInRequest": {
             "type": "object",
             "required": ["password"],
@@ -721,55 +681,6 @@ enum OpenAPIDocument {
               }
             }
           },
-          "GuestRequest": {
-            "type": "object",
-            "required": ["secret"],
-            "properties": {
-              "secret": {
-                "type": "string",
-                "minLength": 32,
-                "maxLength": 256,
-                "description": "256 random bits, base64url (43 characters), made once by the client; a secret that does not look random (fewer than 8 distinct characters, a repeated block, under 100 bits by a per-character estimate) is refused (422 auth/validation-failed)"
-              }
-            }
-          },
-          "PasskeySignInOptionsRequest": {
-            "type": "object",
-            "properties": {
-              "identifier": {
-                "type": ["string", "null"],
-                "maxLength": 254,
-                "description": "An email or username; absent for usernameless sign-in"
-              }
-            }
-          },
-          "PasskeyVerifyRequest": {
-            "type": "object",
-            "required": ["flow_id", "response"],
-            "properties": {
-              "flow_id": {"type": "string", "maxLength": 64},
-              "response": {
-                "type": "object",
-                "description": "The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, authenticatorData, signature, userHandle; base64url)"
-              }
-            }
-          },
-          "PasskeyRegisterRequest": {
-            "type": "object",
-            "required": ["response"],
-            "properties": {
-              "response": {
-                "type": "object",
-                "description": "The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, attestationObject, transports; base64url)"
-              },
-              "name": {"type": ["string", "null"], "maxLength": 100}
-            }
-          },
-          "PasskeyRenameRequest": {
-            "type": "object",
-            "required": ["name"],
-            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 100}}
-          },
           "Passkey": {
             "type": "object",
             "required": [
@@ -795,16 +706,6 @@ enum OpenAPIDocument {
               "last_used_at": {"type": ["string", "null"], "format": "date-time"}
             }
           },
-          "DeviceRequest": {
-            "type": "object",
-            "required": ["token", "platform", "kind"],
-            "properties": {
-              "token": {"type": "string", "minLength": 1, "maxLength": 512},
-              "platform": {"enum": ["ios", "android", "web"]},
-              "kind": {"enum": ["apns", "fcm", "voip"]},
-              "device_name": {"type": ["string", "null"], "maxLength": 100}
-            }
-          },
           "Device": {
             "type": "object",
             "required": ["id", "token", "platform", "kind", "device_name", "session_id", "created_at"],
@@ -828,11 +729,6 @@ enum OpenAPIDocument {
               "nonce": {"type": ["string", "null"]},
               "id_token": {"type": ["string", "null"], "maxLength": 16384}
             }
-          },
-          "RefreshRequest": {
-            "type": "object",
-            "required": ["refresh_token"],
-            "properties": {"refresh_token": {"type": "string"}}
           },
           "Session": {
             "type": "object",

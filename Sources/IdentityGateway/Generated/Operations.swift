@@ -32,7 +32,7 @@ extension DeclaredOperation {
         document: .init(summary: "Sign in as a guest: the same secret always returns the same guest", description: nil,
                         request: "GuestRequest", response: "SignedIn",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"secret\"],\"properties\":{\"secret\":{\"type\":\"string\",\"minLength\":32,\"maxLength\":256,\"description\":\"256 random bits, base64url (43 characters), made once by the client; a secret that does not look random (fewer than 8 distinct characters, a repeated block, under 100 bits by a per-character estimate) is refused (422 auth/validation-failed)\",\"examples\":[\"q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}"))
     /// The body is optional (its absence is simply no proof: 403), so no media-type check; the
     /// handler parses it when there is one.
     static let deleteMe = DeclaredOperation(
@@ -54,7 +54,7 @@ extension DeclaredOperation {
         document: .init(summary: "Register this session's push device (a known token moves here)", description: nil,
                         request: "DeviceRequest", response: nil,
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"token\",\"platform\",\"kind\"],\"properties\":{\"token\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":512,\"description\":\"The push token (APNs device token in hex, FCM registration token)\",\"examples\":[\"9f8c2e7a1b3d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a\"]},\"platform\":{\"type\":\"string\",\"enum\":[\"ios\",\"android\",\"web\"],\"examples\":[\"ios\"]},\"kind\":{\"type\":\"string\",\"enum\":[\"apns\",\"fcm\",\"voip\"],\"examples\":[\"apns\"]},\"device_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada's iPhone\"]}}}"))
     static let listDevices = DeclaredOperation(
         id: "listDevices", service: "AccountApi", method: "GET", pattern: "/v1/me/devices",
         access: .bearer, status: 200, takesBody: false,
@@ -84,7 +84,7 @@ extension DeclaredOperation {
         document: .init(summary: "Spend a refresh token for a new pair; a spent token within 30 s gets the same successor, later it ends the session", description: nil,
                         request: "RefreshRequest", response: "SignedIn",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"refresh_token\"],\"properties\":{\"refresh_token\":{\"type\":\"string\",\"description\":\"The refresh token of the last sign-in or refresh (each is used once)\",\"examples\":[\"rt_3q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}"))
     static let signOut = DeclaredOperation(
         id: "signOut", service: "SessionApi", method: "POST", pattern: "/v1/auth/sign-out",
         access: .bearer, status: 204, takesBody: false,
@@ -156,7 +156,7 @@ extension DeclaredOperation {
         document: .init(summary: "Passkey sign-in, step 1: PublicKeyCredentialRequestOptions and a flow id. With an identifier, allowCredentials lists its passkeys (a deterministic decoy list when it has none or no account: same shape, same timing; only has_passkeys tells); without one, discoverable credentials (usernameless)", description: nil,
                         request: "PasskeySignInOptionsRequest", response: nil,
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[],\"properties\":{\"identifier\":{\"type\":[\"string\",\"null\"],\"maxLength\":254,\"description\":\"An email or username; absent for usernameless sign-in\",\"examples\":[\"ada@example.com\"]}}}"))
     static let passkeySignInVerify = DeclaredOperation(
         id: "passkeySignInVerify", service: "PasskeyApi", method: "POST", pattern: "/v1/auth/passkey/verify",
         access: .appKey, status: 200, takesBody: true,
@@ -166,7 +166,7 @@ extension DeclaredOperation {
         document: .init(summary: "Passkey sign-in, step 2: the assertion (PublicKeyCredential JSON) for the flow; single use, 5 minutes. User verification gives amr [hwk, mfa] and aal 2", description: nil,
                         request: "PasskeyVerifyRequest", response: "SignedIn",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"flow_id\",\"response\"],\"properties\":{\"flow_id\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"The flow_id of the options\",\"examples\":[\"pkf_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"response\":{\"type\":\"object\",\"description\":\"The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, authenticatorData, signature, userHandle; base64url)\",\"examples\":[{\"id\":\"AQIDBA\",\"rawId\":\"AQIDBA\",\"type\":\"public-key\",\"response\":{\"clientDataJSON\":\"eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0\",\"authenticatorData\":\"SZYN5YgOjGh0NBcP\",\"signature\":\"MEUCIQDx\"}}]}}}"))
     static let passkeyRegistrationOptions = DeclaredOperation(
         id: "passkeyRegistrationOptions", service: "PasskeyApi", method: "POST", pattern: "/v1/me/passkeys/options",
         access: .bearerFresh, status: 200, takesBody: false,
@@ -186,7 +186,7 @@ extension DeclaredOperation {
         document: .init(summary: "Passkey registration, step 2: the attestation (PublicKeyCredential JSON); attestation none or packed self-attestation", description: nil,
                         request: "PasskeyRegisterRequest", response: nil,
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"response\"],\"properties\":{\"response\":{\"type\":\"object\",\"description\":\"The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, attestationObject, transports; base64url)\",\"examples\":[{\"id\":\"AQIDBA\",\"rawId\":\"AQIDBA\",\"type\":\"public-key\",\"response\":{\"clientDataJSON\":\"eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0\",\"attestationObject\":\"o2NmbXRkbm9uZQ\",\"transports\":[\"internal\"]}}]},\"name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"description\":\"A name the user gives it (default: the authenticator's)\",\"examples\":[\"YubiKey 5C\"]}}}"))
     static let listPasskeys = DeclaredOperation(
         id: "listPasskeys", service: "PasskeyApi", method: "GET", pattern: "/v1/me/passkeys",
         access: .bearer, status: 200, takesBody: false,
@@ -206,7 +206,7 @@ extension DeclaredOperation {
         document: .init(summary: "Rename a passkey", description: nil,
                         request: "PasskeyRenameRequest", response: nil,
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":100,\"examples\":[\"Work laptop\"]}}}"))
     static let deletePasskey = DeclaredOperation(
         id: "deletePasskey", service: "PasskeyApi", method: "DELETE", pattern: "/v1/me/passkeys/{id}",
         access: .bearerFresh, status: 204, takesBody: false,
@@ -388,7 +388,7 @@ extension DeclaredOperation {
         document: .init(summary: "Text a 6-digit sign-in code to a phone (E.164, or a national number with country_code). The answer is the same whether the SMS left or the app's SMS policy (allowed calling codes, caps, breaker) kept it back", description: nil,
                         request: "PhoneRequest", response: "PhoneCodeSent",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"phone\"],\"properties\":{\"phone\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code\",\"examples\":[\"+33612345678\"]},\"country_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":4,\"description\":\"For a national number: an ISO 3166 region (FR) or a calling code (33, +33)\"}}}"))
     static let verifyPhoneCode = DeclaredOperation(
         id: "verifyPhoneCode", service: "PhoneApi", method: "POST", pattern: "/v1/auth/phone/verify",
         access: .guest, status: 200, takesBody: true,
@@ -398,7 +398,7 @@ extension DeclaredOperation {
         document: .init(summary: "Sign in (or up) with a texted code; the phone counts as verified. With a guest's access token, that guest becomes the account", description: nil,
                         request: "PhoneCodeVerifyRequest", response: nil,
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"session_id\",\"code\"],\"properties\":{\"session_id\":{\"type\":\"string\",\"description\":\"The session_id of the send\",\"examples\":[\"phs_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the SMS; anything else is a wrong guess\",\"examples\":[\"583017\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]}}}"))
     static let linkPhone = DeclaredOperation(
         id: "linkPhone", service: "PhoneApi", method: "POST", pattern: "/v1/me/phone",
         access: .bearerFresh, status: 202, takesBody: true,
@@ -408,7 +408,7 @@ extension DeclaredOperation {
         document: .init(summary: "Text a code to link a phone to the signed-in user (same SMS policy and answer as sign-in)", description: nil,
                         request: "PhoneRequest", response: "PhoneCodeSent",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"phone\"],\"properties\":{\"phone\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code\",\"examples\":[\"+33612345678\"]},\"country_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":4,\"description\":\"For a national number: an ISO 3166 region (FR) or a calling code (33, +33)\"}}}"))
     static let verifyLinkedPhone = DeclaredOperation(
         id: "verifyLinkedPhone", service: "PhoneApi", method: "POST", pattern: "/v1/me/phone/verify",
         access: .bearerFresh, status: 200, takesBody: true,
@@ -418,7 +418,7 @@ extension DeclaredOperation {
         document: .init(summary: "Finish linking: the texted code makes the number the user's verified phone", description: nil,
                         request: "PhoneLinkVerifyRequest", response: "User",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"session_id\",\"code\"],\"properties\":{\"session_id\":{\"type\":\"string\",\"description\":\"The session_id of the send\",\"examples\":[\"phs_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the SMS; anything else is a wrong guess\",\"examples\":[\"583017\"]}}}"))
     static let verifyMfa = DeclaredOperation(
         id: "verifyMfa", service: "MfaApi", method: "POST", pattern: "/v1/auth/mfa/verify",
         access: .appKey, status: 200, takesBody: true,
@@ -725,13 +725,23 @@ extension DeclaredOperation {
     /// The request schemas shared by several operations (`http.request`), generated from the
     /// fields of their commands: the document's components, never written by hand.
     static let requestSchemas: [String: String] = [
+        "DeviceRequest": "{\"type\":\"object\",\"required\":[\"token\",\"platform\",\"kind\"],\"properties\":{\"token\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":512,\"description\":\"The push token (APNs device token in hex, FCM registration token)\",\"examples\":[\"9f8c2e7a1b3d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a\"]},\"platform\":{\"type\":\"string\",\"enum\":[\"ios\",\"android\",\"web\"],\"examples\":[\"ios\"]},\"kind\":{\"type\":\"string\",\"enum\":[\"apns\",\"fcm\",\"voip\"],\"examples\":[\"apns\"]},\"device_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada's iPhone\"]}}}",
         "EmailAndCodeRequest": "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}",
         "EmailCodeVerifyRequest": "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]}}}",
         "EmailRequest": "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]}}}",
+        "GuestRequest": "{\"type\":\"object\",\"required\":[\"secret\"],\"properties\":{\"secret\":{\"type\":\"string\",\"minLength\":32,\"maxLength\":256,\"description\":\"256 random bits, base64url (43 characters), made once by the client; a secret that does not look random (fewer than 8 distinct characters, a repeated block, under 100 bits by a per-character estimate) is refused (422 auth/validation-failed)\",\"examples\":[\"q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}",
         "MfaCodeRequest": "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}",
         "MfaVerifyRequest": "{\"type\":\"object\",\"required\":[\"challenge_token\",\"code\"],\"properties\":{\"challenge_token\":{\"type\":\"string\",\"description\":\"The challenge_token of the 202 answer\",\"examples\":[\"N3q8mWfX0cV2tLk9pR4sYh6uJb1eZa7dQ5oTgS3iE8w\"]},\"code\":{\"type\":\"string\",\"description\":\"A TOTP code, the mailed or texted code or a backup code; anything else is a wrong guess\",\"examples\":[\"731904\"]},\"method\":{\"type\":[\"string\",\"null\"],\"enum\":[\"totp\",\"email\",\"sms\",\"backup_code\",null],\"description\":\"Which of the challenge's methods the code is for (default: any)\",\"examples\":[\"totp\"]}}}",
+        "PasskeyRegisterRequest": "{\"type\":\"object\",\"required\":[\"response\"],\"properties\":{\"response\":{\"type\":\"object\",\"description\":\"The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, attestationObject, transports; base64url)\",\"examples\":[{\"id\":\"AQIDBA\",\"rawId\":\"AQIDBA\",\"type\":\"public-key\",\"response\":{\"clientDataJSON\":\"eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0\",\"attestationObject\":\"o2NmbXRkbm9uZQ\",\"transports\":[\"internal\"]}}]},\"name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"description\":\"A name the user gives it (default: the authenticator's)\",\"examples\":[\"YubiKey 5C\"]}}}",
+        "PasskeyRenameRequest": "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":100,\"examples\":[\"Work laptop\"]}}}",
+        "PasskeySignInOptionsRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"identifier\":{\"type\":[\"string\",\"null\"],\"maxLength\":254,\"description\":\"An email or username; absent for usernameless sign-in\",\"examples\":[\"ada@example.com\"]}}}",
+        "PasskeyVerifyRequest": "{\"type\":\"object\",\"required\":[\"flow_id\",\"response\"],\"properties\":{\"flow_id\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"The flow_id of the options\",\"examples\":[\"pkf_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"response\":{\"type\":\"object\",\"description\":\"The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, authenticatorData, signature, userHandle; base64url)\",\"examples\":[{\"id\":\"AQIDBA\",\"rawId\":\"AQIDBA\",\"type\":\"public-key\",\"response\":{\"clientDataJSON\":\"eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0\",\"authenticatorData\":\"SZYN5YgOjGh0NBcP\",\"signature\":\"MEUCIQDx\"}}]}}}",
         "PasswordChangeRequest": "{\"type\":\"object\",\"required\":[\"current_password\",\"new_password\"],\"properties\":{\"current_password\":{\"type\":\"string\",\"description\":\"The password the account has now\",\"examples\":[\"tangerine-ladder-1843\"]},\"new_password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"violet-harbour-5127\"]}}}",
         "PasswordResetRequest": "{\"type\":\"object\",\"required\":[\"email\",\"code\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"The new password\",\"examples\":[\"tangerine-ladder-1843\"]}}}",
+        "PhoneCodeVerifyRequest": "{\"type\":\"object\",\"required\":[\"session_id\",\"code\"],\"properties\":{\"session_id\":{\"type\":\"string\",\"description\":\"The session_id of the send\",\"examples\":[\"phs_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the SMS; anything else is a wrong guess\",\"examples\":[\"583017\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]}}}",
+        "PhoneLinkVerifyRequest": "{\"type\":\"object\",\"required\":[\"session_id\",\"code\"],\"properties\":{\"session_id\":{\"type\":\"string\",\"description\":\"The session_id of the send\",\"examples\":[\"phs_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the SMS; anything else is a wrong guess\",\"examples\":[\"583017\"]}}}",
+        "PhoneRequest": "{\"type\":\"object\",\"required\":[\"phone\"],\"properties\":{\"phone\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code\",\"examples\":[\"+33612345678\"]},\"country_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":4,\"description\":\"For a national number: an ISO 3166 region (FR) or a calling code (33, +33)\"}}}",
+        "RefreshRequest": "{\"type\":\"object\",\"required\":[\"refresh_token\"],\"properties\":{\"refresh_token\":{\"type\":\"string\",\"description\":\"The refresh token of the last sign-in or refresh (each is used once)\",\"examples\":[\"rt_3q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}",
         "SignUpRequest": "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]}}}",
     ]
 
@@ -839,8 +849,10 @@ extension PasswordApiHandlers {
     }
 }
 
-/// The routes of `AccountApi` (gateway.proto): the conforming type implements one handler per operation.
+/// The routes of `AccountApi` (gateway.proto): the conforming type implements one handler per operation (those with a declared answer are generated below).
 protocol AccountApiHandlers: Sendable {
+    /// Sends the commands of the generated handlers.
+    var commands: CommandSender { get }
     /// POST /v1/auth/guest
     func guestSignIn(_ context: RouteContext) throws -> RouteResult
     /// DELETE /v1/me
@@ -863,10 +875,26 @@ extension AccountApiHandlers {
             Route(.unregisterDevice, handler: unregisterDevice),
         ]
     }
+
+    /// POST /v1/auth/guest: generated from its declaration.
+    func guestSignIn(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.GuestSignIn(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.signedIn(status: 200))
+    }
+
+    /// POST /v1/me/devices: generated from its declaration.
+    func registerDevice(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.RegisterDevice(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.DeviceResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.device(status: 201))
+    }
 }
 
-/// The routes of `SessionApi` (gateway.proto): the conforming type implements one handler per operation.
+/// The routes of `SessionApi` (gateway.proto): the conforming type implements one handler per operation (those with a declared answer are generated below).
 protocol SessionApiHandlers: Sendable {
+    /// Sends the commands of the generated handlers.
+    var commands: CommandSender { get }
     /// POST /v1/auth/token/refresh
     func refreshToken(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/sign-out
@@ -889,6 +917,13 @@ extension SessionApiHandlers {
             Route(.endSession, handler: endSession),
         ]
     }
+
+    /// POST /v1/auth/token/refresh: generated from its declaration.
+    func refreshToken(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.Refresh(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.tokens)
+    }
 }
 
 /// The routes of `MeApi` (gateway.proto): the conforming type implements one handler per operation.
@@ -908,8 +943,10 @@ extension MeApiHandlers {
     }
 }
 
-/// The routes of `PasskeyApi` (gateway.proto): the conforming type implements one handler per operation.
+/// The routes of `PasskeyApi` (gateway.proto): the conforming type implements one handler per operation (those with a declared answer are generated below).
 protocol PasskeyApiHandlers: Sendable {
+    /// Sends the commands of the generated handlers.
+    var commands: CommandSender { get }
     /// POST /v1/auth/passkey/options
     func passkeySignInOptions(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/passkey/verify
@@ -937,6 +974,55 @@ extension PasskeyApiHandlers {
             Route(.renamePasskey, handler: renamePasskey),
             Route(.deletePasskey, handler: deletePasskey),
         ]
+    }
+
+    /// POST /v1/auth/passkey/options: generated from its declaration.
+    func passkeySignInOptions(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.PasskeySignInOptions(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.PasskeyOptions.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.passkeySignInOptions)
+    }
+
+    /// POST /v1/auth/passkey/verify: generated from its declaration.
+    func passkeySignInVerify(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.VerifyPasskey(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.signedIn(status: 200))
+    }
+
+    /// POST /v1/me/passkeys/options: generated from its declaration.
+    func passkeyRegistrationOptions(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.PasskeyRegistrationOptions(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.PasskeyOptions.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.passkeyOptions)
+    }
+
+    /// POST /v1/me/passkeys: generated from its declaration.
+    func registerPasskey(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.FinishPasskeyRegistration(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.PasskeyResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.passkey(status: 201))
+    }
+
+    /// GET /v1/me/passkeys: generated from its declaration.
+    func listPasskeys(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.ListPasskeys(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.PasskeyList.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.passkeyList)
+    }
+
+    /// PATCH /v1/me/passkeys/{id}: generated from its declaration.
+    func renamePasskey(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.RenamePasskey(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.PasskeyResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.passkey(status: 200))
+    }
+
+    /// DELETE /v1/me/passkeys/{id}: generated from its declaration.
+    func deletePasskey(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.DeletePasskey(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.Done.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.done)
     }
 }
 
@@ -1077,8 +1163,12 @@ extension EmailApiHandlers {
     }
 }
 
-/// The routes of `PhoneApi` (gateway.proto): the conforming type implements one handler per operation.
+/// The routes of `PhoneApi` (gateway.proto): the conforming type implements one handler per operation (those with a declared answer are generated below).
 protocol PhoneApiHandlers: Sendable {
+    /// Sends the commands of the generated handlers.
+    var commands: CommandSender { get }
+    /// Verifies the guest token an upgrading call carries.
+    var auth: Authenticator { get }
     /// POST /v1/auth/phone/send
     func sendPhoneCode(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/auth/phone/verify
@@ -1097,6 +1187,34 @@ extension PhoneApiHandlers {
             Route(.linkPhone, handler: linkPhone),
             Route(.verifyLinkedPhone, handler: verifyLinkedPhone),
         ]
+    }
+
+    /// POST /v1/auth/phone/send: generated from its declaration.
+    func sendPhoneCode(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.SendPhoneCode(sendPhoneCodeBodyOf: context)
+        return commands.send(command, expecting: TokenV1.PhoneCodeSent.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.phoneCodeSent)
+    }
+
+    /// POST /v1/auth/phone/verify: generated from its declaration.
+    func verifyPhoneCode(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.VerifyPhoneCode(declaredBodyOf: context, upgrading: auth)
+        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.signedIn(status: 200))
+    }
+
+    /// POST /v1/me/phone: generated from its declaration.
+    func linkPhone(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.SendPhoneCode(linkPhoneBodyOf: context)
+        return commands.send(command, expecting: TokenV1.PhoneCodeSent.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.phoneCodeSent)
+    }
+
+    /// POST /v1/me/phone/verify: generated from its declaration.
+    func verifyLinkedPhone(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.LinkPhone(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.UserResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.user)
     }
 }
 
@@ -1349,6 +1467,148 @@ extension TokenV1.SignUp {
     }
 }
 
+extension TokenV1.GuestSignIn {
+    /// The command of POST /v1/auth/guest: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let secret = body.requiredString("secret")
+        if let secret, let problem = FieldRules.guestSecret(secret) {
+            body.add(.init(location: "body.secret", message: problem))
+        }
+        try body.finish()
+        guard let secret else { throw ServiceError.validationFailed([]) }
+        self.init(appId: app.id, secret: secret, client: context.clientInfo)
+    }
+}
+
+extension TokenV1.RegisterDevice {
+    /// The command of POST /v1/me/devices: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let token = body.requiredString("token")
+        if let token, !(1...512).contains(token.unicodeScalars.count) {
+            body.add(.init(location: "body.token", message: "must be 1 to 512 characters"))
+        }
+        let platform = body.requiredString("platform")
+        if let platform, !["ios", "android", "web"].contains(platform) {
+            body.add(.init(location: "body.platform", message: "must be ios, android or web"))
+        }
+        let kind = body.requiredString("kind")
+        if let kind, !["apns", "fcm", "voip"].contains(kind) {
+            body.add(.init(location: "body.kind", message: "must be apns, fcm or voip"))
+        }
+        let deviceName = body.optionalString("device_name", maxLength: 100).string
+        try body.finish()
+        guard let token, let platform, let kind else { throw ServiceError.validationFailed([]) }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, token: token, platform: platform, kind: kind, deviceName: deviceName)
+    }
+}
+
+extension TokenV1.Refresh {
+    /// The command of POST /v1/auth/token/refresh: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let refreshToken = body.requiredString("refresh_token")
+        try body.finish()
+        guard let refreshToken else { throw ServiceError.validationFailed([]) }
+        self.init(appId: app.id, refreshToken: refreshToken, client: context.clientInfo)
+    }
+}
+
+extension TokenV1.PasskeySignInOptions {
+    /// The command of POST /v1/auth/passkey/options: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let identifier = body.optionalString("identifier", maxLength: 254).string
+        try body.finish()
+        self.init(appId: app.id, identifier: identifier)
+    }
+}
+
+extension TokenV1.VerifyPasskey {
+    /// The command of POST /v1/auth/passkey/verify: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let flowId = body.requiredString("flow_id")
+        if let flowId, flowId.unicodeScalars.count > 64 {
+            body.add(.init(location: "body.flow_id", message: "must be at most 64 characters"))
+        }
+        let responseJson = body.requiredObject("response")?.serialized
+        try body.finish()
+        guard let flowId, let responseJson else { throw ServiceError.validationFailed([]) }
+        self.init(appId: app.id, flowId: flowId, responseJson: responseJson, client: context.clientInfo)
+    }
+}
+
+extension TokenV1.PasskeyRegistrationOptions {
+    /// The command of POST /v1/me/passkeys/options: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid)
+    }
+}
+
+extension TokenV1.FinishPasskeyRegistration {
+    /// The command of POST /v1/me/passkeys: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let responseJson = body.requiredObject("response")?.serialized
+        let name = body.optionalString("name", maxLength: 100).string
+        try body.finish()
+        guard let responseJson else { throw ServiceError.validationFailed([]) }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, responseJson: responseJson, name: name)
+    }
+}
+
+extension TokenV1.ListPasskeys {
+    /// The command of GET /v1/me/passkeys: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid)
+    }
+}
+
+extension TokenV1.RenamePasskey {
+    /// The command of PATCH /v1/me/passkeys/{id}: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        guard let passkeyId = context.request.parameters["id"], passkeyId.utf8.count <= 64 else { throw ServiceError.notFound }
+        var body = try BodyReader(context)
+        let name = body.requiredString("name")
+        if let name, !(1...100).contains(name.unicodeScalars.count) {
+            body.add(.init(location: "body.name", message: "must be 1 to 100 characters"))
+        }
+        try body.finish()
+        guard let name else { throw ServiceError.validationFailed([]) }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, passkeyId: passkeyId, name: name)
+    }
+}
+
+extension TokenV1.DeletePasskey {
+    /// The command of DELETE /v1/me/passkeys/{id}: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        guard let passkeyId = context.request.parameters["id"], passkeyId.utf8.count <= 64 else { throw ServiceError.notFound }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, passkeyId: passkeyId)
+    }
+}
+
 extension TokenV1.SendEmailCode {
     /// The command of POST /v1/auth/email-code/send: the body read by its fields' declared rules,
     /// the caller's fields filled by the gateway.
@@ -1487,6 +1747,70 @@ extension TokenV1.ConfirmEmailChange {
     }
 }
 
+extension TokenV1.SendPhoneCode {
+    /// The command of POST /v1/auth/phone/send: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(sendPhoneCodeBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let phone = body.requiredString("phone")
+        let phoneCountry = body.optionalString("country_code", maxLength: 4).string
+        try body.finish()
+        guard let phone else { throw ServiceError.validationFailed([]) }
+        guard let phone = PhoneNumber.normalize(phone, country: phoneCountry) else {
+            throw ServiceError.invalidPhoneNumber(at: "body.phone")
+        }
+        self.init(appId: app.id, phone: phone, client: context.clientInfo, uid: nil, sessionId: nil)
+    }
+}
+
+extension TokenV1.VerifyPhoneCode {
+    /// The command of POST /v1/auth/phone/verify: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext, upgrading auth: Authenticator) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let phoneSessionId = body.requiredString("session_id")
+        let code = body.requiredString("code")
+        let firstName = body.optionalString("first_name", maxLength: 100).string
+        let lastName = body.optionalString("last_name", maxLength: 100).string
+        try body.finish()
+        guard let phoneSessionId, let code else { throw ServiceError.validationFailed([]) }
+        self.init(appId: app.id, phoneSessionId: String(phoneSessionId.prefix(128)), code: String(code.prefix(32)), firstName: firstName, lastName: lastName, client: context.clientInfo, guestUid: try auth.upgradingGuest(context))
+    }
+}
+
+extension TokenV1.SendPhoneCode {
+    /// The command of POST /v1/me/phone: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(linkPhoneBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let phone = body.requiredString("phone")
+        let phoneCountry = body.optionalString("country_code", maxLength: 4).string
+        try body.finish()
+        guard let phone else { throw ServiceError.validationFailed([]) }
+        guard let phone = PhoneNumber.normalize(phone, country: phoneCountry) else {
+            throw ServiceError.invalidPhoneNumber(at: "body.phone")
+        }
+        self.init(appId: caller.aud, phone: phone, client: context.clientInfo, uid: caller.sub, sessionId: caller.sid)
+    }
+}
+
+extension TokenV1.LinkPhone {
+    /// The command of POST /v1/me/phone/verify: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var body = try BodyReader(context)
+        let phoneSessionId = body.requiredString("session_id")
+        let code = body.requiredString("code")
+        try body.finish()
+        guard let phoneSessionId, let code else { throw ServiceError.validationFailed([]) }
+        self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, phoneSessionId: String(phoneSessionId.prefix(128)), code: String(code.prefix(32)))
+    }
+}
+
 extension TokenV1.VerifyMfa {
     /// The command of POST /v1/auth/mfa/verify: the body read by its fields' declared rules,
     /// the caller's fields filled by the gateway.
@@ -1495,12 +1819,9 @@ extension TokenV1.VerifyMfa {
         var body = try BodyReader(context)
         let challengeToken = body.requiredString("challenge_token")
         let code = body.requiredString("code")
-        let method = body.optionalString("method", maxLength: 16).string
+        let method = body.optionalString("method", maxLength: 16, validate: { ["totp", "email", "sms", "backup_code"].contains($0) ? nil : "must be totp, email, sms or backup_code" }).string
         try body.finish()
         guard let challengeToken, let code else { throw ServiceError.validationFailed([]) }
-        if let method, !["totp", "email", "sms", "backup_code"].contains(method) {
-            throw ServiceError.validationFailed([.init(location: "body.method", message: "must be totp, email, sms or backup_code")])
-        }
         self.init(appId: app.id, challengeToken: String(challengeToken.prefix(256)), code: String(code.prefix(64)), method: method, client: context.clientInfo)
     }
 }

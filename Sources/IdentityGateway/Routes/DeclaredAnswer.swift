@@ -42,6 +42,43 @@ enum DeclaredAnswer {
                        "last_used_at": JSONValue(reply.lastUsedAt), "enabled_at": JSONValue(reply.enabledAt)]))
     }
 
+    /// "tokens": a refresh's new token pair (a refresh never asks for a second factor).
+    static func tokens(_ reply: TokenV1.AuthResult) -> HTTPResponse {
+        .data(UserJSON.tokens(reply))
+    }
+
+    /// "phone_code_sent": 202 `{session_id, expires_in}`, the same whether or not the SMS left.
+    static func phoneCodeSent(_ reply: TokenV1.PhoneCodeSent) -> HTTPResponse {
+        .data(.object(["session_id": .string(reply.sessionId), "expires_in": JSONValue(Int(reply.expiresIn))]), status: 202)
+    }
+
+    /// "device": the registered push device.
+    static func device(status: Int) -> @Sendable (TokenV1.DeviceResult) -> HTTPResponse {
+        { .data($0.device.map(AccountRoutes.json) ?? .null, status: status) }
+    }
+
+    /// "passkey": one passkey of the user.
+    static func passkey(status: Int) -> @Sendable (TokenV1.PasskeyResult) -> HTTPResponse {
+        { .data($0.passkey.map(PasskeyRoutes.json) ?? .null, status: status) }
+    }
+
+    /// "passkey_list": the user's passkeys.
+    static func passkeyList(_ reply: TokenV1.PasskeyList) -> HTTPResponse {
+        .data(.array(reply.passkeys.map(PasskeyRoutes.json)))
+    }
+
+    /// "passkey_sign_in_options": the ceremony's flow, its request options, and whether the
+    /// identifier (if any) has passkeys.
+    static func passkeySignInOptions(_ reply: TokenV1.PasskeyOptions) -> HTTPResponse {
+        .data(.object(["flow_id": .string(reply.flowId), "options": PasskeyRoutes.options(reply),
+                       "has_passkeys": .bool(reply.hasPasskeys)]))
+    }
+
+    /// "passkey_options": a registration's creation options.
+    static func passkeyOptions(_ reply: TokenV1.PasskeyOptions) -> HTTPResponse {
+        .data(PasskeyRoutes.options(reply))
+    }
+
     /// "done": 204.
     static func done(_ reply: TokenV1.Done) -> HTTPResponse { .noContent }
 }

@@ -1,25 +1,13 @@
 import Foundation
 import IdentityKit
 
-/// Tokens and sessions: refresh (token worker), sign-out and session ending (revocation
-/// worker, committed before the answer), and the session list (a read).
+/// Tokens and sessions: refresh (token worker; its handler generated from its declaration),
+/// sign-out and session ending (revocation worker, committed before the answer), and the
+/// session list (a read).
 struct SessionRoutes: SessionApiHandlers {
     let auth: Authenticator
     let sessions: SessionStore
     let commands: CommandSender
-
-
-    func refreshToken(_ context: RouteContext) throws -> RouteResult {
-        let app = try context.requireApp()
-        var body = try BodyReader(context)
-        let token = body.requiredString("refresh_token")
-        try body.finish()
-        guard let token else { throw ServiceError.validationFailed([]) }
-        let command = TokenV1.Refresh(appId: app.id, refreshToken: token, client: context.clientInfo)
-        return commands.send(command, expecting: TokenV1.AuthResult.self, appId: app.id, request: context.request) {
-            HTTPResponse.data(UserJSON.tokens($0))
-        }
-    }
 
     func signOut(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
