@@ -70,6 +70,7 @@ class Message:
     doc: list
     where: str
     fields: list = field(default_factory=list)
+    options: object = None  # the MessageOptions (custom options of options.proto)
 
 
 @dataclass
@@ -153,7 +154,7 @@ def from_descriptor(fd):
             raise ProtoError(mwhere, "nested messages and enums are not supported")
         if m.name in TAKEN_TYPE_NAMES or m.name in SWIFT_KEYWORDS:
             raise ProtoError(mwhere, f"message name {m.name} clashes with a Swift name")
-        msg = Message(m.name, docs.get((4, i), []), mwhere)
+        msg = Message(m.name, docs.get((4, i), []), mwhere, options=m.options)
         for j, f in enumerate(m.field):
             fwhere = f"{mwhere}.{f.name}"
             if f.HasField("oneof_index") and not f.proto3_optional:
@@ -635,8 +636,11 @@ def body_fields(msg, options, fixed=()):
 def body_schema(msg, options, fixed=()):
     """The JSON Schema of a generated body, from its fields' rules."""
     properties, required = {}, []
+    either = list(msg.options.Extensions[options.body].one_of_required) if msg.options else []
     for f, rules in body_fields(msg, options, fixed):
-        schema = {"type": "string"} if f.label != "optional" else {"type": ["string", "null"]}
+        # A field that one_of_required names counts only as a string (null is no value).
+        nullable = f.label == "optional" and f.name not in either
+        schema = {"type": ["string", "null"]} if nullable else {"type": "string"}
         if rules.format:
             if rules.format not in FORMATS:
                 raise ProtoError(f.where, f"format {rules.format!r} is not one the body reader checks")
@@ -660,7 +664,10 @@ def body_schema(msg, options, fixed=()):
         if rules.format == "phone":
             properties["country_code"] = {"type": ["string", "null"], "maxLength": 4,
                                           "description": "For a national number: an ISO 3166 region (FR) or a calling code (33, +33)"}
-    return {"type": "object", "required": required, "properties": properties}
+    schema = {"type": "object", "required": required, "properties": properties}
+    if either:
+        schema["anyOf"] = [{"required": [name]} for name in either]
+    return schema
 
 
 def render_generated_handler(op, msg, options, sources, shared=False):
@@ -702,8 +709,86 @@ def render_generated_handler(op, msg, options, sources, shared=False):
         # A parameter that cannot name anything of ours is a resource that does not exist.
         lines.append(f'{i2}guard let {swift_ident(json_name(name))} = context.request.parameters["{parameter}"], '
                      f'{swift_ident(json_name(name))}.utf8.count <= 64 else {{ throw ServiceError.notFound }}')
+    lines += render_body_reading(fields)
+    args = []
+    for f in msg.fields:
+        name = json_name(f.name)
+        rules = f.options.Extensions[options.field]
+        source = options.Source.Name(rules.source)
+        if f.name == "app_id":
+            args.append(f"appId: {'caller.aud' if caller else 'app.id'}")
+        elif f.name in op.fixed:
+            args.append(f"{name}: {json.dumps(op.fixed[f.name])}")
+        elif f.name in op.path_fields:
+            args.append(f"{name}: {swift_ident(name)}")
+        elif source in ("CALLER_UID", "CALLER_SESSION") and not caller:
+            args.append(f"{name}: nil")
+        elif source == "CALLER_UID":
+            args.append(f"{name}: caller.sub")
+        elif source == "CALLER_SESSION":
+            args.append(f"{name}: caller.sid")
+        elif source == "CLIENT":
+            args.append(f"{name}: context.clientInfo")
+        elif source == "GUEST_UID":
+            args.append(f"{name}: try auth.upgradingGuest(context)")
+        elif source != "SOURCE_UNSPECIFIED":
+            raise ProtoError(f.where, f"source {source} is not filled by a generated handler")
+        else:
+            args.append(f"{name}: {field_value(f, rules)}")
+    lines += [f"{i2}self.init({', '.join(args)})", f"{i1}}}", "}"]
+    call = f"{t}({label}: context" + (", upgrading: auth)" if upgrades else ")")
+    handler = [f"{i1}/// {op.method} {op.path}: generated from its declaration.",
+               f"{i1}func {lower_camel(op.name)}(_ context: RouteContext) throws -> RouteResult {{",
+               f"{i2}let command = try {call}",
+               f"{i2}return commands.send(command, expecting: {swift_type_of(reply)}.self"
+               + (f", queue: {QUEUE_OF_PACKAGE[op.input.rsplit('.', 1)[0]]}" if op.input.rsplit('.', 1)[0] in QUEUE_OF_PACKAGE else "")
+               + ", appId: command.appId,",
+               f"{i2}                     request: context.request, render: {renderer})",
+               f"{i1}}}"]
+    return lines, handler, upgrades
+
+
+def field_value(f, rules):
+    """A read body field as the command (or body message) keeps it."""
+    var = swift_ident(json_name(f.name))
+    if rules.format != "code":
+        return var
+    # Any string is a guess; a long one is cut to what a code could be and is wrong.
+    cut = rules.max_length or 32
+    return f"{var}.map {{ String($0.prefix({cut})) }}" if f.label == "optional" else f"String({var}.prefix({cut}))"
+
+
+def render_body_message(op, msg, options):
+    """The reader of a body declared as its own message (gateway.proto): the handler, written by
+    hand, turns it into the command (a choice between fields, two commands, a provider's token)."""
+    i1, i2 = " " * 4, " " * 8
+    fields = body_fields(msg, options)
+    if len(fields) != len(msg.fields):
+        raise ProtoError(op.where, f"a body message has body fields only ({msg.name})")
+    lines = [f"extension GatewayV1.{msg.name} {{",
+             f"{i1}/// The body of {op.method} {op.path} (and any other operation that names it), read by",
+             f"{i1}/// its fields' declared rules.",
+             f"{i1}init(declaredBodyOf context: RouteContext) throws {{"]
+    either = list(msg.options.Extensions[options.body].one_of_required)
+    unknown = set(either) - {f.name for f, _ in fields}
+    if unknown or len(either) == 1:
+        raise ProtoError(op.where, f"one_of_required names two or more of {msg.name}'s fields")
+    lines += render_body_reading(fields, optional_body=not op.body, either=either)
+    args = [f"{json_name(f.name)}: {field_value(f, rules)}" for f, rules in fields]
+    lines += [f"{i2}self.init({', '.join(args)})", f"{i1}}}", "}"]
+    return lines
+
+
+def render_body_reading(fields, optional_body=False, either=()):
+    """The Swift that reads a body's fields by their declared rules: in declaration order, every
+    problem of shape collected into one 422 `auth/validation-failed`; then each field's format
+    is checked in that order (an address is `auth/invalid-email`, a password under the policy
+    `auth/weak-password`, a phone number that is none `auth/invalid-phone-number`)."""
+    i2, i3 = " " * 8, " " * 12
+    lines = []
     if fields:
-        lines.append(f"{i2}var body = try BodyReader(context)")
+        lines.append(f"{i2}var body = try BodyReader(optional: context.request.body)" if optional_body
+                     else f"{i2}var body = try BodyReader(context)")
     checks = []
     for f, rules in fields:
         var, key = swift_ident(json_name(f.name)), rules.body_name or f.name
@@ -717,6 +802,12 @@ def render_generated_handler(op, msg, options, sources, shared=False):
             raise ProtoError(f.where, "a field with allowed values has no format")
         if values and f.label == "optional":
             validator = f'{{ {json.dumps(values)}.contains($0) ? nil : "must be {allowed}" }}'
+        if rules.min_length and f.label == "optional":
+            if validator:
+                raise ProtoError(f.where, "an optional field with min_length has no other rule")
+            low = rules.min_length
+            validator = (f'{{ $0.unicodeScalars.count >= {low} ? nil : '
+                         f'"must be at least {low} character{"s" if low > 1 else ""}" }}')
 
         if f.label == "optional":
             limit = rules.max_length or 256
@@ -753,53 +844,19 @@ def render_generated_handler(op, msg, options, sources, shared=False):
                 raise ProtoError(f.where, "a phone number read by the body reader is required")
             checks += [f"{i2}guard let {var} = PhoneNumber.normalize({var}, country: {var}Country) else {{",
                        f'{i3}throw ServiceError.invalidPhoneNumber(at: "body.{key}")', f"{i2}}}"]
+    if either:
+        # One of these fields is needed (the schema's anyOf); the problem is the last one's.
+        names = {f.name: swift_ident(json_name(f.name)) for f, _ in fields}
+        lines += [f"{i2}if {' && '.join(names[n] + ' == nil' for n in either)} {{",
+                  f'{i3}body.add(.init(location: "body.{either[-1]}", message: "{" or ".join(either)} is required"))',
+                  f"{i2}}}"]
     if fields:
         lines.append(f"{i2}try body.finish()")
     required = [swift_ident(json_name(f.name)) for f, _ in fields if f.label != "optional"]
     if required:
         lines.append(f"{i2}guard {', '.join(f'let {v}' for v in required)} else {{ throw ServiceError.validationFailed([]) }}")
     lines += checks
-    args = []
-    for f in msg.fields:
-        name = json_name(f.name)
-        rules = f.options.Extensions[options.field]
-        source = options.Source.Name(rules.source)
-        if f.name == "app_id":
-            args.append(f"appId: {'caller.aud' if caller else 'app.id'}")
-        elif f.name in op.fixed:
-            args.append(f"{name}: {json.dumps(op.fixed[f.name])}")
-        elif f.name in op.path_fields:
-            args.append(f"{name}: {swift_ident(name)}")
-        elif source in ("CALLER_UID", "CALLER_SESSION") and not caller:
-            args.append(f"{name}: nil")
-        elif source == "CALLER_UID":
-            args.append(f"{name}: caller.sub")
-        elif source == "CALLER_SESSION":
-            args.append(f"{name}: caller.sid")
-        elif source == "CLIENT":
-            args.append(f"{name}: context.clientInfo")
-        elif source == "GUEST_UID":
-            args.append(f"{name}: try auth.upgradingGuest(context)")
-        elif source != "SOURCE_UNSPECIFIED":
-            raise ProtoError(f.where, f"source {source} is not filled by a generated handler")
-        elif rules.format == "code":
-            # Any string is a guess; a long one is cut to what a code could be and is wrong.
-            cut = f"String({swift_ident(name)}.prefix({rules.max_length or 32}))"
-            args.append(f"{name}: {swift_ident(name)}.map {{ String($0.prefix({rules.max_length or 32})) }}"
-                        if f.label == "optional" else f"{name}: {cut}")
-        else:
-            args.append(f"{name}: {swift_ident(name)}")
-    lines += [f"{i2}self.init({', '.join(args)})", f"{i1}}}", "}"]
-    call = f"{t}({label}: context" + (", upgrading: auth)" if upgrades else ")")
-    handler = [f"{i1}/// {op.method} {op.path}: generated from its declaration.",
-               f"{i1}func {lower_camel(op.name)}(_ context: RouteContext) throws -> RouteResult {{",
-               f"{i2}let command = try {call}",
-               f"{i2}return commands.send(command, expecting: {swift_type_of(reply)}.self"
-               + (f", queue: {QUEUE_OF_PACKAGE[op.input.rsplit('.', 1)[0]]}" if op.input.rsplit('.', 1)[0] in QUEUE_OF_PACKAGE else "")
-               + ", appId: command.appId,",
-               f"{i2}                     request: context.request, render: {renderer})",
-               f"{i1}}}"]
-    return lines, handler, upgrades
+    return lines
 
 
 # The workers whose dispatch is rendered by `render_worker`: worker -> (type prefix, queue, whether
@@ -872,12 +929,21 @@ def render_gateway(ops, messages=None, options=None, sources=None):
             f"{i2}                request: {swift_string(op.request) if op.request else 'nil'}, response: {swift_string(op.response) if op.response else 'nil'},",
             f"{i2}                parameters: [{', '.join(swift_string(x) for x in op.parameters)}],",
             f"{i2}                generatedRequest: {swift_string(json.dumps(body_schema(messages[op.input], options, {**op.fixed, **op.path_fields}), separators=(',', ':'))) if op.answer and op.body else 'nil'}))"]
-    components = {}
+    components, body_readers = {}, {}
     for op in http:
-        if op.answer and op.body and op.request:
+        body = messages.get(f"identity.gateway.v1.{op.request}")
+        if body is not None:
+            # A body declared as its own message: its reader is generated, its handler is not.
+            if op.answer:
+                raise ProtoError(op.where, f"{op.request} is a body message: the handler turns it into the command by hand")
+            schema = body_schema(body, options)
+            body_readers.setdefault(body.name, render_body_message(op, body, options))
+        elif op.answer and op.body and op.request:
             schema = body_schema(messages[op.input], options, {**op.fixed, **op.path_fields})
-            if components.setdefault(op.request, (schema, op))[0] != schema:
-                raise ProtoError(op.where, f"schema {op.request} differs from {components[op.request][1].name}'s")
+        else:
+            continue
+        if components.setdefault(op.request, (schema, op))[0] != schema:
+            raise ProtoError(op.where, f"schema {op.request} differs from {components[op.request][1].name}'s")
     out += ["", f"{i1}/// The request schemas shared by several operations (`http.request`), generated from the",
             f"{i1}/// fields of their commands: the document's components, never written by hand.",
             f"{i1}static let requestSchemas: [String: String] = ["]
@@ -911,6 +977,8 @@ def render_gateway(ops, messages=None, options=None, sources=None):
             out += [""] + handler
             decoders += [""] + decoder
         out += ["}"]
+    for reader in body_readers.values():
+        decoders += [""] + reader
     return "\n".join(out + decoders) + "\n"
 
 

@@ -602,53 +602,6 @@ enum OpenAPIDocument {
           }
         },
         "schemas": {
-          "SignInRequest": {
-            "type": "object",
-            "required": ["password"],
-            "anyOf": [{"required": ["email"]}, {"required": ["identifier"]}],
-            "properties": {
-              "email": {"type": "string", "minLength": 1, "maxLength": 254},
-              "identifier": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 254,
-                "description": "An email or a username"
-              },
-              "password": {"type": "string"}
-            }
-          },
-          "AppleSignInRequest": {
-            "type": "object",
-            "required": ["identity_token", "nonce"],
-            "properties": {
-              "identity_token": {"type": "string"},
-              "nonce": {"type": "string", "description": "The raw nonce from GET /v1/auth/nonce"},
-              "authorization_code": {"type": ["string", "null"], "maxLength": 2048},
-              "first_name": {"type": ["string", "null"], "maxLength": 100},
-              "last_name": {"type": ["string", "null"], "maxLength": 100}
-            }
-          },
-          "GoogleSignInRequest": {
-            "type": "object",
-            "required": ["id_token"],
-            "properties": {
-              "id_token": {"type": "string"},
-              "nonce": {"type": ["string", "null"], "maxLength": 256},
-              "first_name": {"type": ["string", "null"], "maxLength": 100},
-              "last_name": {"type": ["string", "null"], "maxLength": 100}
-            }
-          },
-          "IdTokenSignInRequest": {
-            "type": "object",
-            "required": ["provider", "id_token"],
-            "properties": {
-              "provider": {"const": "firebase"},
-              "id_token": {"type": "string"},
-              "nonce": {"type": ["string", "null"], "maxLength": 256},
-              "first_name": {"type": ["string", "null"], "maxLength": 100},
-              "last_name": {"type": ["string", "null"], "maxLength": 100}
-            }
-          },
           "TotpEnrolment": {
             "type": "object",
             "required": ["data"],
@@ -717,17 +670,6 @@ enum OpenAPIDocument {
               "device_name": {"type": ["string", "null"]},
               "session_id": {"type": "string"},
               "created_at": {"type": "string", "format": "date-time"}
-            }
-          },
-          "DeletionProof": {
-            "type": "object",
-            "properties": {
-              "password": {"type": ["string", "null"]},
-              "secret": {"type": ["string", "null"]},
-              "identity_token": {"type": ["string", "null"], "maxLength": 16384},
-              "authorization_code": {"type": ["string", "null"]},
-              "nonce": {"type": ["string", "null"]},
-              "id_token": {"type": ["string", "null"], "maxLength": 16384}
             }
           },
           "Session": {

@@ -725,11 +725,15 @@ extension DeclaredOperation {
     /// The request schemas shared by several operations (`http.request`), generated from the
     /// fields of their commands: the document's components, never written by hand.
     static let requestSchemas: [String: String] = [
+        "AppleSignInRequest": "{\"type\":\"object\",\"required\":[\"identity_token\",\"nonce\"],\"properties\":{\"identity_token\":{\"type\":\"string\",\"description\":\"The identity token Sign in with Apple gave the app\",\"examples\":[\"eyJraWQiOiJXNldjT0tCIiwiYWxnIjoiUlMyNTYifQ.eyJpc3MiOiJodHRwczovL2FwcGxlaWQuYXBwbGUuY29tIn0.c2lnbmF0dXJl\"]},\"nonce\":{\"type\":\"string\",\"description\":\"The raw nonce from GET /v1/auth/nonce\",\"examples\":[\"n-9Kq3vX0aLm2Zt7RbW4yQ\"]},\"authorization_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":2048,\"description\":\"Kept (exchanged for Apple's refresh token) so the account's deletion can revoke it at Apple\",\"examples\":[\"c6f1a8e2b9d04f7e8a3b5c1d2e4f6a8b0.0.mrqx.AbCdEf\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"password\":{\"type\":[\"string\",\"null\"],\"maxLength\":1024,\"description\":\"Linking only: the account's password, as fresh proof\"}}}",
+        "DeletionProof": "{\"type\":\"object\",\"required\":[],\"properties\":{\"password\":{\"type\":[\"string\",\"null\"],\"description\":\"An account with a password\",\"examples\":[\"tangerine-ladder-1843\"]},\"secret\":{\"type\":[\"string\",\"null\"],\"description\":\"A guest: its secret\"},\"identity_token\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384,\"description\":\"An Apple account: a new identity token (with nonce and authorization_code)\"},\"id_token\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384,\"description\":\"A Google account: a new ID token\"},\"authorization_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":2048},\"nonce\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384}}}",
         "DeviceRequest": "{\"type\":\"object\",\"required\":[\"token\",\"platform\",\"kind\"],\"properties\":{\"token\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":512,\"description\":\"The push token (APNs device token in hex, FCM registration token)\",\"examples\":[\"9f8c2e7a1b3d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a\"]},\"platform\":{\"type\":\"string\",\"enum\":[\"ios\",\"android\",\"web\"],\"examples\":[\"ios\"]},\"kind\":{\"type\":\"string\",\"enum\":[\"apns\",\"fcm\",\"voip\"],\"examples\":[\"apns\"]},\"device_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada's iPhone\"]}}}",
         "EmailAndCodeRequest": "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}",
         "EmailCodeVerifyRequest": "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]}}}",
         "EmailRequest": "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]}}}",
+        "GoogleSignInRequest": "{\"type\":\"object\",\"required\":[\"id_token\"],\"properties\":{\"id_token\":{\"type\":\"string\",\"description\":\"The ID token Google Sign-In gave the app\",\"examples\":[\"eyJhbGciOiJSUzI1NiIsImtpZCI6ImExIn0.eyJpc3MiOiJodHRwczovL2FjY291bnRzLmdvb2dsZS5jb20ifQ.c2lnbmF0dXJl\"]},\"nonce\":{\"type\":[\"string\",\"null\"],\"maxLength\":256,\"description\":\"The raw nonce, when the app asked Google for one\"},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"password\":{\"type\":[\"string\",\"null\"],\"maxLength\":1024,\"description\":\"Linking only: the account's password, as fresh proof\"}}}",
         "GuestRequest": "{\"type\":\"object\",\"required\":[\"secret\"],\"properties\":{\"secret\":{\"type\":\"string\",\"minLength\":32,\"maxLength\":256,\"description\":\"256 random bits, base64url (43 characters), made once by the client; a secret that does not look random (fewer than 8 distinct characters, a repeated block, under 100 bits by a per-character estimate) is refused (422 auth/validation-failed)\",\"examples\":[\"q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}",
+        "IdTokenSignInRequest": "{\"type\":\"object\",\"required\":[\"provider\",\"id_token\"],\"properties\":{\"provider\":{\"type\":\"string\",\"enum\":[\"firebase\"],\"examples\":[\"firebase\"]},\"id_token\":{\"type\":\"string\",\"description\":\"The ID token Firebase Authentication gave the app\",\"examples\":[\"eyJhbGciOiJSUzI1NiIsImtpZCI6ImYxIn0.eyJpc3MiOiJodHRwczovL3NlY3VyZXRva2VuLmdvb2dsZS5jb20vcHJvamVjdCJ9.c2lnbmF0dXJl\"]},\"nonce\":{\"type\":[\"string\",\"null\"],\"maxLength\":256},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"password\":{\"type\":[\"string\",\"null\"],\"maxLength\":1024,\"description\":\"Linking only: the account's password, as fresh proof\"}}}",
         "MfaCodeRequest": "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}",
         "MfaVerifyRequest": "{\"type\":\"object\",\"required\":[\"challenge_token\",\"code\"],\"properties\":{\"challenge_token\":{\"type\":\"string\",\"description\":\"The challenge_token of the 202 answer\",\"examples\":[\"N3q8mWfX0cV2tLk9pR4sYh6uJb1eZa7dQ5oTgS3iE8w\"]},\"code\":{\"type\":\"string\",\"description\":\"A TOTP code, the mailed or texted code or a backup code; anything else is a wrong guess\",\"examples\":[\"731904\"]},\"method\":{\"type\":[\"string\",\"null\"],\"enum\":[\"totp\",\"email\",\"sms\",\"backup_code\",null],\"description\":\"Which of the challenge's methods the code is for (default: any)\",\"examples\":[\"totp\"]}}}",
         "PasskeyRegisterRequest": "{\"type\":\"object\",\"required\":[\"response\"],\"properties\":{\"response\":{\"type\":\"object\",\"description\":\"The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, attestationObject, transports; base64url)\",\"examples\":[{\"id\":\"AQIDBA\",\"rawId\":\"AQIDBA\",\"type\":\"public-key\",\"response\":{\"clientDataJSON\":\"eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0\",\"attestationObject\":\"o2NmbXRkbm9uZQ\",\"transports\":[\"internal\"]}}]},\"name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"description\":\"A name the user gives it (default: the authenticator's)\",\"examples\":[\"YubiKey 5C\"]}}}",
@@ -742,6 +746,7 @@ extension DeclaredOperation {
         "PhoneLinkVerifyRequest": "{\"type\":\"object\",\"required\":[\"session_id\",\"code\"],\"properties\":{\"session_id\":{\"type\":\"string\",\"description\":\"The session_id of the send\",\"examples\":[\"phs_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the SMS; anything else is a wrong guess\",\"examples\":[\"583017\"]}}}",
         "PhoneRequest": "{\"type\":\"object\",\"required\":[\"phone\"],\"properties\":{\"phone\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code\",\"examples\":[\"+33612345678\"]},\"country_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":4,\"description\":\"For a national number: an ISO 3166 region (FR) or a calling code (33, +33)\"}}}",
         "RefreshRequest": "{\"type\":\"object\",\"required\":[\"refresh_token\"],\"properties\":{\"refresh_token\":{\"type\":\"string\",\"description\":\"The refresh token of the last sign-in or refresh (each is used once)\",\"examples\":[\"rt_3q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}",
+        "SignInRequest": "{\"type\":\"object\",\"required\":[\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"identifier\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":254,\"description\":\"An email or a username\"},\"password\":{\"type\":\"string\",\"examples\":[\"tangerine-ladder-1843\"]}},\"anyOf\":[{\"required\":[\"email\"]},{\"required\":[\"identifier\"]}]}",
         "SignUpRequest": "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]}}}",
     ]
 
@@ -1920,5 +1925,91 @@ extension TokenV1.RegenerateBackupCodes {
     init(declaredBodyOf context: RouteContext) throws {
         let caller = try context.requireCaller()
         self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid)
+    }
+}
+
+extension GatewayV1.SignInRequest {
+    /// The body of POST /v1/auth/sign-in (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let email = body.optionalString("email", maxLength: 254, validate: { $0.unicodeScalars.count >= 1 ? nil : "must be at least 1 character" }).string
+        let identifier = body.optionalString("identifier", maxLength: 254, validate: { $0.unicodeScalars.count >= 1 ? nil : "must be at least 1 character" }).string
+        let password = body.requiredString("password")
+        if email == nil && identifier == nil {
+            body.add(.init(location: "body.identifier", message: "email or identifier is required"))
+        }
+        try body.finish()
+        guard let password else { throw ServiceError.validationFailed([]) }
+        self.init(email: email, identifier: identifier, password: password)
+    }
+}
+
+extension GatewayV1.DeletionProof {
+    /// The body of DELETE /v1/me (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(optional: context.request.body)
+        let password = body.optionalString("password", maxLength: 256).string
+        let secret = body.optionalString("secret", maxLength: 256).string
+        let identityToken = body.optionalString("identity_token", maxLength: 16384).string
+        let idToken = body.optionalString("id_token", maxLength: 16384).string
+        let authorizationCode = body.optionalString("authorization_code", maxLength: 2048).string
+        let nonce = body.optionalString("nonce", maxLength: 16384).string
+        try body.finish()
+        self.init(password: password, secret: secret, identityToken: identityToken, idToken: idToken, authorizationCode: authorizationCode, nonce: nonce)
+    }
+}
+
+extension GatewayV1.AppleSignInRequest {
+    /// The body of POST /v1/auth/apple (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let identityToken = body.requiredString("identity_token")
+        let nonce = body.requiredString("nonce")
+        let authorizationCode = body.optionalString("authorization_code", maxLength: 2048).string
+        let firstName = body.optionalString("first_name", maxLength: 100).string
+        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let password = body.optionalString("password", maxLength: 1024).string
+        try body.finish()
+        guard let identityToken, let nonce else { throw ServiceError.validationFailed([]) }
+        self.init(identityToken: identityToken, nonce: nonce, authorizationCode: authorizationCode, firstName: firstName, lastName: lastName, password: password)
+    }
+}
+
+extension GatewayV1.GoogleSignInRequest {
+    /// The body of POST /v1/auth/google (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let idToken = body.requiredString("id_token")
+        let nonce = body.optionalString("nonce", maxLength: 256).string
+        let firstName = body.optionalString("first_name", maxLength: 100).string
+        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let password = body.optionalString("password", maxLength: 1024).string
+        try body.finish()
+        guard let idToken else { throw ServiceError.validationFailed([]) }
+        self.init(idToken: idToken, nonce: nonce, firstName: firstName, lastName: lastName, password: password)
+    }
+}
+
+extension GatewayV1.IdTokenSignInRequest {
+    /// The body of POST /v1/auth/id-token (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let provider = body.requiredString("provider")
+        if let provider, !["firebase"].contains(provider) {
+            body.add(.init(location: "body.provider", message: "must be firebase"))
+        }
+        let idToken = body.requiredString("id_token")
+        let nonce = body.optionalString("nonce", maxLength: 256).string
+        let firstName = body.optionalString("first_name", maxLength: 100).string
+        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let password = body.optionalString("password", maxLength: 1024).string
+        try body.finish()
+        guard let provider, let idToken else { throw ServiceError.validationFailed([]) }
+        self.init(provider: provider, idToken: idToken, nonce: nonce, firstName: firstName, lastName: lastName, password: password)
     }
 }

@@ -16,19 +16,14 @@ struct AccountRoutes: AccountApiHandlers {
     func deleteMe(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         let app = try context.requireApp()
-        var body = try BodyReader(optional: context.request.body)
-        let password = body.optionalString("password").string
-        let secret = body.optionalString("secret").string
-        let appleToken = body.optionalString("identity_token", maxLength: 16_384).string
-        let googleToken = body.optionalString("id_token", maxLength: 16_384).string
-        try body.finish()
-        let done: @Sendable (TokenV1.Done) -> HTTPResponse = { _ in .noContent }
-        if password != nil || secret != nil {
-            let command = TokenV1.DeleteAccount(appId: app.id, uid: claims.sub, password: password, secret: secret,
+        let body = try GatewayV1.DeletionProof(declaredBodyOf: context)
+        let done: @Sendable (TokenV1.Done) -> HTTPResponse = DeclaredAnswer.done
+        if body.password != nil || body.secret != nil {
+            let command = TokenV1.DeleteAccount(appId: app.id, uid: claims.sub, password: body.password, secret: body.secret,
                                                 sessionId: claims.sid)
             return commands.send(command, expecting: TokenV1.Done.self, appId: app.id, request: context.request, render: done)
         }
-        guard let provider = appleToken != nil ? "apple" : googleToken != nil ? "google" : nil else {
+        guard let provider = body.identityToken != nil ? "apple" : body.idToken != nil ? "google" : nil else {
             let command = TokenV1.DeleteAccount(appId: app.id, uid: claims.sub, sessionId: claims.sid)
             return commands.send(command, expecting: TokenV1.Done.self, appId: app.id, request: context.request, render: done)
         }

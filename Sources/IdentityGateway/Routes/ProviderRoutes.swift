@@ -31,28 +31,27 @@ struct ProviderRoutes: ProviderApiHandlers {
         var password: String?
     }
 
+    /// The body of a provider's sign-in, link or deletion proof, read by its generated reader.
     /// `provider` nil: `/v1/auth/id-token`, whose body names it (only "firebase" for now).
-    func readBody(_ context: RouteContext, provider fixed: String?, appId: String) throws -> ProviderBody {
-        var body = try BodyReader(context)
-        let provider: String?
-        if let fixed {
-            provider = fixed
-        } else {
-            provider = body.requiredString("provider")
-            if let provider, provider != "firebase" {
-                body.add(.init(location: "body.provider", message: "must be \"firebase\""))
-            }
+    func readBody(_ context: RouteContext, provider: String?, appId: String) throws -> ProviderBody {
+        switch provider {
+        case "apple":
+            let body = try GatewayV1.AppleSignInRequest(declaredBodyOf: context)
+            return ProviderBody(verify: ProviderV1.VerifyIdToken(appId: appId, provider: "apple", idToken: body.identityToken,
+                                                                nonce: body.nonce),
+                                firstName: body.firstName, lastName: body.lastName,
+                                authorizationCode: body.authorizationCode, password: body.password)
+        case "google":
+            let body = try GatewayV1.GoogleSignInRequest(declaredBodyOf: context)
+            return ProviderBody(verify: ProviderV1.VerifyIdToken(appId: appId, provider: "google", idToken: body.idToken,
+                                                                nonce: body.nonce),
+                                firstName: body.firstName, lastName: body.lastName, password: body.password)
+        default:
+            let body = try GatewayV1.IdTokenSignInRequest(declaredBodyOf: context)
+            return ProviderBody(verify: ProviderV1.VerifyIdToken(appId: appId, provider: body.provider, idToken: body.idToken,
+                                                                nonce: body.nonce),
+                                firstName: body.firstName, lastName: body.lastName, password: body.password)
         }
-        let tokenField = provider == "apple" ? "identity_token" : "id_token"
-        let token = body.requiredString(tokenField)
-        let nonce: String? = provider == "apple" ? body.requiredString("nonce") : body.optionalString("nonce").string
-        let (firstName, lastName) = body.optionalNames()
-        let code = provider == "apple" ? body.optionalString("authorization_code", maxLength: 2048).string : nil
-        let password = body.optionalString("password", maxLength: 1024).string
-        try body.finish()
-        guard let provider, let token else { throw ServiceError.validationFailed([]) }
-        return ProviderBody(verify: ProviderV1.VerifyIdToken(appId: appId, provider: provider, idToken: token, nonce: nonce),
-                            firstName: firstName, lastName: lastName, authorizationCode: code, password: password)
     }
 
     func signIn(_ context: RouteContext, provider: String?) throws -> RouteResult {

@@ -28,4 +28,235 @@ extension GatewayV1 {
             _ = encoder.container(keyedBy: ProtoJSONKey.self)
         }
     }
+
+    /// POST /v1/auth/sign-in: an email or a username, and the password.
+    public struct SignInRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.SignInRequest"
+
+        public var email: String?
+        public var identifier: String?
+        public var password: String
+
+        public init(
+            email: String? = nil,
+            identifier: String? = nil,
+            password: String = ""
+        ) {
+            self.email = email
+            self.identifier = identifier
+            self.password = password
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.email = try container.decodeProto(String.self, "email")
+            self.identifier = try container.decodeProto(String.self, "identifier")
+            self.password = try container.decodeProto(String.self, "password") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if let value = self.email { try container.encode(value, forKey: ProtoJSONKey("email")) }
+            if let value = self.identifier { try container.encode(value, forKey: ProtoJSONKey("identifier")) }
+            if !self.password.isEmpty { try container.encode(self.password, forKey: ProtoJSONKey("password")) }
+        }
+    }
+
+    /// POST /v1/auth/apple, and the Apple proof of linking and deletion.
+    public struct AppleSignInRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.AppleSignInRequest"
+
+        public var identityToken: String
+        public var nonce: String
+        public var authorizationCode: String?
+        public var firstName: String?
+        public var lastName: String?
+        public var password: String?
+
+        public init(
+            identityToken: String = "",
+            nonce: String = "",
+            authorizationCode: String? = nil,
+            firstName: String? = nil,
+            lastName: String? = nil,
+            password: String? = nil
+        ) {
+            self.identityToken = identityToken
+            self.nonce = nonce
+            self.authorizationCode = authorizationCode
+            self.firstName = firstName
+            self.lastName = lastName
+            self.password = password
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.identityToken = try container.decodeProto(String.self, "identity_token", "identityToken") ?? ""
+            self.nonce = try container.decodeProto(String.self, "nonce") ?? ""
+            self.authorizationCode = try container.decodeProto(String.self, "authorization_code", "authorizationCode")
+            self.firstName = try container.decodeProto(String.self, "first_name", "firstName")
+            self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
+            self.password = try container.decodeProto(String.self, "password")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.identityToken.isEmpty { try container.encode(self.identityToken, forKey: ProtoJSONKey("identity_token")) }
+            if !self.nonce.isEmpty { try container.encode(self.nonce, forKey: ProtoJSONKey("nonce")) }
+            if let value = self.authorizationCode { try container.encode(value, forKey: ProtoJSONKey("authorization_code")) }
+            if let value = self.firstName { try container.encode(value, forKey: ProtoJSONKey("first_name")) }
+            if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
+            if let value = self.password { try container.encode(value, forKey: ProtoJSONKey("password")) }
+        }
+    }
+
+    /// POST /v1/auth/google, and the Google proof of linking and deletion.
+    public struct GoogleSignInRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.GoogleSignInRequest"
+
+        public var idToken: String
+        public var nonce: String?
+        public var firstName: String?
+        public var lastName: String?
+        public var password: String?
+
+        public init(
+            idToken: String = "",
+            nonce: String? = nil,
+            firstName: String? = nil,
+            lastName: String? = nil,
+            password: String? = nil
+        ) {
+            self.idToken = idToken
+            self.nonce = nonce
+            self.firstName = firstName
+            self.lastName = lastName
+            self.password = password
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.idToken = try container.decodeProto(String.self, "id_token", "idToken") ?? ""
+            self.nonce = try container.decodeProto(String.self, "nonce")
+            self.firstName = try container.decodeProto(String.self, "first_name", "firstName")
+            self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
+            self.password = try container.decodeProto(String.self, "password")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.idToken.isEmpty { try container.encode(self.idToken, forKey: ProtoJSONKey("id_token")) }
+            if let value = self.nonce { try container.encode(value, forKey: ProtoJSONKey("nonce")) }
+            if let value = self.firstName { try container.encode(value, forKey: ProtoJSONKey("first_name")) }
+            if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
+            if let value = self.password { try container.encode(value, forKey: ProtoJSONKey("password")) }
+        }
+    }
+
+    /// POST /v1/auth/id-token: a Firebase ID token (the provider is named in the body).
+    public struct IdTokenSignInRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.IdTokenSignInRequest"
+
+        public var provider: String
+        public var idToken: String
+        public var nonce: String?
+        public var firstName: String?
+        public var lastName: String?
+        public var password: String?
+
+        public init(
+            provider: String = "",
+            idToken: String = "",
+            nonce: String? = nil,
+            firstName: String? = nil,
+            lastName: String? = nil,
+            password: String? = nil
+        ) {
+            self.provider = provider
+            self.idToken = idToken
+            self.nonce = nonce
+            self.firstName = firstName
+            self.lastName = lastName
+            self.password = password
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.provider = try container.decodeProto(String.self, "provider") ?? ""
+            self.idToken = try container.decodeProto(String.self, "id_token", "idToken") ?? ""
+            self.nonce = try container.decodeProto(String.self, "nonce")
+            self.firstName = try container.decodeProto(String.self, "first_name", "firstName")
+            self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
+            self.password = try container.decodeProto(String.self, "password")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.provider.isEmpty { try container.encode(self.provider, forKey: ProtoJSONKey("provider")) }
+            if !self.idToken.isEmpty { try container.encode(self.idToken, forKey: ProtoJSONKey("id_token")) }
+            if let value = self.nonce { try container.encode(value, forKey: ProtoJSONKey("nonce")) }
+            if let value = self.firstName { try container.encode(value, forKey: ProtoJSONKey("first_name")) }
+            if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
+            if let value = self.password { try container.encode(value, forKey: ProtoJSONKey("password")) }
+        }
+    }
+
+    /// DELETE /v1/me: one fresh proof, or none (then a sign-in younger than 5 minutes must do).
+    public struct DeletionProof: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.DeletionProof"
+
+        public var password: String?
+        public var secret: String?
+        public var identityToken: String?
+        public var idToken: String?
+        public var authorizationCode: String?
+        public var nonce: String?
+
+        public init(
+            password: String? = nil,
+            secret: String? = nil,
+            identityToken: String? = nil,
+            idToken: String? = nil,
+            authorizationCode: String? = nil,
+            nonce: String? = nil
+        ) {
+            self.password = password
+            self.secret = secret
+            self.identityToken = identityToken
+            self.idToken = idToken
+            self.authorizationCode = authorizationCode
+            self.nonce = nonce
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.password = try container.decodeProto(String.self, "password")
+            self.secret = try container.decodeProto(String.self, "secret")
+            self.identityToken = try container.decodeProto(String.self, "identity_token", "identityToken")
+            self.idToken = try container.decodeProto(String.self, "id_token", "idToken")
+            self.authorizationCode = try container.decodeProto(String.self, "authorization_code", "authorizationCode")
+            self.nonce = try container.decodeProto(String.self, "nonce")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if let value = self.password { try container.encode(value, forKey: ProtoJSONKey("password")) }
+            if let value = self.secret { try container.encode(value, forKey: ProtoJSONKey("secret")) }
+            if let value = self.identityToken { try container.encode(value, forKey: ProtoJSONKey("identity_token")) }
+            if let value = self.idToken { try container.encode(value, forKey: ProtoJSONKey("id_token")) }
+            if let value = self.authorizationCode { try container.encode(value, forKey: ProtoJSONKey("authorization_code")) }
+            if let value = self.nonce { try container.encode(value, forKey: ProtoJSONKey("nonce")) }
+        }
+    }
+}
+
+extension KeyedDecodingContainer where Key == ProtoJSONKey {
+    /// The value under the first of `names` that is present and not null (proto3 parsers accept
+    /// both the proto field name and its lowerCamelCase JSON name).
+    fileprivate func decodeProto<T: Decodable>(_ type: T.Type, _ names: String...) throws -> T? {
+        for name in names {
+            if let value = try decodeIfPresent(type, forKey: ProtoJSONKey(name)) { return value }
+        }
+        return nil
+    }
 }
