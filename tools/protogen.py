@@ -403,9 +403,10 @@ QUEUE_OF_PACKAGE = {"identity.revocation.v1": "BusTopology.revocationCommands",
 # Field formats a generated body reader checks, and what each adds to the field's JSON Schema.
 FORMATS = {"email": {"format": "email", "maxLength": 254}, "password": {"minLength": 8, "maxLength": 256},
            "code": {}, "username": {"pattern": "^[A-Za-z0-9_.]{3,32}$"}, "guest_secret": {"minLength": 32, "maxLength": 256},
-           "phone": {"maxLength": 64}, "object": {"type": "object"}}
+           "phone": {"maxLength": 64}, "object": {"type": "object"},
+           "url": {"format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}}
 # Formats checked by a FieldRules function (a problem of shape, collected with the others).
-VALIDATORS = {"username": "FieldRules.username", "guest_secret": "FieldRules.guestSecret"}
+VALIDATORS = {"username": "FieldRules.username", "guest_secret": "FieldRules.guestSecret", "url": "FieldRules.httpURL"}
 GATEWAY_OUT = ROOT / "Sources" / "IdentityGateway" / "Generated"
 TOKEN_OUT = ROOT / "Sources" / "IdentityTokenWorker" / "Generated"
 WORKER_OUT = {w: ROOT / "Sources" / f"Identity{w.capitalize()}Worker" / "Generated"
@@ -657,6 +658,10 @@ def body_schema(msg, options, fixed=()):
             schema["description"] = rules.description
         if rules.example:
             schema["examples"] = [json.loads(rules.example) if rules.format == "object" else rules.example]
+        if rules.reader:
+            schema = json.loads(rules.schema) if rules.schema else {}
+            if rules.description:
+                schema["description"] = rules.description
         key = rules.body_name or f.name
         properties[key] = schema
         if f.label != "optional":
@@ -687,12 +692,15 @@ def render_generated_handler(op, msg, options, sources, shared=False):
     caller = op.access not in ("PUBLIC", "APP_KEY", "SECRET_KEY", "INTERNAL", "GUEST", "BEARER_OPTIONAL")
     if not caller and any(src[k].label != "optional" for k in ("CALLER_UID", "CALLER_SESSION") if k in src):
         raise ProtoError(op.where, "a command that names its caller is sent by a BEARER operation")
-    upgrades = "GUEST_UID" in src
-    if upgrades and op.access != "GUEST":
+    optional_caller = op.access == "BEARER_OPTIONAL"
+    if optional_caller and any(src[k].label != "optional" for k in ("CALLER_UID", "CALLER_SESSION") if k in src):
+        raise ProtoError(op.where, "a BEARER_OPTIONAL command's caller fields are optional")
+    upgrades = "GUEST_UID" in src or optional_caller
+    if "GUEST_UID" in src and op.access != "GUEST":
         raise ProtoError(op.where, "a command that upgrades a guest is sent by a GUEST operation")
     # Routes that share a command (and differ in a fixed field) each have their own decoder.
     label = f"{lower_camel(op.name)}BodyOf" if shared else "declaredBodyOf"
-    signature = f"{label} context: RouteContext" + (", upgrading auth: Authenticator" if upgrades else "")
+    signature = f"{label} context: RouteContext" + (", auth: Authenticator" if upgrades else "")
     lines = [f"extension {t} {{",
              f"{i1}/// The command of {op.method} {op.path}: the body read by its fields' declared rules,",
              f"{i1}/// the caller's fields filled by the gateway.",
@@ -702,6 +710,7 @@ def render_generated_handler(op, msg, options, sources, shared=False):
     else:
         lines.append(f"{i2}let app = try context.requireApp()")
     fields = body_fields(msg, options, {**op.fixed, **op.path_fields})
+
     unknown = (set(op.fixed) | set(op.path_fields)) - {f.name for f in msg.fields}
     if unknown:
         raise ProtoError(op.where, f"fixed names no field of {op.input}: {sorted(unknown)}")
@@ -721,6 +730,10 @@ def render_generated_handler(op, msg, options, sources, shared=False):
             args.append(f"{name}: {json.dumps(op.fixed[f.name])}")
         elif f.name in op.path_fields:
             args.append(f"{name}: {swift_ident(name)}")
+        elif source == "CALLER_UID" and optional_caller:
+            args.append(f"{name}: caller?.sub")
+        elif source == "CALLER_SESSION" and optional_caller:
+            args.append(f"{name}: caller?.sid")
         elif source in ("CALLER_UID", "CALLER_SESSION") and not caller:
             args.append(f"{name}: nil")
         elif source == "CALLER_UID":
@@ -729,14 +742,19 @@ def render_generated_handler(op, msg, options, sources, shared=False):
             args.append(f"{name}: caller.sid")
         elif source == "CLIENT":
             args.append(f"{name}: context.clientInfo")
+        elif source == "CLEARED":
+            args.append(f"{name}: cleared")
         elif source == "GUEST_UID":
             args.append(f"{name}: try auth.upgradingGuest(context)")
         elif source != "SOURCE_UNSPECIFIED":
             raise ProtoError(f.where, f"source {source} is not filled by a generated handler")
         else:
             args.append(f"{name}: {field_value(f, rules)}")
+    if optional_caller:
+        # After the body: a body's problems answer before a token's.
+        lines.append(f"{i2}let caller = try auth.optionalCaller(context)")
     lines += [f"{i2}self.init({', '.join(args)})", f"{i1}}}", "}"]
-    call = f"{t}({label}: context" + (", upgrading: auth)" if upgrades else ")")
+    call = f"{t}({label}: context" + (", auth: auth)" if upgrades else ")")
     handler = [f"{i1}/// {op.method} {op.path}: generated from its declaration.",
                f"{i1}func {lower_camel(op.name)}(_ context: RouteContext) throws -> RouteResult {{",
                f"{i2}let command = try {call}",
@@ -786,6 +804,8 @@ def render_body_reading(fields, optional_body=False, either=()):
     `auth/weak-password`, a phone number that is none `auth/invalid-phone-number`)."""
     i2, i3 = " " * 8, " " * 12
     lines = []
+    if any(rules.null_clears for _, rules in fields):
+        lines.append(f"{i2}var cleared: [String] = []")
     if fields:
         lines.append(f"{i2}var body = try BodyReader(optional: context.request.body)" if optional_body
                      else f"{i2}var body = try BodyReader(context)")
@@ -809,10 +829,17 @@ def render_body_reading(fields, optional_body=False, either=()):
             validator = (f'{{ $0.unicodeScalars.count >= {low} ? nil : '
                          f'"must be at least {low} character{"s" if low > 1 else ""}" }}')
 
-        if f.label == "optional":
+        if rules.reader:
+            lines.append(f'{i2}let {var} = {rules.reader}("{key}", &body)')
+        elif f.label == "optional":
             limit = rules.max_length or 256
             validate = f", validate: {validator}" if validator else ""
-            lines.append(f'{i2}let {var} = body.optionalString("{key}", maxLength: {limit}{validate}).string')
+            read = f'body.optionalString("{key}", maxLength: {limit}{validate})'
+            if rules.null_clears:
+                lines += [f"{i2}let {var}Given = {read}", f"{i2}let {var} = {var}Given.string",
+                          f'{i2}if {var}Given == .null {{ cleared.append("{key}") }}']
+            else:
+                lines.append(f"{i2}let {var} = {read}.string")
         elif rules.format == "object":
             lines.append(f'{i2}let {var} = body.requiredObject("{key}")?.serialized')
         else:
@@ -963,7 +990,7 @@ def render_gateway(ops, messages=None, options=None, sources=None):
                 f"protocol {service}Handlers: Sendable {{"]
         if generated:
             out += [f"{i1}/// Sends the commands of the generated handlers.", f"{i1}var commands: CommandSender {{ get }}"]
-        if any("GUEST_UID" in sources.get(op.input, {}) for op in generated):
+        if any("GUEST_UID" in sources.get(op.input, {}) or op.access == "BEARER_OPTIONAL" for op in generated):
             out += [f"{i1}/// Verifies the guest token an upgrading call carries.", f"{i1}var auth: Authenticator {{ get }}"]
         for op in members:
             out += [f"{i1}/// {op.method} {op.path}",

@@ -702,24 +702,6 @@ enum OpenAPIDocument {
             "required": ["data"],
             "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}
           },
-          "UpdateMeRequest": {
-            "type": "object",
-            "properties": {
-              "first_name": {"type": ["string", "null"], "maxLength": 100},
-              "last_name": {"type": ["string", "null"], "maxLength": 100},
-              "photo_url": {
-                "type": ["string", "null"],
-                "format": "uri",
-                "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
-                "maxLength": 2048
-              },
-              "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"},
-              "user_metadata": {
-                "type": ["object", "null"],
-                "description": "The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it"
-              }
-            }
-          },
           "User": {
             "type": "object",
             "required": [

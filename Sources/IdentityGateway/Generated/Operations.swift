@@ -146,7 +146,7 @@ extension DeclaredOperation {
         document: .init(summary: "Change the profile; a field sent as null is cleared", description: nil,
                         request: "UpdateMeRequest", response: "User",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[],\"properties\":{\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"examples\":[\"https://cdn.example.com/ada.png\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"],\"description\":\"The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it\"}}}"))
     static let passkeySignInOptions = DeclaredOperation(
         id: "passkeySignInOptions", service: "PasskeyApi", method: "POST", pattern: "/v1/auth/passkey/options",
         access: .appKey, status: 200, takesBody: true,
@@ -356,7 +356,7 @@ extension DeclaredOperation {
         document: .init(summary: "Verify the email with its code", description: "With the account's own access token (optional), the proof is made in that session: the password, links and that session stay, the other sessions end. Without it (or with another account's), an unverified account is taken over by the address's owner (PRODUCT.md, Email ownership).",
                         request: "EmailAndCodeRequest", response: "User",
                         parameters: [],
-                        generatedRequest: nil))
+                        generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}"))
     /// The address is a way in (codes, recovery, alerts): a fresh sign-in starts the change.
     static let startEmailChange = DeclaredOperation(
         id: "startEmailChange", service: "EmailApi", method: "POST", pattern: "/v1/me/email/change",
@@ -748,6 +748,7 @@ extension DeclaredOperation {
         "RefreshRequest": "{\"type\":\"object\",\"required\":[\"refresh_token\"],\"properties\":{\"refresh_token\":{\"type\":\"string\",\"description\":\"The refresh token of the last sign-in or refresh (each is used once)\",\"examples\":[\"rt_3q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}",
         "SignInRequest": "{\"type\":\"object\",\"required\":[\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"identifier\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":254,\"description\":\"An email or a username\"},\"password\":{\"type\":\"string\",\"examples\":[\"tangerine-ladder-1843\"]}},\"anyOf\":[{\"required\":[\"email\"]},{\"required\":[\"identifier\"]}]}",
         "SignUpRequest": "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]}}}",
+        "UpdateMeRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"examples\":[\"https://cdn.example.com/ada.png\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"],\"description\":\"The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it\"}}}",
     ]
 
     /// Every operation reached over HTTP, in declaration order.
@@ -848,7 +849,7 @@ extension PasswordApiHandlers {
 
     /// POST /v1/auth/sign-up: generated from its declaration.
     func signUp(_ context: RouteContext) throws -> RouteResult {
-        let command = try TokenV1.SignUp(declaredBodyOf: context, upgrading: auth)
+        let command = try TokenV1.SignUp(declaredBodyOf: context, auth: auth)
         return commands.send(command, expecting: TokenV1.AuthResult.self, appId: command.appId,
                              request: context.request, render: DeclaredAnswer.signedIn(status: 201))
     }
@@ -931,8 +932,10 @@ extension SessionApiHandlers {
     }
 }
 
-/// The routes of `MeApi` (gateway.proto): the conforming type implements one handler per operation.
+/// The routes of `MeApi` (gateway.proto): the conforming type implements one handler per operation (those with a declared answer are generated below).
 protocol MeApiHandlers: Sendable {
+    /// Sends the commands of the generated handlers.
+    var commands: CommandSender { get }
     /// GET /v1/me
     func getMe(_ context: RouteContext) throws -> RouteResult
     /// PATCH /v1/me
@@ -945,6 +948,13 @@ extension MeApiHandlers {
             Route(.getMe, handler: getMe),
             Route(.updateMe, handler: updateMe),
         ]
+    }
+
+    /// PATCH /v1/me: generated from its declaration.
+    func updateMe(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.UpdateProfile(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.UserResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.user)
     }
 }
 
@@ -1113,7 +1123,7 @@ extension EmailApiHandlers {
 
     /// POST /v1/auth/email-code/verify: generated from its declaration.
     func verifyEmailCode(_ context: RouteContext) throws -> RouteResult {
-        let command = try TokenV1.VerifyEmailCode(declaredBodyOf: context, upgrading: auth)
+        let command = try TokenV1.VerifyEmailCode(declaredBodyOf: context, auth: auth)
         return commands.send(command, expecting: TokenV1.AuthResult.self, appId: command.appId,
                              request: context.request, render: DeclaredAnswer.signedIn(status: 200))
     }
@@ -1151,6 +1161,13 @@ extension EmailApiHandlers {
         let command = try TokenV1.SendEmailVerification(declaredBodyOf: context)
         return commands.send(command, expecting: TokenV1.Accepted.self, appId: command.appId,
                              request: context.request, render: DeclaredAnswer.accepted)
+    }
+
+    /// POST /v1/auth/email/verify: generated from its declaration.
+    func verifyEmail(_ context: RouteContext) throws -> RouteResult {
+        let command = try TokenV1.VerifyEmail(declaredBodyOf: context, auth: auth)
+        return commands.send(command, expecting: TokenV1.UserResult.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.user)
     }
 
     /// POST /v1/me/email/change: generated from its declaration.
@@ -1203,7 +1220,7 @@ extension PhoneApiHandlers {
 
     /// POST /v1/auth/phone/verify: generated from its declaration.
     func verifyPhoneCode(_ context: RouteContext) throws -> RouteResult {
-        let command = try TokenV1.VerifyPhoneCode(declaredBodyOf: context, upgrading: auth)
+        let command = try TokenV1.VerifyPhoneCode(declaredBodyOf: context, auth: auth)
         return commands.send(command, expecting: TokenV1.AuthResult.self, appId: command.appId,
                              request: context.request, render: DeclaredAnswer.signedIn(status: 200))
     }
@@ -1454,7 +1471,7 @@ extension AdminKeyApiHandlers {
 extension TokenV1.SignUp {
     /// The command of POST /v1/auth/sign-up: the body read by its fields' declared rules,
     /// the caller's fields filled by the gateway.
-    init(declaredBodyOf context: RouteContext, upgrading auth: Authenticator) throws {
+    init(declaredBodyOf context: RouteContext, auth: Authenticator) throws {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let email = body.requiredString("email")
@@ -1523,6 +1540,31 @@ extension TokenV1.Refresh {
         try body.finish()
         guard let refreshToken else { throw ServiceError.validationFailed([]) }
         self.init(appId: app.id, refreshToken: refreshToken, client: context.clientInfo)
+    }
+}
+
+extension TokenV1.UpdateProfile {
+    /// The command of PATCH /v1/me: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let caller = try context.requireCaller()
+        var cleared: [String] = []
+        var body = try BodyReader(context)
+        let firstNameGiven = body.optionalString("first_name", maxLength: 100)
+        let firstName = firstNameGiven.string
+        if firstNameGiven == .null { cleared.append("first_name") }
+        let lastNameGiven = body.optionalString("last_name", maxLength: 100)
+        let lastName = lastNameGiven.string
+        if lastNameGiven == .null { cleared.append("last_name") }
+        let photoUrlGiven = body.optionalString("photo_url", maxLength: 2048, validate: FieldRules.httpURL)
+        let photoUrl = photoUrlGiven.string
+        if photoUrlGiven == .null { cleared.append("photo_url") }
+        let usernameGiven = body.optionalString("username", maxLength: 32, validate: FieldRules.username)
+        let username = usernameGiven.string
+        if usernameGiven == .null { cleared.append("username") }
+        let userMetadataJson = AdminFields.metadata("user_metadata", &body)
+        try body.finish()
+        self.init(appId: caller.aud, uid: caller.sub, firstName: firstName, lastName: lastName, photoUrl: photoUrl, username: username, clearFields: cleared, userMetadataJson: userMetadataJson)
     }
 }
 
@@ -1631,7 +1673,7 @@ extension TokenV1.SendEmailCode {
 extension TokenV1.VerifyEmailCode {
     /// The command of POST /v1/auth/email-code/verify: the body read by its fields' declared rules,
     /// the caller's fields filled by the gateway.
-    init(declaredBodyOf context: RouteContext, upgrading auth: Authenticator) throws {
+    init(declaredBodyOf context: RouteContext, auth: Authenticator) throws {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let email = body.requiredString("email")
@@ -1719,6 +1761,22 @@ extension TokenV1.SendEmailVerification {
     }
 }
 
+extension TokenV1.VerifyEmail {
+    /// The command of POST /v1/auth/email/verify: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext, auth: Authenticator) throws {
+        let app = try context.requireApp()
+        var body = try BodyReader(context)
+        let email = body.requiredString("email")
+        let code = body.requiredString("code")
+        try body.finish()
+        guard let email, let code else { throw ServiceError.validationFailed([]) }
+        if !EmailAddress.isValid(email) { throw ServiceError.invalidEmail(at: "body.email") }
+        let caller = try auth.optionalCaller(context)
+        self.init(appId: app.id, email: email, code: String(code.prefix(32)), uid: caller?.sub, sessionId: caller?.sid)
+    }
+}
+
 extension TokenV1.StartEmailChange {
     /// The command of POST /v1/me/email/change: the body read by its fields' declared rules,
     /// the caller's fields filled by the gateway.
@@ -1772,7 +1830,7 @@ extension TokenV1.SendPhoneCode {
 extension TokenV1.VerifyPhoneCode {
     /// The command of POST /v1/auth/phone/verify: the body read by its fields' declared rules,
     /// the caller's fields filled by the gateway.
-    init(declaredBodyOf context: RouteContext, upgrading auth: Authenticator) throws {
+    init(declaredBodyOf context: RouteContext, auth: Authenticator) throws {
         let app = try context.requireApp()
         var body = try BodyReader(context)
         let phoneSessionId = body.requiredString("session_id")

@@ -22,6 +22,16 @@ struct Authenticator: Sendable {
         return claims
     }
 
+    /// The caller of an operation that takes an access token optionally (BEARER_OPTIONAL): nil
+    /// without one; a token that does not verify, is another app's or whose session ended is a
+    /// 401, so a client bug never turns a call made in a session into an anonymous one.
+    func optionalCaller(_ context: RouteContext) throws -> AccessTokenClaims? {
+        guard context.request.header("authorization") != nil else { return nil }
+        let claims = try liveSession(context)
+        guard claims.aud == (try context.requireApp()).id else { throw ServiceError.invalidToken }
+        return claims
+    }
+
     /// The guest a sign-in or sign-up call upgrades: the uid of a valid guest token with a live
     /// session. No token → nil; a non-guest's valid token is ignored (a plain sign-in); a token
     /// that does not verify → 401, so a client bug is not silently turned into a new account.

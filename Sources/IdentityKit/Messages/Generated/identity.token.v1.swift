@@ -125,6 +125,7 @@ extension TokenV1 {
         public var lastName: String?
         public var photoUrl: String?
         public var username: String?
+        /// The fields the body gave as null: they are cleared.
         public var clearFields: [String]
         /// The user's own metadata (a JSON object as text, replaced as a whole).
         public var userMetadataJson: String?
