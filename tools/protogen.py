@@ -628,8 +628,10 @@ def body_fields(msg, options, fixed=()):
         rules = f.options.Extensions[options.field]
         if options.Source.Name(rules.source) != "SOURCE_UNSPECIFIED" or f.name == "app_id" or f.name in fixed:
             continue  # (fixed holds the route's constants and its path fields)
-        if f.type != "string" or f.label == "repeated":
-            raise ProtoError(f.where, "a generated body reader reads string fields only")
+        if f.type not in ("string", "int32") or f.label == "repeated":
+            raise ProtoError(f.where, "a generated body reader reads string and int32 fields only")
+        if f.type == "int32" and not (rules.maximum > rules.minimum):
+            raise ProtoError(f.where, "an int32 body field declares its minimum and maximum")
         out.append((f, rules))
     return out
 
@@ -641,7 +643,12 @@ def body_schema(msg, options, fixed=()):
     for f, rules in body_fields(msg, options, fixed):
         # A field that one_of_required names counts only as a string (null is no value).
         nullable = f.label == "optional" and f.name not in either
-        schema = {"type": ["string", "null"]} if nullable else {"type": "string"}
+        kind = "integer" if f.type == "int32" else "string"
+        schema = {"type": [kind, "null"]} if nullable else {"type": kind}
+        if f.type == "int32":
+            schema.update({"minimum": rules.minimum, "maximum": rules.maximum})
+        if rules.default:
+            schema["default"] = json.loads(rules.default)
         if rules.format:
             if rules.format not in FORMATS:
                 raise ProtoError(f.where, f"format {rules.format!r} is not one the body reader checks")
@@ -657,14 +664,14 @@ def body_schema(msg, options, fixed=()):
         if rules.description:
             schema["description"] = rules.description
         if rules.example:
-            schema["examples"] = [json.loads(rules.example) if rules.format == "object" else rules.example]
+            schema["examples"] = [json.loads(rules.example) if rules.format == "object" or f.type == "int32" else rules.example]
         if rules.reader:
             schema = json.loads(rules.schema) if rules.schema else {}
             if rules.description:
                 schema["description"] = rules.description
         key = rules.body_name or f.name
         properties[key] = schema
-        if f.label != "optional":
+        if f.label != "optional" and not rules.default:
             required.append(key)
         if rules.format == "phone":
             properties["country_code"] = {"type": ["string", "null"], "maxLength": 4,
@@ -829,6 +836,15 @@ def render_body_reading(fields, optional_body=False, either=()):
             validator = (f'{{ $0.unicodeScalars.count >= {low} ? nil : '
                          f'"must be at least {low} character{"s" if low > 1 else ""}" }}')
 
+        if f.type == "int32":
+            read = f'body.optionalInteger("{key}", in: {rules.minimum}...{rules.maximum})'
+            if rules.default:
+                lines.append(f"{i2}let {var} = Int32({read} ?? {int(rules.default)})")
+            elif f.label == "optional":
+                lines.append(f"{i2}let {var} = {read}.map {{ Int32($0) }}")
+            else:
+                raise ProtoError(f.where, "a required int32 body field has a default")
+            continue
         if rules.reader:
             lines.append(f'{i2}let {var} = {rules.reader}("{key}", &body)')
         elif f.label == "optional":
@@ -879,7 +895,7 @@ def render_body_reading(fields, optional_body=False, either=()):
                   f"{i2}}}"]
     if fields:
         lines.append(f"{i2}try body.finish()")
-    required = [swift_ident(json_name(f.name)) for f, _ in fields if f.label != "optional"]
+    required = [swift_ident(json_name(f.name)) for f, _ in fields if f.label != "optional" and f.type == "string"]
     if required:
         lines.append(f"{i2}guard {', '.join(f'let {v}' for v in required)} else {{ throw ServiceError.validationFailed([]) }}")
     lines += checks

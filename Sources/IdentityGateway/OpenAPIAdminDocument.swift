@@ -161,19 +161,6 @@ enum OpenAPIAdminDocument {
         }
       },
       "adminRotateSecretKey": {
-        "requestBody": {
-          "required": true,
-          "content": {
-            "application/json": {
-              "schema": {
-                "type": "object",
-                "properties": {
-                  "overlap_seconds": {"type": "integer", "minimum": 0, "maximum": 2592000, "default": 86400}
-                }
-              }
-            }
-          }
-        },
         "responses": {
           "201": {
             "description": "The new key",

@@ -93,22 +93,6 @@ enum OpenAPIImportKeysDocument {
         }
       },
       "adminRotateSigningKey": {
-        "requestBody": {
-          "required": true,
-          "content": {
-            "application/json": {
-              "schema": {
-                "type": "object",
-                "properties": {
-                  "alg": {
-                    "enum": ["RS256", "ES256", "EdDSA"],
-                    "description": "Default: the current key's algorithm"
-                  }
-                }
-              }
-            }
-          }
-        },
         "responses": {
           "201": {
             "description": "The next key",

@@ -35,3 +35,13 @@ final class RequestSchemaDriftTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(checked, 14)
     }
 }
+
+/// Values a body field allows that the code also knows: the declaration and the code agree.
+final class DeclaredValuesTests: XCTestCase {
+    func testTheSigningAlgorithmsARotationAllowsAreTheOnesWeSignWith() throws {
+        let text = try XCTUnwrap(DeclaredOperation.requestSchemas["RotateSigningKeyRequest"])
+        let schema = try XCTUnwrap(JSONValue.parse(Data(text.utf8)))
+        let declared = schema["properties"]?["alg"]?["enum"]
+        XCTAssertEqual(declared, .array(SigningAlgorithm.allCases.map { .string($0.rawValue) } + [.null]))
+    }
+}

@@ -558,7 +558,7 @@ extension DeclaredOperation {
         audit: "admin.secret_keys.rotate", sessionCheckedByHandler: false,
         command: AdminV1.RotateSecretKey.protoName,
         document: .init(summary: "A new secret key (shown once); the live keys keep working for overlap_seconds", description: nil,
-                        request: nil, response: nil,
+                        request: "RotateSecretKeyRequest", response: nil,
                         parameters: [],
                         generatedRequest: nil))
     static let adminAuditLog = DeclaredOperation(
@@ -718,7 +718,7 @@ extension DeclaredOperation {
         audit: "admin.keys.rotate", sessionCheckedByHandler: false,
         command: AdminV1.RotateSigningKey.protoName,
         document: .init(summary: "Add the next signing key: published in the JWKS now, signing one JWKS cache period later; the current key stays published until its tokens have expired", description: nil,
-                        request: nil, response: nil,
+                        request: "RotateSigningKeyRequest", response: nil,
                         parameters: [],
                         generatedRequest: nil))
 
@@ -746,6 +746,8 @@ extension DeclaredOperation {
         "PhoneLinkVerifyRequest": "{\"type\":\"object\",\"required\":[\"session_id\",\"code\"],\"properties\":{\"session_id\":{\"type\":\"string\",\"description\":\"The session_id of the send\",\"examples\":[\"phs_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the SMS; anything else is a wrong guess\",\"examples\":[\"583017\"]}}}",
         "PhoneRequest": "{\"type\":\"object\",\"required\":[\"phone\"],\"properties\":{\"phone\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code\",\"examples\":[\"+33612345678\"]},\"country_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":4,\"description\":\"For a national number: an ISO 3166 region (FR) or a calling code (33, +33)\"}}}",
         "RefreshRequest": "{\"type\":\"object\",\"required\":[\"refresh_token\"],\"properties\":{\"refresh_token\":{\"type\":\"string\",\"description\":\"The refresh token of the last sign-in or refresh (each is used once)\",\"examples\":[\"rt_3q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}",
+        "RotateSecretKeyRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"overlap_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":2592000,\"default\":86400,\"description\":\"Seconds the keys live now keep working (at most 30 days; 0: they stop at once)\",\"examples\":[3600]}}}",
+        "RotateSigningKeyRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"alg\":{\"type\":[\"string\",\"null\"],\"enum\":[\"RS256\",\"ES256\",\"EdDSA\",null],\"description\":\"Default: the current key's algorithm\",\"examples\":[\"ES256\"]}}}",
         "SignInRequest": "{\"type\":\"object\",\"required\":[\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"identifier\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":254,\"description\":\"An email or a username\"},\"password\":{\"type\":\"string\",\"examples\":[\"tangerine-ladder-1843\"]}},\"anyOf\":[{\"required\":[\"email\"]},{\"required\":[\"identifier\"]}]}",
         "SignUpRequest": "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]}}}",
         "UpdateMeRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"examples\":[\"https://cdn.example.com/ada.png\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"],\"description\":\"The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it\"}}}",
@@ -2069,5 +2071,27 @@ extension GatewayV1.IdTokenSignInRequest {
         try body.finish()
         guard let provider, let idToken else { throw ServiceError.validationFailed([]) }
         self.init(provider: provider, idToken: idToken, nonce: nonce, firstName: firstName, lastName: lastName, password: password)
+    }
+}
+
+extension GatewayV1.RotateSecretKeyRequest {
+    /// The body of POST /v1/admin/secret-keys/rotate (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: 0...2592000) ?? 86400)
+        try body.finish()
+        self.init(overlapSeconds: overlapSeconds)
+    }
+}
+
+extension GatewayV1.RotateSigningKeyRequest {
+    /// The body of POST /v1/admin/keys/rotate (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let alg = body.optionalString("alg", maxLength: 8, validate: { ["RS256", "ES256", "EdDSA"].contains($0) ? nil : "must be RS256, ES256 or EdDSA" }).string
+        try body.finish()
+        self.init(alg: alg)
     }
 }

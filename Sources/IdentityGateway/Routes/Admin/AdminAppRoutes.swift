@@ -31,10 +31,8 @@ struct AdminAppRoutes: AdminAppApiHandlers {
     /// (default 1 day, at most 30 days, 0: they stop at once).
     func adminRotateSecretKey(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
-        var body = try BodyReader(context)
-        let overlap = body.optionalInteger("overlap_seconds", in: 0...2_592_000) ?? 86_400
-        try body.finish()
-        let command = AdminV1.RotateSecretKey(appId: caller.app.id, overlapSeconds: Int32(overlap), actor: caller.actor)
+        let body = try GatewayV1.RotateSecretKeyRequest(declaredBodyOf: context)
+        let command = AdminV1.RotateSecretKey(appId: caller.app.id, overlapSeconds: body.overlapSeconds, actor: caller.actor)
         let secretKeys = self.secretKeys
         let appId = caller.app.id
         return commands.send(command, expecting: AdminV1.SecretKeyRotated.self, appId: appId, request: context.request) {

@@ -77,15 +77,8 @@ struct AdminImportAndKeyRoutes: AdminKeyApiHandlers {
     /// key is published at once and signs from `signs_from`, one JWKS cache period later.
     func adminRotateSigningKey(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
-        var body = try BodyReader(context)
-        var alg: String?
-        if case .value(let named) = body.optionalString("alg", maxLength: 8, validate: {
-            SigningAlgorithm(rawValue: $0) == nil ? "must be RS256, ES256 or EdDSA" : nil
-        }) {
-            alg = named
-        }
-        try body.finish()
-        let command = AdminV1.RotateSigningKey(appId: caller.app.id, alg: alg ?? "", actor: caller.actor)
+        let body = try GatewayV1.RotateSigningKeyRequest(declaredBodyOf: context)
+        let command = AdminV1.RotateSigningKey(appId: caller.app.id, alg: body.alg ?? "", actor: caller.actor)
         return commands.send(command, expecting: AdminV1.SigningKeyRotated.self, appId: caller.app.id, request: context.request) {
             HTTPResponse.data(.object([
                 "kid": .string($0.kid), "alg": .string($0.alg), "state": .string("next"),

@@ -201,6 +201,52 @@ extension GatewayV1 {
         }
     }
 
+    /// POST /v1/admin/secret-keys/rotate: how long the keys live now keep working.
+    public struct RotateSecretKeyRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.RotateSecretKeyRequest"
+
+        public var overlapSeconds: Int32
+
+        public init(
+            overlapSeconds: Int32 = 0
+        ) {
+            self.overlapSeconds = overlapSeconds
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.overlapSeconds = try container.decodeProto(ProtoJSONInteger<Int32>.self, "overlap_seconds", "overlapSeconds")?.value ?? 0
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if self.overlapSeconds != 0 { try container.encode(self.overlapSeconds, forKey: ProtoJSONKey("overlap_seconds")) }
+        }
+    }
+
+    /// POST /v1/admin/keys/rotate: the next key's algorithm.
+    public struct RotateSigningKeyRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.RotateSigningKeyRequest"
+
+        public var alg: String?
+
+        public init(
+            alg: String? = nil
+        ) {
+            self.alg = alg
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.alg = try container.decodeProto(String.self, "alg")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if let value = self.alg { try container.encode(value, forKey: ProtoJSONKey("alg")) }
+        }
+    }
+
     /// DELETE /v1/me: one fresh proof, or none (then a sign-in younger than 5 minutes must do).
     public struct DeletionProof: ProtoMessage {
         public static let protoName = "identity.gateway.v1.DeletionProof"
@@ -258,5 +304,21 @@ extension KeyedDecodingContainer where Key == ProtoJSONKey {
             if let value = try decodeIfPresent(type, forKey: ProtoJSONKey(name)) { return value }
         }
         return nil
+    }
+}
+
+/// A proto3 JSON integer: a JSON number or a decimal string (64-bit integers are printed as strings).
+fileprivate struct ProtoJSONInteger<T: FixedWidthInteger & Decodable>: Decodable {
+    let value: T
+    init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            guard let value = T(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an integer: \(text)")
+            }
+            self.value = value
+        } else {
+            self.value = try container.decode(T.self)
+        }
     }
 }
