@@ -66,94 +66,49 @@ if ! python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2, h2' 
     python3 -c 'import pytest, cryptography, pika, aiosmtpd, pyotp, cbor2, h2'
 fi
 
+# pip_pinned NAME VERSION: the PyPI distribution NAME at exactly VERSION, installed when another
+# version (or none) is there. Pinned tools are those whose output a check compares with a
+# committed file or a fixed seed: a different version would be a different check.
+pip_pinned() {
+    local name=$1 version=$2
+    local has="import sys, importlib.metadata as m; sys.exit(m.version('$name') != '$version')"
+    python3 -c "$has" 2>/dev/null && return 0
+    echo "deps: installing $name $version (pip)" >&2
+    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+    python3 -m pip install -q "$name==$version" \
+        || python3 -m pip install -q --break-system-packages "$name==$version"
+    python3 -c "$has" 2>/dev/null || { echo "deps: error: $name $version did not install" >&2; exit 1; }
+}
+
 # webauthn (py_webauthn): an independent relying-party library the e2e passkey tests check the
 # software authenticator against (Tests/e2e/webauthn_authenticator.py). Pinned, like schemathesis.
-WEBAUTHN_VERSION=3.0.1
-has_webauthn() {
-    python3 -c "import sys, importlib.metadata as m; sys.exit(m.version('webauthn') != '$WEBAUTHN_VERSION')" 2>/dev/null
-}
-if ! has_webauthn; then
-    echo "deps: installing webauthn $WEBAUTHN_VERSION (pip)" >&2
-    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
-    python3 -m pip install -q "webauthn==$WEBAUTHN_VERSION" \
-        || python3 -m pip install -q --break-system-packages "webauthn==$WEBAUTHN_VERSION"
-    has_webauthn || { echo "deps: error: webauthn $WEBAUTHN_VERSION did not install" >&2; exit 1; }
-fi
+pip_pinned webauthn 3.0.1
 
 # phonenumbers (Google's libphonenumber for Python): the data tools/phonegen.py generates
 # IdentityKit's calling-code table from, and the oracle of Tests/e2e/test_phone_numbers.py.
 # Pinned: the committed table is checked against its metadata (make phone-table-check).
-PHONENUMBERS_VERSION=9.0.43
-has_phonenumbers() {
-    python3 -c "import sys, phonenumbers; sys.exit(phonenumbers.__version__ != '$PHONENUMBERS_VERSION')" 2>/dev/null
-}
-if ! has_phonenumbers; then
-    echo "deps: installing phonenumbers $PHONENUMBERS_VERSION (pip)" >&2
-    python3 -m pip install -q "phonenumbers==$PHONENUMBERS_VERSION" \
-        || python3 -m pip install -q --break-system-packages "phonenumbers==$PHONENUMBERS_VERSION"
-    has_phonenumbers || { echo "deps: error: phonenumbers $PHONENUMBERS_VERSION did not install" >&2; exit 1; }
-fi
+pip_pinned phonenumbers 9.0.43
 
 # protobuf: tools/protogen.py parses protoc's FileDescriptorSet with it. Pinned to the line of
 # Debian 12's protoc (3.21.x, whose Python runtime is 4.21.x).
-PROTOBUF_VERSION=4.21.12
-has_protobuf() {
-    python3 -c "import sys, google.protobuf as p; sys.exit(p.__version__ != '$PROTOBUF_VERSION')" 2>/dev/null
-}
-if ! has_protobuf; then
-    echo "deps: installing protobuf $PROTOBUF_VERSION (pip)" >&2
-    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
-    python3 -m pip install -q "protobuf==$PROTOBUF_VERSION" \
-        || python3 -m pip install -q --break-system-packages "protobuf==$PROTOBUF_VERSION"
-    has_protobuf || { echo "deps: error: protobuf $PROTOBUF_VERSION did not install" >&2; exit 1; }
-fi
+pip_pinned protobuf 4.21.12
 
 # zxcvbn (zxcvbn-python, MIT): its frequency lists are what tools/breachgen.py generates
 # IdentityKit's list of breached passwords from. Pinned: the committed list is checked against
 # it (make breached-passwords-check).
-ZXCVBN_VERSION=4.5.0
-has_zxcvbn() {
-    python3 -c "import sys, importlib.metadata as m; sys.exit(m.version('zxcvbn') != '$ZXCVBN_VERSION')" 2>/dev/null
-}
-if ! has_zxcvbn; then
-    echo "deps: installing zxcvbn $ZXCVBN_VERSION (pip)" >&2
-    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
-    python3 -m pip install -q "zxcvbn==$ZXCVBN_VERSION" \
-        || python3 -m pip install -q --break-system-packages "zxcvbn==$ZXCVBN_VERSION"
-    has_zxcvbn || { echo "deps: error: zxcvbn $ZXCVBN_VERSION did not install" >&2; exit 1; }
-fi
+pip_pinned zxcvbn 4.5.0
 
 # selenium: drives Debian's chromium through chromium-driver in the browser tests
 # (Tests/e2e/browser_tools.py passes the driver's path, so Selenium Manager never downloads one).
 # Pinned: 4.52 needs a newer certifi than the package index here has.
-SELENIUM_VERSION=4.51.0
-has_selenium() {
-    python3 -c "import sys, selenium; sys.exit(selenium.__version__ != '$SELENIUM_VERSION')" 2>/dev/null
-}
-if ! has_selenium; then
-    echo "deps: installing selenium $SELENIUM_VERSION (pip)" >&2
-    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
-    python3 -m pip install -q "selenium==$SELENIUM_VERSION" \
-        || python3 -m pip install -q --break-system-packages "selenium==$SELENIUM_VERSION"
-    has_selenium || { echo "deps: error: selenium $SELENIUM_VERSION did not install" >&2; exit 1; }
-fi
+pip_pinned selenium 4.51.0
 
 # schemathesis: the e2e fuzz test (Tests/e2e/test_fuzz.py) generates requests from the served
 # OpenAPI document. Pinned: its generation and checks change between releases, and the fuzz run
 # must send the same requests for the same seed. Debian has no package of it, so pip (on Debian
 # 12 and later the system Python is externally managed: as on a CI machine, it goes beside
 # Debian's packages, under /usr/local).
-SCHEMATHESIS_VERSION=4.32.5
-has_schemathesis() {
-    python3 -c "import sys, schemathesis; sys.exit(schemathesis.__version__ != '$SCHEMATHESIS_VERSION')" 2>/dev/null
-}
-if ! has_schemathesis; then
-    echo "deps: installing schemathesis $SCHEMATHESIS_VERSION (pip)" >&2
-    python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
-    python3 -m pip install -q "schemathesis==$SCHEMATHESIS_VERSION" \
-        || python3 -m pip install -q --break-system-packages "schemathesis==$SCHEMATHESIS_VERSION"
-    has_schemathesis || { echo "deps: error: schemathesis $SCHEMATHESIS_VERSION did not install" >&2; exit 1; }
-fi
+pip_pinned schemathesis 4.32.5
 
 # Operations checks: prometheus-client parses /metrics in the e2e tests; scripts/check-deploy.py
 # validates deploy/ with kubernetes-validate (the Kubernetes JSON schemas, bundled),

@@ -16,7 +16,9 @@ that zxcvbn files under its other lists (names, words) instead. Every entry is l
 The Swift side is one multi-line string literal split into a Set once at first use: an array
 literal of this many strings would take the compiler minutes.
 """
-import argparse, difflib, importlib.metadata, sys
+import importlib.metadata, sys
+
+import generated_file
 from pathlib import Path
 
 from zxcvbn.frequency_lists import FREQUENCY_LISTS
@@ -65,21 +67,7 @@ def render():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true")
-    args = parser.parse_args()
-    text = render()
-    if args.check:
-        current = OUT.read_text() if OUT.exists() else ""
-        if current != text:
-            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True),
-                                                       str(OUT), "generated"))
-            print("breachgen: %s is stale: run python3 tools/breachgen.py" % OUT.relative_to(ROOT), file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text)
-    print("breachgen: wrote %s" % OUT.relative_to(ROOT), file=sys.stderr)
-    return 0
+    return generated_file.run("breachgen", __doc__, OUT, ROOT, render)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ and the possible lengths of one. The Swift side (`PhoneNumber`) applies them as
 libphonenumber's `parse` does for the inputs this service accepts (E.164 or a national number
 with its country); Tests/e2e/test_phone_numbers.py checks it against `phonenumbers` itself.
 """
-import argparse, difflib, sys
+import sys
+
+import generated_file
 from pathlib import Path
 
 import phonenumbers
@@ -79,21 +81,7 @@ def render():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true")
-    args = parser.parse_args()
-    text = render()
-    if args.check:
-        current = OUT.read_text() if OUT.exists() else ""
-        if current != text:
-            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True),
-                                                       str(OUT), "generated"))
-            print("phonegen: %s is stale: run python3 tools/phonegen.py" % OUT.relative_to(ROOT), file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text)
-    print("phonegen: wrote %s" % OUT.relative_to(ROOT), file=sys.stderr)
-    return 0
+    return generated_file.run("phonegen", __doc__, OUT, ROOT, render)
 
 
 if __name__ == "__main__":

@@ -29,8 +29,8 @@ enum Proof: Sendable, Equatable {
 /// verified, its session read once (live, and its sign-in time), and the verified claims are
 /// handed to the handler as `RouteContext.caller`, so the handler verifies nothing again.
 struct FreshProofStep: Sendable {
-    /// The step-up window (PRODUCT.md): the same number as the token worker's `StepUp`.
-    static let maximumAgeSeconds = 300
+    /// The step-up window (PRODUCT.md), the token worker's too.
+    static let maximumAgeSeconds = StepUpWindow.seconds
 
     let verifier: TokenVerifier
     let sessions: SessionStore

@@ -7,7 +7,7 @@ import IdentityKit
 /// second factor). A stolen access token alone must not be able to tie the account to the
 /// thief's authenticator, phone or provider account.
 struct StepUp: Sendable {
-    static let maximumAgeSeconds = 300
+    static let maximumAgeSeconds = StepUpWindow.seconds
 
     let sessions: SessionStore
     let factors: MfaStore
