@@ -404,9 +404,10 @@ QUEUE_OF_PACKAGE = {"identity.revocation.v1": "BusTopology.revocationCommands",
 FORMATS = {"email": {"format": "email", "maxLength": 254}, "password": {"minLength": 8, "maxLength": 256},
            "code": {}, "username": {"pattern": "^[A-Za-z0-9_.]{3,32}$"}, "guest_secret": {"minLength": 32, "maxLength": 256},
            "phone": {"maxLength": 64}, "object": {"type": "object"},
-           "url": {"format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}}
+           "url": {"format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}, "e164": {"pattern": "^\\+[1-9][0-9]{6,14}$"}}
 # Formats checked by a FieldRules function (a problem of shape, collected with the others).
-VALIDATORS = {"username": "FieldRules.username", "guest_secret": "FieldRules.guestSecret", "url": "FieldRules.httpURL"}
+VALIDATORS = {"username": "FieldRules.username", "guest_secret": "FieldRules.guestSecret", "url": "FieldRules.httpURL",
+              "e164": "AdminFields.phone"}
 GATEWAY_OUT = ROOT / "Sources" / "IdentityGateway" / "Generated"
 TOKEN_OUT = ROOT / "Sources" / "IdentityTokenWorker" / "Generated"
 WORKER_OUT = {w: ROOT / "Sources" / f"Identity{w.capitalize()}Worker" / "Generated"
@@ -628,8 +629,8 @@ def body_fields(msg, options, fixed=()):
         rules = f.options.Extensions[options.field]
         if options.Source.Name(rules.source) != "SOURCE_UNSPECIFIED" or f.name == "app_id" or f.name in fixed:
             continue  # (fixed holds the route's constants and its path fields)
-        if f.type not in ("string", "int32") or f.label == "repeated":
-            raise ProtoError(f.where, "a generated body reader reads string and int32 fields only")
+        if f.type not in ("string", "int32", "bool") or (f.label == "repeated" and not rules.reader):
+            raise ProtoError(f.where, "a generated body reader reads string, int32 and bool fields (lists: with a reader)")
         if f.type == "int32" and not (rules.maximum > rules.minimum):
             raise ProtoError(f.where, "an int32 body field declares its minimum and maximum")
         out.append((f, rules))
@@ -642,8 +643,8 @@ def body_schema(msg, options, fixed=()):
     either = list(msg.options.Extensions[options.body].one_of_required) if msg.options else []
     for f, rules in body_fields(msg, options, fixed):
         # A field that one_of_required names counts only as a string (null is no value).
-        nullable = f.label == "optional" and f.name not in either
-        kind = "integer" if f.type == "int32" else "string"
+        nullable = f.label == "optional"
+        kind = {"int32": "integer", "bool": "boolean"}.get(f.type, "string")
         schema = {"type": [kind, "null"]} if nullable else {"type": kind}
         if f.type == "int32":
             schema.update({"minimum": rules.minimum, "maximum": rules.maximum})
@@ -671,15 +672,35 @@ def body_schema(msg, options, fixed=()):
                 schema["description"] = rules.description
         key = rules.body_name or f.name
         properties[key] = schema
-        if f.label != "optional" and not rules.default:
+        if f.label == "" and not rules.default:
             required.append(key)
         if rules.format == "phone":
             properties["country_code"] = {"type": ["string", "null"], "maxLength": 4,
                                           "description": "For a national number: an ISO 3166 region (FR) or a calling code (33, +33)"}
     schema = {"type": "object", "required": required, "properties": properties}
+    given = lambda name: {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
+    rules_across = []
     if either:
-        schema["anyOf"] = [{"required": [name]} for name in either]
+        rules_across.append({"anyOf": [given(name) for name in either]})
+    for field_, others in needs_of(msg, options):
+        rules_across.append({"anyOf": [{"not": given(field_)}] + [given(name) for name in others]})
+    if len(rules_across) == 1:
+        schema.update(rules_across[0])
+    elif rules_across:
+        schema["allOf"] = rules_across
     return schema
+
+
+def needs_of(msg, options):
+    """The message's `needs` rules as (field, [others])."""
+    out = []
+    for rule in (msg.options.Extensions[options.body].needs if msg.options else []):
+        field_, colon, others = rule.partition(":")
+        names = [n.strip() for n in others.split(",") if n.strip()]
+        if not colon or not names:
+            raise ProtoError(msg.where, f"needs {rule!r} is not 'field: other, other'")
+        out.append((field_.strip(), names))
+    return out
 
 
 def render_generated_handler(op, msg, options, sources, shared=False):
@@ -788,8 +809,10 @@ def render_body_message(op, msg, options):
     hand, turns it into the command (a choice between fields, two commands, a provider's token)."""
     i1, i2 = " " * 4, " " * 8
     fields = body_fields(msg, options)
-    if len(fields) != len(msg.fields):
-        raise ProtoError(op.where, f"a body message has body fields only ({msg.name})")
+    filled = [f for f in msg.fields if options.Source.Name(f.options.Extensions[options.field].source) != "SOURCE_UNSPECIFIED"]
+    for f in filled:
+        if options.Source.Name(f.options.Extensions[options.field].source) not in ("CLEARED", "GIVEN"):
+            raise ProtoError(f.where, "a body message's fields come from the body (or say which were CLEARED or GIVEN)")
     lines = [f"extension GatewayV1.{msg.name} {{",
              f"{i1}/// The body of {op.method} {op.path} (and any other operation that names it), read by",
              f"{i1}/// its fields' declared rules.",
@@ -798,13 +821,27 @@ def render_body_message(op, msg, options):
     unknown = set(either) - {f.name for f, _ in fields}
     if unknown or len(either) == 1:
         raise ProtoError(op.where, f"one_of_required names two or more of {msg.name}'s fields")
-    lines += render_body_reading(fields, optional_body=not op.body, either=either)
-    args = [f"{json_name(f.name)}: {field_value(f, rules)}" for f, rules in fields]
+    at = msg.options.Extensions[options.body].one_of_required_at or (either[0] if either else "")
+    if either and at not in either:
+        raise ProtoError(op.where, f"one_of_required_at names one of {either}")
+    lines += render_body_reading(fields, optional_body=not op.body, either=either, needs=needs_of(msg, options), either_at=at)
+    args = []
+    for f in msg.fields:
+        rules = f.options.Extensions[options.field]
+        source = options.Source.Name(rules.source)
+        if source == "CLEARED":
+            args.append(f"{json_name(f.name)}: cleared")
+        elif source == "GIVEN":
+            args.append(f'{json_name(f.name)}: body.value("{rules.body_name}") != nil')
+        elif f.label == "repeated":
+            args.append(f"{json_name(f.name)}: {field_value(f, rules)} ?? []")
+        else:
+            args.append(f"{json_name(f.name)}: {field_value(f, rules)}")
     lines += [f"{i2}self.init({', '.join(args)})", f"{i1}}}", "}"]
     return lines
 
 
-def render_body_reading(fields, optional_body=False, either=()):
+def render_body_reading(fields, optional_body=False, either=(), needs=(), either_at=""):
     """The Swift that reads a body's fields by their declared rules: in declaration order, every
     problem of shape collected into one 422 `auth/validation-failed`; then each field's format
     is checked in that order (an address is `auth/invalid-email`, a password under the policy
@@ -836,6 +873,11 @@ def render_body_reading(fields, optional_body=False, either=()):
             validator = (f'{{ $0.unicodeScalars.count >= {low} ? nil : '
                          f'"must be at least {low} character{"s" if low > 1 else ""}" }}')
 
+        if f.type == "bool":
+            if f.label != "optional":
+                raise ProtoError(f.where, "a bool body field is optional")
+            lines.append(f'{i2}let {var} = body.optionalBool("{key}")')
+            continue
         if f.type == "int32":
             read = f'body.optionalInteger("{key}", in: {rules.minimum}...{rules.maximum})'
             if rules.default:
@@ -887,15 +929,22 @@ def render_body_reading(fields, optional_body=False, either=()):
                 raise ProtoError(f.where, "a phone number read by the body reader is required")
             checks += [f"{i2}guard let {var} = PhoneNumber.normalize({var}, country: {var}Country) else {{",
                        f'{i3}throw ServiceError.invalidPhoneNumber(at: "body.{key}")', f"{i2}}}"]
+    names = {f.name: swift_ident(json_name(f.name)) for f, _ in fields}
     if either:
-        # One of these fields is needed (the schema's anyOf); the problem is the last one's.
-        names = {f.name: swift_ident(json_name(f.name)) for f, _ in fields}
+        # One of these fields is needed (the schema's anyOf); the problem names `either_at`.
+        words = " or ".join(either) if len(either) == 2 else "one of " + ", ".join(either[:-1]) + " or " + either[-1]
         lines += [f"{i2}if {' && '.join(names[n] + ' == nil' for n in either)} {{",
-                  f'{i3}body.add(.init(location: "body.{either[-1]}", message: "{" or ".join(either)} is required"))',
+                  f'{i3}body.add(.init(location: "body.{either_at}", message: "{words} is required"))',
+                  f"{i2}}}"]
+    for field_, others in needs:
+        if field_ not in names or any(n not in names for n in others):
+            raise ProtoError("needs", f"{field_}: {others} names a field the body does not have")
+        lines += [f"{i2}if {names[field_]} != nil, {' && '.join(names[n] + ' == nil' for n in others)} {{",
+                  f'{i3}body.add(.init(location: "body.{field_}", message: "needs {" or ".join(others)}"))',
                   f"{i2}}}"]
     if fields:
         lines.append(f"{i2}try body.finish()")
-    required = [swift_ident(json_name(f.name)) for f, _ in fields if f.label != "optional" and f.type == "string"]
+    required = [swift_ident(json_name(f.name)) for f, _ in fields if f.label == "" and f.type == "string"]
     if required:
         lines.append(f"{i2}guard {', '.join(f'let {v}' for v in required)} else {{ throw ServiceError.validationFailed([]) }}")
     lines += checks

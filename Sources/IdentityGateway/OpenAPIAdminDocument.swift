@@ -319,45 +319,6 @@ enum OpenAPIAdminDocument {
         "AdminUser": {"allOf": [{"$ref": "#/components/schemas/User"}, {
           "type": "object", "required": ["custom_claims", "disabled"],
           "properties": {"custom_claims": {"type": "object"}, "disabled": {"type": "boolean"}}}]},
-        "AdminUserCreate": {
-          "type": "object", "description": "One of email, phone or username; a password needs an email or a username. null is as absent.",
-          "allOf": [
-            {"anyOf": [{"required": ["email"], "properties": {"email": {"type": "string"}}},
-                       {"required": ["phone"], "properties": {"phone": {"type": "string"}}},
-                       {"required": ["username"], "properties": {"username": {"type": "string"}}}]},
-            {"anyOf": [{"not": {"required": ["password"], "properties": {"password": {"type": "string"}}}},
-                       {"required": ["email"], "properties": {"email": {"type": "string"}}},
-                       {"required": ["username"], "properties": {"username": {"type": "string"}}}]}
-          ],
-          "properties": {
-            "email": {"type": ["string", "null"], "format": "email", "maxLength": 254},
-            "password": {"type": ["string", "null"], "minLength": 8, "maxLength": 256},
-            "email_verified": {"type": ["boolean", "null"]},
-            "phone": {"type": ["string", "null"], "pattern": "^\\+[1-9][0-9]{6,14}$"},
-            "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"},
-            "first_name": {"type": ["string", "null"], "maxLength": 100},
-            "last_name": {"type": ["string", "null"], "maxLength": 100},
-            "roles": {"oneOf": [{"$ref": "#/components/schemas/Roles"}, {"type": "null"}]},
-            "custom_claims": {"oneOf": [{"$ref": "#/components/schemas/CustomClaims"}, {"type": "null"}]},
-            "app_metadata": {"type": ["object", "null"]},
-            "user_metadata": {"type": ["object", "null"]}
-          }
-        },
-        "AdminUserUpdate": {
-          "type": "object",
-          "properties": {
-            "email": {"type": ["string", "null"], "format": "email", "maxLength": 254},
-            "email_verified": {"type": "boolean"},
-            "phone": {"type": ["string", "null"], "pattern": "^\\+[1-9][0-9]{6,14}$"},
-            "username": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_.]{3,32}$"},
-            "first_name": {"type": ["string", "null"], "maxLength": 100},
-            "last_name": {"type": ["string", "null"], "maxLength": 100},
-            "roles": {"oneOf": [{"$ref": "#/components/schemas/Roles"}, {"type": "null"}]},
-            "custom_claims": {"oneOf": [{"$ref": "#/components/schemas/CustomClaims"}, {"type": "null"}]},
-            "app_metadata": {"type": ["object", "null"]},
-            "user_metadata": {"type": ["object", "null"]}
-          }
-        },
         "Roles": {"type": "array", "maxItems": 50, "items": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$"}},
         "CustomClaims": {"type": "object", "description": "Under 1 KiB as JSON; no reserved claim name (iss, sub, aud, exp, iat, jti, sid, amr, roles, email, …). In the next access token."},
         "AuditRow": {

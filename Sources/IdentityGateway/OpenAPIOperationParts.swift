@@ -12,8 +12,8 @@ extension OpenAPIDocument {
             "name": "X-Device-Token",
             "in": "header",
             "required": false,
-            "schema": {"type": "string", "maxLength": 128},
-            "description": "The device_token of this device's last sign-in: once the identifier's sign-in budget is spent (sign_in_per_identifier), a live one is counted against this device's own (sign_in_per_device)"
+            "schema": {"type": "string"},
+            "description": "The device_token of this device's last sign-in: once the identifier's sign-in budget is spent (sign_in_per_identifier), a live one is counted against this device's own (sign_in_per_device). A value that is not a device token (dt_…, 40 to 128 characters) is ignored, never refused: a device with a damaged token can still sign in"
           }
         ],
         "responses": {

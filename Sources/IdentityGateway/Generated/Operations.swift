@@ -725,6 +725,8 @@ extension DeclaredOperation {
     /// The request schemas shared by several operations (`http.request`), generated from the
     /// fields of their commands: the document's components, never written by hand.
     static let requestSchemas: [String: String] = [
+        "AdminUserCreate": "{\"type\":\"object\",\"required\":[],\"properties\":{\"email\":{\"type\":[\"string\",\"null\"],\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":[\"string\",\"null\"],\"maxLength\":256,\"description\":\"Hashed with Argon2id by the token worker; the password policy applies\",\"examples\":[\"tangerine-ladder-1843\"]},\"email_verified\":{\"type\":[\"boolean\",\"null\"]},\"phone\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^\\\\+[1-9][0-9]{6,14}$\",\"maxLength\":16,\"examples\":[\"+14155550123\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"roles\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/Roles\"},{\"type\":\"null\"}]},\"custom_claims\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/CustomClaims\"},{\"type\":\"null\"}]},\"app_metadata\":{\"type\":[\"object\",\"null\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"]}},\"allOf\":[{\"anyOf\":[{\"required\":[\"email\"],\"properties\":{\"email\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"phone\"],\"properties\":{\"phone\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"username\"],\"properties\":{\"username\":{\"not\":{\"type\":\"null\"}}}}]},{\"anyOf\":[{\"not\":{\"required\":[\"password\"],\"properties\":{\"password\":{\"not\":{\"type\":\"null\"}}}}},{\"required\":[\"email\"],\"properties\":{\"email\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"username\"],\"properties\":{\"username\":{\"not\":{\"type\":\"null\"}}}}]}]}",
+        "AdminUserUpdate": "{\"type\":\"object\",\"required\":[],\"properties\":{\"email\":{\"type\":[\"string\",\"null\"],\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"email_verified\":{\"type\":[\"boolean\",\"null\"]},\"phone\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^\\\\+[1-9][0-9]{6,14}$\",\"maxLength\":16},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},\"roles\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/Roles\"},{\"type\":\"null\"}]},\"custom_claims\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/CustomClaims\"},{\"type\":\"null\"}]},\"app_metadata\":{\"type\":[\"object\",\"null\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"]}}}",
         "AppleSignInRequest": "{\"type\":\"object\",\"required\":[\"identity_token\",\"nonce\"],\"properties\":{\"identity_token\":{\"type\":\"string\",\"description\":\"The identity token Sign in with Apple gave the app\",\"examples\":[\"eyJraWQiOiJXNldjT0tCIiwiYWxnIjoiUlMyNTYifQ.eyJpc3MiOiJodHRwczovL2FwcGxlaWQuYXBwbGUuY29tIn0.c2lnbmF0dXJl\"]},\"nonce\":{\"type\":\"string\",\"description\":\"The raw nonce from GET /v1/auth/nonce\",\"examples\":[\"n-9Kq3vX0aLm2Zt7RbW4yQ\"]},\"authorization_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":2048,\"description\":\"Kept (exchanged for Apple's refresh token) so the account's deletion can revoke it at Apple\",\"examples\":[\"c6f1a8e2b9d04f7e8a3b5c1d2e4f6a8b0.0.mrqx.AbCdEf\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"password\":{\"type\":[\"string\",\"null\"],\"maxLength\":1024,\"description\":\"Linking only: the account's password, as fresh proof\"}}}",
         "DeletionProof": "{\"type\":\"object\",\"required\":[],\"properties\":{\"password\":{\"type\":[\"string\",\"null\"],\"description\":\"An account with a password\",\"examples\":[\"tangerine-ladder-1843\"]},\"secret\":{\"type\":[\"string\",\"null\"],\"description\":\"A guest: its secret\"},\"identity_token\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384,\"description\":\"An Apple account: a new identity token (with nonce and authorization_code)\"},\"id_token\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384,\"description\":\"A Google account: a new ID token\"},\"authorization_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":2048},\"nonce\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384}}}",
         "DeviceRequest": "{\"type\":\"object\",\"required\":[\"token\",\"platform\",\"kind\"],\"properties\":{\"token\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":512,\"description\":\"The push token (APNs device token in hex, FCM registration token)\",\"examples\":[\"9f8c2e7a1b3d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a\"]},\"platform\":{\"type\":\"string\",\"enum\":[\"ios\",\"android\",\"web\"],\"examples\":[\"ios\"]},\"kind\":{\"type\":\"string\",\"enum\":[\"apns\",\"fcm\",\"voip\"],\"examples\":[\"apns\"]},\"device_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada's iPhone\"]}}}",
@@ -748,7 +750,7 @@ extension DeclaredOperation {
         "RefreshRequest": "{\"type\":\"object\",\"required\":[\"refresh_token\"],\"properties\":{\"refresh_token\":{\"type\":\"string\",\"description\":\"The refresh token of the last sign-in or refresh (each is used once)\",\"examples\":[\"rt_3q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}",
         "RotateSecretKeyRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"overlap_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":2592000,\"default\":86400,\"description\":\"Seconds the keys live now keep working (at most 30 days; 0: they stop at once)\",\"examples\":[3600]}}}",
         "RotateSigningKeyRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"alg\":{\"type\":[\"string\",\"null\"],\"enum\":[\"RS256\",\"ES256\",\"EdDSA\",null],\"description\":\"Default: the current key's algorithm\",\"examples\":[\"ES256\"]}}}",
-        "SignInRequest": "{\"type\":\"object\",\"required\":[\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"identifier\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":254,\"description\":\"An email or a username\"},\"password\":{\"type\":\"string\",\"examples\":[\"tangerine-ladder-1843\"]}},\"anyOf\":[{\"required\":[\"email\"]},{\"required\":[\"identifier\"]}]}",
+        "SignInRequest": "{\"type\":\"object\",\"required\":[\"password\"],\"properties\":{\"email\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"identifier\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"maxLength\":254,\"description\":\"An email or a username\"},\"password\":{\"type\":\"string\",\"examples\":[\"tangerine-ladder-1843\"]}},\"anyOf\":[{\"required\":[\"email\"],\"properties\":{\"email\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"identifier\"],\"properties\":{\"identifier\":{\"not\":{\"type\":\"null\"}}}}]}",
         "SignUpRequest": "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]}}}",
         "UpdateMeRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"examples\":[\"https://cdn.example.com/ada.png\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"],\"description\":\"The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it\"}}}",
     ]
@@ -2082,6 +2084,66 @@ extension GatewayV1.RotateSecretKeyRequest {
         let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: 0...2592000) ?? 86400)
         try body.finish()
         self.init(overlapSeconds: overlapSeconds)
+    }
+}
+
+extension GatewayV1.AdminUserCreate {
+    /// The body of POST /v1/admin/users (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let email = body.optionalString("email", maxLength: 254).string
+        let password = body.optionalString("password", maxLength: 256).string
+        let emailVerified = body.optionalBool("email_verified")
+        let phone = body.optionalString("phone", maxLength: 16, validate: AdminFields.phone).string
+        let username = body.optionalString("username", maxLength: 32, validate: FieldRules.username).string
+        let firstName = body.optionalString("first_name", maxLength: 100).string
+        let lastName = body.optionalString("last_name", maxLength: 100).string
+        let roles = AdminFields.roles("roles", &body)
+        let customClaims = AdminFields.customClaims("custom_claims", &body)
+        let appMetadata = AdminFields.metadata("app_metadata", &body)
+        let userMetadata = AdminFields.metadata("user_metadata", &body)
+        if email == nil && phone == nil && username == nil {
+            body.add(.init(location: "body.email", message: "one of email, phone or username is required"))
+        }
+        if password != nil, email == nil && username == nil {
+            body.add(.init(location: "body.password", message: "needs email or username"))
+        }
+        try body.finish()
+        if let email, !EmailAddress.isValid(email) { throw ServiceError.invalidEmail(at: "body.email") }
+        self.init(email: email, password: password, emailVerified: emailVerified, phone: phone, username: username, firstName: firstName, lastName: lastName, roles: roles ?? [], customClaims: customClaims, appMetadata: appMetadata, userMetadata: userMetadata)
+    }
+}
+
+extension GatewayV1.AdminUserUpdate {
+    /// The body of PATCH /v1/admin/users/{uid} (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var cleared: [String] = []
+        var body = try BodyReader(context)
+        let emailGiven = body.optionalString("email", maxLength: 254)
+        let email = emailGiven.string
+        if emailGiven == .null { cleared.append("email") }
+        let emailVerified = body.optionalBool("email_verified")
+        let phoneGiven = body.optionalString("phone", maxLength: 16, validate: AdminFields.phone)
+        let phone = phoneGiven.string
+        if phoneGiven == .null { cleared.append("phone") }
+        let usernameGiven = body.optionalString("username", maxLength: 32, validate: FieldRules.username)
+        let username = usernameGiven.string
+        if usernameGiven == .null { cleared.append("username") }
+        let firstNameGiven = body.optionalString("first_name", maxLength: 100)
+        let firstName = firstNameGiven.string
+        if firstNameGiven == .null { cleared.append("first_name") }
+        let lastNameGiven = body.optionalString("last_name", maxLength: 100)
+        let lastName = lastNameGiven.string
+        if lastNameGiven == .null { cleared.append("last_name") }
+        let roles = AdminFields.roles("roles", &body)
+        let customClaims = AdminFields.customClaims("custom_claims", &body)
+        let appMetadata = AdminFields.metadata("app_metadata", &body)
+        let userMetadata = AdminFields.metadata("user_metadata", &body)
+        try body.finish()
+        if let email, !EmailAddress.isValid(email) { throw ServiceError.invalidEmail(at: "body.email") }
+        self.init(email: email, emailVerified: emailVerified, phone: phone, username: username, firstName: firstName, lastName: lastName, roles: roles ?? [], rolesGiven: body.value("roles") != nil, customClaims: customClaims, appMetadata: appMetadata, userMetadata: userMetadata, cleared: cleared)
     }
 }
 

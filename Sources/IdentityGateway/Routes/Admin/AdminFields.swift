@@ -19,10 +19,10 @@ enum AdminFields {
     }
 
     /// `roles`: at most 50 names of 1 to 64 of `[A-Za-z0-9_.:-]`, each once.
-    static func roles(_ body: inout BodyReader) -> [String]? {
-        guard let value = body.value("roles"), value != .null else { return nil }
+    static func roles(_ key: String, _ body: inout BodyReader) -> [String]? {
+        guard let value = body.value(key), value != .null else { return nil }
         guard case .array(let items) = value, items.count <= 50 else {
-            body.add(.init(location: "body.roles", message: "must be a list of at most 50 role names"))
+            body.add(.init(location: "body.\(key)", message: "must be a list of at most 50 role names"))
             return nil
         }
         var roles: [String] = []
@@ -30,7 +30,7 @@ enum AdminFields {
             guard case .string(let role) = item, (1...64).contains(role.utf8.count), role.utf8.allSatisfy({
                 ($0 >= 48 && $0 <= 58) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 95 || $0 == 46 || $0 == 45
             }) else {
-                body.add(.init(location: "body.roles[\(index)]", message: "must be 1 to 64 of A-Z a-z 0-9 _ . : -"))
+                body.add(.init(location: "body.\(key)[\(index)]", message: "must be 1 to 64 of A-Z a-z 0-9 _ . : -"))
                 continue
             }
             if !roles.contains(role) { roles.append(role) }
@@ -50,15 +50,15 @@ enum AdminFields {
     }
 
     /// `custom_claims`: compact JSON text, or nil when absent (null clears: `{}`).
-    static func customClaims(_ body: inout BodyReader) -> String? {
-        guard let value = body.value("custom_claims") else { return nil }
+    static func customClaims(_ key: String, _ body: inout BodyReader) -> String? {
+        guard let value = body.value(key) else { return nil }
         if value == .null { return "{}" }
         if containsNUL(value) {
-            body.add(.init(location: "body.custom_claims", message: "must not contain NUL characters"))
+            body.add(.init(location: "body.\(key)", message: "must not contain NUL characters"))
             return nil
         }
         if let problem = CustomClaims.problem(value) {
-            body.add(.init(location: "body.custom_claims", message: problem))
+            body.add(.init(location: "body.\(key)", message: problem))
             return nil
         }
         return value.serialized

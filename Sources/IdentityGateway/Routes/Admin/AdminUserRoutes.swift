@@ -10,7 +10,6 @@ struct AdminUserRoutes: AdminUserApiHandlers {
     let sessions: SessionStore
     let commands: CommandSender
 
-
     // The declared operations that share a handler, each with its own route.
     func adminDisableUser(_ context: RouteContext) throws -> RouteResult { try setDisabled(context, true) }
     func adminEnableUser(_ context: RouteContext) throws -> RouteResult { try setDisabled(context, false) }
@@ -47,30 +46,12 @@ struct AdminUserRoutes: AdminUserApiHandlers {
     /// A user made by the app's backend, with or without a password (Argon2id by the worker).
     func adminCreateUser(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
-        var body = try BodyReader(context)
-        let email = body.optionalString("email", maxLength: 254).string
-        let password = body.optionalString("password", maxLength: 256).string
-        let verified = body.optionalBool("email_verified") ?? false
-        let phone = body.optionalString("phone", maxLength: 16, validate: AdminFields.phone).string
-        let username = body.optionalString("username", maxLength: 32, validate: FieldRules.username).string
-        let (firstName, lastName) = body.optionalNames()
-        let roles = AdminFields.roles(&body) ?? []
-        let claims = AdminFields.customClaims(&body) ?? ""
-        let appMetadata = AdminFields.metadata("app_metadata", &body) ?? ""
-        let userMetadata = AdminFields.metadata("user_metadata", &body) ?? ""
-        if email == nil && phone == nil && username == nil {
-            body.add(.init(location: "body.email", message: "one of email, phone or username is required"))
-        }
-        if password != nil && email == nil && username == nil {
-            body.add(.init(location: "body.password", message: "needs an email or a username to sign in with"))
-        }
-        try body.finish()
-        // As sign-up: a malformed address is its own code (no JSON Schema can say which are).
-        if let email, AdminFields.email(email) != nil { throw ServiceError.invalidEmail() }
+        let body = try GatewayV1.AdminUserCreate(declaredBodyOf: context)
         let command = AdminV1.CreateUser(
-            appId: caller.app.id, email: email, password: password, emailVerified: verified, phone: phone,
-            username: username, firstName: firstName, lastName: lastName, roles: roles, customClaimsJson: claims,
-            appMetadataJson: appMetadata, userMetadataJson: userMetadata, actor: caller.actor)
+            appId: caller.app.id, email: body.email, password: body.password, emailVerified: body.emailVerified ?? false,
+            phone: body.phone, username: body.username, firstName: body.firstName, lastName: body.lastName,
+            roles: body.roles, customClaimsJson: body.customClaims ?? "", appMetadataJson: body.appMetadata ?? "",
+            userMetadataJson: body.userMetadata ?? "", actor: caller.actor)
         return commands.send(command, expecting: TokenV1.UserResult.self, appId: caller.app.id, request: context.request) {
             HTTPResponse.data($0.user.map(UserJSON.admin) ?? .null, status: 201)
         }
@@ -81,31 +62,12 @@ struct AdminUserRoutes: AdminUserApiHandlers {
     func adminUpdateUser(_ context: RouteContext) throws -> RouteResult {
         let caller = try context.requireAdmin()
         let uid = try Self.uid(context)
-        var body = try BodyReader(context)
-        var command = AdminV1.UpdateUser(appId: caller.app.id, uid: uid, actor: caller.actor)
-        var clear: [String] = []
-        let text = { (key: String, value: BodyReader.Optional) -> String? in
-            if value == .null { clear.append(key) }
-            return value.string
-        }
-        command.email = text("email", body.optionalString("email", maxLength: 254))
-        command.emailVerified = body.optionalBool("email_verified")
-        command.phone = text("phone", body.optionalString("phone", maxLength: 16, validate: AdminFields.phone))
-        command.username = text("username", body.optionalString("username", maxLength: 32, validate: FieldRules.username))
-        command.firstName = text("first_name", body.optionalString("first_name", maxLength: 100))
-        command.lastName = text("last_name", body.optionalString("last_name", maxLength: 100))
-        if let roles = AdminFields.roles(&body) {
-            command.setRoles = true
-            command.roles = roles
-        } else if body.value("roles") == .null {
-            command.setRoles = true
-        }
-        command.customClaimsJson = AdminFields.customClaims(&body)
-        command.appMetadataJson = AdminFields.metadata("app_metadata", &body)
-        command.userMetadataJson = AdminFields.metadata("user_metadata", &body)
-        try body.finish()
-        if let email = command.email, AdminFields.email(email) != nil { throw ServiceError.invalidEmail() }
-        command.clearFields = clear
+        let body = try GatewayV1.AdminUserUpdate(declaredBodyOf: context)
+        let command = AdminV1.UpdateUser(
+            appId: caller.app.id, uid: uid, email: body.email, emailVerified: body.emailVerified, phone: body.phone,
+            username: body.username, firstName: body.firstName, lastName: body.lastName, clearFields: body.cleared,
+            setRoles: body.rolesGiven, roles: body.roles, customClaimsJson: body.customClaims,
+            appMetadataJson: body.appMetadata, userMetadataJson: body.userMetadata, actor: caller.actor)
         return commands.send(command, expecting: TokenV1.UserResult.self, appId: caller.app.id, request: context.request) {
             HTTPResponse.data($0.user.map(UserJSON.admin) ?? .null)
         }

@@ -247,6 +247,158 @@ extension GatewayV1 {
         }
     }
 
+    /// POST /v1/admin/users: a user made by the app's backend.
+    public struct AdminUserCreate: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.AdminUserCreate"
+
+        public var email: String?
+        public var password: String?
+        public var emailVerified: Bool?
+        public var phone: String?
+        public var username: String?
+        public var firstName: String?
+        public var lastName: String?
+        public var roles: [String]
+        public var customClaims: String?
+        public var appMetadata: String?
+        public var userMetadata: String?
+
+        public init(
+            email: String? = nil,
+            password: String? = nil,
+            emailVerified: Bool? = nil,
+            phone: String? = nil,
+            username: String? = nil,
+            firstName: String? = nil,
+            lastName: String? = nil,
+            roles: [String] = [],
+            customClaims: String? = nil,
+            appMetadata: String? = nil,
+            userMetadata: String? = nil
+        ) {
+            self.email = email
+            self.password = password
+            self.emailVerified = emailVerified
+            self.phone = phone
+            self.username = username
+            self.firstName = firstName
+            self.lastName = lastName
+            self.roles = roles
+            self.customClaims = customClaims
+            self.appMetadata = appMetadata
+            self.userMetadata = userMetadata
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.email = try container.decodeProto(String.self, "email")
+            self.password = try container.decodeProto(String.self, "password")
+            self.emailVerified = try container.decodeProto(Bool.self, "email_verified", "emailVerified")
+            self.phone = try container.decodeProto(String.self, "phone")
+            self.username = try container.decodeProto(String.self, "username")
+            self.firstName = try container.decodeProto(String.self, "first_name", "firstName")
+            self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
+            self.roles = try container.decodeProto([String].self, "roles") ?? []
+            self.customClaims = try container.decodeProto(String.self, "custom_claims", "customClaims")
+            self.appMetadata = try container.decodeProto(String.self, "app_metadata", "appMetadata")
+            self.userMetadata = try container.decodeProto(String.self, "user_metadata", "userMetadata")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if let value = self.email { try container.encode(value, forKey: ProtoJSONKey("email")) }
+            if let value = self.password { try container.encode(value, forKey: ProtoJSONKey("password")) }
+            if let value = self.emailVerified { try container.encode(value, forKey: ProtoJSONKey("email_verified")) }
+            if let value = self.phone { try container.encode(value, forKey: ProtoJSONKey("phone")) }
+            if let value = self.username { try container.encode(value, forKey: ProtoJSONKey("username")) }
+            if let value = self.firstName { try container.encode(value, forKey: ProtoJSONKey("first_name")) }
+            if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
+            if !self.roles.isEmpty { try container.encode(self.roles, forKey: ProtoJSONKey("roles")) }
+            if let value = self.customClaims { try container.encode(value, forKey: ProtoJSONKey("custom_claims")) }
+            if let value = self.appMetadata { try container.encode(value, forKey: ProtoJSONKey("app_metadata")) }
+            if let value = self.userMetadata { try container.encode(value, forKey: ProtoJSONKey("user_metadata")) }
+        }
+    }
+
+    /// PATCH /v1/admin/users/{uid}: what is given changes; null clears a profile field, empties the
+    /// roles, claims or metadata.
+    public struct AdminUserUpdate: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.AdminUserUpdate"
+
+        public var email: String?
+        public var emailVerified: Bool?
+        public var phone: String?
+        public var username: String?
+        public var firstName: String?
+        public var lastName: String?
+        public var roles: [String]
+        public var rolesGiven: Bool
+        public var customClaims: String?
+        public var appMetadata: String?
+        public var userMetadata: String?
+        public var cleared: [String]
+
+        public init(
+            email: String? = nil,
+            emailVerified: Bool? = nil,
+            phone: String? = nil,
+            username: String? = nil,
+            firstName: String? = nil,
+            lastName: String? = nil,
+            roles: [String] = [],
+            rolesGiven: Bool = false,
+            customClaims: String? = nil,
+            appMetadata: String? = nil,
+            userMetadata: String? = nil,
+            cleared: [String] = []
+        ) {
+            self.email = email
+            self.emailVerified = emailVerified
+            self.phone = phone
+            self.username = username
+            self.firstName = firstName
+            self.lastName = lastName
+            self.roles = roles
+            self.rolesGiven = rolesGiven
+            self.customClaims = customClaims
+            self.appMetadata = appMetadata
+            self.userMetadata = userMetadata
+            self.cleared = cleared
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.email = try container.decodeProto(String.self, "email")
+            self.emailVerified = try container.decodeProto(Bool.self, "email_verified", "emailVerified")
+            self.phone = try container.decodeProto(String.self, "phone")
+            self.username = try container.decodeProto(String.self, "username")
+            self.firstName = try container.decodeProto(String.self, "first_name", "firstName")
+            self.lastName = try container.decodeProto(String.self, "last_name", "lastName")
+            self.roles = try container.decodeProto([String].self, "roles") ?? []
+            self.rolesGiven = try container.decodeProto(Bool.self, "roles_given", "rolesGiven") ?? false
+            self.customClaims = try container.decodeProto(String.self, "custom_claims", "customClaims")
+            self.appMetadata = try container.decodeProto(String.self, "app_metadata", "appMetadata")
+            self.userMetadata = try container.decodeProto(String.self, "user_metadata", "userMetadata")
+            self.cleared = try container.decodeProto([String].self, "cleared") ?? []
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if let value = self.email { try container.encode(value, forKey: ProtoJSONKey("email")) }
+            if let value = self.emailVerified { try container.encode(value, forKey: ProtoJSONKey("email_verified")) }
+            if let value = self.phone { try container.encode(value, forKey: ProtoJSONKey("phone")) }
+            if let value = self.username { try container.encode(value, forKey: ProtoJSONKey("username")) }
+            if let value = self.firstName { try container.encode(value, forKey: ProtoJSONKey("first_name")) }
+            if let value = self.lastName { try container.encode(value, forKey: ProtoJSONKey("last_name")) }
+            if !self.roles.isEmpty { try container.encode(self.roles, forKey: ProtoJSONKey("roles")) }
+            if self.rolesGiven { try container.encode(self.rolesGiven, forKey: ProtoJSONKey("roles_given")) }
+            if let value = self.customClaims { try container.encode(value, forKey: ProtoJSONKey("custom_claims")) }
+            if let value = self.appMetadata { try container.encode(value, forKey: ProtoJSONKey("app_metadata")) }
+            if let value = self.userMetadata { try container.encode(value, forKey: ProtoJSONKey("user_metadata")) }
+            if !self.cleared.isEmpty { try container.encode(self.cleared, forKey: ProtoJSONKey("cleared")) }
+        }
+    }
+
     /// DELETE /v1/me: one fresh proof, or none (then a sign-in younger than 5 minutes must do).
     public struct DeletionProof: ProtoMessage {
         public static let protoName = "identity.gateway.v1.DeletionProof"
