@@ -7,7 +7,6 @@ struct ProviderRoutes: ProviderApiHandlers {
     let auth: Authenticator
     let commands: CommandSender
 
-
     // The declared operations that share a handler, each with its own route.
     func signInWithApple(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: "apple") }
     func signInWithGoogle(_ context: RouteContext) throws -> RouteResult { try signIn(context, provider: "google") }

@@ -78,13 +78,6 @@ struct BodyReader {
         }
     }
 
-    /// The optional `first_name` and `last_name` (100 characters each) a sign-in that may
-    /// create the account carries (email and phone codes, providers, the admin API's create).
-    mutating func optionalNames() -> (first: String?, last: String?) {
-        let first = optionalString("first_name", maxLength: 100).string
-        return (first, optionalString("last_name", maxLength: 100).string)
-    }
-
     /// `maxLength` counts characters as JSON Schema's `maxLength` does (Unicode scalars, the
     /// limit the OpenAPI document states), not Swift's grapheme clusters: `"e\u{301}"` is two.
     mutating func optionalString(_ key: String, maxLength: Int = 256,
