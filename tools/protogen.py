@@ -397,6 +397,12 @@ ANSWERS = {"user": ("identity.token.v1.UserResult", "DeclaredAnswer.user"),
            "passkey_sign_in_options": ("identity.token.v1.PasskeyOptions", "DeclaredAnswer.passkeySignInOptions"),
            "passkey_options": ("identity.token.v1.PasskeyOptions", "DeclaredAnswer.passkeyOptions"),
            "passkey_list": ("identity.token.v1.PasskeyList", "DeclaredAnswer.passkeyList")}
+# The shared response (answers.proto's shapes) each answer is documented with (none: 204).
+ANSWER_RESPONSES = {"user": "User", "accepted": "Queued", "done": None, "signed_in": "SignedIn",
+                    "code_check": "CodeCheck", "backup_codes": "BackupCodes", "totp_enrolment": "TotpEnrolment",
+                    "mfa_status": "MfaStatus", "tokens": "SignedIn", "phone_code_sent": "PhoneCodeSent",
+                    "device": "Device", "passkey": "Passkey", "passkey_sign_in_options": "PasskeySignInOptions",
+                    "passkey_options": "PasskeyOptions", "passkey_list": "Passkeys"}
 # The queue of each worker's commands, by the package of their messages (the token worker's is the default).
 QUEUE_OF_PACKAGE = {"identity.revocation.v1": "BusTopology.revocationCommands",
                     "identity.provider.v1": "BusTopology.providerCommands"}
@@ -437,6 +443,7 @@ class Operation:
     response: str = ""
     parameters: list = field(default_factory=list)
     answer: str = ""
+    mfa_challenge: bool = False
     fixed: dict = field(default_factory=dict)
     path_fields: dict = field(default_factory=dict)  # command field -> path parameter
 
@@ -475,6 +482,11 @@ def operations(files, options):
                     op.request, op.response = decl.http.request, decl.http.response
                     op.parameters = list(decl.http.parameters)
                     op.answer = decl.http.answer
+                    if op.answer and op.response:
+                        raise ProtoError(where, f"answer {op.answer!r} implies its response; leave `response` out")
+                    if op.answer:
+                        op.response = ANSWER_RESPONSES.get(op.answer) or ""
+                    op.mfa_challenge = decl.http.mfa_challenge or op.answer == "signed_in"
                     for item in decl.http.path_fields:
                         name, eq, parameter = item.partition("=")
                         if not eq or "{" + parameter + "}" not in op.path:
@@ -1001,7 +1013,107 @@ def render_worker(ops, sources, worker):
     return "\n".join(out) + "\n"
 
 
-def render_gateway(ops, messages=None, options=None, sources=None):
+# Responses the admin document writes by hand (their shapes are the admin API's own).
+HAND_RESPONSES = {"AppSettings", "AdminUser"}
+SHAPE_TYPES = {"string": "string", "bool": "boolean", "int32": "integer", "int64": "integer",
+               "uint32": "integer", "uint64": "integer", "double": "number"}
+
+
+def is_shape(msg, options):
+    return msg.options is not None and msg.options.HasExtension(options.shape)
+
+
+def shape_value(f, text, rules):
+    """A field's example as JSON: strings as written, other values (and objects) parsed."""
+    if f.type == "string" and f.label != "repeated" and rules.format != "object":
+        return text
+    return json.loads(text)
+
+
+def shape_schema(msg, options):
+    """The JSON Schema of an answer's shape, from its fields and their rules."""
+    properties, required = {}, []
+    for f in msg.fields:
+        rules = f.options.Extensions[options.field]
+        if f.kind == "message":
+            item = {"$ref": f"#/components/schemas/{f.type.rsplit('.', 1)[-1]}"}
+        elif rules.format == "object":
+            item = {"type": "object"}
+        else:
+            item = {"type": SHAPE_TYPES[f.type]}
+            if rules.format:
+                if rules.format != "date-time":
+                    raise ProtoError(f.where, "a shape's field formats are date-time and object")
+                item["format"] = "date-time"
+        if rules.allowed:
+            item = {"const": rules.allowed[0]} if len(rules.allowed) == 1 else {"enum": list(rules.allowed)}
+        schema = item
+        if f.label == "repeated":
+            schema = {"type": "array", "items": item}
+            if rules.minimum or rules.maximum:
+                schema.update({"minItems": rules.minimum, "maxItems": rules.maximum})
+        elif f.label == "optional":
+            if "type" in item and not rules.allowed:
+                schema = {**item, "type": [item["type"], "null"]}
+            else:
+                schema = {"oneOf": [item, {"type": "null"}]}
+        if rules.description:
+            schema = {**schema, "description": rules.description}
+        if rules.example:
+            schema = {**schema, "examples": [shape_value(f, rules.example, rules)]}
+        properties[f.name] = schema
+        if not rules.omitted:
+            required.append(f.name)
+    schema = {"type": "object"}
+    if required:
+        schema["required"] = required
+    if properties:
+        schema["properties"] = properties
+    return schema
+
+
+def shape_example(msg, options, shapes):
+    """An example of a shape made of its fields' examples (nested shapes' too); None when none has one."""
+    example = {}
+    for f in msg.fields:
+        rules = f.options.Extensions[options.field]
+        if rules.example:
+            example[f.name] = shape_value(f, rules.example, rules)
+        elif f.kind == "message" and f.type.rsplit(".", 1)[-1] in shapes:
+            inner = shape_example(shapes[f.type.rsplit(".", 1)[-1]], options, shapes)
+            if inner is not None:
+                example[f.name] = [inner] if f.label == "repeated" else inner
+    return example or None
+
+
+def shape_components(shape_messages, options):
+    """The document's schemas (one per shape) and shared responses (each shape's `shape` option)."""
+    shapes = {m.name: m for m in shape_messages}
+    schemas, responses = {}, {}
+    for msg in shape_messages:
+        schemas[msg.name] = shape_schema(msg, options)
+        rule = msg.options.Extensions[options.shape]
+        ref = {"$ref": f"#/components/schemas/{msg.name}"}
+        example = shape_example(msg, options, shapes)
+        for name, description, data in ((rule.response, rule.description, ref),
+                                        (rule.list_response, rule.list_description, {"type": "array", "items": ref})):
+            if not name:
+                continue
+            if name in responses:
+                raise ProtoError(msg.where, f"response {name} is declared twice")
+            if not description:
+                raise ProtoError(msg.where, f"response {name} has a description")
+            media = {"schema": data if rule.bare else {"type": "object", "required": ["data"], "properties": {"data": data}}}
+            if example is not None:
+                shown = [example] if data is not ref else example
+                media["example"] = shown if rule.bare else {"data": shown}
+            responses[name] = {"description": description, "content": {"application/json": media}}
+            if rule.bare and data is not ref:
+                raise ProtoError(msg.where, "a bare response is one shape, not a list")
+    return schemas, responses
+
+
+def render_gateway(ops, messages=None, options=None, sources=None, shapes=None):
     """The gateway's declared operations, and per service the handlers protocol and its routes."""
     i1, i2, i3 = " " * 4, " " * 8, " " * 12
     http = [op for op in ops if op.path]
@@ -1019,7 +1131,7 @@ def render_gateway(ops, messages=None, options=None, sources=None):
             f"{i2}command: {command},",
             f"{i2}document: .init(summary: {swift_string(op.summary)}, description: {swift_string(op.description) if op.description else 'nil'},",
             f"{i2}                request: {swift_string(op.request) if op.request else 'nil'}, response: {swift_string(op.response) if op.response else 'nil'},",
-            f"{i2}                parameters: [{', '.join(swift_string(x) for x in op.parameters)}],",
+            f"{i2}                parameters: [{', '.join(swift_string(x) for x in op.parameters)}], mfaChallenge: {'true' if op.mfa_challenge else 'false'},",
             f"{i2}                generatedRequest: {swift_string(json.dumps(body_schema(messages[op.input], options, {**op.fixed, **op.path_fields}), separators=(',', ':'))) if op.answer and op.body else 'nil'}))"]
     components, body_readers = {}, {}
     for op in http:
@@ -1040,6 +1152,17 @@ def render_gateway(ops, messages=None, options=None, sources=None):
             f"{i1}/// fields of their commands: the document's components, never written by hand.",
             f"{i1}static let requestSchemas: [String: String] = ["]
     out += [f"{i2}{swift_string(name)}: {swift_string(json.dumps(schema, separators=(',', ':')))}," for name, (schema, _) in sorted(components.items())]
+    out += [f"{i1}]"]
+    schemas, responses = shape_components(shapes or [], options)
+    for op in http:
+        if op.response and op.response not in responses and op.response not in HAND_RESPONSES:
+            raise ProtoError(op.where, f"response {op.response!r} is no shape's (answers.proto)")
+    out += ["", f"{i1}/// The schemas of the answers' shapes (answers.proto): the document's components.",
+            f"{i1}static let answerSchemas: [String: String] = ["]
+    out += [f"{i2}{swift_string(name)}: {swift_string(json.dumps(s, separators=(',', ':')))}," for name, s in sorted(schemas.items())]
+    out += [f"{i1}]", "", f"{i1}/// The shared responses that carry them.",
+            f"{i1}static let answerResponses: [String: String] = ["]
+    out += [f"{i2}{swift_string(name)}: {swift_string(json.dumps(s, separators=(',', ':')))}," for name, s in sorted(responses.items())]
     out += [f"{i1}]"]
     out += ["", f"{i1}/// Every operation reached over HTTP, in declaration order.",
             f"{i1}static let all: [DeclaredOperation] = [",
@@ -1080,7 +1203,12 @@ def generate():
     resolve(files)
     outputs, packages = {}, set()
     rel = OUT_DIR.relative_to(ROOT).as_posix()
+    # A file with a `shape` holds answers' shapes only: the document's, rendered by the gateway.
+    shape_files = [pf for pf in files if any(is_shape(m, options) for m in pf.messages)]
+    shapes = [m for pf in shape_files for m in pf.messages]
     for pf in files:
+        if pf in shape_files:
+            continue
         name = Path(pf.path).stem
         out_name = f"{pf.package}.swift" if pf.package not in packages else f"{pf.package}.{name}.swift"
         outputs[f"{rel}/{out_name}"] = render_file(pf, pf.package not in packages)
@@ -1092,7 +1220,7 @@ def generate():
             ops, field_sources(files, options), worker)
     messages = {f"{pf.package}.{m.name}": m for pf in files for m in pf.messages}
     outputs[f"{GATEWAY_OUT.relative_to(ROOT).as_posix()}/Operations.swift"] = render_gateway(
-        ops, messages, options, field_sources(files, options))
+        ops, messages, options, field_sources(files, options), shapes)
     return outputs
 
 

@@ -25,12 +25,18 @@ extension OpenAPIDocument {
         }
         document["paths"] = .object(paths)
         document["tags"] = .array(tags(routes))
-        // The shared request schemas generated from proto/ join the hand-written components.
-        if case .object(var components)? = document["components"], case .object(var schemas)? = components["schemas"] {
-            for (name, text) in DeclaredOperation.requestSchemas {
-                if let schema = JSONValue.parse(Data(text.utf8)) { schemas[name] = schema }
+        // The request schemas, the answers' shapes and their responses, generated from proto/,
+        // join the shared components written here.
+        if case .object(var components)? = document["components"] {
+            let generated = [("schemas", DeclaredOperation.requestSchemas), ("schemas", DeclaredOperation.answerSchemas),
+                             ("responses", DeclaredOperation.answerResponses)]
+            for (kind, parts) in generated {
+                guard case .object(var shared)? = components[kind] else { continue }
+                for (name, text) in parts {
+                    if let part = JSONValue.parse(Data(text.utf8)) { shared[name] = part }
+                }
+                components[kind] = .object(shared)
             }
-            components["schemas"] = .object(schemas)
             document["components"] = .object(components)
         }
         return .object(document)
@@ -102,6 +108,10 @@ extension OpenAPIDocument {
         if let description = declared.document.description { entry["description"] = .string(description) }
         if !declared.document.parameters.isEmpty {
             entry["parameters"] = .array(declared.document.parameters.map { ref("parameters", $0) })
+        } else if !pathParameters(declared.pattern).isEmpty {
+            entry["parameters"] = .array(pathParameters(declared.pattern).map { name in
+                .object(["name": .string(name), "in": "path", "required": .bool(true), "schema": .object(["type": "string"])])
+            })
         }
         // The body's schema: a shared component by name, else the one generated from the
         // command's fields; with an example when the fields declare theirs.
@@ -113,11 +123,24 @@ extension OpenAPIDocument {
             entry["requestBody"] = .object(["required": .bool(declared.takesBody), "content": .object([
                 "application/json": .object(media)])])
         }
+        // The success answer: a shape's shared response, or none (204); a sign-in may challenge.
+        var answers: [String: JSONValue] = [:]
         if let response = declared.document.response {
-            entry["responses"] = .object([String(declared.status): ref("responses", response)])
+            answers[String(declared.status)] = ref("responses", response)
+        } else if declared.status == 204 {
+            answers["204"] = .object(["description": "Done: no content"])
         }
+        if declared.document.mfaChallenge { answers["202"] = ref("responses", "MfaRequired") }
+        if !answers.isEmpty { entry["responses"] = .object(answers) }
         if case .object(let own)? = allOperationParts[declared.id] { entry.merge(own) { $1 } }
         return .object(entry)
+    }
+
+    /// The `{name}` segments of a route's pattern, in order.
+    static func pathParameters(_ pattern: String) -> [String] {
+        pattern.split(separator: "/").compactMap { segment in
+            segment.hasPrefix("{") && segment.hasSuffix("}") ? String(segment.dropFirst().dropLast()) : nil
+        }
     }
 
     /// The security schemes a declared access means.

@@ -11,7 +11,7 @@ extension DeclaredOperation {
         command: TokenV1.SignUp.protoName,
         document: .init(summary: "Create an account with email and password; with a guest's access token, that guest becomes the account", description: nil,
                         request: "SignUpRequest", response: "SignedIn",
-                        parameters: [],
+                        parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]}}}"))
     static let signIn = DeclaredOperation(
         id: "signIn", service: "PasswordApi", method: "POST", pattern: "/v1/auth/sign-in",
@@ -20,8 +20,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SignIn.protoName,
         document: .init(summary: "Sign in with email or username and password", description: nil,
-                        request: "SignInRequest", response: nil,
-                        parameters: [],
+                        request: "SignInRequest", response: "SignedIn",
+                        parameters: [], mfaChallenge: true,
                         generatedRequest: nil))
     static let guestSignIn = DeclaredOperation(
         id: "guestSignIn", service: "AccountApi", method: "POST", pattern: "/v1/auth/guest",
@@ -31,7 +31,7 @@ extension DeclaredOperation {
         command: TokenV1.GuestSignIn.protoName,
         document: .init(summary: "Sign in as a guest: the same secret always returns the same guest", description: nil,
                         request: "GuestRequest", response: "SignedIn",
-                        parameters: [],
+                        parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"secret\"],\"properties\":{\"secret\":{\"type\":\"string\",\"minLength\":32,\"maxLength\":256,\"description\":\"256 random bits, base64url (43 characters), made once by the client; a secret that does not look random (fewer than 8 distinct characters, a repeated block, under 100 bits by a per-character estimate) is refused (422 auth/validation-failed)\",\"examples\":[\"q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}"))
     /// The body is optional (its absence is simply no proof: 403), so no media-type check; the
     /// handler parses it when there is one.
@@ -43,7 +43,7 @@ extension DeclaredOperation {
         command: TokenV1.DeleteAccount.protoName,
         document: .init(summary: "Delete the account and all its data, given fresh proof: {password}, a guest's {secret}, Apple {identity_token, authorization_code, nonce} or Google {id_token}", description: nil,
                         request: "DeletionProof", response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let registerDevice = DeclaredOperation(
         id: "registerDevice", service: "AccountApi", method: "POST", pattern: "/v1/me/devices",
@@ -52,8 +52,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.RegisterDevice.protoName,
         document: .init(summary: "Register this session's push device (a known token moves here)", description: nil,
-                        request: "DeviceRequest", response: nil,
-                        parameters: [],
+                        request: "DeviceRequest", response: "Device",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"token\",\"platform\",\"kind\"],\"properties\":{\"token\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":512,\"description\":\"The push token (APNs device token in hex, FCM registration token)\",\"examples\":[\"9f8c2e7a1b3d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a\"]},\"platform\":{\"type\":\"string\",\"enum\":[\"ios\",\"android\",\"web\"],\"examples\":[\"ios\"]},\"kind\":{\"type\":\"string\",\"enum\":[\"apns\",\"fcm\",\"voip\"],\"examples\":[\"apns\"]},\"device_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada's iPhone\"]}}}"))
     static let listDevices = DeclaredOperation(
         id: "listDevices", service: "AccountApi", method: "GET", pattern: "/v1/me/devices",
@@ -62,8 +62,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: nil,
         document: .init(summary: "The user's push devices", description: nil,
-                        request: nil, response: nil,
-                        parameters: [],
+                        request: nil, response: "Devices",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let unregisterDevice = DeclaredOperation(
         id: "unregisterDevice", service: "AccountApi", method: "DELETE", pattern: "/v1/me/devices/{id}",
@@ -73,7 +73,7 @@ extension DeclaredOperation {
         command: RevocationV1.UnregisterDevice.protoName,
         document: .init(summary: "Unregister a push device", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let refreshToken = DeclaredOperation(
         id: "refreshToken", service: "SessionApi", method: "POST", pattern: "/v1/auth/token/refresh",
@@ -83,7 +83,7 @@ extension DeclaredOperation {
         command: TokenV1.Refresh.protoName,
         document: .init(summary: "Spend a refresh token for a new pair; a spent token within 30 s gets the same successor, later it ends the session", description: nil,
                         request: "RefreshRequest", response: "SignedIn",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"refresh_token\"],\"properties\":{\"refresh_token\":{\"type\":\"string\",\"description\":\"The refresh token of the last sign-in or refresh (each is used once)\",\"examples\":[\"rt_3q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}"))
     static let signOut = DeclaredOperation(
         id: "signOut", service: "SessionApi", method: "POST", pattern: "/v1/auth/sign-out",
@@ -93,7 +93,7 @@ extension DeclaredOperation {
         command: RevocationV1.EndSession.protoName,
         document: .init(summary: "End this session", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let signOutAll = DeclaredOperation(
         id: "signOutAll", service: "SessionApi", method: "POST", pattern: "/v1/auth/sign-out-all",
@@ -103,7 +103,7 @@ extension DeclaredOperation {
         command: RevocationV1.EndAllSessions.protoName,
         document: .init(summary: "End every session of the user in this app", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     /// The list reads the sessions anyway: it checks the caller's is live there.
     static let listSessions = DeclaredOperation(
@@ -113,8 +113,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: true,
         command: nil,
         document: .init(summary: "The user's live sessions, newest first", description: nil,
-                        request: nil, response: nil,
-                        parameters: [],
+                        request: nil, response: "Sessions",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let endSession = DeclaredOperation(
         id: "endSession", service: "SessionApi", method: "DELETE", pattern: "/v1/me/sessions/{id}",
@@ -124,7 +124,7 @@ extension DeclaredOperation {
         command: RevocationV1.EndSession.protoName,
         document: .init(summary: "End one of the user's sessions", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     /// The read joins the caller's live session: no separate check.
     static let getMe = DeclaredOperation(
@@ -135,7 +135,7 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The signed-in user", description: nil,
                         request: nil, response: "User",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let updateMe = DeclaredOperation(
         id: "updateMe", service: "MeApi", method: "PATCH", pattern: "/v1/me",
@@ -145,7 +145,7 @@ extension DeclaredOperation {
         command: TokenV1.UpdateProfile.protoName,
         document: .init(summary: "Change the profile; a field sent as null is cleared", description: nil,
                         request: "UpdateMeRequest", response: "User",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[],\"properties\":{\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"examples\":[\"https://cdn.example.com/ada.png\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"],\"description\":\"The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it\"}}}"))
     static let passkeySignInOptions = DeclaredOperation(
         id: "passkeySignInOptions", service: "PasskeyApi", method: "POST", pattern: "/v1/auth/passkey/options",
@@ -154,8 +154,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.PasskeySignInOptions.protoName,
         document: .init(summary: "Passkey sign-in, step 1: PublicKeyCredentialRequestOptions and a flow id. With an identifier, allowCredentials lists its passkeys (a deterministic decoy list when it has none or no account: same shape, same timing; only has_passkeys tells); without one, discoverable credentials (usernameless)", description: nil,
-                        request: "PasskeySignInOptionsRequest", response: nil,
-                        parameters: [],
+                        request: "PasskeySignInOptionsRequest", response: "PasskeySignInOptions",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[],\"properties\":{\"identifier\":{\"type\":[\"string\",\"null\"],\"maxLength\":254,\"description\":\"An email or username; absent for usernameless sign-in\",\"examples\":[\"ada@example.com\"]}}}"))
     static let passkeySignInVerify = DeclaredOperation(
         id: "passkeySignInVerify", service: "PasskeyApi", method: "POST", pattern: "/v1/auth/passkey/verify",
@@ -165,7 +165,7 @@ extension DeclaredOperation {
         command: TokenV1.VerifyPasskey.protoName,
         document: .init(summary: "Passkey sign-in, step 2: the assertion (PublicKeyCredential JSON) for the flow; single use, 5 minutes. User verification gives amr [hwk, mfa] and aal 2", description: nil,
                         request: "PasskeyVerifyRequest", response: "SignedIn",
-                        parameters: [],
+                        parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"flow_id\",\"response\"],\"properties\":{\"flow_id\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"The flow_id of the options\",\"examples\":[\"pkf_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"response\":{\"type\":\"object\",\"description\":\"The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, authenticatorData, signature, userHandle; base64url)\",\"examples\":[{\"id\":\"AQIDBA\",\"rawId\":\"AQIDBA\",\"type\":\"public-key\",\"response\":{\"clientDataJSON\":\"eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0\",\"authenticatorData\":\"SZYN5YgOjGh0NBcP\",\"signature\":\"MEUCIQDx\"}}]}}}"))
     static let passkeyRegistrationOptions = DeclaredOperation(
         id: "passkeyRegistrationOptions", service: "PasskeyApi", method: "POST", pattern: "/v1/me/passkeys/options",
@@ -174,8 +174,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.PasskeyRegistrationOptions.protoName,
         document: .init(summary: "Passkey registration, step 1: PublicKeyCredentialCreationOptions (ES256, EdDSA, RS256; resident key preferred; attestation none) for the signed-in user", description: nil,
-                        request: nil, response: nil,
-                        parameters: [],
+                        request: nil, response: "PasskeyOptions",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let registerPasskey = DeclaredOperation(
         id: "registerPasskey", service: "PasskeyApi", method: "POST", pattern: "/v1/me/passkeys",
@@ -184,8 +184,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.FinishPasskeyRegistration.protoName,
         document: .init(summary: "Passkey registration, step 2: the attestation (PublicKeyCredential JSON); attestation none or packed self-attestation", description: nil,
-                        request: "PasskeyRegisterRequest", response: nil,
-                        parameters: [],
+                        request: "PasskeyRegisterRequest", response: "Passkey",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"response\"],\"properties\":{\"response\":{\"type\":\"object\",\"description\":\"The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, attestationObject, transports; base64url)\",\"examples\":[{\"id\":\"AQIDBA\",\"rawId\":\"AQIDBA\",\"type\":\"public-key\",\"response\":{\"clientDataJSON\":\"eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0\",\"attestationObject\":\"o2NmbXRkbm9uZQ\",\"transports\":[\"internal\"]}}]},\"name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"description\":\"A name the user gives it (default: the authenticator's)\",\"examples\":[\"YubiKey 5C\"]}}}"))
     static let listPasskeys = DeclaredOperation(
         id: "listPasskeys", service: "PasskeyApi", method: "GET", pattern: "/v1/me/passkeys",
@@ -194,8 +194,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ListPasskeys.protoName,
         document: .init(summary: "The user's passkeys", description: nil,
-                        request: nil, response: nil,
-                        parameters: [],
+                        request: nil, response: "Passkeys",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let renamePasskey = DeclaredOperation(
         id: "renamePasskey", service: "PasskeyApi", method: "PATCH", pattern: "/v1/me/passkeys/{id}",
@@ -204,8 +204,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.RenamePasskey.protoName,
         document: .init(summary: "Rename a passkey", description: nil,
-                        request: "PasskeyRenameRequest", response: nil,
-                        parameters: [],
+                        request: "PasskeyRenameRequest", response: "Passkey",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":100,\"examples\":[\"Work laptop\"]}}}"))
     static let deletePasskey = DeclaredOperation(
         id: "deletePasskey", service: "PasskeyApi", method: "DELETE", pattern: "/v1/me/passkeys/{id}",
@@ -215,7 +215,7 @@ extension DeclaredOperation {
         command: TokenV1.DeletePasskey.protoName,
         document: .init(summary: "Remove a passkey (never the account's last way to sign in: 409)", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let nonce = DeclaredOperation(
         id: "nonce", service: "ProviderApi", method: "GET", pattern: "/v1/auth/nonce",
@@ -224,8 +224,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: ProviderV1.IssueNonce.protoName,
         document: .init(summary: "A single-use nonce for Sign in with Apple (valid 5 minutes): give Apple its SHA-256, send it raw", description: nil,
-                        request: nil, response: nil,
-                        parameters: [],
+                        request: nil, response: "Nonce",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let signInWithApple = DeclaredOperation(
         id: "signInWithApple", service: "ProviderApi", method: "POST", pattern: "/v1/auth/apple",
@@ -234,8 +234,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName,
         document: .init(summary: "Sign in with Apple; with a guest's access token, that guest becomes the account", description: nil,
-                        request: "AppleSignInRequest", response: nil,
-                        parameters: [],
+                        request: "AppleSignInRequest", response: "SignedIn",
+                        parameters: [], mfaChallenge: true,
                         generatedRequest: nil))
     static let signInWithGoogle = DeclaredOperation(
         id: "signInWithGoogle", service: "ProviderApi", method: "POST", pattern: "/v1/auth/google",
@@ -244,8 +244,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName,
         document: .init(summary: "Sign in with a Google id token; with a guest's access token, that guest becomes the account", description: nil,
-                        request: "GoogleSignInRequest", response: nil,
-                        parameters: [],
+                        request: "GoogleSignInRequest", response: "SignedIn",
+                        parameters: [], mfaChallenge: true,
                         generatedRequest: nil))
     static let signInWithIdToken = DeclaredOperation(
         id: "signInWithIdToken", service: "ProviderApi", method: "POST", pattern: "/v1/auth/id-token",
@@ -254,8 +254,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName,
         document: .init(summary: "Sign in with a Firebase id token; with a guest's access token, that guest becomes the account", description: nil,
-                        request: "IdTokenSignInRequest", response: nil,
-                        parameters: [],
+                        request: "IdTokenSignInRequest", response: "SignedIn",
+                        parameters: [], mfaChallenge: true,
                         generatedRequest: nil))
     static let linkIdentity = DeclaredOperation(
         id: "linkIdentity", service: "ProviderApi", method: "POST", pattern: "/v1/me/identities/{provider}",
@@ -265,17 +265,17 @@ extension DeclaredOperation {
         command: TokenV1.LinkIdentity.protoName,
         document: .init(summary: "Link a Google or Apple identity to the signed-in user (the body of that provider's sign-in); needs a sign-in younger than 5 minutes or the account's password", description: nil,
                         request: nil, response: "User",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let unlinkIdentity = DeclaredOperation(
         id: "unlinkIdentity", service: "ProviderApi", method: "DELETE", pattern: "/v1/me/identities/{provider}",
-        access: .bearerFresh, status: 200, takesBody: false,
+        access: .bearerFresh, status: 204, takesBody: false,
         limits: [], errors: [.notFound, .lastSignInMethod],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.UnlinkIdentity.protoName,
         document: .init(summary: "Unlink a provider (never the last way to sign in)", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let sendEmailCode = DeclaredOperation(
         id: "sendEmailCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/email-code/send",
@@ -285,7 +285,7 @@ extension DeclaredOperation {
         command: TokenV1.SendEmailCode.protoName,
         document: .init(summary: "Mail a 6-digit sign-in code (same answer whether or not the account exists)", description: nil,
                         request: "EmailRequest", response: "Queued",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]}}}"))
     static let verifyEmailCode = DeclaredOperation(
         id: "verifyEmailCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/email-code/verify",
@@ -294,8 +294,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyEmailCode.protoName,
         document: .init(summary: "Sign in (or up) with a mailed code; with a guest's access token, that guest becomes the account", description: nil,
-                        request: "EmailCodeVerifyRequest", response: nil,
-                        parameters: [],
+                        request: "EmailCodeVerifyRequest", response: "SignedIn",
+                        parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]}}}"))
     static let forgotPassword = DeclaredOperation(
         id: "forgotPassword", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/forgot",
@@ -305,7 +305,7 @@ extension DeclaredOperation {
         command: TokenV1.ForgotPassword.protoName,
         document: .init(summary: "Mail a password reset code (the same answer whether or not the account exists)", description: nil,
                         request: "EmailRequest", response: "Queued",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]}}}"))
     static let checkPasswordCode = DeclaredOperation(
         id: "checkPasswordCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/verify-code",
@@ -314,8 +314,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.CheckPasswordCode.protoName,
         document: .init(summary: "Check a reset code without spending it", description: nil,
-                        request: "EmailAndCodeRequest", response: nil,
-                        parameters: [],
+                        request: "EmailAndCodeRequest", response: "CodeCheck",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}"))
     static let resetPassword = DeclaredOperation(
         id: "resetPassword", service: "EmailApi", method: "POST", pattern: "/v1/auth/password/reset",
@@ -325,7 +325,7 @@ extension DeclaredOperation {
         command: TokenV1.ResetPassword.protoName,
         document: .init(summary: "Set a new password with a reset code; ends every session", description: nil,
                         request: "PasswordResetRequest", response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"The new password\",\"examples\":[\"tangerine-ladder-1843\"]}}}"))
     static let changePassword = DeclaredOperation(
         id: "changePassword", service: "EmailApi", method: "POST", pattern: "/v1/me/password",
@@ -335,7 +335,7 @@ extension DeclaredOperation {
         command: TokenV1.ChangePassword.protoName,
         document: .init(summary: "Change the password; ends the other sessions", description: nil,
                         request: "PasswordChangeRequest", response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"current_password\",\"new_password\"],\"properties\":{\"current_password\":{\"type\":\"string\",\"description\":\"The password the account has now\",\"examples\":[\"tangerine-ladder-1843\"]},\"new_password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"violet-harbour-5127\"]}}}"))
     static let sendEmailVerification = DeclaredOperation(
         id: "sendEmailVerification", service: "EmailApi", method: "POST", pattern: "/v1/me/email/verification",
@@ -345,7 +345,7 @@ extension DeclaredOperation {
         command: TokenV1.SendEmailVerification.protoName,
         document: .init(summary: "Mail an email-verification code (at most once a minute)", description: nil,
                         request: nil, response: "Queued",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let verifyEmail = DeclaredOperation(
         id: "verifyEmail", service: "EmailApi", method: "POST", pattern: "/v1/auth/email/verify",
@@ -355,7 +355,7 @@ extension DeclaredOperation {
         command: TokenV1.VerifyEmail.protoName,
         document: .init(summary: "Verify the email with its code", description: "With the account's own access token (optional), the proof is made in that session: the password, links and that session stay, the other sessions end. Without it (or with another account's), an unverified account is taken over by the address's owner (PRODUCT.md, Email ownership).",
                         request: "EmailAndCodeRequest", response: "User",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}"))
     /// The address is a way in (codes, recovery, alerts): a fresh sign-in starts the change.
     static let startEmailChange = DeclaredOperation(
@@ -366,7 +366,7 @@ extension DeclaredOperation {
         command: TokenV1.StartEmailChange.protoName,
         document: .init(summary: "Start changing the account's email address: a code goes to the new address", description: "Needs a fresh sign-in. The same answer whether or not the new address has an account; the current address keeps working until the change is confirmed, and a new start replaces a pending one.",
                         request: nil, response: "Queued",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"description\":\"The new address\",\"examples\":[\"ada@newmail.example\"]}}}"))
     /// The code proves the new address; the fresh sign-in was needed to ask for it.
     static let confirmEmailChange = DeclaredOperation(
@@ -377,7 +377,7 @@ extension DeclaredOperation {
         command: TokenV1.ConfirmEmailChange.protoName,
         document: .init(summary: "Confirm the email change with the code the new address got", description: "The new address becomes the account's, verified; the old address is told, every other session ends and user.updated (change email) is published. 409 auth/email-already-in-use when the address has become another account's.",
                         request: nil, response: "User",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"The code the new address got\",\"examples\":[\"604218\"]}}}"))
     static let sendPhoneCode = DeclaredOperation(
         id: "sendPhoneCode", service: "PhoneApi", method: "POST", pattern: "/v1/auth/phone/send",
@@ -387,7 +387,7 @@ extension DeclaredOperation {
         command: TokenV1.SendPhoneCode.protoName,
         document: .init(summary: "Text a 6-digit sign-in code to a phone (E.164, or a national number with country_code). The answer is the same whether the SMS left or the app's SMS policy (allowed calling codes, caps, breaker) kept it back", description: nil,
                         request: "PhoneRequest", response: "PhoneCodeSent",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"phone\"],\"properties\":{\"phone\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code\",\"examples\":[\"+33612345678\"]},\"country_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":4,\"description\":\"For a national number: an ISO 3166 region (FR) or a calling code (33, +33)\"}}}"))
     static let verifyPhoneCode = DeclaredOperation(
         id: "verifyPhoneCode", service: "PhoneApi", method: "POST", pattern: "/v1/auth/phone/verify",
@@ -396,8 +396,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyPhoneCode.protoName,
         document: .init(summary: "Sign in (or up) with a texted code; the phone counts as verified. With a guest's access token, that guest becomes the account", description: nil,
-                        request: "PhoneCodeVerifyRequest", response: nil,
-                        parameters: [],
+                        request: "PhoneCodeVerifyRequest", response: "SignedIn",
+                        parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"session_id\",\"code\"],\"properties\":{\"session_id\":{\"type\":\"string\",\"description\":\"The session_id of the send\",\"examples\":[\"phs_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the SMS; anything else is a wrong guess\",\"examples\":[\"583017\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]}}}"))
     static let linkPhone = DeclaredOperation(
         id: "linkPhone", service: "PhoneApi", method: "POST", pattern: "/v1/me/phone",
@@ -407,7 +407,7 @@ extension DeclaredOperation {
         command: TokenV1.SendPhoneCode.protoName,
         document: .init(summary: "Text a code to link a phone to the signed-in user (same SMS policy and answer as sign-in)", description: nil,
                         request: "PhoneRequest", response: "PhoneCodeSent",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"phone\"],\"properties\":{\"phone\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code\",\"examples\":[\"+33612345678\"]},\"country_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":4,\"description\":\"For a national number: an ISO 3166 region (FR) or a calling code (33, +33)\"}}}"))
     static let verifyLinkedPhone = DeclaredOperation(
         id: "verifyLinkedPhone", service: "PhoneApi", method: "POST", pattern: "/v1/me/phone/verify",
@@ -417,7 +417,7 @@ extension DeclaredOperation {
         command: TokenV1.LinkPhone.protoName,
         document: .init(summary: "Finish linking: the texted code makes the number the user's verified phone", description: nil,
                         request: "PhoneLinkVerifyRequest", response: "User",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"session_id\",\"code\"],\"properties\":{\"session_id\":{\"type\":\"string\",\"description\":\"The session_id of the send\",\"examples\":[\"phs_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the SMS; anything else is a wrong guess\",\"examples\":[\"583017\"]}}}"))
     static let verifyMfa = DeclaredOperation(
         id: "verifyMfa", service: "MfaApi", method: "POST", pattern: "/v1/auth/mfa/verify",
@@ -427,7 +427,7 @@ extension DeclaredOperation {
         command: TokenV1.VerifyMfa.protoName,
         document: .init(summary: "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed or texted code; 5 wrong codes end the challenge", description: nil,
                         request: "MfaVerifyRequest", response: "SignedIn",
-                        parameters: [],
+                        parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"challenge_token\",\"code\"],\"properties\":{\"challenge_token\":{\"type\":\"string\",\"description\":\"The challenge_token of the 202 answer\",\"examples\":[\"N3q8mWfX0cV2tLk9pR4sYh6uJb1eZa7dQ5oTgS3iE8w\"]},\"code\":{\"type\":\"string\",\"description\":\"A TOTP code, the mailed or texted code or a backup code; anything else is a wrong guess\",\"examples\":[\"731904\"]},\"method\":{\"type\":[\"string\",\"null\"],\"enum\":[\"totp\",\"email\",\"sms\",\"backup_code\",null],\"description\":\"Which of the challenge's methods the code is for (default: any)\",\"examples\":[\"totp\"]}}}"))
     static let mfaStatus = DeclaredOperation(
         id: "mfaStatus", service: "MfaApi", method: "GET", pattern: "/v1/me/mfa",
@@ -436,8 +436,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.GetMfaStatus.protoName,
         document: .init(summary: "Whether MFA is on, its methods and backup codes left", description: nil,
-                        request: nil, response: nil,
-                        parameters: [],
+                        request: nil, response: "MfaStatus",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let disableMfa = DeclaredOperation(
         id: "disableMfa", service: "MfaApi", method: "DELETE", pattern: "/v1/me/mfa",
@@ -447,7 +447,7 @@ extension DeclaredOperation {
         command: TokenV1.DisableMfa.protoName,
         document: .init(summary: "Turn MFA off with a current code (TOTP, backup, mailed or texted); needs an aal 2 sign-in younger than 5 minutes", description: nil,
                         request: "MfaCodeRequest", response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
     static let startTotp = DeclaredOperation(
         id: "startTotp", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/totp",
@@ -456,8 +456,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.StartMfaEnrolment.protoName,
         document: .init(summary: "Start TOTP enrolment: the secret, its otpauth URI (issuer: the app's name) and a QR code as SVG; needs a sign-in younger than 5 minutes (aal 2 once MFA is on)", description: nil,
-                        request: nil, response: nil,
-                        parameters: [],
+                        request: nil, response: "TotpEnrolment",
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let startEmailMfa = DeclaredOperation(
         id: "startEmailMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/email",
@@ -467,7 +467,7 @@ extension DeclaredOperation {
         command: TokenV1.StartMfaEnrolment.protoName,
         document: .init(summary: "Start the email second factor: a code is mailed to the account's verified address (once it is on: a current code, for turning MFA off)", description: nil,
                         request: nil, response: "Queued",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     /// Texts a code to the verified phone: limited per IP like the phone code sends; the token
     /// worker applies the SMS policy (calling codes, breaker, caps) besides.
@@ -479,7 +479,7 @@ extension DeclaredOperation {
         command: TokenV1.StartMfaEnrolment.protoName,
         document: .init(summary: "Start the SMS second factor: a code is texted to the account's verified phone, under the app's SMS policy (a refused send is answered the same); once it is on: a current code, for turning MFA off", description: nil,
                         request: nil, response: "Queued",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let confirmTotp = DeclaredOperation(
         id: "confirmTotp", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/totp/confirm",
@@ -489,7 +489,7 @@ extension DeclaredOperation {
         command: TokenV1.ConfirmMfaEnrolment.protoName,
         document: .init(summary: "Confirm TOTP with a first code: MFA is on; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
     static let confirmEmailMfa = DeclaredOperation(
         id: "confirmEmailMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/email/confirm",
@@ -499,7 +499,7 @@ extension DeclaredOperation {
         command: TokenV1.ConfirmMfaEnrolment.protoName,
         document: .init(summary: "Confirm the email second factor with the mailed code; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
     static let confirmSmsMfa = DeclaredOperation(
         id: "confirmSmsMfa", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/sms/confirm",
@@ -509,7 +509,7 @@ extension DeclaredOperation {
         command: TokenV1.ConfirmMfaEnrolment.protoName,
         document: .init(summary: "Confirm the SMS second factor with the texted code; answers 10 backup codes, shown this once", description: nil,
                         request: "MfaCodeRequest", response: "BackupCodes",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
     static let regenerateBackupCodes = DeclaredOperation(
         id: "regenerateBackupCodes", service: "MfaApi", method: "POST", pattern: "/v1/me/mfa/backup-codes",
@@ -519,7 +519,7 @@ extension DeclaredOperation {
         command: TokenV1.RegenerateBackupCodes.protoName,
         document: .init(summary: "A fresh set of 10 backup codes (the old set dies); needs an aal 2 sign-in younger than 5 minutes", description: nil,
                         request: nil, response: "BackupCodes",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let jwks = DeclaredOperation(
         id: "jwks", service: "DiscoveryApi", method: "GET", pattern: "/v1/apps/{app_id}/jwks.json",
@@ -528,8 +528,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: nil,
         document: .init(summary: "The app's public signing keys", description: nil,
-                        request: nil, response: nil,
-                        parameters: ["AppId"],
+                        request: nil, response: "JWKSet",
+                        parameters: ["AppId"], mfaChallenge: false,
                         generatedRequest: nil))
     static let openidConfiguration = DeclaredOperation(
         id: "openidConfiguration", service: "DiscoveryApi", method: "GET", pattern: "/v1/apps/{app_id}/.well-known/openid-configuration",
@@ -538,8 +538,8 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         command: nil,
         document: .init(summary: "The app's OpenID configuration", description: nil,
-                        request: nil, response: nil,
-                        parameters: ["AppId"],
+                        request: nil, response: "OpenIDConfiguration",
+                        parameters: ["AppId"], mfaChallenge: false,
                         generatedRequest: nil))
     static let introspectToken = DeclaredOperation(
         id: "introspectToken", service: "IntrospectionApi", method: "POST", pattern: "/v1/token/introspect",
@@ -549,7 +549,7 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "RFC 7662 introspection of an access or refresh token: active with its claims, or only {active: false}", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminRotateSecretKey = DeclaredOperation(
         id: "adminRotateSecretKey", service: "AdminAppApi", method: "POST", pattern: "/v1/admin/secret-keys/rotate",
@@ -559,7 +559,7 @@ extension DeclaredOperation {
         command: AdminV1.RotateSecretKey.protoName,
         document: .init(summary: "A new secret key (shown once); the live keys keep working for overlap_seconds", description: nil,
                         request: "RotateSecretKeyRequest", response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminAuditLog = DeclaredOperation(
         id: "adminAuditLog", service: "AdminAppApi", method: "GET", pattern: "/v1/admin/audit",
@@ -569,7 +569,7 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The app's audit log (admin calls and security events), newest first", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminGetSettings = DeclaredOperation(
         id: "adminGetSettings", service: "AdminAppApi", method: "GET", pattern: "/v1/admin/settings",
@@ -579,7 +579,7 @@ extension DeclaredOperation {
         command: AdminV1.UpdateAppSettings.protoName,
         document: .init(summary: "The app's settings, as identityctl apps settings prints them", description: nil,
                         request: nil, response: "AppSettings",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminUpdateSettings = DeclaredOperation(
         id: "adminUpdateSettings", service: "AdminAppApi", method: "PATCH", pattern: "/v1/admin/settings",
@@ -589,7 +589,7 @@ extension DeclaredOperation {
         command: AdminV1.UpdateAppSettings.protoName,
         document: .init(summary: "Change the app's settings: what identityctl apps settings sets, with the same rules", description: nil,
                         request: "AppSettingsUpdate", response: "AppSettings",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminListUsers = DeclaredOperation(
         id: "adminListUsers", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users",
@@ -599,7 +599,7 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The app's users, newest first, with filters and a cursor", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminCreateUser = DeclaredOperation(
         id: "adminCreateUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users",
@@ -609,7 +609,7 @@ extension DeclaredOperation {
         command: AdminV1.CreateUser.protoName,
         document: .init(summary: "Create a user, with or without a password (email_verified settable)", description: nil,
                         request: "AdminUserCreate", response: "AdminUser",
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminGetUser = DeclaredOperation(
         id: "adminGetUser", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users/{uid}",
@@ -619,7 +619,7 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "One user, with its custom claims and whether it is disabled", description: nil,
                         request: nil, response: "AdminUser",
-                        parameters: ["Uid"],
+                        parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminUpdateUser = DeclaredOperation(
         id: "adminUpdateUser", service: "AdminUserApi", method: "PATCH", pattern: "/v1/admin/users/{uid}",
@@ -629,7 +629,7 @@ extension DeclaredOperation {
         command: AdminV1.UpdateUser.protoName,
         document: .init(summary: "Change a user: profile fields (null clears), email_verified, roles, custom claims, metadata (each replaced whole)", description: nil,
                         request: "AdminUserUpdate", response: "AdminUser",
-                        parameters: ["Uid"],
+                        parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminDeleteUser = DeclaredOperation(
         id: "adminDeleteUser", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}",
@@ -639,7 +639,7 @@ extension DeclaredOperation {
         command: AdminV1.DeleteUser.protoName,
         document: .init(summary: "Delete a user as DELETE /v1/me does (sessions end, Apple tokens revoked, user.deleted)", description: nil,
                         request: nil, response: nil,
-                        parameters: ["Uid"],
+                        parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminDisableUser = DeclaredOperation(
         id: "adminDisableUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/disable",
@@ -649,7 +649,7 @@ extension DeclaredOperation {
         command: AdminV1.SetUserDisabled.protoName,
         document: .init(summary: "Disable a user: every session ends at once, sign-in and refresh answer 403 auth/user-disabled, user.disabled is published", description: nil,
                         request: nil, response: "AdminUser",
-                        parameters: ["Uid"],
+                        parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminEnableUser = DeclaredOperation(
         id: "adminEnableUser", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/enable",
@@ -659,7 +659,7 @@ extension DeclaredOperation {
         command: AdminV1.SetUserDisabled.protoName,
         document: .init(summary: "Enable a disabled user again (user.enabled)", description: nil,
                         request: nil, response: "AdminUser",
-                        parameters: ["Uid"],
+                        parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminResetUserMfa = DeclaredOperation(
         id: "adminResetUserMfa", service: "AdminUserApi", method: "POST", pattern: "/v1/admin/users/{uid}/mfa/reset",
@@ -669,7 +669,7 @@ extension DeclaredOperation {
         command: AdminV1.ResetUserMfa.protoName,
         document: .init(summary: "Reset a user's MFA (they lost every factor): every second factor and backup code removed, mfa.disabled (reason admin_reset) published, audited", description: nil,
                         request: nil, response: "AdminUser",
-                        parameters: ["Uid"],
+                        parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminListSessions = DeclaredOperation(
         id: "adminListSessions", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users/{uid}/sessions",
@@ -679,7 +679,7 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "The user's live sessions, newest first", description: nil,
                         request: nil, response: nil,
-                        parameters: ["Uid"],
+                        parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminEndAllSessions = DeclaredOperation(
         id: "adminEndAllSessions", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}/sessions",
@@ -689,7 +689,7 @@ extension DeclaredOperation {
         command: RevocationV1.EndAllSessions.protoName,
         document: .init(summary: "End every live session of the user", description: nil,
                         request: nil, response: nil,
-                        parameters: ["Uid"],
+                        parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminEndSession = DeclaredOperation(
         id: "adminEndSession", service: "AdminUserApi", method: "DELETE", pattern: "/v1/admin/users/{uid}/sessions/{session_id}",
@@ -699,7 +699,7 @@ extension DeclaredOperation {
         command: RevocationV1.EndSession.protoName,
         document: .init(summary: "End one session of the user", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminImportUsers = DeclaredOperation(
         id: "adminImportUsers", service: "AdminKeyApi", method: "POST", pattern: "/v1/admin/users/import",
@@ -709,7 +709,7 @@ extension DeclaredOperation {
         command: AdminV1.ImportUsers.protoName,
         document: .init(summary: "Import up to 1,000 users with their password hashes (bcrypt, scrypt, Firebase scrypt, PBKDF2, Argon2) and provider identities; each user all or nothing", description: nil,
                         request: nil, response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminRotateSigningKey = DeclaredOperation(
         id: "adminRotateSigningKey", service: "AdminKeyApi", method: "POST", pattern: "/v1/admin/keys/rotate",
@@ -719,7 +719,7 @@ extension DeclaredOperation {
         command: AdminV1.RotateSigningKey.protoName,
         document: .init(summary: "Add the next signing key: published in the JWKS now, signing one JWKS cache period later; the current key stays published until its tokens have expired", description: nil,
                         request: "RotateSigningKeyRequest", response: nil,
-                        parameters: [],
+                        parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
 
     /// The request schemas shared by several operations (`http.request`), generated from the
@@ -753,6 +753,52 @@ extension DeclaredOperation {
         "SignInRequest": "{\"type\":\"object\",\"required\":[\"password\"],\"properties\":{\"email\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"identifier\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"maxLength\":254,\"description\":\"An email or a username\"},\"password\":{\"type\":\"string\",\"examples\":[\"tangerine-ladder-1843\"]}},\"anyOf\":[{\"required\":[\"email\"],\"properties\":{\"email\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"identifier\"],\"properties\":{\"identifier\":{\"not\":{\"type\":\"null\"}}}}]}",
         "SignUpRequest": "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]}}}",
         "UpdateMeRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"examples\":[\"https://cdn.example.com/ada.png\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"],\"description\":\"The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it\"}}}",
+    ]
+
+    /// The schemas of the answers' shapes (answers.proto): the document's components.
+    static let answerSchemas: [String: String] = [
+        "BackupCodes": "{\"type\":\"object\",\"required\":[\"backup_codes\"],\"properties\":{\"backup_codes\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":10,\"maxItems\":10}}}",
+        "CodeCheck": "{\"type\":\"object\",\"required\":[\"valid\"],\"properties\":{\"valid\":{\"type\":\"boolean\"}}}",
+        "CodeSent": "{\"type\":\"object\",\"required\":[\"expires_in\"],\"properties\":{\"expires_in\":{\"type\":\"integer\",\"examples\":[600]}}}",
+        "Device": "{\"type\":\"object\",\"required\":[\"id\",\"token\",\"platform\",\"kind\",\"device_name\",\"session_id\",\"created_at\"],\"properties\":{\"id\":{\"type\":\"string\"},\"token\":{\"type\":\"string\"},\"platform\":{\"enum\":[\"ios\",\"android\",\"web\"]},\"kind\":{\"enum\":[\"apns\",\"fcm\",\"voip\"]},\"device_name\":{\"type\":[\"string\",\"null\"]},\"session_id\":{\"type\":\"string\"},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\"}}}",
+        "JWK": "{\"type\":\"object\",\"required\":[\"kty\",\"use\",\"alg\",\"kid\"],\"properties\":{\"kty\":{\"enum\":[\"RSA\",\"EC\",\"OKP\"]},\"use\":{\"const\":\"sig\"},\"alg\":{\"enum\":[\"RS256\",\"ES256\",\"EdDSA\"]},\"kid\":{\"type\":\"string\"},\"n\":{\"type\":\"string\"},\"e\":{\"type\":\"string\"},\"crv\":{\"enum\":[\"P-256\",\"Ed25519\"]},\"x\":{\"type\":\"string\"},\"y\":{\"type\":\"string\"}}}",
+        "JWKSet": "{\"type\":\"object\",\"required\":[\"keys\"],\"properties\":{\"keys\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/JWK\"}}}}",
+        "MfaChallenge": "{\"type\":\"object\",\"required\":[\"challenge_token\",\"expires_at\",\"methods\"],\"properties\":{\"challenge_token\":{\"type\":\"string\",\"examples\":[\"mfa_4Hq8Zt2LwX7cN1vB5kR9pD3s\"]},\"expires_at\":{\"type\":\"string\",\"format\":\"date-time\",\"examples\":[\"2026-11-30T09:19:03Z\"]},\"methods\":{\"type\":\"array\",\"items\":{\"enum\":[\"totp\",\"email\",\"sms\",\"backup_code\"]},\"examples\":[[\"totp\",\"backup_code\"]]}}}",
+        "MfaRequired": "{\"type\":\"object\",\"required\":[\"mfa\"],\"properties\":{\"mfa\":{\"$ref\":\"#/components/schemas/MfaChallenge\"}}}",
+        "MfaStatus": "{\"type\":\"object\",\"required\":[\"enabled\",\"methods\",\"backup_codes_remaining\",\"last_used_at\",\"enabled_at\"],\"properties\":{\"enabled\":{\"type\":\"boolean\"},\"methods\":{\"type\":\"array\",\"items\":{\"enum\":[\"totp\",\"email\",\"sms\"]}},\"backup_codes_remaining\":{\"type\":\"integer\"},\"last_used_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},\"enabled_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"}}}",
+        "Nonce": "{\"type\":\"object\",\"required\":[\"nonce\",\"expires_at\"],\"properties\":{\"nonce\":{\"type\":\"string\",\"description\":\"Give it to Sign in with Apple (as its SHA-256) or Google, then send it back\",\"examples\":[\"n-9Kq3vX0aLm2Zt7RbW4yQ\"]},\"expires_at\":{\"type\":\"string\",\"format\":\"date-time\"}}}",
+        "OpenIDConfiguration": "{\"type\":\"object\",\"required\":[\"issuer\",\"jwks_uri\",\"id_token_signing_alg_values_supported\",\"token_endpoint_auth_methods_supported\",\"subject_types_supported\",\"response_types_supported\",\"claims_supported\"],\"properties\":{\"issuer\":{\"type\":\"string\"},\"jwks_uri\":{\"type\":\"string\"},\"id_token_signing_alg_values_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"token_endpoint_auth_methods_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"subject_types_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"response_types_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"claims_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}",
+        "Passkey": "{\"type\":\"object\",\"required\":[\"id\",\"name\",\"credential_id\",\"transports\",\"aaguid\",\"backup_eligible\",\"backup_state\",\"created_at\",\"last_used_at\"],\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"credential_id\":{\"type\":\"string\",\"description\":\"base64url\"},\"transports\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"aaguid\":{\"type\":\"string\"},\"backup_eligible\":{\"type\":\"boolean\"},\"backup_state\":{\"type\":\"boolean\"},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"last_used_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"}}}",
+        "PasskeyCreationOptions": "{\"type\":\"object\"}",
+        "PasskeySignInOptions": "{\"type\":\"object\",\"required\":[\"flow_id\",\"options\",\"has_passkeys\"],\"properties\":{\"flow_id\":{\"type\":\"string\",\"description\":\"Send it back with the assertion\"},\"options\":{\"type\":\"object\",\"description\":\"PublicKeyCredentialRequestOptions\"},\"has_passkeys\":{\"type\":\"boolean\",\"description\":\"Whether the identifier given has passkeys (false when none was given)\"}}}",
+        "PhoneCodeSent": "{\"type\":\"object\",\"required\":[\"session_id\",\"expires_in\"],\"properties\":{\"session_id\":{\"type\":\"string\"},\"expires_in\":{\"type\":\"integer\",\"examples\":[600]}}}",
+        "Session": "{\"type\":\"object\",\"required\":[\"id\",\"current\",\"created_at\",\"last_seen_at\",\"expires_at\",\"ip\",\"user_agent\",\"amr\",\"mfa_verified\"],\"properties\":{\"id\":{\"type\":\"string\"},\"current\":{\"type\":\"boolean\",\"description\":\"The session of the access token that asked\"},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"last_seen_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"expires_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"ip\":{\"type\":[\"string\",\"null\"]},\"user_agent\":{\"type\":[\"string\",\"null\"]},\"amr\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"How the session signed in (RFC 8176 values: pwd, otp, mfa, \\u2026)\"},\"mfa_verified\":{\"type\":\"boolean\"}}}",
+        "TokenGrant": "{\"type\":\"object\",\"required\":[\"access_token\",\"token_type\",\"expires_in\",\"refresh_token\",\"session_id\",\"is_new_user\",\"user\"],\"properties\":{\"access_token\":{\"type\":\"string\",\"description\":\"A JWT (RS256, ES256 or EdDSA) for the Authorization header\",\"examples\":[\"eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1XzAxIn0.c2lnbmF0dXJl\"]},\"token_type\":{\"const\":\"Bearer\",\"examples\":[\"Bearer\"]},\"expires_in\":{\"type\":\"integer\",\"description\":\"Seconds the access token lives\",\"examples\":[900]},\"refresh_token\":{\"type\":\"string\",\"description\":\"Spent once (POST /v1/auth/token/refresh)\",\"examples\":[\"rt_9fK2mQ7vX3aL0zT8bW4yR6nD1sE5gH2j\"]},\"session_id\":{\"type\":\"string\",\"examples\":[\"s_01JD8X3B2C5F8H1K4M7P0R3T6V\"]},\"is_new_user\":{\"type\":\"boolean\",\"examples\":[false]},\"user\":{\"$ref\":\"#/components/schemas/User\"},\"device_token\":{\"type\":\"string\",\"description\":\"Password sign-in only: this device's token, to send as X-Device-Token on its next sign-in (it replaces the one sent; 90 days)\"}}}",
+        "TotpEnrolment": "{\"type\":\"object\",\"required\":[\"secret\",\"otpauth_uri\",\"qr_svg\"],\"properties\":{\"secret\":{\"type\":\"string\",\"description\":\"Base32, for typing in\",\"examples\":[\"JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP\"]},\"otpauth_uri\":{\"type\":\"string\",\"examples\":[\"otpauth://totp/Acme:ada%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Acme\"]},\"qr_svg\":{\"type\":\"string\",\"description\":\"The otpauth URI as a QR code (SVG document)\"}}}",
+        "User": "{\"type\":\"object\",\"required\":[\"uid\",\"email\",\"email_verified\",\"phone\",\"username\",\"first_name\",\"last_name\",\"photo_url\",\"is_guest\",\"has_password\",\"providers\",\"roles\",\"mfa_enabled\",\"created_at\",\"app_metadata\",\"user_metadata\"],\"properties\":{\"uid\":{\"type\":\"string\",\"examples\":[\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\"]},\"email\":{\"type\":[\"string\",\"null\"],\"examples\":[\"ada@example.com\"]},\"email_verified\":{\"type\":\"boolean\",\"examples\":[true]},\"phone\":{\"type\":[\"string\",\"null\"],\"description\":\"E.164\",\"examples\":[\"+14155550123\"]},\"username\":{\"type\":[\"string\",\"null\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"]},\"is_guest\":{\"type\":\"boolean\",\"examples\":[false]},\"has_password\":{\"type\":\"boolean\",\"examples\":[true]},\"providers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"password, google, apple, firebase, phone, passkey\",\"examples\":[[\"password\"]]},\"roles\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"examples\":[[]]},\"mfa_enabled\":{\"type\":\"boolean\",\"examples\":[false]},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\",\"examples\":[\"2026-11-30T09:14:03Z\"]},\"app_metadata\":{\"type\":\"object\",\"description\":\"Set by the app's backend (admin API) only\",\"examples\":[{}]},\"user_metadata\":{\"type\":\"object\",\"description\":\"Set by the user (PATCH /v1/me) or the app's backend\",\"examples\":[{}]}}}",
+    ]
+
+    /// The shared responses that carry them.
+    static let answerResponses: [String: String] = [
+        "BackupCodes": "{\"description\":\"Backup codes, shown this once\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/BackupCodes\"}}}}}}",
+        "CodeCheck": "{\"description\":\"Whether the code is good\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/CodeCheck\"}}}}}}",
+        "Device": "{\"description\":\"The device\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/Device\"}}}}}}",
+        "Devices": "{\"description\":\"Devices\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Device\"}}}}}}}",
+        "JWKSet": "{\"description\":\"JWK set\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/JWKSet\"}}}}",
+        "MfaRequired": "{\"description\":\"The user has a second factor: finish with POST /v1/auth/mfa/verify within 5 minutes\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/MfaRequired\"}}},\"example\":{\"data\":{\"mfa\":{\"challenge_token\":\"mfa_4Hq8Zt2LwX7cN1vB5kR9pD3s\",\"expires_at\":\"2026-11-30T09:19:03Z\",\"methods\":[\"totp\",\"backup_code\"]}}}}}}",
+        "MfaStatus": "{\"description\":\"MFA status\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/MfaStatus\"}}}}}}",
+        "Nonce": "{\"description\":\"A nonce\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/Nonce\"}}},\"example\":{\"data\":{\"nonce\":\"n-9Kq3vX0aLm2Zt7RbW4yQ\"}}}}}",
+        "OpenIDConfiguration": "{\"description\":\"Discovery document\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/OpenIDConfiguration\"}}}}",
+        "Passkey": "{\"description\":\"The passkey\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/Passkey\"}}}}}}",
+        "PasskeyOptions": "{\"description\":\"Options for navigator.credentials.create (binary fields base64url)\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/PasskeyCreationOptions\"}}}}}}",
+        "PasskeySignInOptions": "{\"description\":\"Options for navigator.credentials.get (binary fields base64url)\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/PasskeySignInOptions\"}}}}}}",
+        "Passkeys": "{\"description\":\"Passkeys\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Passkey\"}}}}}}}",
+        "PhoneCodeSent": "{\"description\":\"The code is on its way (or the SMS policy kept it back: the same answer); verify with this session id\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/PhoneCodeSent\"}}},\"example\":{\"data\":{\"expires_in\":600}}}}}",
+        "Queued": "{\"description\":\"The mail is queued; its code lives this many seconds\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/CodeSent\"}}},\"example\":{\"data\":{\"expires_in\":600}}}}}",
+        "Sessions": "{\"description\":\"Sessions\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Session\"}}}}}}}",
+        "SignedIn": "{\"description\":\"Signed in\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/TokenGrant\"}}},\"example\":{\"data\":{\"access_token\":\"eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1XzAxIn0.c2lnbmF0dXJl\",\"token_type\":\"Bearer\",\"expires_in\":900,\"refresh_token\":\"rt_9fK2mQ7vX3aL0zT8bW4yR6nD1sE5gH2j\",\"session_id\":\"s_01JD8X3B2C5F8H1K4M7P0R3T6V\",\"is_new_user\":false,\"user\":{\"uid\":\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\",\"email\":\"ada@example.com\",\"email_verified\":true,\"phone\":\"+14155550123\",\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"is_guest\":false,\"has_password\":true,\"providers\":[\"password\"],\"roles\":[],\"mfa_enabled\":false,\"created_at\":\"2026-11-30T09:14:03Z\",\"app_metadata\":{},\"user_metadata\":{}}}}}}}",
+        "TotpEnrolment": "{\"description\":\"Enrolment started\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/TotpEnrolment\"}}},\"example\":{\"data\":{\"secret\":\"JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP\",\"otpauth_uri\":\"otpauth://totp/Acme:ada%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Acme\"}}}}}",
+        "User": "{\"description\":\"The user\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/User\"}}},\"example\":{\"data\":{\"uid\":\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\",\"email\":\"ada@example.com\",\"email_verified\":true,\"phone\":\"+14155550123\",\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"is_guest\":false,\"has_password\":true,\"providers\":[\"password\"],\"roles\":[],\"mfa_enabled\":false,\"created_at\":\"2026-11-30T09:14:03Z\",\"app_metadata\":{},\"user_metadata\":{}}}}}}",
     ]
 
     /// Every operation reached over HTTP, in declaration order.

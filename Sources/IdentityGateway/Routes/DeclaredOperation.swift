@@ -66,10 +66,13 @@ struct DeclaredOperation: Sendable {
     struct Document: Sendable {
         let summary: String
         let description: String?
-        /// Shared components: the body's schema, the success answer, parameters.
+        /// Shared components: the body's schema, the success answer (a shape's response of
+        /// answers.proto), parameters.
         let request: String?
         let response: String?
         let parameters: [String]
+        /// A sign-in: 202 with an MFA challenge (`MfaRequired`) once the user has a second factor.
+        let mfaChallenge: Bool
         /// The body's JSON Schema, generated from its command's fields (an operation whose
         /// handler is generated): the document's, unless `request` names a shared schema,
         /// which must then agree with it (RequestSchemaDriftTests).

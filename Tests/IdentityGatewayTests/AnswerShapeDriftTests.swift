@@ -1,0 +1,143 @@
+import Foundation
+import XCTest
+@testable import IdentityGateway
+@testable import IdentityKit
+
+/// What the gateway answers is what answers.proto declares: each renderer's output, for a reply
+/// with its optional values absent and one with them present, has exactly the shape's fields
+/// (those marked omitted only when they have a value) and every value has the declared type.
+/// The schemas are the generated ones, read from the served document.
+final class AnswerShapeDriftTests: XCTestCase {
+    private var schemas: [String: JSONValue] = [:]
+
+    override func setUpWithError() throws {
+        let document = try XCTUnwrap(OpenAPIDocument.source(routes: try servedRoutesForTests()))
+        guard case .object(let schemas)? = document["components"]?["schemas"] else { return XCTFail("no schemas") }
+        self.schemas = schemas
+    }
+
+    func testEveryShapeIsAComponentAndEveryResponseCarriesOne() throws {
+        XCTAssertGreaterThanOrEqual(DeclaredOperation.answerSchemas.count, 15)
+        let base = try XCTUnwrap(JSONValue.parse(Data(OpenAPIDocument.json.utf8), maximumBytes: 1 << 20))
+        for name in DeclaredOperation.answerSchemas.keys {
+            XCTAssertNil(base["components"]?["schemas"]?[name], "\(name) is generated; remove its hand-written copy")
+        }
+        for (name, text) in DeclaredOperation.answerResponses {
+            let response = try XCTUnwrap(JSONValue.parse(Data(text.utf8)), name)
+            XCTAssertNotNil(response["content"]?["application/json"]?["schema"], name)
+        }
+    }
+
+    func testUserAndSignInAnswers() throws {
+        let bare = CommonV1.User(uid: "u_1", createdAt: "2026-11-30T09:14:03Z", appMetadataJson: "{}", userMetadataJson: "{}")
+        var full = bare
+        full.email = "ada@example.com"; full.phone = "+14155550123"; full.username = "ada"; full.firstName = "Ada"
+        full.lastName = "L"; full.photoUrl = "https://example.com/a.png"; full.providers = ["password"]; full.roles = ["admin"]
+        for user in [bare, full] {
+            try check(data(DeclaredAnswer.user(TokenV1.UserResult(user: user))), "User")
+            let grant = TokenV1.AuthResult(accessToken: "a", tokenType: "Bearer", expiresIn: 900, refreshToken: "r",
+                                           sessionId: "s", isNewUser: true, user: user)
+            try check(data(DeclaredAnswer.tokens(grant)), "TokenGrant")
+            try check(data(DeclaredAnswer.signedIn(status: 200)(grant)), "TokenGrant")
+        }
+        var withDevice = TokenV1.AuthResult(accessToken: "a", tokenType: "Bearer", expiresIn: 900, refreshToken: "r",
+                                            sessionId: "s", user: bare)
+        withDevice.deviceToken = "dt_" + String(repeating: "x", count: 40)
+        try check(data(UserJSON.signIn(withDevice)), "TokenGrant")
+        let challenged = TokenV1.AuthResult(mfa: TokenV1.MfaChallenge(challengeToken: "c", expiresAt: "2026-11-30T09:19:03Z",
+                                                                      methods: ["totp", "backup_code"]))
+        let answer = DeclaredAnswer.signedIn(status: 200)(challenged)
+        XCTAssertEqual(answer.status, 202)
+        try check(data(answer), "MfaRequired")
+    }
+
+    func testAccountAnswers() throws {
+        try check(data(DeclaredAnswer.accepted(TokenV1.Accepted(expiresIn: 600))), "CodeSent")
+        try check(data(DeclaredAnswer.phoneCodeSent(TokenV1.PhoneCodeSent(sessionId: "p", expiresIn: 600))), "PhoneCodeSent")
+        try check(data(DeclaredAnswer.codeCheck(TokenV1.CodeCheck(valid: true))), "CodeCheck")
+        try check(data(DeclaredAnswer.backupCodes(TokenV1.BackupCodes(backupCodes: (1...10).map { "code-\($0)" }))), "BackupCodes")
+        try check(data(DeclaredAnswer.totpEnrolment(TokenV1.TotpEnrolment(secret: "S", otpauthUri: "otpauth://totp/x", qrSvg: "<svg/>"))),
+                  "TotpEnrolment")
+        for used in [nil, "2026-11-30T09:19:03Z"] as [String?] {
+            try check(data(DeclaredAnswer.mfaStatus(TokenV1.MfaStatus(enabled: used != nil, methods: ["totp"], backupCodesRemaining: 9,
+                                                                      lastUsedAt: used, enabledAt: used))), "MfaStatus")
+        }
+        for name in [nil, "Ada's phone"] as [String?] {
+            let device = CommonV1.Device(id: "d", token: "t", platform: "ios", kind: "apns", deviceName: name, sessionId: "s",
+                                         createdAt: "2026-11-30T09:14:03Z")
+            try check(data(DeclaredAnswer.device(status: 201)(TokenV1.DeviceResult(device: device))), "Device")
+        }
+        for used in [nil, "2026-11-30T09:19:03Z"] as [String?] {
+            let passkey = TokenV1.Passkey(id: "p", name: "Key", credentialId: "Y3JlZA", transports: ["internal"], aaguid: "0",
+                                          createdAt: "2026-11-30T09:14:03Z", lastUsedAt: used)
+            try check(data(DeclaredAnswer.passkey(status: 200)(TokenV1.PasskeyResult(passkey: passkey))), "Passkey")
+            try check(data(DeclaredAnswer.passkeyList(TokenV1.PasskeyList(passkeys: [passkey]))), "Passkey", list: true)
+        }
+        let options = TokenV1.PasskeyOptions(flowId: "f", optionsJson: #"{"challenge":"Y2g"}"#, hasPasskeys: true)
+        try check(data(DeclaredAnswer.passkeySignInOptions(options)), "PasskeySignInOptions")
+        try check(data(DeclaredAnswer.passkeyOptions(options)), "PasskeyCreationOptions")
+    }
+
+    func testEverySigningKeyIsAJWKOfTheSet() throws {
+        for algorithm in SigningAlgorithm.allCases {
+            let jwk = try TokenSigningKey.generate(algorithm).publicJWK(kid: "k1")
+            try check(.object(["keys": .array([jwk])]), "JWKSet")
+        }
+    }
+
+    // MARK: - The subset of JSON Schema the generated shapes use
+
+    private func data(_ response: HTTPResponse) throws -> JSONValue {
+        let body = try XCTUnwrap(JSONValue.parse(response.body))
+        return try XCTUnwrap(body["data"], "answers carry {\"data\": …}")
+    }
+
+    private func check(_ value: JSONValue, _ shape: String, list: Bool = false, file: StaticString = #filePath,
+                       line: UInt = #line) throws {
+        let schema: JSONValue = .object(["$ref": .string("#/components/schemas/\(shape)")])
+        let problems = validate(value, list ? .object(["type": "array", "items": schema]) : schema, at: shape)
+        XCTAssertEqual(problems, [], file: file, line: line)
+    }
+
+    private func validate(_ value: JSONValue, _ schema: JSONValue, at path: String) -> [String] {
+        if case .string(let ref)? = schema["$ref"] {
+            guard let target = schemas[String(ref.split(separator: "/").last ?? "")] else { return ["\(path): no \(ref)"] }
+            return validate(value, target, at: path)
+        }
+        if case .array(let choices)? = schema["oneOf"] {
+            let fitting = choices.filter { validate(value, $0, at: path).isEmpty }
+            return fitting.count == 1 ? [] : ["\(path): fits \(fitting.count) of oneOf"]
+        }
+        if let constant = schema["const"], constant != value { return ["\(path): not \(constant.serialized)"] }
+        if case .array(let allowed)? = schema["enum"], !allowed.contains(value) { return ["\(path): \(value.serialized) not allowed"] }
+        var types: [String] = []
+        if case .string(let one)? = schema["type"] { types = [one] }
+        if case .array(let many)? = schema["type"] { types = many.compactMap { if case .string(let t) = $0 { t } else { nil } } }
+        if !types.isEmpty, !types.contains(typeName(value)) { return ["\(path): \(typeName(value)), not \(types)"] }
+        var problems: [String] = []
+        if case .array(let items) = value, let itemSchema = schema["items"] {
+            for (index, item) in items.enumerated() { problems += validate(item, itemSchema, at: "\(path)[\(index)]") }
+        }
+        if case .object(let fields) = value, case .object(let properties)? = schema["properties"] {
+            var required: [String] = []
+            if case .array(let names)? = schema["required"] { required = names.compactMap { if case .string(let n) = $0 { n } else { nil } } }
+            for name in required where fields[name] == nil { problems.append("\(path).\(name): missing") }
+            for (name, field) in fields {
+                guard let property = properties[name] else { problems.append("\(path).\(name): not declared"); continue }
+                problems += validate(field, property, at: "\(path).\(name)")
+            }
+        }
+        return problems
+    }
+
+    private func typeName(_ value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number(let number): number.rounded() == number ? "integer" : "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+}
