@@ -2,8 +2,9 @@ import Foundation
 import IdentityKit
 
 /// The admin API's part of the OpenAPI document: its operations' parts that proto/ does not say
-/// (inline parameters, bodies and answers, by operationId) and its shared components, merged
-/// into `OpenAPIDocument.baseJSON` to make `OpenAPIDocument.json`. Its operations use the
+/// (query parameters, the bodies its handlers read themselves, by operationId) and the schemas
+/// those bodies use, merged into `OpenAPIDocument.baseJSON` to make `OpenAPIDocument.json` (what
+/// the admin API answers is declared in proto/identity/answers/v1/admin.proto). Its operations use the
 /// `secretKey` security scheme (declared SECRET_KEY): the app's secret key as a bearer token,
 /// never a user's access token.
 enum OpenAPIAdminDocument {
@@ -45,66 +46,13 @@ enum OpenAPIAdminDocument {
           {"name": "created_before", "in": "query", "schema": {"type": "string", "format": "date-time"}},
           {"name": "disabled", "in": "query", "schema": {"type": "boolean"}},
           {"name": "guest", "in": "query", "schema": {"type": "boolean"}}
-        ],
-        "responses": {
-          "200": {
-            "description": "A page of users",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "required": ["data", "next_cursor"],
-                  "properties": {
-                    "data": {"type": "array", "items": {"$ref": "#/components/schemas/AdminUser"}},
-                    "next_cursor": {"type": ["string", "null"]}
-                  }
-                }
-              }
-            }
-          }
-        }
+        ]
       },
-      "adminDeleteUser": {"responses": {"204": {"description": "Deleted"}}},
-      "adminListSessions": {
-        "responses": {
-          "200": {
-            "description": "Sessions",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "required": ["data"],
-                  "properties": {
-                    "data": {
-                      "type": "array",
-                      "items": {
-                        "type": "object",
-                        "required": [
-                          "id",
-                          "created_at",
-                          "last_seen_at",
-                          "expires_at",
-                          "ip",
-                          "user_agent",
-                          "amr",
-                          "mfa_verified"
-                        ]
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      },
-      "adminEndAllSessions": {"responses": {"204": {"description": "Ended"}}},
       "adminEndSession": {
         "parameters": [
           {"$ref": "#/components/parameters/Uid"},
           {"name": "session_id", "in": "path", "required": true, "schema": {"type": "string"}}
-        ],
-        "responses": {"204": {"description": "Ended"}}
+        ]
       },
       "introspectToken": {
         "requestBody": {
@@ -127,60 +75,6 @@ enum OpenAPIAdminDocument {
                 "properties": {
                   "token": {"type": "string", "minLength": 1, "maxLength": 8192},
                   "token_type_hint": {"type": ["string", "null"], "maxLength": 64}
-                }
-              }
-            }
-          }
-        },
-        "responses": {
-          "200": {
-            "description": "RFC 7662's answer (top level, not under data)",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "required": ["active"],
-                  "properties": {
-                    "active": {"type": "boolean"},
-                    "sub": {"type": "string"},
-                    "exp": {"type": "integer"},
-                    "iat": {"type": "integer"},
-                    "iss": {"type": "string"},
-                    "aud": {"type": "string"},
-                    "client_id": {"type": "string"},
-                    "scope": {"type": "string"},
-                    "token_type": {"enum": ["Bearer", "refresh_token"]},
-                    "sid": {"type": "string"},
-                    "amr": {"type": "array", "items": {"type": "string"}},
-                    "aal": {"enum": ["aal1", "aal2"]}
-                  }
-                }
-              }
-            }
-          }
-        }
-      },
-      "adminRotateSecretKey": {
-        "responses": {
-          "201": {
-            "description": "The new key",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "required": ["data"],
-                  "properties": {
-                    "data": {
-                      "type": "object",
-                      "required": ["key_id", "secret_key", "previous_key_ids", "previous_keys_expire_at"],
-                      "properties": {
-                        "key_id": {"type": "string"},
-                        "secret_key": {"type": "string"},
-                        "previous_key_ids": {"type": "array", "items": {"type": "string"}},
-                        "previous_keys_expire_at": {"type": ["string", "null"], "format": "date-time"}
-                      }
-                    }
-                  }
                 }
               }
             }
@@ -220,24 +114,7 @@ enum OpenAPIAdminDocument {
           },
           {"name": "since", "in": "query", "schema": {"type": "string", "format": "date-time"}},
           {"name": "until", "in": "query", "schema": {"type": "string", "format": "date-time"}}
-        ],
-        "responses": {
-          "200": {
-            "description": "Audit rows",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "required": ["data", "next_cursor"],
-                  "properties": {
-                    "data": {"type": "array", "items": {"$ref": "#/components/schemas/AuditRow"}},
-                    "next_cursor": {"type": ["string", "null"]}
-                  }
-                }
-              }
-            }
-          }
-        }
+        ]
       }
     }
     """#
@@ -252,21 +129,6 @@ enum OpenAPIAdminDocument {
       },
       "parameters": {
         "Uid": {"name": "uid", "in": "path", "required": true, "schema": {"type": "string"}}
-      },
-      "responses": {
-        "AppSettings": {"description": "The app's settings", "content": {"application/json": {"schema": {
-          "type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": [
-            "app_id", "access_token_ttl", "session_lifetime", "session_idle_timeout", "google_client_ids", "apple_bundle_ids", "apple_services_ids",
-            "apple_team_id", "apple_key_id", "apple_private_key_set", "firebase_project_id", "firebase_trust_email_verified",
-            "deep_link_url", "mail_from_name", "mail_from_address", "rate_limits", "default_metadata", "profile", "domains",
-            "domains_pending", "path_prefix", "allowed_origins", "apple_nonce", "webauthn_rp_id", "webauthn_rp_name", "webauthn_origins",
-            "webauthn_require_uv", "jwks_cache_seconds", "failed_sign_in_audit_threshold",
-            "apns_team_id", "apns_key_id", "apns_topic", "apns_private_key_set", "fcm_project_id",
-            "fcm_service_account_set", "security_alerts",
-            "sms_allowed_calling_codes", "sms_breaker_hourly", "sms_api_url", "sms_account_sid", "sms_auth_token_set",
-            "sms_from", "sms_messaging_service_sid"]}}}}}},
-        "AdminUser": {"description": "The user", "content": {"application/json": {"schema": {
-          "type": "object", "required": ["data"], "properties": {"data": {"$ref": "#/components/schemas/AdminUser"}}}}}}
       },
       "schemas": {
         "AppSettingsUpdate": {
@@ -316,18 +178,8 @@ enum OpenAPIAdminDocument {
             "sms_messaging_service_sid": {"type": ["string", "null"], "maxLength": 256}
           }
         },
-        "AdminUser": {"allOf": [{"$ref": "#/components/schemas/User"}, {
-          "type": "object", "required": ["custom_claims", "disabled"],
-          "properties": {"custom_claims": {"type": "object"}, "disabled": {"type": "boolean"}}}]},
         "Roles": {"type": "array", "maxItems": 50, "items": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$"}},
-        "CustomClaims": {"type": "object", "description": "Under 1 KiB as JSON; no reserved claim name (iss, sub, aud, exp, iat, jti, sid, amr, roles, email, …). In the next access token."},
-        "AuditRow": {
-          "type": "object", "required": ["id", "at", "actor", "action", "target", "ip", "request_id", "detail"],
-          "properties": {"id": {"type": "string"}, "at": {"type": "string", "format": "date-time"},
-                         "actor": {"type": "string"}, "action": {"type": "string"},
-                         "target": {"type": ["string", "null"]}, "ip": {"type": ["string", "null"]},
-                         "request_id": {"type": ["string", "null"]}, "detail": {"type": "object"}}
-        }
+        "CustomClaims": {"type": "object", "description": "Under 1 KiB as JSON; no reserved claim name (iss, sub, aud, exp, iat, jti, sid, amr, roles, email, …). In the next access token."}
       }
     }
     """#

@@ -1,9 +1,9 @@
 import Foundation
 import IdentityKit
 
-/// The OpenAPI parts of user import and signing-key rotation that proto/ does not say (their
-/// inline bodies and answers, by operationId) and their components, merged into the document
-/// after the rest of the admin API (`OpenAPIDocument.json`).
+/// The OpenAPI parts of user import that proto/ does not say (the body its handler reads
+/// itself) and its components, merged into the document after the rest of the admin API
+/// (`OpenAPIDocument.json`).
 enum OpenAPIImportKeysDocument {
     static let operationParts = #"""
     {
@@ -27,93 +27,6 @@ enum OpenAPIImportKeysDocument {
                     "type": "boolean",
                     "default": false,
                     "description": "Import password hashes below the floor too (bcrypt cost < 10, PBKDF2 < 100000 iterations, scrypt below N=2^14 r=8, Argon2 below m=7168 KiB or m·t < 35840, Firebase scrypt below memory_cost 13 rounds 8); without it such a user is refused with import/weak-hash"
-                  }
-                }
-              }
-            }
-          }
-        },
-        "responses": {
-          "200": {
-            "description": "What was imported and what was refused, by index",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "required": ["data"],
-                  "properties": {
-                    "data": {
-                      "type": "object",
-                      "required": ["imported", "failed", "weak_hashes", "users", "errors"],
-                      "properties": {
-                        "imported": {"type": "integer"},
-                        "failed": {"type": "integer"},
-                        "weak_hashes": {
-                          "type": "integer",
-                          "description": "Imported users whose hash is below the floor (allow_weak_hashes)"
-                        },
-                        "users": {
-                          "type": "array",
-                          "items": {
-                            "type": "object",
-                            "required": ["index", "uid"],
-                            "properties": {"index": {"type": "integer"}, "uid": {"type": "string"}}
-                          }
-                        },
-                        "errors": {
-                          "type": "array",
-                          "items": {
-                            "type": "object",
-                            "required": ["index", "code", "detail"],
-                            "properties": {
-                              "index": {"type": "integer"},
-                              "code": {
-                                "enum": [
-                                  "import/invalid-user",
-                                  "import/unsupported",
-                                  "import/email-taken",
-                                  "import/username-taken",
-                                  "import/uid-taken",
-                                  "import/identity-taken",
-                                  "import/weak-hash"
-                                ]
-                              },
-                              "field": {"type": "string"},
-                              "detail": {"type": "string"}
-                            }
-                          }
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      },
-      "adminRotateSigningKey": {
-        "responses": {
-          "201": {
-            "description": "The next key",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "type": "object",
-                  "required": ["data"],
-                  "properties": {
-                    "data": {
-                      "type": "object",
-                      "required": ["kid", "alg", "state", "signs_from", "replaces", "replaced_retires_at"],
-                      "properties": {
-                        "kid": {"type": "string"},
-                        "alg": {"enum": ["RS256", "ES256", "EdDSA"]},
-                        "state": {"const": "next"},
-                        "signs_from": {"type": "string", "format": "date-time"},
-                        "replaces": {"type": ["string", "null"]},
-                        "replaced_retires_at": {"type": ["string", "null"], "format": "date-time"}
-                      }
-                    }
                   }
                 }
               }

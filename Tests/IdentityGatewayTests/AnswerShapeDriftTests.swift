@@ -78,6 +78,28 @@ final class AnswerShapeDriftTests: XCTestCase {
         try check(data(DeclaredAnswer.passkeyOptions(options)), "PasskeyCreationOptions")
     }
 
+    func testSessionAnswers() throws {
+        for (ip, agent) in [(nil, nil), ("203.0.113.7", "Acme/1.0")] as [(String?, String?)] {
+            let session = SessionStore.SessionSummary(id: "s_1", createdAtMicros: 1_764_000_000_000_000, lastSeenAtMicros: 1_764_000_100_000_000,
+                                                      expiresAtMicros: 1_766_000_000_000_000, ip: ip, userAgent: agent, amr: ["pwd", "mfa"])
+            try check(.array([AnswerJSON.session(session, current: true)]), "Session", list: true)
+            try check(.array([AnswerJSON.sessionRecord(session)]), "SessionRecord", list: true)
+        }
+    }
+
+    func testAdminAnswers() throws {
+        var user = CommonV1.User(uid: "u_1", createdAt: "2026-11-30T09:14:03Z", appMetadataJson: "{}", userMetadataJson: "{}")
+        try check(UserJSON.admin(user), "AdminUser")
+        user.customClaimsJson = #"{"tier":"gold"}"#; user.disabled = true
+        try check(.object(["data": .array([UserJSON.admin(user)]), "next_cursor": .null]), "UserPage")
+        let app = AppRecord(id: "app_1", name: "Acme", appKey: "pk_1", issuer: "https://id.example.com/v1/apps/app_1", accessTokenTTL: 900)
+        for amr in [["pwd"], ["pwd", "mfa"]] {
+            try check(IntrospectionRoutes.active(app: app, sub: "u_1", sid: "s_1", amr: amr, iat: 1, exp: 901, type: "Bearer"),
+                      "Introspection")
+        }
+        try check(.object(["active": .bool(false)]), "Introspection")
+    }
+
     func testEverySigningKeyIsAJWKOfTheSet() throws {
         for algorithm in SigningAlgorithm.allCases {
             let jwk = try TokenSigningKey.generate(algorithm).publicJWK(kid: "k1")
@@ -99,11 +121,25 @@ final class AnswerShapeDriftTests: XCTestCase {
         XCTAssertEqual(problems, [], file: file, line: line)
     }
 
-    private func validate(_ value: JSONValue, _ schema: JSONValue, at path: String) -> [String] {
+    /// `schema` with its `$ref` followed and an `allOf` made one object schema (the union of the
+    /// parts' properties and required fields), so a field of any part counts as declared.
+    private func resolved(_ schema: JSONValue) -> JSONValue {
         if case .string(let ref)? = schema["$ref"] {
-            guard let target = schemas[String(ref.split(separator: "/").last ?? "")] else { return ["\(path): no \(ref)"] }
-            return validate(value, target, at: path)
+            return resolved(schemas[String(ref.split(separator: "/").last ?? "")] ?? .null)
         }
+        guard case .array(let parts)? = schema["allOf"] else { return schema }
+        var properties: [String: JSONValue] = [:]
+        var required: [JSONValue] = []
+        for part in parts.map(resolved) {
+            if case .object(let some)? = part["properties"] { properties.merge(some) { $1 } }
+            if case .array(let names)? = part["required"] { required += names }
+        }
+        return .object(["type": "object", "properties": .object(properties), "required": .array(required)])
+    }
+
+    private func validate(_ value: JSONValue, _ schema: JSONValue, at path: String) -> [String] {
+        let schema = resolved(schema)
+        if schema == .null { return ["\(path): a $ref that names no schema"] }
         if case .array(let choices)? = schema["oneOf"] {
             let fitting = choices.filter { validate(value, $0, at: path).isEmpty }
             return fitting.count == 1 ? [] : ["\(path): fits \(fitting.count) of oneOf"]

@@ -43,7 +43,7 @@ struct AccountRoutes: AccountApiHandlers {
 
     func listDevices(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
-        let items = try devices.list(appId: claims.aud, uid: claims.sub).map { Self.json($0.message) }
+        let items = try devices.list(appId: claims.aud, uid: claims.sub).map { AnswerJSON.device($0.message) }
         return .now(.data(.array(items)))
     }
 
@@ -56,11 +56,5 @@ struct AccountRoutes: AccountApiHandlers {
                              appId: claims.aud, request: context.request) { removed in
             removed.count > 0 ? .noContent : .problem(.notFound, requestId: requestId)
         }
-    }
-
-    static func json(_ device: CommonV1.Device) -> JSONValue {
-        .object(["id": .string(device.id), "token": .string(device.token), "platform": .string(device.platform),
-                 "kind": .string(device.kind), "device_name": JSONValue(device.deviceName),
-                 "session_id": .string(device.sessionId), "created_at": .string(device.createdAt)])
     }
 }

@@ -54,29 +54,29 @@ enum DeclaredAnswer {
 
     /// "device": the registered push device.
     static func device(status: Int) -> @Sendable (TokenV1.DeviceResult) -> HTTPResponse {
-        { .data($0.device.map(AccountRoutes.json) ?? .null, status: status) }
+        { .data($0.device.map(AnswerJSON.device) ?? .null, status: status) }
     }
 
     /// "passkey": one passkey of the user.
     static func passkey(status: Int) -> @Sendable (TokenV1.PasskeyResult) -> HTTPResponse {
-        { .data($0.passkey.map(PasskeyRoutes.json) ?? .null, status: status) }
+        { .data($0.passkey.map(AnswerJSON.passkey) ?? .null, status: status) }
     }
 
     /// "passkey_list": the user's passkeys.
     static func passkeyList(_ reply: TokenV1.PasskeyList) -> HTTPResponse {
-        .data(.array(reply.passkeys.map(PasskeyRoutes.json)))
+        .data(.array(reply.passkeys.map(AnswerJSON.passkey)))
     }
 
     /// "passkey_sign_in_options": the ceremony's flow, its request options, and whether the
     /// identifier (if any) has passkeys.
     static func passkeySignInOptions(_ reply: TokenV1.PasskeyOptions) -> HTTPResponse {
-        .data(.object(["flow_id": .string(reply.flowId), "options": PasskeyRoutes.options(reply),
+        .data(.object(["flow_id": .string(reply.flowId), "options": AnswerJSON.passkeyOptions(reply),
                        "has_passkeys": .bool(reply.hasPasskeys)]))
     }
 
     /// "passkey_options": a registration's creation options.
     static func passkeyOptions(_ reply: TokenV1.PasskeyOptions) -> HTTPResponse {
-        .data(PasskeyRoutes.options(reply))
+        .data(AnswerJSON.passkeyOptions(reply))
     }
 
     /// "done": 204.

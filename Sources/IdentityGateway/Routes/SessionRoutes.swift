@@ -28,19 +28,7 @@ struct SessionRoutes: SessionApiHandlers {
         let live = try sessions.live(appId: claims.aud, uid: claims.sub)
         // The caller's own session must be among the live ones: one query checks both.
         guard live.contains(where: { $0.id == claims.sid }) else { throw ServiceError.invalidToken }
-        let items: [JSONValue] = live.map { session in
-            .object([
-                "id": .string(session.id),
-                "current": .bool(session.id == claims.sid),
-                "created_at": .string(Timestamp.rfc3339(microsecondsSinceEpoch: session.createdAtMicros)),
-                "last_seen_at": .string(Timestamp.rfc3339(microsecondsSinceEpoch: session.lastSeenAtMicros)),
-                "expires_at": .string(Timestamp.rfc3339(microsecondsSinceEpoch: session.expiresAtMicros)),
-                "ip": JSONValue(session.ip),
-                "user_agent": JSONValue(session.userAgent),
-                "amr": JSONValue(session.amr),
-                "mfa_verified": .bool(session.amr.contains("mfa")),
-            ])
-        }
+        let items = live.map { AnswerJSON.session($0, current: $0.id == claims.sid) }
         return .now(.data(.array(items)))
     }
 

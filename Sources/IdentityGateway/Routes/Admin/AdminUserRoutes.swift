@@ -107,18 +107,7 @@ struct AdminUserRoutes: AdminUserApiHandlers {
         let caller = try context.requireAdmin()
         let uid = try Self.uid(context)
         guard try users.find(appId: caller.app.id, uid: uid) != nil else { throw ServiceError.notFound }
-        let items: [JSONValue] = try sessions.live(appId: caller.app.id, uid: uid).map { session in
-            .object([
-                "id": .string(session.id),
-                "created_at": .string(Timestamp.rfc3339(microsecondsSinceEpoch: session.createdAtMicros)),
-                "last_seen_at": .string(Timestamp.rfc3339(microsecondsSinceEpoch: session.lastSeenAtMicros)),
-                "expires_at": .string(Timestamp.rfc3339(microsecondsSinceEpoch: session.expiresAtMicros)),
-                "ip": JSONValue(session.ip),
-                "user_agent": JSONValue(session.userAgent),
-                "amr": JSONValue(session.amr),
-                "mfa_verified": .bool(session.amr.contains("mfa")),
-            ])
-        }
+        let items = try sessions.live(appId: caller.app.id, uid: uid).map(AnswerJSON.sessionRecord)
         return .now(.data(.array(items)))
     }
 
