@@ -71,10 +71,11 @@ public final class Gateway: Service {
             + MeRoutes(auth: auth, users: users, commands: commands).routes
             + PasskeyRoutes(commands: commands).routes
             + providers.routes
+            + AppleNotificationRoutes(commands: commands).routes
             + EmailRoutes(auth: auth, commands: commands).routes
             + PhoneRoutes(auth: auth, commands: commands).routes
             + MfaRoutes(commands: commands).routes
-            + DiscoveryRoutes(apps: apps, store: appStore).routes
+            + DiscoveryRoutes(store: appStore).routes
             + IntrospectionRoutes(verifier: verifier, store: IntrospectionStore(pool: pool)).routes
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
             + AdminImportAndKeyRoutes(commands: commands).routes
@@ -139,8 +140,14 @@ public final class Gateway: Service {
                 if route.takesBody, !Self.isJSON(request.header("content-type")) {
                     throw ServiceError.unsupportedMediaType
                 }
-                let app = route.needsApp
+                var app = route.needsApp
                     ? try request.resolvedApp ?? apps.app(forKey: request.header("x-app-key"), host: request.header("host")) : nil
+                if app == nil, let id = request.parameters["app_id"] {
+                    // A public route of one app names it in its path (discovery, Apple's
+                    // notifications): no such app is 404, and its limits count against that app.
+                    guard let named = try apps.app(id: id) else { throw ServiceError.notFound }
+                    app = named
+                }
                 var context = RouteContext(request: request, app: app)
                 if let use = route.secretKey {
                     let caller = try secretKeys.authenticate(request, use: use)

@@ -27,6 +27,7 @@ public final class ProviderWorker: Service {
                                          masterKey: configuration.masterKey)
         let handlers = ProviderHandlers(nonces: nonces, nonceLifetime: configuration.nonceLifetimeSeconds,
                                         verifier: verifier, exchange: exchange,
+                                        notifications: AppleNotificationVerifier(settings: settings, apple: verifier.apple),
                                         seal: ProviderIdentitySeal(masterKey: configuration.masterKey))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
@@ -50,6 +51,7 @@ struct ProviderHandlers: ProviderCommandHandlers {
     let nonceLifetime: Int
     let verifier: IdTokenVerifier
     let exchange: AppleCodeExchange
+    let notifications: AppleNotificationVerifier
     let seal: ProviderIdentitySeal
 
     func handle(_ command: ProviderV1.IssueNonce, _ message: BusMessage) throws -> CommandConsumer.Reply {
@@ -61,6 +63,11 @@ struct ProviderHandlers: ProviderCommandHandlers {
     /// Sealed: the token worker believes only identities this worker verified.
     func handle(_ command: ProviderV1.VerifyIdToken, _ message: BusMessage) throws -> CommandConsumer.Reply {
         try .init(seal.seal(verifier.verify(command), appId: command.appId))
+    }
+
+    /// Sealed like an identity: the token worker applies only events this worker verified.
+    func handle(_ command: ProviderV1.VerifyAppleNotification, _ message: BusMessage) throws -> CommandConsumer.Reply {
+        try .init(seal.seal(notifications.verify(command), appId: command.appId))
     }
 
     /// Sent through the outbox: no one waits for a reply. A token whose account is gone

@@ -126,6 +126,31 @@ final class KeyDerivationTests: XCTestCase {
         XCTAssertFalse(seal.isValid(altered, appId: "app_1", now: now))
     }
 
+    /// An Apple account event is sealed as an identity is, under its own label: only the
+    /// unchanged, fresh event of its app verifies, and no event's MAC is an identity's.
+    func testSealedAppleEventsVerifyOnlyUnchangedFreshAndForTheirApp() {
+        let seal = ProviderIdentitySeal(masterKey: SecureRandom.bytes(32))
+        let event = ProviderV1.VerifiedAppleEvent(type: "account-delete", subject: "001234.abcd", eventTime: 1_764_000_000,
+                                                  eventId: "jti-1")
+        let now = Timestamp.nowSeconds()
+        let sealed = seal.seal(event, appId: "app_1", now: now)
+        XCTAssertTrue(seal.isValid(sealed, appId: "app_1", now: now + 10))
+        XCTAssertFalse(seal.isValid(sealed, appId: "app_2", now: now + 10), "another app")
+        XCTAssertFalse(seal.isValid(sealed, appId: "app_1", now: now + ProviderIdentitySeal.maximumAge + 1), "stale")
+        XCTAssertFalse(seal.isValid(event, appId: "app_1", now: now), "never sealed")
+        for change in [{ (e: inout ProviderV1.VerifiedAppleEvent) in e.type = "email-enabled" },
+                       { $0.subject = "001234.abce" }, { $0.email = "x@privaterelay.appleid.com" },
+                       { $0.eventId = "jti-2" }, { $0.eventTime += 1 }] {
+            var altered = sealed
+            change(&altered)
+            XCTAssertFalse(seal.isValid(altered, appId: "app_1", now: now))
+        }
+        // The same words as an identity's fields: a different MAC (the label differs).
+        let identity = seal.seal(ProviderV1.VerifiedIdentity(provider: "account-delete", subject: "001234.abcd"),
+                                 appId: "app_1", now: now)
+        XCTAssertNotEqual(identity.mac, sealed.mac)
+    }
+
     /// Each purpose its own key: no two sub-keys alike, none the master key, and a sealed value
     /// opens only under the sub-key of its purpose.
     func testSubKeysAreDistinctAndBoundToTheirPurpose() throws {

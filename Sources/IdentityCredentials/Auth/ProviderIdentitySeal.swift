@@ -33,30 +33,48 @@ public struct ProviderIdentitySeal: Sendable {
         return Digest.constantTimeEqual(presented, mac(identity, appId: appId))
     }
 
-    /// Every field, length-prefixed in a fixed order (no encoding ambiguity: "ab"+"c" and
-    /// "a"+"bc" differ), with the app id so an identity verified for one app is not one of another's.
-    private func mac(_ identity: ProviderV1.VerifiedIdentity, appId: String) -> [UInt8] {
+    /// An Apple account event with `verified_at` and `mac` set, for `appId`.
+    public func seal(_ event: ProviderV1.VerifiedAppleEvent, appId: String,
+                     now: Int64 = Timestamp.nowSeconds()) -> ProviderV1.VerifiedAppleEvent {
+        var sealed = event
+        sealed.verifiedAt = now
+        sealed.mac = Base64URL.encode(mac(sealed, appId: appId))
+        return sealed
+    }
+
+    /// True when the event's MAC is ours for this app and fresh.
+    public func isValid(_ event: ProviderV1.VerifiedAppleEvent, appId: String, now: Int64 = Timestamp.nowSeconds()) -> Bool {
+        guard let presented = Base64URL.decode(event.mac), presented.count == 32,
+              event.verifiedAt <= now + 5, now - event.verifiedAt <= Self.maximumAge else { return false }
+        return Digest.constantTimeEqual(presented, mac(event, appId: appId))
+    }
+
+    /// As an identity's, under its own label: an event's MAC is never an identity's.
+    private func mac(_ event: ProviderV1.VerifiedAppleEvent, appId: String) -> [UInt8] {
+        Digest.hmacSHA256(key: key, Self.fields(["apple-event-v1", appId, event.type, event.subject, event.email,
+                                                 String(event.eventTime), event.eventId, String(event.verifiedAt)]))
+    }
+
+    /// Each text length-prefixed (nil as 0xffffffff), so no two lists give the same bytes.
+    private static func fields(_ texts: [String?]) -> [UInt8] {
         var input: [UInt8] = []
-        func add(_ text: String?) {
-            guard let text else { input += [0xff, 0xff, 0xff, 0xff]; return }
+        for text in texts {
+            guard let text else { input += [0xff, 0xff, 0xff, 0xff]; continue }
             let bytes = Array(text.utf8)
             withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { input += $0 }
             input += bytes
         }
-        add("provider-identity-v1")
-        add(appId)
-        add(identity.provider)
-        add(identity.subject)
-        add(identity.email)
-        add(identity.emailVerified ? "1" : "0")
-        add(identity.emailAuthoritative ? "1" : "0")
-        add(identity.phone)
-        add(identity.firstName)
-        add(identity.lastName)
-        add(identity.photoUrl)
-        add(identity.audience)
-        add(identity.nonceHash)
-        add(String(identity.verifiedAt))
-        return Digest.hmacSHA256(key: key, input)
+        return input
+    }
+
+    /// Every field, length-prefixed in a fixed order (no encoding ambiguity: "ab"+"c" and
+    /// "a"+"bc" differ), with the app id so an identity verified for one app is not one of another's.
+    private func mac(_ identity: ProviderV1.VerifiedIdentity, appId: String) -> [UInt8] {
+        Digest.hmacSHA256(key: key, Self.fields([
+            "provider-identity-v1", appId, identity.provider, identity.subject, identity.email,
+            identity.emailVerified ? "1" : "0", identity.emailAuthoritative ? "1" : "0", identity.phone,
+            identity.firstName, identity.lastName, identity.photoUrl, identity.audience, identity.nonceHash,
+            String(identity.verifiedAt),
+        ]))
     }
 }

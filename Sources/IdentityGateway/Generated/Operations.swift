@@ -277,6 +277,19 @@ extension DeclaredOperation {
                         request: nil, response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
+    /// Registered at Apple as the app's server-to-server notification endpoint. Apple sends no app
+    /// key: the path names the app, and only a notification Apple signed for one of the app's
+    /// client ids counts. Answered 200 once applied (or already applied: Apple retries).
+    static let appleNotification = DeclaredOperation(
+        id: "appleNotification", service: "AppleNotificationApi", method: "POST", pattern: "/v1/apps/{app_id}/apple/notifications",
+        access: .public, status: 200, takesBody: true,
+        limits: [RouteLimit].appleNotifications, errors: [.invalidJSON, .validationFailed([]), .payloadTooLarge, .notFound] + .providerVerification("apple"),
+        audit: nil, sessionCheckedByHandler: false,
+        command: ProviderV1.VerifyAppleNotification.protoName,
+        document: .init(summary: "Apple's server-to-server notification: consent revoked or Apple ID deleted (the Apple link and its sessions end; an account with no other way in is disabled, or deleted with its Apple ID), relay address stopped or started forwarding (no mail is sent to it meanwhile)", description: nil,
+                        request: "AppleNotificationRequest", response: "NotificationReceived",
+                        parameters: ["AppId"], mfaChallenge: false,
+                        generatedRequest: nil))
     static let sendEmailCode = DeclaredOperation(
         id: "sendEmailCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/email-code/send",
         access: .appKey, status: 202, takesBody: true,
@@ -727,6 +740,7 @@ extension DeclaredOperation {
     static let requestSchemas: [String: String] = [
         "AdminUserCreate": "{\"type\":\"object\",\"required\":[],\"properties\":{\"email\":{\"type\":[\"string\",\"null\"],\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":[\"string\",\"null\"],\"maxLength\":256,\"description\":\"Hashed with Argon2id by the token worker; the password policy applies\",\"examples\":[\"tangerine-ladder-1843\"]},\"email_verified\":{\"type\":[\"boolean\",\"null\"]},\"phone\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^\\\\+[1-9][0-9]{6,14}$\",\"maxLength\":16,\"examples\":[\"+14155550123\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"roles\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/Roles\"},{\"type\":\"null\"}]},\"custom_claims\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/CustomClaims\"},{\"type\":\"null\"}]},\"app_metadata\":{\"type\":[\"object\",\"null\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"]}},\"allOf\":[{\"anyOf\":[{\"required\":[\"email\"],\"properties\":{\"email\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"phone\"],\"properties\":{\"phone\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"username\"],\"properties\":{\"username\":{\"not\":{\"type\":\"null\"}}}}]},{\"anyOf\":[{\"not\":{\"required\":[\"password\"],\"properties\":{\"password\":{\"not\":{\"type\":\"null\"}}}}},{\"required\":[\"email\"],\"properties\":{\"email\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"username\"],\"properties\":{\"username\":{\"not\":{\"type\":\"null\"}}}}]}]}",
         "AdminUserUpdate": "{\"type\":\"object\",\"required\":[],\"properties\":{\"email\":{\"type\":[\"string\",\"null\"],\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"email_verified\":{\"type\":[\"boolean\",\"null\"]},\"phone\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^\\\\+[1-9][0-9]{6,14}$\",\"maxLength\":16},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},\"roles\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/Roles\"},{\"type\":\"null\"}]},\"custom_claims\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/CustomClaims\"},{\"type\":\"null\"}]},\"app_metadata\":{\"type\":[\"object\",\"null\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"]}}}",
+        "AppleNotificationRequest": "{\"type\":\"object\",\"required\":[\"payload\"],\"properties\":{\"payload\":{\"type\":\"string\",\"maxLength\":16384,\"description\":\"The notification, a JWT Apple signs with its Sign in with Apple keys\",\"examples\":[\"eyJraWQiOiJZdXlYb1kiLCJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2FwcGxlaWQuYXBwbGUuY29tIn0.c2lnbmF0dXJl\"]}}}",
         "AppleSignInRequest": "{\"type\":\"object\",\"required\":[\"identity_token\",\"nonce\"],\"properties\":{\"identity_token\":{\"type\":\"string\",\"description\":\"The identity token Sign in with Apple gave the app\",\"examples\":[\"eyJraWQiOiJXNldjT0tCIiwiYWxnIjoiUlMyNTYifQ.eyJpc3MiOiJodHRwczovL2FwcGxlaWQuYXBwbGUuY29tIn0.c2lnbmF0dXJl\"]},\"nonce\":{\"type\":\"string\",\"description\":\"The raw nonce from GET /v1/auth/nonce\",\"examples\":[\"n-9Kq3vX0aLm2Zt7RbW4yQ\"]},\"authorization_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":2048,\"description\":\"Kept (exchanged for Apple's refresh token) so the account's deletion can revoke it at Apple\",\"examples\":[\"c6f1a8e2b9d04f7e8a3b5c1d2e4f6a8b0.0.mrqx.AbCdEf\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"password\":{\"type\":[\"string\",\"null\"],\"maxLength\":1024,\"description\":\"Linking only: the account's password, as fresh proof\"}}}",
         "DeletionProof": "{\"type\":\"object\",\"required\":[],\"properties\":{\"password\":{\"type\":[\"string\",\"null\"],\"description\":\"An account with a password\",\"examples\":[\"tangerine-ladder-1843\"]},\"secret\":{\"type\":[\"string\",\"null\"],\"description\":\"A guest: its secret\"},\"identity_token\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384,\"description\":\"An Apple account: a new identity token (with nonce and authorization_code)\"},\"id_token\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384,\"description\":\"A Google account: a new ID token\"},\"authorization_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":2048},\"nonce\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384}}}",
         "DeviceRequest": "{\"type\":\"object\",\"required\":[\"token\",\"platform\",\"kind\"],\"properties\":{\"token\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":512,\"description\":\"The push token (APNs device token in hex, FCM registration token)\",\"examples\":[\"9f8c2e7a1b3d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a\"]},\"platform\":{\"type\":\"string\",\"enum\":[\"ios\",\"android\",\"web\"],\"examples\":[\"ios\"]},\"kind\":{\"type\":\"string\",\"enum\":[\"apns\",\"fcm\",\"voip\"],\"examples\":[\"apns\"]},\"device_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada's iPhone\"]}}}",
@@ -775,6 +789,7 @@ extension DeclaredOperation {
         "MfaRequired": "{\"type\":\"object\",\"required\":[\"mfa\"],\"properties\":{\"mfa\":{\"$ref\":\"#/components/schemas/MfaChallenge\"}}}",
         "MfaStatus": "{\"type\":\"object\",\"required\":[\"enabled\",\"methods\",\"backup_codes_remaining\",\"last_used_at\",\"enabled_at\"],\"properties\":{\"enabled\":{\"type\":\"boolean\"},\"methods\":{\"type\":\"array\",\"items\":{\"enum\":[\"totp\",\"email\",\"sms\"]}},\"backup_codes_remaining\":{\"type\":\"integer\"},\"last_used_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},\"enabled_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"}}}",
         "Nonce": "{\"type\":\"object\",\"required\":[\"nonce\",\"expires_at\"],\"properties\":{\"nonce\":{\"type\":\"string\",\"description\":\"Give it to Sign in with Apple (as its SHA-256) or Google, then send it back\",\"examples\":[\"n-9Kq3vX0aLm2Zt7RbW4yQ\"]},\"expires_at\":{\"type\":\"string\",\"format\":\"date-time\"}}}",
+        "NotificationReceived": "{\"type\":\"object\"}",
         "OpenIDConfiguration": "{\"type\":\"object\",\"required\":[\"issuer\",\"jwks_uri\",\"id_token_signing_alg_values_supported\",\"token_endpoint_auth_methods_supported\",\"subject_types_supported\",\"response_types_supported\",\"claims_supported\"],\"properties\":{\"issuer\":{\"type\":\"string\"},\"jwks_uri\":{\"type\":\"string\"},\"id_token_signing_alg_values_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"token_endpoint_auth_methods_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"subject_types_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"response_types_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"claims_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}",
         "Passkey": "{\"type\":\"object\",\"required\":[\"id\",\"name\",\"credential_id\",\"transports\",\"aaguid\",\"backup_eligible\",\"backup_state\",\"created_at\",\"last_used_at\"],\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"credential_id\":{\"type\":\"string\",\"description\":\"base64url\"},\"transports\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"aaguid\":{\"type\":\"string\"},\"backup_eligible\":{\"type\":\"boolean\"},\"backup_state\":{\"type\":\"boolean\"},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"last_used_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"}}}",
         "PasskeyCreationOptions": "{\"type\":\"object\"}",
@@ -806,6 +821,7 @@ extension DeclaredOperation {
         "MfaRequired": "{\"description\":\"The user has a second factor: finish with POST /v1/auth/mfa/verify within 5 minutes\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/MfaRequired\"}}},\"example\":{\"data\":{\"mfa\":{\"challenge_token\":\"mfa_4Hq8Zt2LwX7cN1vB5kR9pD3s\",\"expires_at\":\"2026-11-30T09:19:03Z\",\"methods\":[\"totp\",\"backup_code\"]}}}}}}",
         "MfaStatus": "{\"description\":\"MFA status\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/MfaStatus\"}}}}}}",
         "Nonce": "{\"description\":\"A nonce\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/Nonce\"}}},\"example\":{\"data\":{\"nonce\":\"n-9Kq3vX0aLm2Zt7RbW4yQ\"}}}}}",
+        "NotificationReceived": "{\"description\":\"Applied (now, or before: the same event is applied once)\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/NotificationReceived\"}}}}}}",
         "OpenIDConfiguration": "{\"description\":\"Discovery document\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/OpenIDConfiguration\"}}}}",
         "Passkey": "{\"description\":\"The passkey\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/Passkey\"}}}}}}",
         "PasskeyOptions": "{\"description\":\"Options for navigator.credentials.create (binary fields base64url)\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/PasskeyCreationOptions\"}}}}}}",
@@ -865,6 +881,7 @@ extension DeclaredOperation {
         .signInWithIdToken,
         .linkIdentity,
         .unlinkIdentity,
+        .appleNotification,
         .sendEmailCode,
         .verifyEmailCode,
         .forgotPassword,
@@ -1151,6 +1168,20 @@ extension ProviderApiHandlers {
             Route(.signInWithIdToken, handler: signInWithIdToken),
             Route(.linkIdentity, handler: linkIdentity),
             Route(.unlinkIdentity, handler: unlinkIdentity),
+        ]
+    }
+}
+
+/// The routes of `AppleNotificationApi` (gateway.proto): the conforming type implements one handler per operation.
+protocol AppleNotificationApiHandlers: Sendable {
+    /// POST /v1/apps/{app_id}/apple/notifications
+    func appleNotification(_ context: RouteContext) throws -> RouteResult
+}
+
+extension AppleNotificationApiHandlers {
+    var routes: [Route] {
+        [
+            Route(.appleNotification, handler: appleNotification),
         ]
     }
 }
@@ -2154,6 +2185,21 @@ extension GatewayV1.IdTokenSignInRequest {
         try body.finish()
         guard let provider, let idToken else { throw ServiceError.validationFailed([]) }
         self.init(provider: provider, idToken: idToken, nonce: nonce, firstName: firstName, lastName: lastName, password: password)
+    }
+}
+
+extension GatewayV1.AppleNotificationRequest {
+    /// The body of POST /v1/apps/{app_id}/apple/notifications (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let payload = body.requiredString("payload")
+        if let payload, payload.unicodeScalars.count > 16384 {
+            body.add(.init(location: "body.payload", message: "must be at most 16384 characters"))
+        }
+        try body.finish()
+        guard let payload else { throw ServiceError.validationFailed([]) }
+        self.init(payload: payload)
     }
 }
 

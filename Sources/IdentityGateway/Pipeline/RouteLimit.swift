@@ -63,4 +63,5 @@ extension [RouteLimit] {
     static let mfaVerify: [RouteLimit] = [.perIP(Catalogue.mfaVerifyPerIP)]
     static let passwordCheck: [RouteLimit] = [.perUser(Catalogue.passwordCheckPerUser)]
     static let admin: [RouteLimit] = [.perApp(Catalogue.adminPerApp)]
+    static let appleNotifications: [RouteLimit] = [.perApp(Catalogue.appleNotificationsPerApp)]
 }

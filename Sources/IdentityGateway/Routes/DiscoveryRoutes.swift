@@ -3,9 +3,7 @@ import IdentityKit
 /// What app backends need to verify tokens offline: the JWKS and the OpenID configuration.
 /// Public: no app key needed, the app id is in the path.
 struct DiscoveryRoutes: DiscoveryApiHandlers {
-    let apps: AppResolver
     let store: AppStore
-
 
     func jwks(_ context: RouteContext) throws -> RouteResult {
         let app = try app(context)
@@ -34,10 +32,9 @@ struct DiscoveryRoutes: DiscoveryApiHandlers {
         return .now(.json(document, headers: [("Cache-Control", "public, max-age=300")]))
     }
 
+    /// The app the path names, resolved by the pipeline (404 when there is none).
     private func app(_ context: RouteContext) throws -> AppRecord {
-        guard let id = context.request.parameters["app_id"], let app = try apps.app(id: id) else {
-            throw ServiceError.notFound
-        }
+        guard let app = context.app else { throw ServiceError.notFound }
         return app
     }
 }

@@ -73,7 +73,7 @@ public enum ServiceMetrics {
     // MARK: Delivery
 
     public static let deliveries = registry.counter(
-        "identity_deliveries_total", "Messages to users by channel (email, sms, push) and outcome (sent, retried, dead_lettered, duplicate).",
+        "identity_deliveries_total", "Messages to users by channel (email, sms, push) and outcome (sent, retried, dead_lettered, duplicate, undeliverable: an address Apple says does not forward).",
         labels: ["channel", "outcome"])
 
     public static let smsRefusals = registry.counter(

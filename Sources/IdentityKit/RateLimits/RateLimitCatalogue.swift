@@ -51,11 +51,17 @@ public enum RateLimitCatalogue {
     /// request makes keep their own route limits besides.
     public static let graphqlPerIP = RateLimitPolicy(name: "graphql_per_ip", count: 600, window: 60)
 
+    /// Apple's server-to-server notifications of one app (the path names it; Apple sends no
+    /// key): each costs a signature check in the provider worker. Apple retries a refused one,
+    /// so a flood of forgeries delays the real ones without losing them.
+    public static let appleNotificationsPerApp = RateLimitPolicy(name: "apple_notifications_per_app", count: 1000, window: 60)
+
     public static let all: [RateLimitPolicy] = [
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
         codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
         passwordCheckPerUser, adminPerApp, mfaGuessPerUser, mfaVerifyPerIP, passkeyOptionsPerIP,
         smsSendPerNumber, smsResendPerNumber, smsSendPerIP, smsSendPerApp, graphqlPerIP, signInPerDevice,
+        appleNotificationsPerApp,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }

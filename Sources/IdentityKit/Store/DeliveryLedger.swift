@@ -7,6 +7,15 @@ public struct DeliveryLedger: Sendable {
     public init(pool: PGPool) { self.pool = pool }
 
     /// True when this worker may send the message now.
+    /// Whether Apple said the address (a private-relay address) does not forward now: nothing
+    /// is sent to it until Apple says it does again.
+    public func isUndeliverable(appId: String, email: String) throws -> Bool {
+        try pool.withConnection { connection in
+            try !connection.query("SELECT 1 FROM undeliverable_emails WHERE app_id = $1 AND email_lower = lower($2)",
+                                  [appId, email]).isEmpty
+        }
+    }
+
     public func claim(messageId: String, appId: String) throws -> Bool {
         try pool.withConnection { connection in
             try !connection.query("""

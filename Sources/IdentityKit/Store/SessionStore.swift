@@ -56,15 +56,17 @@ public struct SessionStore: Sendable {
 
     /// Ends live sessions of a user inside the caller's transaction, with a `session.revoked`
     /// event for each and their push devices unregistered: one session (`sessionId`), or all
-    /// but `except`. Returns the ended ids.
-    public func end(appId: String, uid: String, sessionId: String?, except: String? = nil, reason: String,
-                    on connection: PGConnection) throws -> [String] {
+    /// but `except`, or (`signedInWith`) those whose sign-in used that method (an `amr` value).
+    /// Returns the ended ids.
+    public func end(appId: String, uid: String, sessionId: String?, except: String? = nil, signedInWith: String? = nil,
+                    reason: String, on connection: PGConnection) throws -> [String] {
         let ended = try connection.query("""
             UPDATE sessions SET ended_at = now(), end_reason = $5
             WHERE app_id = $1 AND uid = $2 AND ended_at IS NULL
               AND ($3::text IS NULL OR id = $3) AND ($4::text IS NULL OR id <> $4)
+              AND ($6::text IS NULL OR $6 = ANY (amr))
             RETURNING id
-            """, [appId, uid, sessionId, except, reason]).map { try $0.string("id") }
+            """, [appId, uid, sessionId, except, reason, signedInWith]).map { try $0.string("id") }
         for id in ended {
             try Events.sessionRevoked(appId: appId, uid: uid, sessionId: id, reason: reason, on: connection)
         }

@@ -20,6 +20,11 @@ struct MailDelivery: Sendable {
     func handle(_ command: MailerV1.SendEmail) -> [OutgoingMessage] {
         let fields = ["message_id": command.messageId, "app_id": command.appId, "kind": command.kind]
         do {
+            guard try !ledger.isUndeliverable(appId: command.appId, email: command.to) else {
+                ServiceMetrics.deliveries.inc("email", "undeliverable")
+                Log.info("address does not forward (Apple); not sent", fields)
+                return []
+            }
             guard try ledger.claim(messageId: command.messageId, appId: command.appId) else {
                 counters.withLock { $0.duplicatesDropped += 1 }
                 ServiceMetrics.deliveries.inc("email", "duplicate")

@@ -6,6 +6,8 @@ import IdentityKit
 protocol ProviderCommandHandlers: Sendable {
     /// GET /v1/auth/nonce
     func handle(_ command: ProviderV1.IssueNonce, _ message: BusMessage) throws -> CommandConsumer.Reply
+    /// POST /v1/apps/{app_id}/apple/notifications
+    func handle(_ command: ProviderV1.VerifyAppleNotification, _ message: BusMessage) throws -> CommandConsumer.Reply
     /// Internal.VerifyIdToken (bus only)
     func handle(_ command: ProviderV1.VerifyIdToken, _ message: BusMessage) throws -> CommandConsumer.Reply
     /// Internal.ExchangeAppleCode (bus only)
@@ -19,6 +21,10 @@ enum ProviderCommandDispatch {
     static let table: [String: Entry] = [
         ProviderV1.IssueNonce.protoName: { handlers, message in
             let command = try ProtoJSON.decode(ProviderV1.IssueNonce.self, from: message.body)
+            return try handlers.handle(command, message)
+        },
+        ProviderV1.VerifyAppleNotification.protoName: { handlers, message in
+            let command = try ProtoJSON.decode(ProviderV1.VerifyAppleNotification.self, from: message.body)
             return try handlers.handle(command, message)
         },
         ProviderV1.VerifyIdToken.protoName: { handlers, message in

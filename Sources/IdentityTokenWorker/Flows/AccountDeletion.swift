@@ -81,6 +81,12 @@ struct AccountDeletion: Sendable {
         }
     }
 
+    /// Apple says the user deleted their Apple ID, and Apple was the account's only way in: the
+    /// same erasure, in the caller's transaction, the user locked by it.
+    func eraseForApple(appId: String, uid: String, email: String?, on connection: PGConnection) throws {
+        try erase(appId: appId, uid: uid, email: email, proof: nil, on: connection)
+    }
+
     /// Everything of a locked user, in the caller's transaction: Apple revocation queued,
     /// sessions ended (events, devices), codes and rows deleted, `user.deleted`.
     private func erase(appId: String, uid: String, email: String?, proof: TokenV1.DeleteAccount?,

@@ -100,6 +100,8 @@ protocol TokenCommandHandlers: Sendable {
     func handle(_ command: TokenV1.IssueSessionToken, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// Internal.Ping (bus only)
     func handle(_ command: TokenV1.Ping, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// Internal.ApplyAppleEvent (bus only)
+    func handle(_ command: TokenV1.ApplyAppleEvent, _ context: CommandContext) throws -> CommandConsumer.Reply
 }
 
 /// Each command type's decoding, caller checks and handler: `CommandRouter.handle` looks the
@@ -294,6 +296,10 @@ enum TokenCommandDispatch {
         },
         TokenV1.Ping.protoName: { handlers, checks, message in
             let command: TokenV1.Ping = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
+        TokenV1.ApplyAppleEvent.protoName: { handlers, checks, message in
+            let command: TokenV1.ApplyAppleEvent = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
         },
     ]

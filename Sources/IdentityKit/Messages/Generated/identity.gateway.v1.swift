@@ -201,6 +201,29 @@ extension GatewayV1 {
         }
     }
 
+    /// POST /v1/apps/{app_id}/apple/notifications: what Apple posts.
+    public struct AppleNotificationRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.AppleNotificationRequest"
+
+        public var payload: String
+
+        public init(
+            payload: String = ""
+        ) {
+            self.payload = payload
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.payload = try container.decodeProto(String.self, "payload") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.payload.isEmpty { try container.encode(self.payload, forKey: ProtoJSONKey("payload")) }
+        }
+    }
+
     /// POST /v1/admin/secret-keys/rotate: how long the keys live now keep working.
     public struct RotateSecretKeyRequest: ProtoMessage {
         public static let protoName = "identity.gateway.v1.RotateSecretKeyRequest"

@@ -241,6 +241,96 @@ extension ProviderV1 {
             if !self.sealedCode.isEmpty { try container.encode(ProtoJSONBytes(self.sealedCode), forKey: ProtoJSONKey("sealed_code")) }
         }
     }
+
+    /// An Apple server-to-server notification (POST /v1/apps/{app_id}/apple/notifications): the
+    /// signed JWT Apple posts, verified against Apple's keys for one of the app's client ids →
+    /// VerifiedAppleEvent.
+    public struct VerifyAppleNotification: ProtoMessage {
+        public static let protoName = "identity.provider.v1.VerifyAppleNotification"
+
+        public var appId: String
+        public var payload: String
+
+        public init(
+            appId: String = "",
+            payload: String = ""
+        ) {
+            self.appId = appId
+            self.payload = payload
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.payload = try container.decodeProto(String.self, "payload") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.payload.isEmpty { try container.encode(self.payload, forKey: ProtoJSONKey("payload")) }
+        }
+    }
+
+    /// What Apple says happened to one of its users, sealed for the token worker as a
+    /// VerifiedIdentity is (ProviderIdentitySeal): the token worker applies only a fresh event with
+    /// a valid MAC.
+    public struct VerifiedAppleEvent: ProtoMessage {
+        public static let protoName = "identity.provider.v1.VerifiedAppleEvent"
+
+        /// consent-revoked, account-delete, email-disabled or email-enabled.
+        public var type: String
+        /// The Apple user (the identity's subject).
+        public var subject: String
+        /// The relay address an email-disabled or email-enabled event is about.
+        public var email: String?
+        /// When Apple says it happened (Unix seconds).
+        public var eventTime: Int64
+        /// The notification's `jti`, or type, subject and time when it has none: applied once.
+        public var eventId: String
+        public var verifiedAt: Int64
+        public var mac: String
+
+        public init(
+            type: String = "",
+            subject: String = "",
+            email: String? = nil,
+            eventTime: Int64 = 0,
+            eventId: String = "",
+            verifiedAt: Int64 = 0,
+            mac: String = ""
+        ) {
+            self.type = type
+            self.subject = subject
+            self.email = email
+            self.eventTime = eventTime
+            self.eventId = eventId
+            self.verifiedAt = verifiedAt
+            self.mac = mac
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.type = try container.decodeProto(String.self, "type") ?? ""
+            self.subject = try container.decodeProto(String.self, "subject") ?? ""
+            self.email = try container.decodeProto(String.self, "email")
+            self.eventTime = try container.decodeProto(ProtoJSONInteger<Int64>.self, "event_time", "eventTime")?.value ?? 0
+            self.eventId = try container.decodeProto(String.self, "event_id", "eventId") ?? ""
+            self.verifiedAt = try container.decodeProto(ProtoJSONInteger<Int64>.self, "verified_at", "verifiedAt")?.value ?? 0
+            self.mac = try container.decodeProto(String.self, "mac") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.type.isEmpty { try container.encode(self.type, forKey: ProtoJSONKey("type")) }
+            if !self.subject.isEmpty { try container.encode(self.subject, forKey: ProtoJSONKey("subject")) }
+            if let value = self.email { try container.encode(value, forKey: ProtoJSONKey("email")) }
+            if self.eventTime != 0 { try container.encode(String(self.eventTime), forKey: ProtoJSONKey("event_time")) }
+            if !self.eventId.isEmpty { try container.encode(self.eventId, forKey: ProtoJSONKey("event_id")) }
+            if self.verifiedAt != 0 { try container.encode(String(self.verifiedAt), forKey: ProtoJSONKey("verified_at")) }
+            if !self.mac.isEmpty { try container.encode(self.mac, forKey: ProtoJSONKey("mac")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {

@@ -212,6 +212,35 @@ extension TokenV1 {
     /// POST /v1/auth/apple, /google, /id-token after the provider worker verified the token →
     /// AuthResult. Finds the user by the provider's subject, else links to an account with the
     /// same verified email, else creates one; spends the identity's nonce in the same transaction.
+    /// An Apple account event the provider worker verified (consent revoked, Apple ID deleted, relay
+    /// address stopped or started forwarding), applied once → Done.
+    public struct ApplyAppleEvent: ProtoMessage {
+        public static let protoName = "identity.token.v1.ApplyAppleEvent"
+
+        public var appId: String
+        public var event: ProviderV1.VerifiedAppleEvent?
+
+        public init(
+            appId: String = "",
+            event: ProviderV1.VerifiedAppleEvent? = nil
+        ) {
+            self.appId = appId
+            self.event = event
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.event = try container.decodeProto(ProviderV1.VerifiedAppleEvent.self, "event")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if let value = self.event { try container.encode(value, forKey: ProtoJSONKey("event")) }
+        }
+    }
+
     public struct ProviderSignIn: ProtoMessage {
         public static let protoName = "identity.token.v1.ProviderSignIn"
 
