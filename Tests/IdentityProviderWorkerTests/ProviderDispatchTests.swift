@@ -8,7 +8,7 @@ final class ProviderDispatchTests: XCTestCase {
     func testTheTableKnowsEachProviderCommandAndNothingElse() {
         XCTAssertEqual(Set(ProviderCommandDispatch.table.keys),
                        [ProviderV1.IssueNonce.protoName, ProviderV1.VerifyIdToken.protoName,
-                        ProviderV1.ExchangeAppleCode.protoName])
+                        ProviderV1.ExchangeAppleCode.protoName, ProviderV1.VerifyAppleNotification.protoName])
         XCTAssertNil(ProviderCommandDispatch.table[TokenV1.ProviderSignIn.protoName])
     }
 }

@@ -52,6 +52,8 @@ struct CommandCase {
             CommandCase(TokenV1.GuestSignIn(appId: app, secret: "guest-secret-0123456789")),
             CommandCase(TokenV1.Refresh(appId: app, refreshToken: "rt_unknown")),
             CommandCase(TokenV1.ProviderSignIn(appId: app, guestUid: uid), actsFor: noSession),
+            // Apple's word on one of its users, sealed by the provider worker: no user's token.
+            CommandCase(TokenV1.ApplyAppleEvent(appId: app)),
             CommandCase(TokenV1.SendEmailCode(appId: app, email: "someone@example.com")),
             CommandCase(TokenV1.VerifyEmailCode(appId: app, email: "someone@example.com", code: "123456", guestUid: uid),
                         actsFor: noSession),

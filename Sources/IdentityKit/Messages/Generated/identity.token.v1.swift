@@ -209,9 +209,6 @@ extension TokenV1 {
         }
     }
 
-    /// POST /v1/auth/apple, /google, /id-token after the provider worker verified the token →
-    /// AuthResult. Finds the user by the provider's subject, else links to an account with the
-    /// same verified email, else creates one; spends the identity's nonce in the same transaction.
     /// An Apple account event the provider worker verified (consent revoked, Apple ID deleted, relay
     /// address stopped or started forwarding), applied once → Done.
     public struct ApplyAppleEvent: ProtoMessage {
@@ -241,6 +238,9 @@ extension TokenV1 {
         }
     }
 
+    /// POST /v1/auth/apple, /google, /id-token after the provider worker verified the token →
+    /// AuthResult. Finds the user by the provider's subject, else links to an account with the
+    /// same verified email, else creates one; spends the identity's nonce in the same transaction.
     public struct ProviderSignIn: ProtoMessage {
         public static let protoName = "identity.token.v1.ProviderSignIn"
 
