@@ -3,12 +3,14 @@ import IdentityCredentials
 import IdentityKit
 
 // identityctl: operator commands. Every command prints JSON (or a short line) on stdout and
-// exits non-zero with a message on stderr when it fails.
+// exits non-zero with a message on stderr when it fails: 2 for arguments it does not take
+// (CommandLineRules), 1 for a command that could not do its work. `--help` exits 0.
 
 let usage = """
     usage:
       identityctl migrate
       identityctl apps create --name NAME [--access-token-ttl SECONDS] [--alg RS256|ES256|EdDSA]
+      identityctl apps list           every app: id, name, app key, issuer, access-token lifetime
       identityctl apps settings APP_ID [--access-token-ttl SECONDS] [--google-client-ids ID,ID] [--apple-bundle-ids ID,ID]
           [--apple-services-ids ID,ID] [--apple-team-id ID] [--apple-key-id ID]
           [--apple-private-key-file KEY.p8] [--firebase-project-id ID] [--firebase-trust-email-verified true|false]
@@ -98,6 +100,14 @@ func printJSON(_ object: [String: Any]) {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if CommandLineRules.wantsHelp(arguments) {
+    print(usage)
+    exit(0)
+}
+if let problem = CommandLineRules.problem(with: arguments) {
+    FileHandle.standardError.write(Data("identityctl: \(problem)\nidentityctl --help shows every command and flag\n".utf8))
+    exit(2)
+}
 var env = EnvironmentReader()
 let common = CommonConfiguration(reading: &env, defaultPoolSize: 1)
 // `apps settings` holds the URLs an app sets to the same policy as the admin API.
@@ -135,6 +145,16 @@ case ("apps", "create"):
                    "access_token_ttl": created.app.accessTokenTTL])
     } catch {
         fail("apps create failed: \(error)")
+    }
+
+case ("apps", "list"):
+    env.validateOrExit(program: "identityctl")
+    do {
+        let apps = try AppStore(pool: PGPool(url: common.databaseURL, size: 1)).list()
+        printJSON(["apps": apps.map { ["app_id": $0.id, "name": $0.name, "app_key": $0.appKey, "issuer": $0.issuer,
+                                       "access_token_ttl": $0.accessTokenTTL] }])
+    } catch {
+        fail("apps list failed: \(error)")
     }
 
 case ("apps", "settings"):
@@ -461,6 +481,7 @@ case ("bench", let what?):
     }
 
 default:
+    // Every command the rules know has its case above.
     print(usage)
-    exit(arguments.isEmpty ? 0 : 2)
+    exit(2)
 }

@@ -19,6 +19,13 @@ public struct AppStore: Sendable {
         }
     }
 
+    /// Every app, oldest first (ids are time-ordered).
+    public func list() throws -> [AppRecord] {
+        try pool.withConnection { connection in
+            try connection.query("SELECT id, name, app_key, issuer, access_token_ttl FROM apps ORDER BY id").map(Self.app)
+        }
+    }
+
     public func find(id: String) throws -> AppRecord? {
         try pool.withConnection { connection in
             try connection.query("SELECT id, name, app_key, issuer, access_token_ttl FROM apps WHERE id = $1",
