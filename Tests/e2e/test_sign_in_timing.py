@@ -61,15 +61,26 @@ def test_a_wrong_password_takes_as_long_for_imported_native_and_unknown_accounts
     unknown = unique_email("nobody")
     for email in (native, imported, unknown):  # warm: connections, caches, the first native sample
         timed_wrong_sign_in(client, app, email)
-    times = {"native": [], "imported": [], "unknown": []}
-    kinds = [("native", native), ("imported", imported), ("unknown", unknown)]
+    # An oracle is a steady offset (an unpadded bcrypt-4 check is ~1 ms against Argon2's tens):
+    # it shows in every round. A burst of load elsewhere on the machine shows in one: up to
+    # three rounds are measured, and one within 10 % is enough.
+    rounds = []
+    for _ in range(3):
+        medians = _round(client, app, [("native", native), ("imported", imported), ("unknown", unknown)])
+        rounds.append(", ".join(f"{kind} {value * 1000:.1f} ms" for kind, value in medians.items()))
+        print(f"median wrong-password sign-in over {TRIES} tries each: {rounds[-1]}")
+        # The hash dominates at this cost: a native check is well above the round trip.
+        assert medians["native"] > 0.010, rounds[-1]
+        if max(medians.values()) <= 1.10 * min(medians.values()):
+            return
+    pytest.fail("no round had the three kinds within 10 %: " + "; ".join(rounds))
+
+
+def _round(client, app, kinds):
+    """The median time of each kind over TRIES interleaved tries."""
+    times = {kind: [] for kind, _ in kinds}
     for round_ in range(TRIES):
         # Each kind takes each place in the round in turn.
         for kind, email in kinds[round_ % 3:] + kinds[:round_ % 3]:
             times[kind].append(timed_wrong_sign_in(client, app, email))
-    medians = {kind: statistics.median(values) for kind, values in times.items()}
-    figures = ", ".join(f"{kind} {value * 1000:.1f} ms" for kind, value in medians.items())
-    print(f"median wrong-password sign-in over {TRIES} tries each: {figures}")
-    # The hash dominates at this cost: a native check is well above the round trip.
-    assert medians["native"] > 0.010, figures
-    assert max(medians.values()) <= 1.10 * min(medians.values()), figures
+    return {kind: statistics.median(values) for kind, values in times.items()}

@@ -74,11 +74,13 @@ struct AppleAccountEvents: Sendable {
         if user.email?.lowercased().hasSuffix("@" + Self.relayDomain) == true { ways.email = false }
         guard ways.oneMayGo else {
             // Apple was the only way in.
+            // The Apple link goes first: the erasure then queues no revocation at Apple of an
+            // Apple ID Apple itself has deleted.
+            _ = try identities.unlink(appId: appId, uid: uid, provider: "apple", on: connection)
             if deleted {
                 try deletion.eraseForApple(appId: appId, uid: uid, email: user.email, on: connection)
                 return
             }
-            _ = try identities.unlink(appId: appId, uid: uid, provider: "apple", on: connection)
             var changes = UserAdminStore.Changes()
             changes.disabled = true
             _ = try UserAdminStore.update(appId: appId, uid: uid, changes, on: connection)
