@@ -9,10 +9,6 @@ import IdentityKit
 struct AppleNotificationVerifier: Sendable {
     /// The event types Apple sends and this service applies.
     static let types: Set<String> = ["consent-revoked", "account-delete", "email-disabled", "email-enabled"]
-    /// A notification older than this is refused. Apple retries one it could not deliver; the
-    /// same event twice is applied once (by its id), however old.
-    static let maximumAgeSeconds: Int64 = 7 * 24 * 3600
-
     let settings: ProviderSettingsStore
     let apple: JWKSCache
 
@@ -23,7 +19,7 @@ struct AppleNotificationVerifier: Sendable {
         let token = try ProviderToken(command.payload, keys: apple, provider: "apple")
         let now = Timestamp.nowSeconds()
         guard token.string("iss") == "https://appleid.apple.com", token.audience(in: app.appleClientIds) != nil,
-              let issued = token.number("iat"), issued <= now + 60, issued >= now - Self.maximumAgeSeconds,
+              let issued = token.number("iat"), issued <= now + 60, issued >= now - AppleNotificationWindow.seconds,
               let event = Self.event(token.claims["events"]),
               case .string(let type)? = event["type"], Self.types.contains(type),
               case .string(let subject)? = event["sub"], !subject.isEmpty, subject.utf8.count <= 255

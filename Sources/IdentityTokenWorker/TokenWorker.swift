@@ -95,7 +95,8 @@ public final class TokenWorker: Service {
             passkeySignIn: PasskeySignIn(pool: pool, users: users, outcome: signIns, ceremony: ceremony),
             passkeyManagement: PasskeyManagement(pool: pool, users: users, passkeys: passkeys, waysIn: waysIn),
             sessionTokens: SessionTokenIssue(pool: pool, tokens: SessionTokenStore(pool: pool)),
-            stores: FlowStores(pool: pool, users: users, sessions: sessions, codes: codeSettings),
+            stores: FlowStores(pool: pool, users: users, sessions: sessions, codes: codeSettings, identities: identities,
+                               waysIn: waysIn),
             workerName: ProcessInfo.processInfo.hostName + ":" + String(getpid()),
             authority: CallerAuthority(apps: AppStore(pool: pool), secretKeys: SecretKeyStore(pool: pool)),
             stepUp: stepUp,
@@ -127,6 +128,9 @@ struct FlowStores: Sendable {
     let users: UserStore
     let sessions: SessionStore
     let codes: CodeSettings
+    let identities: IdentityStore
+    /// The one "last way in" count of every removal.
+    let waysIn: WaysInReader
 }
 
 /// Decodes a command by its type, runs its flow, and encodes the answer.

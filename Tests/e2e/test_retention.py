@@ -127,3 +127,15 @@ def test_purging_100k_rows_does_not_stall_sign_in(client, app):
     assert any(done), "the 100k rows were not purged within 60 s"
     assert latencies and max(latencies) < 2.0, f"slowest sign-in during the purge: {max(latencies):.2f} s"
     assert client.me(app, signed_up["access_token"]).status == 200
+
+
+def test_apple_notification_records_go_once_too_old_to_come_again(client, app):
+    """An Apple notification is refused once its `iat` is 7 days old, so the record that makes
+    it apply once goes after that (with a day's margin); a recent one stays."""
+    app_id = db_tools.literal(app["app_id"])
+    old, recent = "old-" + unique_email("jti"), "recent-" + unique_email("jti")
+    db_tools.rows(f"insert into apple_notifications (app_id, event_id, type, subject, received_at) values "
+                  f"({app_id}, {db_tools.literal(old)}, 'consent-revoked', 's1', now() - interval '9 days'), "
+                  f"({app_id}, {db_tools.literal(recent)}, 'consent-revoked', 's2', now() - interval '6 days')")
+    assert _gone(client, f"select count(*) from apple_notifications where event_id = {db_tools.literal(old)}")
+    assert _count(f"select count(*) from apple_notifications where event_id = {db_tools.literal(recent)}") == 1

@@ -28,9 +28,7 @@ public struct ProviderIdentitySeal: Sendable {
 
     /// True when the MAC is ours for this app and fresh.
     public func isValid(_ identity: ProviderV1.VerifiedIdentity, appId: String, now: Int64 = Timestamp.nowSeconds()) -> Bool {
-        guard let presented = Base64URL.decode(identity.mac), presented.count == 32,
-              identity.verifiedAt <= now + 5, now - identity.verifiedAt <= Self.maximumAge else { return false }
-        return Digest.constantTimeEqual(presented, mac(identity, appId: appId))
+        Self.isFresh(identity.verifiedAt, now: now) && Self.matches(identity.mac, mac(identity, appId: appId))
     }
 
     /// An Apple account event with `verified_at` and `mac` set, for `appId`.
@@ -44,9 +42,18 @@ public struct ProviderIdentitySeal: Sendable {
 
     /// True when the event's MAC is ours for this app and fresh.
     public func isValid(_ event: ProviderV1.VerifiedAppleEvent, appId: String, now: Int64 = Timestamp.nowSeconds()) -> Bool {
-        guard let presented = Base64URL.decode(event.mac), presented.count == 32,
-              event.verifiedAt <= now + 5, now - event.verifiedAt <= Self.maximumAge else { return false }
-        return Digest.constantTimeEqual(presented, mac(event, appId: appId))
+        Self.isFresh(event.verifiedAt, now: now) && Self.matches(event.mac, mac(event, appId: appId))
+    }
+
+    /// Verified within `maximumAge` (and not in the future beyond a few seconds of skew).
+    private static func isFresh(_ verifiedAt: Int64, now: Int64) -> Bool {
+        verifiedAt <= now + 5 && now - verifiedAt <= maximumAge
+    }
+
+    /// The presented MAC (base64url) is the expected one, compared in constant time.
+    private static func matches(_ presented: String, _ expected: [UInt8]) -> Bool {
+        guard let presented = Base64URL.decode(presented), presented.count == 32 else { return false }
+        return Digest.constantTimeEqual(presented, expected)
     }
 
     /// As an identity's, under its own label: an event's MAC is never an identity's.

@@ -3,8 +3,9 @@ import IdentityKit
 
 /// Deletes what nobody needs any more (PRODUCT.md, "Retention"): spent or expired nonces,
 /// codes and refresh tokens and ended sessions once `keep` has passed, guests unused for
-/// `keepGuests` (with `user.deleted`, as any deleted account), and known devices unseen for
-/// `keepKnownDevices`. Work goes in small batches, each
+/// `keepGuests` (with `user.deleted`, as any deleted account), known devices unseen for
+/// `keepKnownDevices`, and Apple notifications' records once they are too old to come again.
+/// Work goes in small batches, each
 /// its own short transaction, so a large backlog never holds locks that sign-ins wait on; a
 /// try-lock (advisory) lets one purger run at a time however many revocation workers there are.
 public struct RetentionStore: Sendable {
@@ -81,6 +82,13 @@ public struct RetentionStore: Sendable {
                   SELECT app_id, uid, fingerprint FROM user_known_devices
                   WHERE last_seen_at < now() - make_interval(secs => $1) LIMIT $2)
                 """, String(periods.keepKnownDevices))
+            // An Apple notification's record, once the notification is too old to be accepted
+            // again (a day's margin over the window, which counts from Apple's `iat`).
+            counts["apple_notifications"] = try batches(on: connection, """
+                DELETE FROM apple_notifications WHERE (app_id, event_id) IN (
+                  SELECT app_id, event_id FROM apple_notifications
+                  WHERE received_at < now() - make_interval(secs => $1) LIMIT $2)
+                """, String(AppleNotificationWindow.seconds + 86_400))
             // A rate-limit state whose quota is whole again means the same as no row.
             counts["rate_limit_states"] = try batches(on: connection, """
                 DELETE FROM rate_limit_state WHERE ctid IN (SELECT ctid FROM rate_limit_state

@@ -99,10 +99,8 @@ struct AppleAccountEvents: Sendable {
 /// The Apple notification's command, handled beside its flow.
 extension CommandRouter {
     func handle(_ command: TokenV1.ApplyAppleEvent, _ context: CommandContext) throws -> CommandConsumer.Reply {
-        let waysIn = WaysInReader(passkeys: PasskeyStore(pool: stores.pool), phones: UserPhoneStore(),
-                                  sms: SmsSettingsStore(pool: stores.pool))
         let events = AppleAccountEvents(pool: stores.pool, users: stores.users, sessions: stores.sessions,
-                                        identities: IdentityStore(pool: stores.pool), waysIn: waysIn, deletion: deletion,
+                                        identities: stores.identities, waysIn: stores.waysIn, deletion: deletion,
                                         seal: deletion.identitySeal)
         return try .init(events.apply(command))
     }
