@@ -39,12 +39,12 @@ int crabbitmqshim_publish(amqp_connection_state_t conn, amqp_channel_t channel,
     if (set_bytes(&props.expiration, message->expiration)) props._flags |= AMQP_BASIC_EXPIRATION_FLAG;
     if (set_bytes(&props.user_id, message->user_id)) props._flags |= AMQP_BASIC_USER_ID_FLAG;
 
-    amqp_table_entry_t entries[4];
+    amqp_table_entry_t entries[5];
     int count = 0;
-    const char *names[4] = {"app_id", "request_id", "caller_token", "republished"};
-    const char *values[4] = {message->app_id, message->request_id, message->caller_token,
-                             message->republished ? "1" : NULL};
-    for (int i = 0; i < 4; i++) {
+    const char *names[5] = {"app_id", "request_id", "caller_token", "republished", "languages"};
+    const char *values[5] = {message->app_id, message->request_id, message->caller_token,
+                             message->republished ? "1" : NULL, message->languages};
+    for (int i = 0; i < 5; i++) {
         if (values[i] == NULL || values[i][0] == '\0') continue;
         entries[count].key = amqp_cstring_bytes(names[i]);
         entries[count].value.kind = AMQP_FIELD_KIND_UTF8;

@@ -6,11 +6,13 @@ extension IdentityClient {
         try Transport.data(User.self, of: try await authorized("GET", "/v1/me"))
     }
 
-    /// Changes the profile; fields left nil are not changed.
+    /// Changes the profile; fields left nil are not changed. `locale` (BCP 47) is the language
+    /// of the mail and SMS the user gets.
     public func updateMe(firstName: String? = nil, lastName: String? = nil, photoURL: String? = nil,
-                         username: String? = nil) async throws -> User {
+                         username: String? = nil, locale: String? = nil) async throws -> User {
         let body: JSONObject = ["first_name": JSONValue(firstName), "last_name": JSONValue(lastName),
-                                "photo_url": JSONValue(photoURL), "username": JSONValue(username)]
+                                "photo_url": JSONValue(photoURL), "username": JSONValue(username),
+                                "locale": JSONValue(locale)]
         return try Transport.data(User.self, of: try await authorized("PATCH", "/v1/me", body: body.compacted))
     }
 

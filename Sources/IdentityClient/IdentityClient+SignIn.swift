@@ -5,10 +5,16 @@ extension IdentityClient {
     ///
     /// Throws ``IdentityError`` `.emailAlreadyInUse`, `.usernameTaken`, `.weakPassword` (with
     /// ``IdentityError/fieldErrors``), `.invalidEmail`; `.accountExists` when upgrading a guest.
+    ///
+    /// `locale` (BCP 47) is the language mail and SMS to the user are written in; nil: the
+    /// device's preferred language (`Locale.preferredLanguages`), whose list also travels as
+    /// every request's `Accept-Language`.
     public func signUp(email: String, password: String, firstName: String? = nil, lastName: String? = nil,
-                       username: String? = nil, upgradeGuest: Bool = true) async throws -> SignInResult {
+                       username: String? = nil, locale: String? = nil,
+                       upgradeGuest: Bool = true) async throws -> SignInResult {
         let body: JSONObject = ["email": .string(email), "password": .string(password), "first_name": JSONValue(firstName),
-                                "last_name": JSONValue(lastName), "username": JSONValue(username)]
+                                "last_name": JSONValue(lastName), "username": JSONValue(username),
+                                "locale": JSONValue(locale ?? Transport.deviceLanguages.first)]
         return try await firstFactor("/v1/auth/sign-up", body: body.compacted, upgradeGuest: upgradeGuest)
     }
 

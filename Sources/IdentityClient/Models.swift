@@ -19,12 +19,14 @@ public struct User: Sendable, Equatable, Decodable {
     public let roles: [String]
     public let mfaEnabled: Bool
     public let createdAt: Date
+    /// The language (BCP 47) mail and SMS to the user are written in; nil: none stored.
+    public let locale: String?
 
     enum CodingKeys: String, CodingKey {
         case uid, email, phone, username, providers, roles
         case emailVerified = "email_verified", firstName = "first_name", lastName = "last_name"
         case photoURL = "photo_url", isGuest = "is_guest", hasPassword = "has_password"
-        case mfaEnabled = "mfa_enabled", createdAt = "created_at"
+        case mfaEnabled = "mfa_enabled", createdAt = "created_at", locale
     }
 
     public init(from decoder: Decoder) throws {
@@ -42,6 +44,7 @@ public struct User: Sendable, Equatable, Decodable {
         providers = try c.decodeIfPresent([String].self, forKey: .providers) ?? []
         roles = try c.decodeIfPresent([String].self, forKey: .roles) ?? []
         mfaEnabled = try c.decodeIfPresent(Bool.self, forKey: .mfaEnabled) ?? false
+        locale = try c.decodeIfPresent(String.self, forKey: .locale)
         createdAt = try c.decode(Date.self, forKey: .createdAt)
     }
 }

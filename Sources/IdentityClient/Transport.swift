@@ -17,12 +17,28 @@ struct Transport: Sendable {
 
     /// Sends the request; a status outside 2xx is thrown as ``IdentityError``. Transport
     /// failures (no network, timeout) are thrown as they come (`URLError`).
+    /// `Locale.preferredLanguages` that are well-formed BCP 47 tags (a POSIX `C` locale is not).
+    static var deviceLanguages: [String] {
+        Locale.preferredLanguages.filter { tag in
+            let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
+            return tag.utf8.count <= 35 && (2...3).contains(parts[0].count) && parts[0].allSatisfy { $0.isASCII && $0.isLetter }
+                && parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+        }
+    }
+
     func send(_ method: String, _ path: String, body: JSONObject? = nil, bearer: String? = nil) async throws -> Answer {
         var request = URLRequest(url: baseURL.appendingPathComponent(path))
         request.httpMethod = method
         request.setValue(appKey, forHTTPHeaderField: "X-App-Key")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let userAgent { request.setValue(userAgent, forHTTPHeaderField: "User-Agent") }
+        // The device's languages: what a code's mail or SMS is written in for a user with no
+        // stored locale (Apple's URLSession adds it itself; FoundationNetworking does not).
+        if !Self.deviceLanguages.isEmpty {
+            request.setValue(Self.deviceLanguages.prefix(4).enumerated().map { index, tag in
+                index == 0 ? tag : tag + ";q=0.\(9 - index)"
+            }.joined(separator: ", "), forHTTPHeaderField: "Accept-Language")
+        }
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

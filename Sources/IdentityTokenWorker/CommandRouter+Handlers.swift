@@ -19,13 +19,13 @@ extension CommandRouter: TokenCommandHandlers {
         try .init(devices.handle(command))
     }
     func handle(_ command: TokenV1.SendEmailCode, _ context: CommandContext) throws -> CommandConsumer.Reply {
-        try emailCode.send(command, requestId: context.requestId)
+        try emailCode.send(command, context)
     }
     func handle(_ command: TokenV1.VerifyEmailCode, _ context: CommandContext) throws -> CommandConsumer.Reply {
         try .init(emailCode.verify(command, context))
     }
     func handle(_ command: TokenV1.SendPhoneCode, _ context: CommandContext) throws -> CommandConsumer.Reply {
-        try phoneCode.send(command, requestId: context.requestId)
+        try phoneCode.send(command, context)
     }
     func handle(_ command: TokenV1.VerifyPhoneCode, _ context: CommandContext) throws -> CommandConsumer.Reply {
         try .init(phoneCode.verify(command, context))
@@ -34,7 +34,7 @@ extension CommandRouter: TokenCommandHandlers {
         try .init(phoneCode.link(command))
     }
     func handle(_ command: TokenV1.ForgotPassword, _ context: CommandContext) throws -> CommandConsumer.Reply {
-        try recovery.forgot(command, requestId: context.requestId)
+        try recovery.forgot(command, context)
     }
     func handle(_ command: TokenV1.CheckPasswordCode, _ context: CommandContext) throws -> CommandConsumer.Reply {
         try .init(recovery.check(command))
@@ -46,7 +46,7 @@ extension CommandRouter: TokenCommandHandlers {
         try .init(recovery.change(command))
     }
     func handle(_ command: TokenV1.SendEmailVerification, _ context: CommandContext) throws -> CommandConsumer.Reply {
-        try verification.send(command, requestId: context.requestId)
+        try verification.send(command, context)
     }
     func handle(_ command: TokenV1.VerifyEmail, _ context: CommandContext) throws -> CommandConsumer.Reply {
         try .init(verification.verify(command))

@@ -17,7 +17,7 @@ enum CommandLineRules {
     static let appsSettingsFlags: [String: Kind] = {
         let values = ["access-token-ttl", "google-client-ids", "apple-bundle-ids", "apple-services-ids", "apple-team-id",
                       "apple-key-id", "apple-private-key-file", "firebase-project-id", "firebase-trust-email-verified",
-                      "deep-link-url", "mail-from-name", "mail-from-address", "apns-team-id", "apns-key-id", "apns-topic",
+                      "deep-link-url", "mail-from-name", "mail-from-address", "default-locale", "apns-team-id", "apns-key-id", "apns-topic",
                       "apns-private-key-file", "fcm-service-account-file", "security-alerts", "webauthn-rp-id",
                       "webauthn-origins", "webauthn-rp-name", "webauthn-require-uv", "sms-allowed-calling-codes",
                       "sms-breaker-hourly", "sms-api-url", "sms-account-sid", "sms-auth-token-file", "sms-from",

@@ -15,8 +15,9 @@ let usage = """
           [--apple-services-ids ID,ID] [--apple-team-id ID] [--apple-key-id ID]
           [--apple-private-key-file KEY.p8] [--firebase-project-id ID] [--firebase-trust-email-verified true|false]
           [--deep-link-url URL] [--mail-from-name NAME] [--mail-from-address ADDRESS]
-          [--mail-template KIND.PART=VALUE]...   (KIND: \(MailKind.names.joined(separator: ", "));
-              PART: subject, text, html, push_title, push_body)
+          [--mail-template KIND.PART[.LANGUAGE]=VALUE]...   (KIND: \(AppSettingsUpdate.templateKinds.joined(separator: ", "));
+              PART: subject, text, html, push_title, push_body; an SMS has only text; LANGUAGE: BCP 47, e.g. pt-BR)
+          [--default-locale LANGUAGE]   (BCP 47: messages to users whose language has no texts; default en)
           [--apns-team-id ID] [--apns-key-id ID] [--apns-topic BUNDLE_ID] [--apns-private-key-file KEY.p8]
           [--fcm-service-account-file KEY.json] [--security-alerts true|false]   (push and alerts; see docs/)
           [--webauthn-rp-id ID --webauthn-origins ORIGIN,ORIGIN]   (https://HOST[:PORT] or
@@ -235,8 +236,9 @@ case ("apps", "settings"):
     update.deepLinkURL = option("--deep-link-url", in: rest)
     update.mailFromName = option("--mail-from-name", in: rest)
     update.mailFromAddress = option("--mail-from-address", in: rest)
+    update.defaultLocale = option("--default-locale", in: rest)
     for template in options("--mail-template", in: rest) {
-        guard let equals = template.firstIndex(of: "=") else { fail("--mail-template wants KIND.PART=VALUE, got \(template)") }
+        guard let equals = template.firstIndex(of: "=") else { fail("--mail-template wants KIND.PART[.LANGUAGE]=VALUE, got \(template)") }
         update.mailTemplates[String(template[..<equals])] = String(template[template.index(after: equals)...])
     }
     for flag in options("--rate-limit", in: rest) {

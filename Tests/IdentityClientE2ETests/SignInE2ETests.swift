@@ -4,6 +4,19 @@ import IdentityClient
 
 /// Every sign-in method of the SDK against the real service.
 final class SignInE2ETests: XCTestCase {
+    /// The locale given at sign-up is the user's, in canonical case, and the profile changes it.
+    func testSignUpAndProfileCarryTheLocale() async throws {
+        let e2e = try E2E.environment()
+        let client = e2e.client()
+        let user = try await client.signUp(email: E2E.uniqueEmail("locale"), password: E2E.password, locale: "pt-br")
+            .signedInUser()
+        XCTAssertEqual(user.locale, "pt-BR")
+        let changed = try await client.updateMe(locale: "ja")
+        XCTAssertEqual(changed.locale, "ja")
+        let me = try await client.me()
+        XCTAssertEqual(me.locale, "ja")
+    }
+
     func testPasswordSignUpSignInAndTheErrorsAppsMatchOn() async throws {
         let e2e = try E2E.environment()
         let client = e2e.client()

@@ -42,21 +42,26 @@ final class DeliveryChannelTests: XCTestCase {
         XCTAssertEqual(counters.withLock { $0.deadLettered }, 2)
     }
 
-    func testEveryAlertKindHasPushAndMailDefaults() {
-        for kind in SecurityAlertKind.allCases {
-            let push = MailRenderer().renderPush(kind: kind.template, templates: [:],
-                                                 values: ["app_name": "Shop", "device": "Firefox", "ip": "1.2.3.4", "time": "t",
-                                                         "provider": "Google"])
-            XCTAssertTrue(push.title.contains("Shop") || push.body.contains("Shop"), kind.rawValue)
-            XCTAssertFalse(push.body.contains("{{"), kind.rawValue)
-            let mail = MailRenderer().render(kind: kind.template, templates: [:], values: ["app_name": "Shop", "device": "<b>",
-                                                                                          "ip": "", "time": "", "code": "", "link": "", "email": ""])
-            XCTAssertFalse(mail.subject.isEmpty, kind.rawValue)
-            XCTAssertFalse(mail.html.contains("<b>"), "values are escaped in HTML: \(kind.rawValue)")
+    func testEveryAlertKindHasPushAndMailTextsInEveryLanguage() {
+        let builtIn = MessageTemplates(overrides: [:], defaultLanguage: nil)
+        for language in MessageTexts.builtIn.keys {
+            for kind in SecurityAlertKind.allCases {
+                let push = MailRenderer().renderPush(kind: kind.template, templates: builtIn, language: language,
+                                                     values: ["app_name": "Shop", "device": "Firefox", "ip": "1.2.3.4", "time": "t",
+                                                             "provider": "Google"])
+                XCTAssertTrue(push.title.contains("Shop") || push.body.contains("Shop"), "\(language) \(kind.rawValue)")
+                XCTAssertFalse(push.body.contains("{{") || push.title.isEmpty, "\(language) \(kind.rawValue)")
+                let mail = MailRenderer().render(kind: kind.template, templates: builtIn, language: language,
+                                                 values: ["app_name": "Shop", "device": "<b>", "ip": "", "time": "", "code": "",
+                                                          "link": "", "email": ""])
+                XCTAssertFalse(mail.subject.isEmpty, "\(language) \(kind.rawValue)")
+                XCTAssertFalse(mail.html.contains("<b>"), "values are escaped in HTML: \(language) \(kind.rawValue)")
+            }
         }
         let custom = MailRenderer().renderPush(kind: SecurityAlertKind.newSignIn.template,
-                                               templates: ["security_alert_new_sign_in": ["push_title": "Hi {{device}}"]],
-                                               values: ["device": "Phone"])
+                                               templates: MessageTemplates(overrides: ["security_alert_new_sign_in": ["push_title": "Hi {{device}}"]],
+                                                                           defaultLanguage: nil),
+                                               language: "en", values: ["device": "Phone"])
         XCTAssertEqual(custom.title, "Hi Phone")
     }
 }

@@ -13,10 +13,11 @@ from .operations import ANSWERS, QUEUE_OF_PACKAGE, lower_camel, swift_type_of
 FORMATS = {"email": {"format": "email", "maxLength": 254}, "password": {"minLength": 8, "maxLength": 256},
            "code": {}, "username": {"pattern": "^[A-Za-z0-9_.]{3,32}$"}, "guest_secret": {"minLength": 32, "maxLength": 256},
            "phone": {"maxLength": 64}, "object": {"type": "object"},
-           "url": {"format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}, "e164": {"pattern": "^\\+[1-9][0-9]{6,14}$"}}
+           "url": {"format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://"}, "e164": {"pattern": "^\\+[1-9][0-9]{6,14}$"},
+           "locale": {"maxLength": 35, "pattern": "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$"}}
 # Formats checked by a FieldRules function (a problem of shape, collected with the others).
 VALIDATORS = {"username": "FieldRules.username", "guest_secret": "FieldRules.guestSecret", "url": "FieldRules.httpURL",
-              "e164": "AdminFields.phone"}
+              "e164": "AdminFields.phone", "locale": "FieldRules.locale"}
 
 
 def body_fields(msg, options, fixed=()):

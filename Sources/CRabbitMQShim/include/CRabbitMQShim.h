@@ -15,7 +15,7 @@ int crabbitmqshim_login(amqp_connection_state_t conn, const char *vhost, int hea
                         const char *user, const char *password, const char *connection_name);
 
 /// The properties this service sets on a message (ARCHITECTURE.md, "Messages"). NULL or empty
-/// strings are left out. `app_id`, `request_id` and `caller_token` travel as headers.
+/// strings are left out. `app_id`, `request_id`, `caller_token` and `languages` travel as headers.
 typedef struct {
     const char *type;
     const char *correlation_id;
@@ -25,6 +25,8 @@ typedef struct {
     const char *app_id;
     const char *request_id;
     const char *caller_token;
+    /// The request's languages, best first, comma-separated (its Accept-Language, checked).
+    const char *languages;
     int persistent;
     /// Sent again after a lost connection (header `republished` = "1"): the receiver treats it
     /// as a redelivery (it may have run already) when `user_id` is a publisher it trusts.

@@ -50,9 +50,10 @@ extension AppSettingsUpdate {
         if let url = deepLinkURL { mail.deepLinkURL = url.isEmpty ? nil : url }
         if let name = mailFromName { mail.fromName = name.isEmpty ? nil : name }
         if let address = mailFromAddress { mail.fromAddress = address.isEmpty ? nil : address }
+        if let locale = defaultLocale { mail.defaultLocale = LanguageTag.normalized(locale) }
         for (target, value) in mailTemplates {
-            let parts = target.split(separator: ".").map(String.init)
-            mail.templates[parts[0], default: [:]][parts[1]] = value
+            guard let target = Self.templateTarget(target) else { continue }  // `problems` refused it
+            mail.templates[target.kind, default: [:]][target.part] = value
         }
         try mailStore.save(appId: appId, mail)
         for (name, value) in rateLimits {
@@ -68,6 +69,7 @@ extension AppSettingsUpdate {
             "deep_link_url": JSONValue(mail.deepLinkURL),
             "mail_from_name": JSONValue(mail.fromName),
             "mail_from_address": JSONValue(mail.fromAddress),
+            "default_locale": JSONValue(mail.defaultLocale),
             "google_client_ids": JSONValue(providers.googleClientIds),
             "apple_bundle_ids": JSONValue(providers.appleBundleIds),
             "apple_services_ids": JSONValue(providers.appleServicesIds),

@@ -26,6 +26,8 @@ public struct UserRecord: Sendable {
     public var customClaimsJSON: String
     public var appMetadataJSON: String
     public var userMetadataJSON: String
+    /// BCP 47, or nil when the user gave none (`MessageLanguages`).
+    public var locale: String?
 
     /// What the account shows of itself: its profile, with `has_password` instead of the hash.
     public var profile: UserProfile {
@@ -33,7 +35,7 @@ public struct UserRecord: Sendable {
                     firstName: firstName, lastName: lastName, photoURL: photoURL, hasPassword: passwordHash != nil,
                     isGuest: isGuest, disabled: disabled, roles: roles, createdAtMicros: createdAtMicros,
                     identityProviders: identityProviders, mfaEnabled: mfaEnabled, customClaimsJSON: customClaimsJSON,
-                    appMetadataJSON: appMetadataJSON, userMetadataJSON: userMetadataJSON)
+                    appMetadataJSON: appMetadataJSON, userMetadataJSON: userMetadataJSON, locale: locale)
     }
 
     /// The user as clients see it.
@@ -48,7 +50,7 @@ public struct UserRecord: Sendable {
               ORDER BY i.provider) AS identity_providers, \
         EXISTS (SELECT 1 FROM mfa_factors f WHERE f.app_id = users.app_id AND f.uid = users.uid \
                 AND f.confirmed_at IS NOT NULL) AS mfa_enabled, \
-        custom_claims::text AS custom_claims, app_metadata::text AS app_metadata, user_metadata::text AS user_metadata
+        custom_claims::text AS custom_claims, app_metadata::text AS app_metadata, user_metadata::text AS user_metadata, locale
         """
 
     init(row: PGRow) throws {
@@ -71,5 +73,6 @@ public struct UserRecord: Sendable {
         appMetadataJSON = try row.string("app_metadata")
         userMetadataJSON = try row.string("user_metadata")
         mfaEnabled = try row.bool("mfa_enabled")
+        locale = try row.optionalString("locale")
     }
 }

@@ -16,6 +16,8 @@ public struct UserStore: Sendable {
         public var emailVerified = false
         public var phone: String?
         public var photoURL: String?
+        /// BCP 47, canonical case.
+        public var locale: String?
         public init(email: String?, username: String?, firstName: String?, lastName: String?, passwordHash: String?) {
             self.email = email
             self.username = username
@@ -32,11 +34,11 @@ public struct UserStore: Sendable {
         do {
             let rows = try connection.query("""
                 INSERT INTO users (app_id, uid, email, username, first_name, last_name, password_hash,
-                                   email_verified, phone, photo_url)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                   email_verified, phone, photo_url, locale)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
                 RETURNING \(UserRecord.columns)
                 """, [appId, Identifiers.nowULID(), user.email, user.username, user.firstName, user.lastName,
-                      user.passwordHash, PGParam.bool(user.emailVerified), user.phone, user.photoURL])
+                      user.passwordHash, PGParam.bool(user.emailVerified), user.phone, user.photoURL, user.locale])
             guard let row = rows.first else { throw StoreError.failed(sqlState: "", message: "no row returned") }
             return try UserRecord(row: row)
         } catch StoreError.uniqueViolation(let constraint) {
@@ -102,6 +104,8 @@ public struct UserStore: Sendable {
         public var passwordHash: String?
         public var photoURL: String?
         public var phone: String?
+        /// Replaces the guest's locale when given.
+        public var locale: String?
         public init() {}
     }
 
@@ -114,12 +118,12 @@ public struct UserStore: Sendable {
                        username = COALESCE($5, username),
                        first_name = COALESCE(NULLIF(first_name, ''), $6), last_name = COALESCE(NULLIF(last_name, ''), $7),
                        password_hash = COALESCE($8, password_hash), photo_url = COALESCE(NULLIF(photo_url, ''), $9),
-                       phone = COALESCE(NULLIF(phone, ''), $10),
+                       phone = COALESCE(NULLIF(phone, ''), $10), locale = COALESCE($11, locale),
                        is_guest = false, guest_secret_hmac = NULL, updated_at = now()
                 WHERE app_id = $1 AND uid = $2 RETURNING \(UserRecord.columns)
                 """, [appId, uid, upgrade.email, PGParam.bool(upgrade.emailVerified), upgrade.username,
                       given(upgrade.firstName), given(upgrade.lastName), upgrade.passwordHash, given(upgrade.photoURL),
-                      given(upgrade.phone)]).first
+                      given(upgrade.phone), upgrade.locale]).first
             else { throw StoreError.failed(sqlState: "", message: "guest vanished during upgrade") }
             return try UserRecord(row: row)
         } catch StoreError.uniqueViolation(let constraint) {
@@ -209,6 +213,24 @@ public struct UserStore: Sendable {
                 SELECT \(UserRecord.columns) FROM users WHERE app_id = $1 AND lower(\(column)) = lower($2)
                 """, [appId, identifier]).first.map(UserRecord.init(row:))
         }
+    }
+
+    /// The stored locale of the account with this address, if there is one (messages to it are
+    /// written in it, `MessageLanguages`).
+    public func locale(appId: String, email: String, on connection: PGConnection) throws -> String? {
+        try connection.query("SELECT locale FROM users WHERE app_id = $1 AND lower(email) = lower($2)", [appId, email])
+            .first?.optionalString("locale")
+    }
+
+    public func locale(appId: String, uid: String, on connection: PGConnection) throws -> String? {
+        try connection.query("SELECT locale FROM users WHERE app_id = $1 AND uid = $2", [appId, uid])
+            .first?.optionalString("locale")
+    }
+
+    /// The locale of the account that verified this number.
+    public func locale(appId: String, verifiedPhone phone: String, on connection: PGConnection) throws -> String? {
+        try connection.query("SELECT locale FROM users WHERE app_id = $1 AND phone = $2 AND phone_verified", [appId, phone])
+            .first?.optionalString("locale")
     }
 
     /// A profile change: `set` replaces values, `clear` sets columns to NULL. Returns nil when

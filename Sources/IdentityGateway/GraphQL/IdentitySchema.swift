@@ -94,6 +94,7 @@ enum IdentitySchema {
             InputValue("username", req("String")), InputValue("email", req("String")), InputValue("password", req("String")),
             InputValue("bio", s("String")), InputValue("dateOfBirth", s("String")), InputValue("gender", s("String")),
             InputValue("accountType", s("String")),
+            InputValue("locale", s("String"), description: "The user's language (BCP 47, e.g. pt-BR): mail and SMS to them are written in it."),
         ])),
         .inputObject(InputObjectType("UserLoginInput", fields: [
             InputValue("identifier", req("String"), description: "An email address or a username."), InputValue("password", req("String")),
@@ -177,6 +178,7 @@ enum IdentitySchema {
             // into the new user's user_metadata (PATCH /v1/me, as the user could do it).
             return try await core(info).signIn("POST", "/v1/auth/sign-up", body: body([
                 ("email", input["email"]), ("password", input["password"]), ("username", input["username"]),
+                ("locale", input["locale"]),
             ]), userMetadata: profileMetadata(input).map(GraphQLBridge.json))
         },
         Field("login", req("AuthPayload"), arguments: [InputValue("input", req("UserLoginInput"))]) { info in

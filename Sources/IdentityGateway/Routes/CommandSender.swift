@@ -14,9 +14,10 @@ struct CommandSender: Sendable {
     ) -> RouteResult {
         let requestId = request.requestId
         let callerToken = Self.callerToken(request, queue: queue)
+        let languages = Self.languages(request)
         return .later { respond in
             bus.request(command, queue: queue, appId: appId, requestId: requestId, callerToken: callerToken,
-                        timeout: timeout) { result in
+                        languages: languages, timeout: timeout) { result in
                 respond(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render))
             }
         }
@@ -37,6 +38,7 @@ struct CommandSender: Sendable {
         let timeout = self.timeout
         let firstCaller = Self.callerToken(request, queue: firstQueue)
         let secondCaller = Self.callerToken(request, queue: secondQueue)
+        let languages = Self.languages(request)
         return .later { respond in
             bus.request(first, queue: firstQueue, appId: appId, requestId: requestId, callerToken: firstCaller,
                         timeout: timeout) { result in
@@ -52,7 +54,7 @@ struct CommandSender: Sendable {
                     return respond(failure)
                 }
                 bus.request(next(intermediate), queue: secondQueue, appId: appId, requestId: requestId,
-                            callerToken: secondCaller, timeout: timeout) { result in
+                            callerToken: secondCaller, languages: languages, timeout: timeout) { result in
                     respond(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render))
                 }
             }
@@ -67,6 +69,12 @@ struct CommandSender: Sendable {
               let authorization = request.header("authorization"), authorization.hasPrefix("Bearer ") else { return "" }
         let token = authorization.dropFirst(7).drop { $0 == " " }
         return token.utf8.count < 8192 ? String(token) : ""
+    }
+
+    /// The request's Accept-Language, for the messages a command sends (when the user has no
+    /// stored locale): travels with every command as its `languages` header.
+    private static func languages(_ request: HTTPRequest) -> [String] {
+        request.header("accept-language").map { AcceptLanguage.parse($0) } ?? []
     }
 
     private static func response<Reply: ProtoMessage>(

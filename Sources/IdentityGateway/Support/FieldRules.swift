@@ -1,4 +1,5 @@
 import Foundation
+import IdentityKit
 
 /// Field rules shared by sign-up and PATCH /v1/me.
 enum FieldRules {
@@ -34,6 +35,11 @@ enum FieldRules {
             return period
         }
         return scalars.count
+    }
+
+    /// A BCP 47 language tag (`pt-BR`, `de`, `zh-Hant-TW`); the token worker stores it in canonical case.
+    static func locale(_ value: String) -> String? {
+        LanguageTag.normalized(value) == nil ? "must be a BCP 47 language tag such as de or pt-BR" : nil
     }
 
     static func httpURL(_ value: String) -> String? {

@@ -21,6 +21,7 @@ enum UserJSON {
             "created_at": .string(user.createdAt),
             "app_metadata": object(user.appMetadataJson),
             "user_metadata": object(user.userMetadataJson),
+            "locale": JSONValue(user.locale),
         ])
     }
 

@@ -23,8 +23,12 @@ public struct AppSettingsUpdate: Sendable {
     public var deepLinkURL: String?
     public var mailFromName: String?
     public var mailFromAddress: String?
-    /// `KIND.PART` → text (KIND: email_code, password_reset, email_verification; PART: subject, text, html).
+    /// `KIND.PART` or `KIND.PART.LANGUAGE` → text (`templateKinds`, `templateParts`; LANGUAGE a
+    /// BCP 47 tag). Without a language, the text of the app's default language.
     public var mailTemplates: [String: String] = [:]
+    /// The language (BCP 47) of messages to users with no locale and no Accept-Language that
+    /// has texts; empty: English.
+    public var defaultLocale: String?
     /// Push credentials (see `PushSettingsStore`); the `.p8` and the service-account JSON are
     /// sealed under the push-credential sub-key of the master key before they are stored.
     public var apnsTeamId: String?
@@ -61,10 +65,21 @@ public struct AppSettingsUpdate: Sendable {
 
     public init() {}
 
-    /// The mails whose templates an app may override: every kind the mailer renders.
-    public static let templateKinds = MailKind.names
-    /// `push_title` and `push_body`: the push notification of a security alert.
+    /// The messages whose texts an app may override: every kind the mailer writes.
+    public static let templateKinds = MailKind.names + SmsKind.names
+    /// `push_title` and `push_body`: the push notification of a security alert. An SMS has only `text`.
     public static let templateParts = ["subject", "text", "html", "push_title", "push_body"]
+
+    /// `KIND.PART[.LANGUAGE]` as the store keeps it (kind, and part with its language in
+    /// canonical case), or nil when it names no kind, part or well-formed language.
+    public static func templateTarget(_ target: String) -> (kind: String, part: String)? {
+        let parts = target.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard (2...3).contains(parts.count), templateKinds.contains(parts[0]), templateParts.contains(parts[1]),
+              !SmsKind.names.contains(parts[0]) || parts[1] == "text" else { return nil }
+        guard parts.count == 3 else { return (parts[0], parts[1]) }
+        guard let language = LanguageTag.normalized(parts[2]) else { return nil }
+        return (parts[0], parts[1] + "." + language)
+    }
 
     /// identityctl's flag for a setting (`rate_limits` → `--rate-limit`).
     public static func flag(_ setting: String) -> String {
@@ -138,11 +153,13 @@ public struct AppSettingsUpdate: Sendable {
         if let address = mailFromAddress, !address.isEmpty, !EmailAddress.isValid(address) {
             found.append(("mail_from_address", "must be a valid email address"))
         }
+        if let locale = defaultLocale, !locale.isEmpty, LanguageTag.normalized(locale) == nil {
+            found.append(("default_locale", "must be a BCP 47 language tag such as de or pt-BR"))
+        }
         for (target, value) in mailTemplates {
-            let parts = target.split(separator: ".").map(String.init)
-            if parts.count != 2 || !Self.templateKinds.contains(parts[0]) || !Self.templateParts.contains(parts[1]) {
-                found.append(("mail_templates", "wants KIND.PART=VALUE (KIND: \(Self.templateKinds.joined(separator: ", ")); "
-                              + "PART: \(Self.templateParts.joined(separator: ", "))), got \(target)"))
+            if Self.templateTarget(target) == nil {
+                found.append(("mail_templates", "wants KIND.PART or KIND.PART.LANGUAGE (KIND: \(Self.templateKinds.joined(separator: ", ")); "
+                              + "PART: \(Self.templateParts.joined(separator: ", ")), an SMS's only text; LANGUAGE: BCP 47), got \(target)"))
             } else if value.utf8.count > 32 * 1024 {
                 found.append(("mail_templates", "\(target) must be at most 32 KiB"))
             }
@@ -250,6 +267,7 @@ public struct AppSettingsUpdate: Sendable {
         update.mailFromName = text("mail_from_name")
         update.mailFromAddress = text("mail_from_address")
         update.mailTemplates = strings("mail_templates")
+        update.defaultLocale = text("default_locale")
         update.rateLimits = strings("rate_limits")
         if let metadata = fields["default_metadata"], metadata != .null { update.defaultMetadata = metadata }
         update.sms = SmsSettingsUpdate.parse(fields, problems: &problems, text: text)

@@ -25,3 +25,13 @@ public enum MailKind: Sendable, Hashable {
 
     public static let names: [String] = all.map(\.name)
 }
+
+/// Every kind of SMS the mailer writes (`MailerV1.SendSms.kind`). An app may override the
+/// `text` of each, per language, as it does a mail's parts (`mail_templates`).
+public enum SmsKind: String, CaseIterable, Sendable {
+    case phoneCode = "phone_code"
+    case phoneLink = "phone_link"
+    case mfaSms = "mfa_sms"
+
+    public static let names: [String] = allCases.map(\.rawValue)
+}

@@ -58,8 +58,10 @@ public struct SecurityAlerts: Sendable {
     public func raise(_ kind: SecurityAlertKind, appId: String, uid: String, context: Context, address: String? = nil,
                       on connection: PGConnection) throws -> Bool {
         guard try alertsOn(appId: appId, on: connection) else { return false }
-        let email = try address ?? connection.query("SELECT email FROM users WHERE app_id = $1 AND uid = $2", [appId, uid])
-            .first?.optionalString("email")
+        let account = try connection.query("SELECT email, locale FROM users WHERE app_id = $1 AND uid = $2", [appId, uid]).first
+        let email = try address ?? account?.optionalString("email")
+        // The owner's locale, never the request's languages: the request may be the intruder's.
+        let languages = MessageLanguages.preferences(locale: try account?.optionalString("locale"), request: [])
         let values = [
             MailerV1.TemplateValue(name: "device", value: String(context.userAgent.prefix(200))),
             MailerV1.TemplateValue(name: "ip", value: context.ip),
@@ -67,7 +69,7 @@ public struct SecurityAlerts: Sendable {
         ] + (context.provider.isEmpty ? [] : [MailerV1.TemplateValue(name: "provider", value: Self.providerName(context.provider))])
         if let email, !email.isEmpty {
             let mail = MailerV1.SendEmail(messageId: "mail_" + Identifiers.nowULID(), appId: appId, to: email,
-                                          kind: kind.template, code: "", values: values)
+                                          kind: kind.template, code: "", values: values, languages: languages)
             try EventOutbox.appendCommand(mail, queue: DeliveryChannel.email.queue, appId: appId, on: connection)
         }
         // The devices now, before this change ends any session (see `SendPush.targets`).
@@ -81,7 +83,8 @@ public struct SecurityAlerts: Sendable {
             return true
         }
         let push = MailerV1.SendPush(messageId: "push_" + Identifiers.nowULID(), appId: appId, uid: uid, kind: kind.template,
-                                     excludeSessionId: context.sessionId, values: values, targets: targets)
+                                     excludeSessionId: context.sessionId, values: values, targets: targets,
+                                     languages: languages)
         try EventOutbox.appendCommand(push, queue: DeliveryChannel.push.queue, appId: appId, on: connection)
         Log.info("security alert queued", ["app_id": appId, "kind": kind.rawValue])
         return true

@@ -347,17 +347,19 @@ public final class AMQPLink: Sendable {
                             message.appId.withCString { appId in
                                 message.requestId.withCString { requestId in
                                   message.callerToken.withCString { callerToken in
+                                   message.languages.joined(separator: ",").withCString { languages in
                                    brokerUser.withCString { userId in
                                     var properties = crabbitmqshim_message(
                                         type: type, correlation_id: correlation, reply_to: replyTo,
                                         message_id: messageId, expiration: expirationC, app_id: appId,
-                                        request_id: requestId, caller_token: callerToken,
+                                        request_id: requestId, caller_token: callerToken, languages: languages,
                                         persistent: message.persistent ? 1 : 0, republished: message.republished ? 1 : 0,
                                         user_id: userId)
                                     return message.body.withUnsafeBytes { body in
                                         crabbitmqshim_publish(connection, channel, message.exchange, message.routingKey,
                                                               &properties, body.baseAddress, body.count) == 0
                                     }
+                                   }
                                    }
                                   }
                                 }
@@ -464,6 +466,8 @@ public final class AMQPLink: Sendable {
             requestId: header("request_id"),
             // Access tokens are under 8 KiB (the gateway refuses longer ones).
             callerToken: header("caller_token", capacity: 8192),
+            // Checked again: only a gateway publishes commands, but a tag is cheap to check.
+            languages: header("languages").split(separator: ",").prefix(6).compactMap { LanguageTag.normalized(String($0)) },
             deliveryTag: deliveryTag,
             linkGeneration: generation,
             // A message published again after a lost connection may have been taken already, but

@@ -35,7 +35,8 @@ public final class BusClient: Sendable {
 
     /// Sends `message` (a command) to `queue` and waits at most `timeout` seconds for a reply.
     public func request<M: ProtoMessage>(_ message: M, queue: String, appId: String, requestId: String,
-                                         callerToken: String = "", timeout: Double, completion: @escaping Completion) {
+                                         callerToken: String = "", languages: [String] = [], timeout: Double,
+                                         completion: @escaping Completion) {
         guard let body = try? ProtoJSON.encode(message), let link = link.withLock({ $0 }) else {
             ServiceMetrics.unavailable.inc("bus_disconnected")
             completion(.failure(.unavailable))
@@ -61,6 +62,7 @@ public final class BusClient: Sendable {
         outgoing.appId = appId
         outgoing.requestId = requestId
         outgoing.callerToken = callerToken
+        outgoing.languages = languages
         pending.withLock { $0[correlationId] = timed }
         guard link.send(.publish(outgoing)) else {
             ServiceMetrics.unavailable.inc("bus_disconnected")

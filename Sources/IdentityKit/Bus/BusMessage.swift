@@ -12,6 +12,8 @@ public struct BusMessage: Sendable {
     public var requestId: String
     /// The access token of the user a gateway command acts for (`OutgoingMessage.callerToken`).
     public var callerToken: String
+    /// The languages of the request behind a command, best first (`OutgoingMessage.languages`).
+    public var languages: [String] = []
     public var deliveryTag: UInt64
     public var linkGeneration: Int
     public var redelivered: Bool
@@ -38,6 +40,10 @@ public struct OutgoingMessage: Sendable {
     /// user's signed token, not on who could publish to the queue. Commands only: their
     /// messages are transient and expire with the caller's deadline.
     public var callerToken: String = ""
+    /// The languages of the HTTP request a command comes from, best first (its Accept-Language,
+    /// `AcceptLanguage.parse`): the messages a command sends are in one of them when the user
+    /// has no stored locale.
+    public var languages: [String] = []
     public var persistent: Bool = false
     /// Published again on a new connection because the lost one never confirmed it (`UnconfirmedPublishes`):
     /// it travels as a header, and the receiver counts it as `redelivered` (it may have run).

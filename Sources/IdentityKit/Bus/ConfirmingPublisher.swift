@@ -20,7 +20,7 @@ struct ConfirmingPublisher<ID: Hashable> {
                 message.appId.withCString { appId in
                     var properties = crabbitmqshim_message(type: type, correlation_id: nil, reply_to: nil,
                                                            message_id: messageId, expiration: nil, app_id: appId,
-                                                           request_id: nil, caller_token: nil,
+                                                           request_id: nil, caller_token: nil, languages: nil,
                                                            persistent: message.persistent ? 1 : 0, republished: 0, user_id: nil)
                     return message.body.withUnsafeBytes { body in
                         crabbitmqshim_publish(connection, 1, message.exchange, message.routingKey, &properties,

@@ -76,6 +76,10 @@ public enum ServiceMetrics {
         "identity_deliveries_total", "Messages to users by channel (email, sms, push) and outcome (sent, retried, dead_lettered, duplicate, undeliverable: an address Apple says does not forward).",
         labels: ["channel", "outcome"])
 
+    public static let smsSegments = registry.counter(
+        "identity_sms_segments_total", "SMS segments sent, by encoding (gsm7: 160 characters in one, 153 a part; ucs2: 70 in one, 67 a part), which is what an SMS bill counts.",
+        labels: ["encoding"])
+
     public static let smsRefusals = registry.counter(
         "identity_sms_refusals_total", "Phone codes not sent by the SMS-pumping policy, by reason (calling_code, the cap's name, breaker).",
         labels: ["reason", "app"])

@@ -6,8 +6,10 @@ public struct MailSettings: Sendable, Equatable {
     public var deepLinkURL: String?
     public var fromName: String?
     public var fromAddress: String?
-    /// kind → part → template.
+    /// kind → part (`subject`, or `subject.de` for one language) → template.
     public var templates: [String: [String: String]] = [:]
+    /// BCP 47; nil: English.
+    public var defaultLocale: String?
 
     public init() {}
 }
@@ -20,7 +22,7 @@ public struct MailSettingsStore: Sendable {
     public func settings(appId: String) throws -> MailSettings {
         let row = try pool.withConnection { connection in
             try connection.query("""
-                SELECT deep_link_url, from_name, from_address, templates::text AS templates
+                SELECT deep_link_url, from_name, from_address, templates::text AS templates, default_locale
                 FROM app_mail_settings WHERE app_id = $1
                 """, [appId]).first
         }
@@ -29,6 +31,7 @@ public struct MailSettingsStore: Sendable {
         settings.deepLinkURL = try row.optionalString("deep_link_url")
         settings.fromName = try row.optionalString("from_name")
         settings.fromAddress = try row.optionalString("from_address")
+        settings.defaultLocale = try row.optionalString("default_locale")
         // Our own jsonb, written by `save`; HTML templates can add up past the 64 KiB
         // default for request bodies, and a cap they passed would drop them all silently.
         if case .object(let kinds)? = JSONValue.parse(Data(try row.string("templates").utf8), maximumBytes: 16 << 20) {
@@ -46,12 +49,14 @@ public struct MailSettingsStore: Sendable {
         let templates = JSONValue.object(settings.templates.mapValues { parts in .object(parts.mapValues { .string($0) }) })
         try pool.withConnection { connection in
             try connection.query("""
-                INSERT INTO app_mail_settings (app_id, deep_link_url, from_name, from_address, templates, updated_at)
-                VALUES ($1, $2, $3, $4, $5::jsonb, now())
+                INSERT INTO app_mail_settings (app_id, deep_link_url, from_name, from_address, templates, default_locale,
+                                               updated_at)
+                VALUES ($1, $2, $3, $4, $5::jsonb, $6, now())
                 ON CONFLICT (app_id) DO UPDATE SET deep_link_url = EXCLUDED.deep_link_url,
                     from_name = EXCLUDED.from_name, from_address = EXCLUDED.from_address,
-                    templates = EXCLUDED.templates, updated_at = now()
-                """, [appId, settings.deepLinkURL, settings.fromName, settings.fromAddress, templates.serialized])
+                    templates = EXCLUDED.templates, default_locale = EXCLUDED.default_locale, updated_at = now()
+                """, [appId, settings.deepLinkURL, settings.fromName, settings.fromAddress, templates.serialized,
+                      settings.defaultLocale])
         }
     }
 }

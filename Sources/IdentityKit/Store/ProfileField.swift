@@ -4,4 +4,6 @@ public enum ProfileField: String, CaseIterable, Sendable {
     case lastName = "last_name"
     case photoURL = "photo_url"
     case username = "username"
+    /// BCP 47, in canonical case (`LanguageTag.normalized`).
+    case locale = "locale"
 }

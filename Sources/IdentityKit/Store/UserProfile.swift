@@ -26,12 +26,14 @@ public struct UserProfile: Sendable {
     public var customClaimsJSON: String
     public var appMetadataJSON: String
     public var userMetadataJSON: String
+    /// BCP 47, or nil when the user gave none.
+    public var locale: String?
 
     /// A profile made from a `users` row (`UserRecord.profile`, IdentityCredentials).
     package init(appId: String, uid: String, email: String?, emailVerified: Bool, phone: String?, username: String?,
                  firstName: String?, lastName: String?, photoURL: String?, hasPassword: Bool, isGuest: Bool,
                  disabled: Bool, roles: [String], createdAtMicros: Int64, identityProviders: [String], mfaEnabled: Bool,
-                 customClaimsJSON: String, appMetadataJSON: String, userMetadataJSON: String) {
+                 customClaimsJSON: String, appMetadataJSON: String, userMetadataJSON: String, locale: String?) {
         self.appId = appId
         self.uid = uid
         self.email = email
@@ -51,6 +53,7 @@ public struct UserProfile: Sendable {
         self.customClaimsJSON = customClaimsJSON
         self.appMetadataJSON = appMetadataJSON
         self.userMetadataJSON = userMetadataJSON
+        self.locale = locale
     }
 
     /// The user as clients see it: the one place the client's user object is made
@@ -63,7 +66,7 @@ public struct UserProfile: Sendable {
                       roles: roles, mfaEnabled: mfaEnabled,
                       createdAt: Timestamp.rfc3339(microsecondsSinceEpoch: createdAtMicros),
                       appMetadataJson: appMetadataJSON, userMetadataJson: userMetadataJSON,
-                      customClaimsJson: customClaimsJSON, disabled: disabled)
+                      customClaimsJson: customClaimsJSON, disabled: disabled, locale: locale)
     }
 
     /// The columns `init(row:)` reads, all of the `user_profiles` view.
@@ -71,7 +74,7 @@ public struct UserProfile: Sendable {
         app_id, uid, email, email_verified, phone, username, first_name, last_name, photo_url, \
         has_password, is_guest, disabled, roles, \
         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us, identity_providers, mfa_enabled, \
-        custom_claims::text AS custom_claims, app_metadata::text AS app_metadata, user_metadata::text AS user_metadata
+        custom_claims::text AS custom_claims, app_metadata::text AS app_metadata, user_metadata::text AS user_metadata, locale
         """
 
 }
@@ -97,5 +100,6 @@ extension UserProfile {
         appMetadataJSON = try row.string("app_metadata")
         userMetadataJSON = try row.string("user_metadata")
         mfaEnabled = try row.bool("mfa_enabled")
+        locale = try row.optionalString("locale")
     }
 }

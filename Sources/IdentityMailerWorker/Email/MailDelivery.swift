@@ -67,13 +67,16 @@ struct MailDelivery: Sendable {
             "app_name": app?.name ?? "your app", "code": command.code, "link": link, "email": command.to,
         ]
         for value in command.values where MailRenderer.extraPlaceholders.contains(value.name) { values[value.name] = value.value }
-        let rendered = MailRenderer().render(kind: command.kind, templates: mail.templates, values: values)
+        let templates = MessageTemplates(overrides: mail.templates, defaultLanguage: mail.defaultLocale)
+        let language = templates.language(kind: command.kind, preferences: command.languages)
+        let rendered = MailRenderer().render(kind: command.kind, templates: templates, language: language, values: values)
         // The app's own sender when it set an address, else the worker's default sender.
         let (fromName, fromAddress) = mail.fromAddress.map { (mail.fromName, $0) }
             ?? (mail.fromName ?? defaultFromName, defaultFromAddress)
         return (fromAddress, MIMEMessage.build(fromName: fromName, fromAddress: fromAddress,
                                                to: command.to, subject: rendered.subject, text: rendered.text,
-                                               html: rendered.html, messageId: command.messageId, kind: command.kind))
+                                               html: rendered.html, messageId: command.messageId, kind: command.kind,
+                                               language: language))
     }
 
     private func failed(_ command: MailerV1.SendEmail, _ failure: SMTPClient.Failure,

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityKit
 
-/// Renders a mail from the app's templates (or the defaults) into a MIME message with a plain
+/// Renders a mail from the app's templates (or the built-in texts, `MessageTexts`) into a MIME message with a plain
 /// text and an HTML part, and a push notification's title and body from the `push_title` and
 /// `push_body` parts. Placeholders are `{{app_name}}`, `{{code}}`, `{{link}}`, `{{email}}`, and
 /// for security alerts `{{device}}` (the sign-in's user agent), `{{ip}}`, `{{time}}`, `{{provider}}` (links); in the
@@ -16,67 +16,17 @@ struct MailRenderer: Sendable {
     /// The placeholders a command may fill besides the code (`SendEmail.values`, `SendPush.values`).
     static let extraPlaceholders: Set<String> = ["device", "ip", "time", "provider"]
 
-    static let defaults: [String: [String: String]] = alertDefaults.merging([
-        "email_code": [
-            "subject": "Your sign-in code for {{app_name}}",
-            "text": "Your sign-in code for {{app_name}} is {{code}}.\n\nIt expires in 10 minutes and works once.\n{{link}}\n\nIf you did not ask for it, ignore this email.",
-            "html": "<p>Your sign-in code for {{app_name}} is <strong>{{code}}</strong>.</p><p>It expires in 10 minutes and works once.</p><p>{{link}}</p><p>If you did not ask for it, ignore this email.</p>",
-        ],
-        "password_reset": [
-            "subject": "Reset your {{app_name}} password",
-            "text": "Your password reset code for {{app_name}} is {{code}}.\n{{link}}\n\nIt expires in 10 minutes. If you did not ask to reset your password, ignore this email.",
-            "html": "<p>Your password reset code for {{app_name}} is <strong>{{code}}</strong>.</p><p>{{link}}</p><p>It expires in 10 minutes. If you did not ask to reset your password, ignore this email.</p>",
-        ],
-        "mfa_code": [
-            "subject": "Your {{app_name}} security code",
-            "text": "Your security code for signing in to {{app_name}} is {{code}}.\n\nIt expires in 10 minutes and works once. If you did not just sign in, change your password.",
-            "html": "<p>Your security code for signing in to {{app_name}} is <strong>{{code}}</strong>.</p><p>It expires in 10 minutes and works once. If you did not just sign in, change your password.</p>",
-        ],
-        "email_verification": [
-            "subject": "Verify your email for {{app_name}}",
-            "text": "Your verification code for {{app_name}} is {{code}}.\n{{link}}\n\nIt expires in 10 minutes.",
-            "html": "<p>Your verification code for {{app_name}} is <strong>{{code}}</strong>.</p><p>{{link}}</p><p>It expires in 10 minutes.</p>",
-        ],
-    ]) { $1 }
-
-    /// Security alerts (`SecurityAlertKind`): what happened, and what to do if it was not you.
-    static let alertDefaults: [String: [String: String]] = {
-        let happened: [SecurityAlertKind: (title: String, sentence: String)] = [
-            .newSignIn: ("New sign-in to {{app_name}}", "Your {{app_name}} account was signed in to from a new device ({{device}}, {{ip}}) at {{time}}."),
-            .passwordChanged: ("Your {{app_name}} password was changed", "The password of your {{app_name}} account was changed at {{time}}."),
-            .emailChanged: ("Your {{app_name}} email address was changed", "The email address of your {{app_name}} account was changed at {{time}}."),
-            .mfaEnabled: ("Two-step verification turned on", "Two-step verification was turned on for your {{app_name}} account at {{time}}."),
-            .mfaDisabled: ("Two-step verification turned off", "Two-step verification was turned off for your {{app_name}} account at {{time}}."),
-            .passkeyAdded: ("A passkey was added to {{app_name}}", "A passkey was added to your {{app_name}} account at {{time}}."),
-            .passkeyRemoved: ("A passkey was removed from {{app_name}}", "A passkey was removed from your {{app_name}} account at {{time}}."),
-            .phoneChanged: ("Your {{app_name}} phone number was changed", "A phone number was linked to your {{app_name}} account at {{time}}."),
-            .providerLinked: ("A sign-in method was added to {{app_name}}", "A {{provider}} account was linked to your {{app_name}} account at {{time}}."),
-            .providerUnlinked: ("A sign-in method was removed from {{app_name}}", "A {{provider}} account was unlinked from your {{app_name}} account at {{time}}."),
-            .backupCodesRenewed: ("New backup codes for {{app_name}}", "New backup codes were made for your {{app_name}} account at {{time}}; the old ones no longer work."),
-            .backupCodesLow: ("Few backup codes left for {{app_name}}", "Your {{app_name}} account has few backup codes left: make new ones soon."),
-            .mfaCodeReused: ("A used security code was tried on {{app_name}}", "A two-step verification code of your {{app_name}} account that had already been used was entered again ({{device}}, {{ip}}) at {{time}}, and refused. Whoever entered it may know your password."),
-        ]
-        let advice = "If this was not you, change your password and sign out your other sessions."
-        var out: [String: [String: String]] = [:]
-        for (kind, text) in happened {
-            out[kind.template] = [
-                "subject": text.title, "text": text.sentence + "\n\n" + advice,
-                "html": "<p>" + text.sentence + "</p><p>" + advice + "</p>",
-                "push_title": text.title, "push_body": text.sentence,
-            ]
-        }
-        return out
-    }()
-
-    /// A push notification's title and body (plain text, no escaping: not markup).
-    func renderPush(kind: String, templates: [String: [String: String]], values: [String: String]) -> (title: String, body: String) {
-        let template = { (part: String) in templates[kind]?[part] ?? Self.defaults[kind]?[part] ?? "" }
+    /// A push notification's title and body in `language` (plain text, no escaping: not markup).
+    func renderPush(kind: String, templates: MessageTemplates, language: String,
+                    values: [String: String]) -> (title: String, body: String) {
+        let template = { (part: String) in templates.part(part, kind: kind, language: language) ?? "" }
         return (String(fill(template("push_title"), values, html: false).prefix(200)),
                 String(fill(template("push_body"), values, html: false).prefix(1000)))
     }
 
-    func render(kind: String, templates: [String: [String: String]], values: [String: String]) -> Rendered {
-        let template = { (part: String) in templates[kind]?[part] ?? Self.defaults[kind]?[part] ?? "{{code}}" }
+    /// The mail of `kind` in `language` (`MessageTemplates.language`).
+    func render(kind: String, templates: MessageTemplates, language: String, values: [String: String]) -> Rendered {
+        let template = { (part: String) in templates.part(part, kind: kind, language: language) ?? "{{code}}" }
         return Rendered(subject: fill(template("subject"), values, html: false).replacingOccurrences(of: "\n", with: " "),
                         text: fill(template("text"), values, html: false),
                         html: fill(template("html"), values, html: true))
@@ -144,9 +94,9 @@ enum MIMEMessage {
     /// `kind` (the template's, e.g. `email_code`, `security_alert_mfa_enabled`) travels as
     /// `X-Identity-Mail-Kind`, so a mailbox rule, a support desk or a test can tell a code from
     /// an alert without reading the text; `Auto-Submitted` (RFC 3834) keeps auto-responders
-    /// from answering any of them.
+    /// from answering any of them. `language` (BCP 47) is the texts' `Content-Language` (RFC 3282).
     static func build(fromName: String?, fromAddress: String, to: String, subject: String, text: String, html: String,
-                      messageId: String, kind: String = "", date: Date = Date()) -> String {
+                      messageId: String, kind: String = "", language: String = "", date: Date = Date()) -> String {
         let boundary = "b_" + Base64URL.encode(SecureRandom.bytes(12))
         let from = fromName.map { "\(displayName($0)) <\(fromAddress)>" } ?? fromAddress
         var lines = [
@@ -157,7 +107,7 @@ enum MIMEMessage {
             "Message-ID: <\(messageId)@identity.local>",
             "MIME-Version: 1.0",
             "Auto-Submitted: auto-generated",
-        ] + (kind.isEmpty || !kind.utf8.allSatisfy { $0 == 95 || (97...122).contains($0) } ? [] : ["X-Identity-Mail-Kind: \(kind)"]) + [
+        ] + (LanguageTag.normalized(language) == nil ? [] : ["Content-Language: \(language)"]) + (kind.isEmpty || !kind.utf8.allSatisfy { $0 == 95 || (97...122).contains($0) } ? [] : ["X-Identity-Mail-Kind: \(kind)"]) + [
             "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
             "",
         ]
@@ -181,8 +131,21 @@ enum MIMEMessage {
         return value.contains(where: { "(),:;<>@[]\\.".contains($0) }) ? "\"\(value)\"" : value
     }
 
+    /// RFC 2047 encoded words, split between characters, never inside one, and folded onto
+    /// continuation lines: 36 bytes of UTF-8 make 48 of base64, a word of 60 characters, so
+    /// even the first line (`Subject: ` and a word) stays under RFC 2047's 76.
     private static func encodedWord(_ value: String) -> String {
-        "=?UTF-8?B?" + Data(value.utf8).base64EncodedString() + "?="
+        var words: [String] = []
+        var chunk = ""
+        for character in value {
+            if chunk.utf8.count + String(character).utf8.count > 36, !chunk.isEmpty {
+                words.append(chunk)
+                chunk = ""
+            }
+            chunk.append(character)
+        }
+        if !chunk.isEmpty { words.append(chunk) }
+        return words.map { "=?UTF-8?B?" + Data($0.utf8).base64EncodedString() + "?=" }.joined(separator: "\r\n ")
     }
 
     private static func isPrintableASCII(_ value: String) -> Bool {

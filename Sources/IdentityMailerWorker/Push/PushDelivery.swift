@@ -149,10 +149,13 @@ struct PushDelivery: Sendable {
 
     private func render(_ command: MailerV1.SendPush) throws -> (title: String, body: String) {
         let app = try apps.find(id: command.appId)
-        let templates = try settings.settings(appId: command.appId).templates
+        let mail = try settings.settings(appId: command.appId)
+        let templates = MessageTemplates(overrides: mail.templates, defaultLanguage: mail.defaultLocale)
         var values = ["app_name": app?.name ?? "your app"]
         for value in command.values where MailRenderer.extraPlaceholders.contains(value.name) { values[value.name] = value.value }
-        return MailRenderer().renderPush(kind: command.kind, templates: templates, values: values)
+        return MailRenderer().renderPush(kind: command.kind, templates: templates,
+                                         language: templates.language(kind: command.kind, preferences: command.languages),
+                                         values: values)
     }
 
     private func failed(_ command: MailerV1.SendPush, deviceIds: [String], _ failure: ChannelQueues.Failure,

@@ -12,6 +12,8 @@ struct SmsDelivery: Sendable {
     let credentials: SmsCredentialSeal
     let apps: AppStore
     let settings: SmsSettingsStore
+    /// The app's texts (`mail_templates` holds an SMS's overrides too) and default language.
+    let texts: MailSettingsStore
     let ledger: DeliveryLedger
     /// The worker's own account (IDENTITY_SMS_*), for apps without one.
     let defaultAccount: TwilioTransport.Account?
@@ -23,12 +25,6 @@ struct SmsDelivery: Sendable {
     let outbound: OutboundAddressPolicy
     let queues: ChannelQueues
     let counters: Locked<MailerWorker.Counters>
-
-    static let texts = [
-        "phone_code": "{{code}} is your {{app_name}} sign-in code. It expires in 10 minutes.",
-        "phone_link": "{{code}} is your {{app_name}} code to add this phone. It expires in 10 minutes.",
-        "mfa_sms": "{{code}} is your {{app_name}} verification code. It expires in 10 minutes.",
-    ]
 
     func handle(_ command: MailerV1.SendSms) -> [OutgoingMessage] {
         // Never the number: the logs hold no phone number.
@@ -46,6 +42,9 @@ struct SmsDelivery: Sendable {
         do throws(ChannelQueues.Failure) {
             let (transport, text) = try prepare(command)
             try transport.deliver(to: command.to, body: text, messageId: command.messageId)
+            // What the bill counts: the segments of the text, by the encoding it needs.
+            let segments = SmsSegments(text)
+            ServiceMetrics.smsSegments.inc(segments.encoding.rawValue, by: Double(segments.count))
         } catch {
             try? ledger.release(messageId: command.messageId)
             return failed(command, error, fields)
@@ -62,7 +61,10 @@ struct SmsDelivery: Sendable {
         do {
             let code = try seal.open(Array(command.sealedCode), messageId: command.messageId)
             let appName = try apps.find(id: command.appId)?.name ?? "your app"
-            let template = Self.texts[command.kind] ?? "{{code}}"
+            let mail = try texts.settings(appId: command.appId)
+            let templates = MessageTemplates(overrides: mail.templates, defaultLanguage: mail.defaultLocale)
+            let language = templates.language(kind: command.kind, preferences: command.languages)
+            let template = templates.part("text", kind: command.kind, language: language) ?? "{{code}}"
             let text = template.replacingOccurrences(of: "{{app_name}}", with: appName)
                 .replacingOccurrences(of: "{{code}}", with: code)
             return (try transport(appId: command.appId), text)
@@ -104,7 +106,7 @@ extension SmsDelivery {
         }
         return SmsDelivery(seal: MailPayloadSeal(key: configuration.mailPayloadKey),
                            credentials: SmsCredentialSeal(mailPayloadKey: configuration.mailPayloadKey),
-                           apps: AppStore(pool: pool), settings: SmsSettingsStore(pool: pool),
+                           apps: AppStore(pool: pool), settings: SmsSettingsStore(pool: pool), texts: MailSettingsStore(pool: pool),
                            ledger: DeliveryLedger(pool: pool), defaultAccount: sms.account, defaultAPIURL: sms.apiURL,
                            fileTransport: SmsFileTransport(directory: sms.directory),
                            http: OutboundHTTP(timeoutMilliseconds: sms.timeoutMilliseconds),

@@ -15,7 +15,7 @@ struct EmailChange: Sendable {
     /// Mails a code to the new address, replacing any pending change of this user. The answer
     /// is the same whether or not the address has an account: only its owner learns that, by
     /// confirming (409 `auth/email-already-in-use`).
-    func start(_ command: TokenV1.StartEmailChange, requestId: String) throws -> CommandConsumer.Reply {
+    func start(_ command: TokenV1.StartEmailChange, _ context: CommandContext) throws -> CommandConsumer.Reply {
         guard EmailAddress.isValid(command.email) else { throw ServiceError.invalidEmail() }
         guard let user = try users.find(appId: command.appId, uid: command.uid) else { throw ServiceError.invalidToken }
         guard !user.isGuest else {
@@ -37,7 +37,8 @@ struct EmailChange: Sendable {
         }
         return try CommandConsumer.Reply(TokenV1.Accepted(expiresIn: Int32(settings.lifetimeSeconds)))
             .with(MailRequest.code(code, kind: .emailVerification, to: command.email, appId: command.appId,
-                                   requestId: requestId, seal: settings.mailSeal))
+                                   languages: MessageLanguages.preferences(locale: user.locale, request: context.languages),
+                                   requestId: context.requestId, seal: settings.mailSeal))
     }
 
     /// Spends the code of the user's pending change and moves the account to its address,
@@ -87,7 +88,7 @@ extension CommandRouter {
     }
 
     func handle(_ command: TokenV1.StartEmailChange, _ context: CommandContext) throws -> CommandConsumer.Reply {
-        try emailChange.start(command, requestId: context.requestId)
+        try emailChange.start(command, context)
     }
 
     func handle(_ command: TokenV1.ConfirmEmailChange, _ context: CommandContext) throws -> CommandConsumer.Reply {

@@ -11,15 +11,18 @@ struct EmailCodeSignIn: Sendable {
 
     /// Stores a new code (replacing any older one) and mails it, whether or not the email has
     /// an account: the answer and the work are the same either way.
-    func send(_ command: TokenV1.SendEmailCode, requestId: String) throws -> CommandConsumer.Reply {
+    func send(_ command: TokenV1.SendEmailCode, _ context: CommandContext) throws -> CommandConsumer.Reply {
         guard EmailAddress.isValid(command.email) else { throw ServiceError.invalidEmail() }
         let code = VerificationCodeStore.newCode()
-        try pool.transaction { connection in
+        let locale = try pool.transaction { connection -> String? in
             try settings.codes.store(code, purpose: .emailCode, appId: command.appId, email: command.email,
                                      lifetimeSeconds: settings.lifetimeSeconds, on: connection)
+            return try users.locale(appId: command.appId, email: command.email, on: connection)
         }
         return try CommandConsumer.Reply(TokenV1.Accepted(expiresIn: Int32(settings.lifetimeSeconds)))
-            .with(MailRequest.code(code, kind: .emailCode, to: command.email, appId: command.appId, requestId: requestId, seal: settings.mailSeal))
+            .with(MailRequest.code(code, kind: .emailCode, to: command.email, appId: command.appId,
+                                   languages: MessageLanguages.preferences(locale: locale, request: context.languages),
+                                   requestId: context.requestId, seal: settings.mailSeal))
     }
 
     /// Spends the code and signs in, creating the account when there is none; the email

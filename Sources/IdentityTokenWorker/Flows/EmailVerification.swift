@@ -8,7 +8,7 @@ struct EmailVerification: Sendable {
     let settings: CodeSettings
     let ownership: EmailOwnership
 
-    func send(_ command: TokenV1.SendEmailVerification, requestId: String) throws -> CommandConsumer.Reply {
+    func send(_ command: TokenV1.SendEmailVerification, _ context: CommandContext) throws -> CommandConsumer.Reply {
         guard let user = try users.find(appId: command.appId, uid: command.uid) else { throw ServiceError.invalidToken }
         guard let email = user.email else {
             throw ServiceError.validationFailed([.init(location: "user.email", message: "the account has no email address")])
@@ -27,7 +27,9 @@ struct EmailVerification: Sendable {
                                      lifetimeSeconds: settings.lifetimeSeconds, on: connection)
         }
         return try CommandConsumer.Reply(TokenV1.Accepted(expiresIn: Int32(settings.lifetimeSeconds)))
-            .with(MailRequest.code(code, kind: .emailVerification, to: email, appId: command.appId, requestId: requestId, seal: settings.mailSeal))
+            .with(MailRequest.code(code, kind: .emailVerification, to: email, appId: command.appId,
+                                   languages: MessageLanguages.preferences(locale: user.locale, request: context.languages),
+                                   requestId: context.requestId, seal: settings.mailSeal))
     }
 
     func verify(_ command: TokenV1.VerifyEmail) throws -> TokenV1.UserResult {

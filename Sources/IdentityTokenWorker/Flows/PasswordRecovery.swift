@@ -14,19 +14,20 @@ struct PasswordRecovery: Sendable {
     let ownership: EmailOwnership
 
     /// Mails a reset code when the email has an account; answers the same either way.
-    func forgot(_ command: TokenV1.ForgotPassword, requestId: String) throws -> CommandConsumer.Reply {
+    func forgot(_ command: TokenV1.ForgotPassword, _ context: CommandContext) throws -> CommandConsumer.Reply {
         let accepted = try CommandConsumer.Reply(TokenV1.Accepted(expiresIn: Int32(settings.lifetimeSeconds)))
         guard EmailAddress.isValid(command.email) else { return accepted }
         let code = VerificationCodeStore.newCode()
-        let known = try pool.transaction { connection -> Bool in
-            guard try users.find(appId: command.appId, email: command.email, on: connection) != nil else { return false }
+        let known = try pool.transaction { connection -> UserRecord? in
+            guard let user = try users.find(appId: command.appId, email: command.email, on: connection) else { return nil }
             try settings.codes.store(code, purpose: .passwordReset, appId: command.appId, email: command.email,
                                      lifetimeSeconds: settings.lifetimeSeconds, on: connection)
-            return true
+            return user
         }
-        guard known else { return accepted }
+        guard let known else { return accepted }
         return accepted.with(try MailRequest.code(code, kind: .passwordReset, to: command.email, appId: command.appId,
-                                                  requestId: requestId, seal: settings.mailSeal))
+                                                  languages: MessageLanguages.preferences(locale: known.locale, request: context.languages),
+                                                  requestId: context.requestId, seal: settings.mailSeal))
     }
 
     /// Tells whether a code is right without spending it (wrong guesses still count).

@@ -15,6 +15,7 @@ struct PasswordSignUp: Sendable {
         // The gateway already checked the shape; these checks keep the worker safe on its own.
         if let problem = PasswordPolicy.problem(with: command.password) { throw ServiceError.weakPassword(problem) }
         guard EmailAddress.isValid(command.email) else { throw ServiceError.invalidEmail() }
+        let locale = try MessageLanguages.checked(command.locale)
         let signingKey = try outcome.signingKey(appId: command.appId)
         let hash = try hasher.hash(command.password)
         let (user, decision) = try pool.transaction { connection in
@@ -26,13 +27,14 @@ struct PasswordSignUp: Sendable {
                 upgrade.firstName = command.firstName
                 upgrade.lastName = command.lastName
                 upgrade.passwordHash = hash
+                upgrade.locale = locale
                 user = try GuestUpgrade.apply(upgrade, to: guest, users: users, on: connection)
             } else {
                 do {
-                    user = try users.insert(UserStore.NewUser(email: command.email, username: command.username,
-                                                              firstName: command.firstName, lastName: command.lastName,
-                                                              passwordHash: hash),
-                                            appId: command.appId, on: connection)
+                    var new = UserStore.NewUser(email: command.email, username: command.username,
+                                                firstName: command.firstName, lastName: command.lastName, passwordHash: hash)
+                    new.locale = locale
+                    user = try users.insert(new, appId: command.appId, on: connection)
                 } catch UserStore.Conflict.email {
                     throw ServiceError.emailAlreadyInUse
                 } catch UserStore.Conflict.username {

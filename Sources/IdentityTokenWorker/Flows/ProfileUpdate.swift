@@ -13,6 +13,7 @@ struct ProfileUpdate: Sendable {
         if let value = command.lastName { set[.lastName] = value }
         if let value = command.photoUrl { set[.photoURL] = value }
         if let value = command.username { set[.username] = value }
+        if let value = try MessageLanguages.checked(command.locale) { set[.locale] = value }
         let clear = Set(command.clearFields.compactMap(ProfileField.init(rawValue:)))
         if let metadata = command.userMetadataJson {
             guard metadata.utf8.count <= 8192, case .object? = JSONValue.parse(Data(metadata.utf8)) else {

@@ -165,7 +165,10 @@ struct SecondFactors: Sendable {
         let code = VerificationCodeStore.newCode()
         try codes.store(code, purpose: .mfaEmail, appId: user.appId, email: address, lifetimeSeconds: codeLifetimeSeconds,
                         on: connection)
-        let command = try MailRequest.command(code, kind: MailKind.mfaCode.name, to: address, appId: user.appId, seal: mailSeal)
+        // The user's locale only: the request that asked for the code is not the account's word.
+        let command = try MailRequest.command(code, kind: MailKind.mfaCode.name, to: address, appId: user.appId,
+                                              languages: MessageLanguages.preferences(locale: user.locale, request: []),
+                                              seal: mailSeal)
         try EventOutbox.appendCommand(command, queue: DeliveryChannel.email.queue, appId: user.appId, on: connection)
     }
 
@@ -182,7 +185,9 @@ struct SecondFactors: Sendable {
         let code = VerificationCodeStore.newCode()
         try codes.store(code, purpose: .mfaSms, appId: user.appId, email: phone, lifetimeSeconds: codeLifetimeSeconds,
                         on: connection)
-        let command = try SmsRequest.command(code, kind: .mfaSms, to: phone, appId: user.appId, seal: mailSeal)
+        let command = try SmsRequest.command(code, kind: .mfaSms, to: phone, appId: user.appId,
+                                             languages: MessageLanguages.preferences(locale: user.locale, request: []),
+                                             seal: mailSeal)
         try EventOutbox.appendCommand(command, queue: DeliveryChannel.sms.queue, appId: user.appId, on: connection)
     }
 }

@@ -107,12 +107,16 @@ struct CommandContext: Sendable {
     let requestId: String
     /// The app the message's header names (the command's own `app_id` is what it acts in).
     let messageAppId: String
+    /// The request's languages, best first (its Accept-Language): what a message the command
+    /// sends is written in when the user has no stored locale.
+    var languages: [String] = []
 
     init(_ message: BusMessage) {
         id = Self.key(messageId: message.messageId, body: message.body)
         redelivered = message.redelivered
         requestId = message.requestId
         messageAppId = message.appId
+        languages = message.languages
     }
 
     /// `messageId.sha256hex(body)`; empty for a message without an id (never replayed).

@@ -149,6 +149,8 @@ extension CommonV1 {
         public var customClaimsJson: String
         /// Shown to the admin API only: a disabled user cannot sign in or refresh.
         public var disabled: Bool
+        /// BCP 47 (`pt-BR`): the language of the messages sent to the user.
+        public var locale: String?
 
         public init(
             uid: String = "",
@@ -168,7 +170,8 @@ extension CommonV1 {
             appMetadataJson: String = "",
             userMetadataJson: String = "",
             customClaimsJson: String = "",
-            disabled: Bool = false
+            disabled: Bool = false,
+            locale: String? = nil
         ) {
             self.uid = uid
             self.email = email
@@ -188,6 +191,7 @@ extension CommonV1 {
             self.userMetadataJson = userMetadataJson
             self.customClaimsJson = customClaimsJson
             self.disabled = disabled
+            self.locale = locale
         }
 
         public init(from decoder: Decoder) throws {
@@ -210,6 +214,7 @@ extension CommonV1 {
             self.userMetadataJson = try container.decodeProto(String.self, "user_metadata_json", "userMetadataJson") ?? ""
             self.customClaimsJson = try container.decodeProto(String.self, "custom_claims_json", "customClaimsJson") ?? ""
             self.disabled = try container.decodeProto(Bool.self, "disabled") ?? false
+            self.locale = try container.decodeProto(String.self, "locale")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -232,6 +237,7 @@ extension CommonV1 {
             if !self.userMetadataJson.isEmpty { try container.encode(self.userMetadataJson, forKey: ProtoJSONKey("user_metadata_json")) }
             if !self.customClaimsJson.isEmpty { try container.encode(self.customClaimsJson, forKey: ProtoJSONKey("custom_claims_json")) }
             if self.disabled { try container.encode(self.disabled, forKey: ProtoJSONKey("disabled")) }
+            if let value = self.locale { try container.encode(value, forKey: ProtoJSONKey("locale")) }
         }
     }
 

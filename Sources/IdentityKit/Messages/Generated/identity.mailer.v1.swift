@@ -37,6 +37,9 @@ extension MailerV1 {
         public var sealedCode: Data
         /// Values of the template's other placeholders (security alerts: `device`, `ip`, `time`).
         public var values: [TemplateValue]
+        /// The languages the mail may be written in, best first (BCP 47: the user's locale, then the
+        /// request's Accept-Language); the mailer adds the app's default and English after them.
+        public var languages: [String]
 
         public init(
             messageId: String = "",
@@ -47,7 +50,8 @@ extension MailerV1 {
             link: String? = nil,
             attempt: Int32 = 0,
             sealedCode: Data = Data(),
-            values: [TemplateValue] = []
+            values: [TemplateValue] = [],
+            languages: [String] = []
         ) {
             self.messageId = messageId
             self.appId = appId
@@ -58,6 +62,7 @@ extension MailerV1 {
             self.attempt = attempt
             self.sealedCode = sealedCode
             self.values = values
+            self.languages = languages
         }
 
         public init(from decoder: Decoder) throws {
@@ -71,6 +76,7 @@ extension MailerV1 {
             self.attempt = try container.decodeProto(ProtoJSONInteger<Int32>.self, "attempt")?.value ?? 0
             self.sealedCode = try container.decodeProto(ProtoJSONBytes.self, "sealed_code", "sealedCode")?.value ?? Data()
             self.values = try container.decodeProto([TemplateValue].self, "values") ?? []
+            self.languages = try container.decodeProto([String].self, "languages") ?? []
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -84,6 +90,7 @@ extension MailerV1 {
             if self.attempt != 0 { try container.encode(self.attempt, forKey: ProtoJSONKey("attempt")) }
             if !self.sealedCode.isEmpty { try container.encode(ProtoJSONBytes(self.sealedCode), forKey: ProtoJSONKey("sealed_code")) }
             if !self.values.isEmpty { try container.encode(self.values, forKey: ProtoJSONKey("values")) }
+            if !self.languages.isEmpty { try container.encode(self.languages, forKey: ProtoJSONKey("languages")) }
         }
     }
 
@@ -137,6 +144,8 @@ extension MailerV1 {
         /// may end their sessions (a password change ends every other one, and their devices go with
         /// them), and those devices are who must hear of it. Empty: the user's devices at delivery.
         public var targets: [PushTarget]
+        /// As `SendEmail.languages`: the user's locale.
+        public var languages: [String]
 
         public init(
             messageId: String = "",
@@ -147,7 +156,8 @@ extension MailerV1 {
             values: [TemplateValue] = [],
             attempt: Int32 = 0,
             deviceIds: [String] = [],
-            targets: [PushTarget] = []
+            targets: [PushTarget] = [],
+            languages: [String] = []
         ) {
             self.messageId = messageId
             self.appId = appId
@@ -158,6 +168,7 @@ extension MailerV1 {
             self.attempt = attempt
             self.deviceIds = deviceIds
             self.targets = targets
+            self.languages = languages
         }
 
         public init(from decoder: Decoder) throws {
@@ -171,6 +182,7 @@ extension MailerV1 {
             self.attempt = try container.decodeProto(ProtoJSONInteger<Int32>.self, "attempt")?.value ?? 0
             self.deviceIds = try container.decodeProto([String].self, "device_ids", "deviceIds") ?? []
             self.targets = try container.decodeProto([PushTarget].self, "targets") ?? []
+            self.languages = try container.decodeProto([String].self, "languages") ?? []
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -184,6 +196,7 @@ extension MailerV1 {
             if self.attempt != 0 { try container.encode(self.attempt, forKey: ProtoJSONKey("attempt")) }
             if !self.deviceIds.isEmpty { try container.encode(self.deviceIds, forKey: ProtoJSONKey("device_ids")) }
             if !self.targets.isEmpty { try container.encode(self.targets, forKey: ProtoJSONKey("targets")) }
+            if !self.languages.isEmpty { try container.encode(self.languages, forKey: ProtoJSONKey("languages")) }
         }
     }
 
@@ -236,6 +249,8 @@ extension MailerV1 {
         public var sealedCode: Data
         /// 0 for the first try.
         public var attempt: Int32
+        /// As `SendEmail.languages`.
+        public var languages: [String]
 
         public init(
             messageId: String = "",
@@ -243,7 +258,8 @@ extension MailerV1 {
             to: String = "",
             kind: String = "",
             sealedCode: Data = Data(),
-            attempt: Int32 = 0
+            attempt: Int32 = 0,
+            languages: [String] = []
         ) {
             self.messageId = messageId
             self.appId = appId
@@ -251,6 +267,7 @@ extension MailerV1 {
             self.kind = kind
             self.sealedCode = sealedCode
             self.attempt = attempt
+            self.languages = languages
         }
 
         public init(from decoder: Decoder) throws {
@@ -261,6 +278,7 @@ extension MailerV1 {
             self.kind = try container.decodeProto(String.self, "kind") ?? ""
             self.sealedCode = try container.decodeProto(ProtoJSONBytes.self, "sealed_code", "sealedCode")?.value ?? Data()
             self.attempt = try container.decodeProto(ProtoJSONInteger<Int32>.self, "attempt")?.value ?? 0
+            self.languages = try container.decodeProto([String].self, "languages") ?? []
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -271,6 +289,7 @@ extension MailerV1 {
             if !self.kind.isEmpty { try container.encode(self.kind, forKey: ProtoJSONKey("kind")) }
             if !self.sealedCode.isEmpty { try container.encode(ProtoJSONBytes(self.sealedCode), forKey: ProtoJSONKey("sealed_code")) }
             if self.attempt != 0 { try container.encode(self.attempt, forKey: ProtoJSONKey("attempt")) }
+            if !self.languages.isEmpty { try container.encode(self.languages, forKey: ProtoJSONKey("languages")) }
         }
     }
 }

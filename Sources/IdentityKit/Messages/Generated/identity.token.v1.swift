@@ -23,6 +23,7 @@ extension TokenV1 {
         public var client: CommonV1.ClientInfo?
         /// Set when the call carried a guest's access token: that guest becomes this account.
         public var guestUid: String?
+        public var locale: String?
 
         public init(
             appId: String = "",
@@ -32,7 +33,8 @@ extension TokenV1 {
             lastName: String? = nil,
             username: String? = nil,
             client: CommonV1.ClientInfo? = nil,
-            guestUid: String? = nil
+            guestUid: String? = nil,
+            locale: String? = nil
         ) {
             self.appId = appId
             self.email = email
@@ -42,6 +44,7 @@ extension TokenV1 {
             self.username = username
             self.client = client
             self.guestUid = guestUid
+            self.locale = locale
         }
 
         public init(from decoder: Decoder) throws {
@@ -54,6 +57,7 @@ extension TokenV1 {
             self.username = try container.decodeProto(String.self, "username")
             self.client = try container.decodeProto(CommonV1.ClientInfo.self, "client")
             self.guestUid = try container.decodeProto(String.self, "guest_uid", "guestUid")
+            self.locale = try container.decodeProto(String.self, "locale")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -66,6 +70,7 @@ extension TokenV1 {
             if let value = self.username { try container.encode(value, forKey: ProtoJSONKey("username")) }
             if let value = self.client { try container.encode(value, forKey: ProtoJSONKey("client")) }
             if let value = self.guestUid { try container.encode(value, forKey: ProtoJSONKey("guest_uid")) }
+            if let value = self.locale { try container.encode(value, forKey: ProtoJSONKey("locale")) }
         }
     }
 
@@ -129,6 +134,7 @@ extension TokenV1 {
         public var clearFields: [String]
         /// The user's own metadata (a JSON object as text, replaced as a whole).
         public var userMetadataJson: String?
+        public var locale: String?
 
         public init(
             appId: String = "",
@@ -138,7 +144,8 @@ extension TokenV1 {
             photoUrl: String? = nil,
             username: String? = nil,
             clearFields: [String] = [],
-            userMetadataJson: String? = nil
+            userMetadataJson: String? = nil,
+            locale: String? = nil
         ) {
             self.appId = appId
             self.uid = uid
@@ -148,6 +155,7 @@ extension TokenV1 {
             self.username = username
             self.clearFields = clearFields
             self.userMetadataJson = userMetadataJson
+            self.locale = locale
         }
 
         public init(from decoder: Decoder) throws {
@@ -160,6 +168,7 @@ extension TokenV1 {
             self.username = try container.decodeProto(String.self, "username")
             self.clearFields = try container.decodeProto([String].self, "clear_fields", "clearFields") ?? []
             self.userMetadataJson = try container.decodeProto(String.self, "user_metadata_json", "userMetadataJson")
+            self.locale = try container.decodeProto(String.self, "locale")
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -172,6 +181,7 @@ extension TokenV1 {
             if let value = self.username { try container.encode(value, forKey: ProtoJSONKey("username")) }
             if !self.clearFields.isEmpty { try container.encode(self.clearFields, forKey: ProtoJSONKey("clear_fields")) }
             if let value = self.userMetadataJson { try container.encode(value, forKey: ProtoJSONKey("user_metadata_json")) }
+            if let value = self.locale { try container.encode(value, forKey: ProtoJSONKey("locale")) }
         }
     }
 

@@ -16,27 +16,30 @@ struct PhoneCodeSignIn: Sendable {
     /// Stores a new code (replacing the number's older one) and queues its SMS, unless the SMS
     /// policy refuses: then nothing is stored or sent, and the answer is the same, with a
     /// session id that leads nowhere, so a caller learns nothing of the policy.
-    func send(_ command: TokenV1.SendPhoneCode, requestId: String) throws -> CommandConsumer.Reply {
+    func send(_ command: TokenV1.SendPhoneCode, _ context: CommandContext) throws -> CommandConsumer.Reply {
         guard let phone = PhoneNumber.normalize(command.phone) else { throw ServiceError.invalidPhoneNumber() }
         let linking = !(command.uid ?? "").isEmpty
         let purpose: VerificationCodeStore.Purpose = linking ? .phoneLink : .phoneCode
         let sessionId = Identifiers.secret("phs")
         let code = VerificationCodeStore.newCode()
-        let allowed = try pool.transaction { connection -> Bool in
+        let allowed = try pool.transaction { connection -> (sent: Bool, locale: String?) in
             // Linking is a signed-in user's: it is counted apart from anonymous sign-in sends.
             guard try policy.refusal(appId: command.appId, phone: phone, ip: command.client?.ip ?? "",
                                      lane: linking ? .authenticated : .anonymous, on: connection) == nil
-            else { return false }
+            else { return (false, nil) }
             try settings.codes.store(code, purpose: purpose, appId: command.appId, email: phone,
                                      lifetimeSeconds: settings.lifetimeSeconds, sessionId: sessionId,
                                      uid: linking ? command.uid : nil, on: connection)
-            return true
+            let locale = linking ? try users.locale(appId: command.appId, uid: command.uid ?? "", on: connection)
+                                 : try users.locale(appId: command.appId, verifiedPhone: phone, on: connection)
+            return (true, locale)
         }
         let reply = try CommandConsumer.Reply(TokenV1.PhoneCodeSent(sessionId: sessionId,
                                                                     expiresIn: Int32(settings.lifetimeSeconds)))
-        guard allowed else { return reply }
+        guard allowed.sent else { return reply }
         return reply.with(try SmsRequest.code(code, kind: purpose, to: phone, appId: command.appId,
-                                              requestId: requestId, seal: settings.mailSeal))
+                                              languages: MessageLanguages.preferences(locale: allowed.locale, request: context.languages),
+                                              requestId: context.requestId, seal: settings.mailSeal))
     }
 
     /// Spends the code and signs in, creating the account when no account has verified the

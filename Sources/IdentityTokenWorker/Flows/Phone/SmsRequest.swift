@@ -7,8 +7,8 @@ import IdentityKit
 /// travels sealed and rests nowhere in clear.
 enum SmsRequest {
     static func code(_ code: String, kind: VerificationCodeStore.Purpose, to phone: String, appId: String,
-                     requestId: String, seal: MailPayloadSeal) throws -> OutgoingMessage {
-        let command = try Self.command(code, kind: kind, to: phone, appId: appId, seal: seal)
+                     languages: [String], requestId: String, seal: MailPayloadSeal) throws -> OutgoingMessage {
+        let command = try Self.command(code, kind: kind, to: phone, appId: appId, languages: languages, seal: seal)
         var message = OutgoingMessage(exchange: "", routingKey: DeliveryChannel.sms.queue,
                                       type: MailerV1.SendSms.protoName, body: try ProtoJSON.encode(command))
         message.messageId = command.messageId
@@ -21,9 +21,9 @@ enum SmsRequest {
     /// The `SendSms` itself, its code sealed to its message id: published as above, or queued
     /// through the outbox in a flow's transaction (the SMS factor's codes).
     static func command(_ code: String, kind: VerificationCodeStore.Purpose, to phone: String, appId: String,
-                        seal: MailPayloadSeal) throws -> MailerV1.SendSms {
+                        languages: [String], seal: MailPayloadSeal) throws -> MailerV1.SendSms {
         let messageId = "sms_" + Identifiers.nowULID()
         return MailerV1.SendSms(messageId: messageId, appId: appId, to: phone, kind: kind.rawValue,
-                                sealedCode: Data(try seal.seal(code, messageId: messageId)))
+                                sealedCode: Data(try seal.seal(code, messageId: messageId)), languages: languages)
     }
 }
