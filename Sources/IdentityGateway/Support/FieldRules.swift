@@ -39,7 +39,7 @@ enum FieldRules {
 
     /// A BCP 47 language tag (`pt-BR`, `de`, `zh-Hant-TW`); the token worker stores it in canonical case.
     static func locale(_ value: String) -> String? {
-        LanguageTag.normalized(value) == nil ? "must be a BCP 47 language tag such as de or pt-BR" : nil
+        LanguageTag.normalized(value) == nil ? LanguageTag.rule : nil
     }
 
     static func httpURL(_ value: String) -> String? {

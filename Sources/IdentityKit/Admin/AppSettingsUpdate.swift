@@ -154,7 +154,7 @@ public struct AppSettingsUpdate: Sendable {
             found.append(("mail_from_address", "must be a valid email address"))
         }
         if let locale = defaultLocale, !locale.isEmpty, LanguageTag.normalized(locale) == nil {
-            found.append(("default_locale", "must be a BCP 47 language tag such as de or pt-BR"))
+            found.append(("default_locale", LanguageTag.rule))
         }
         for (target, value) in mailTemplates {
             if Self.templateTarget(target) == nil {

@@ -7,6 +7,9 @@ import Foundation
 /// tag may be a user's `locale`.
 public enum LanguageTag {
     public static let maximumLength = 35
+    /// What a field that wants a tag says of one that is not (the gateway's body rule, the
+    /// worker's own check, the app's `default_locale`).
+    public static let rule = "must be a BCP 47 language tag such as de or pt-BR"
 
     /// The tag in canonical case, or nil when it is not well formed (`pt_BR`, `english`, `e`).
     public static func normalized(_ raw: String) -> String? {

@@ -18,7 +18,7 @@ public enum MessageLanguages {
     public static func checked(_ locale: String?, location: String = "body.locale") throws -> String? {
         guard let locale else { return nil }
         guard let tag = LanguageTag.normalized(locale) else {
-            throw ServiceError.validationFailed([.init(location: location, message: "must be a BCP 47 language tag such as de or pt-BR")])
+            throw ServiceError.validationFailed([.init(location: location, message: LanguageTag.rule)])
         }
         return tag
     }
