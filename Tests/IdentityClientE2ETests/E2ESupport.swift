@@ -12,22 +12,31 @@ struct E2E: Sendable {
     let baseURL: URL
     let appKey: String
     let helperURL: URL
+    let tapURL: URL
     let refreshGrace: TimeInterval
 
     static func environment() throws -> E2E {
         let env = ProcessInfo.processInfo.environment
         guard let base = env["IDENTITY_CLIENT_E2E_BASE_URL"].flatMap(URL.init(string:)),
               let key = env["IDENTITY_CLIENT_E2E_APP_KEY"],
-              let helper = env["IDENTITY_CLIENT_E2E_HELPER_URL"].flatMap(URL.init(string:)) else {
+              let helper = env["IDENTITY_CLIENT_E2E_HELPER_URL"].flatMap(URL.init(string:)),
+              let tap = env["IDENTITY_CLIENT_E2E_TAP_URL"].flatMap(URL.init(string:)) else {
             throw XCTSkip("IDENTITY_CLIENT_E2E_* not set: run through Tests/e2e/test_swift_client.py")
         }
         let grace = env["IDENTITY_CLIENT_E2E_REFRESH_GRACE_SECONDS"].flatMap(TimeInterval.init) ?? 30
-        return E2E(baseURL: base, appKey: key, helperURL: helper, refreshGrace: grace)
+        return E2E(baseURL: base, appKey: key, helperURL: helper, tapURL: tap, refreshGrace: grace)
     }
 
     /// A client of the app, as an app installation (its own storage unless given one).
-    func client(storage: any TokenStorage = InMemoryTokenStorage(), session: URLSession = Tap.plainSession) -> IdentityClient {
-        IdentityClient(baseURL: baseURL, appKey: appKey, storage: storage, session: session, userAgent: "IdentityClientE2ETests")
+    func client(storage: any TokenStorage = InMemoryTokenStorage()) -> IdentityClient {
+        IdentityClient(baseURL: baseURL, appKey: appKey, storage: storage, session: Tap.plainSession,
+                       userAgent: "IdentityClientE2ETests")
+    }
+
+    /// A client whose every request goes through the tap (see `Tap`).
+    func tappedClient(storage: any TokenStorage = InMemoryTokenStorage()) -> IdentityClient {
+        IdentityClient(baseURL: tapURL, appKey: appKey, storage: storage, session: Tap.plainSession,
+                       userAgent: "IdentityClientE2ETests")
     }
 
     /// POSTs `body` to the harness's helper and returns its JSON answer.
@@ -93,11 +102,13 @@ enum Authenticator {
     }
 }
 
-/// A `URLProtocol` between the SDK and the real gateway: every request is really sent (by a
-/// plain session) and counted, and the answer of a chosen request can be thrown away after the
-/// service processed it (a connection lost on the way back), which is what the SDK's retry of
-/// a refresh exists for. It changes nothing in a request or an answer.
-final class Tap: URLProtocol {
+/// The tap: a loopback proxy of the harness (Tests/e2e/test_swift_client.py, `Tap`) between a
+/// tapped client and the real gateway. Every request is really sent and recorded, and the answer
+/// of a chosen request can be thrown away after the service processed it (a connection lost on
+/// the way back), which is what the SDK's retry of a refresh exists for. It changes nothing in a
+/// request or an answer. (Not a URLProtocol: swift-corelibs-foundation lets a protocol call its
+/// client only on the session's private work queue, and crashes under concurrent calls otherwise.)
+enum Tap {
     static let plainSession = URLSession(configuration: .ephemeral)
 
     struct Seen: Sendable {
@@ -106,99 +117,21 @@ final class Tap: URLProtocol {
         let body: Data
     }
 
-    // Guarded by `lock`: the tests of one class run one at a time, each installs a fresh tap.
-    nonisolated(unsafe) private static var seen: [Seen] = []
-    nonisolated(unsafe) private static var answersToLose: [String: Int] = [:]
-    private static let lock = NSLock()
-
-    static func reset() {
-        lock.lock(); defer { lock.unlock() }
-        seen = []
-        answersToLose = [:]
+    /// Forgets what the tap saw; no answer is lost.
+    static func reset(_ e2e: E2E) async throws {
+        _ = try await e2e.helper("tap/reset")
     }
 
     /// Throws away the answers of the next `count` requests to `path` (after they reached the service).
-    static func loseAnswers(to path: String, count: Int = 1) {
-        lock.lock(); defer { lock.unlock() }
-        answersToLose[path] = count
+    static func loseAnswers(_ e2e: E2E, to path: String, count: Int = 1) async throws {
+        _ = try await e2e.helper("tap/lose", ["path": path, "count": count])
     }
 
-    static func requests(to path: String) -> [Seen] {
-        lock.lock(); defer { lock.unlock() }
-        return seen.filter { $0.path == path }
-    }
-
-    static func session() -> URLSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.protocolClasses = [Tap.self]
-        configuration.httpMaximumConnectionsPerHost = 16
-        return URLSession(configuration: configuration)
-    }
-
-    override class func canInit(with request: URLRequest) -> Bool { true }
-    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
-
-    override func startLoading() {
-        var forwarded = request
-        var body = request.httpBody ?? Data()
-        if body.isEmpty, let stream = request.httpBodyStream {
-            stream.open()
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while stream.hasBytesAvailable {
-                let n = stream.read(&buffer, maxLength: buffer.count)
-                if n <= 0 { break }
-                body.append(buffer, count: n)
-            }
-            stream.close()
+    static func requests(_ e2e: E2E, to path: String) async throws -> [Seen] {
+        let seen = try await e2e.helper("tap/requests", ["path": path])["requests"] as? [[String: String]] ?? []
+        return seen.map {
+            Seen(method: $0["method"] ?? "", path: $0["path"] ?? "", body: Data(base64Encoded: $0["body"] ?? "") ?? Data())
         }
-        forwarded.httpBodyStream = nil
-        forwarded.httpBody = body.isEmpty ? nil : body
-        let path = request.url?.path ?? ""
-        Tap.lock.lock()
-        Tap.seen.append(Seen(method: request.httpMethod ?? "GET", path: path, body: body))
-        var lose = false
-        if let left = Tap.answersToLose[path], left > 0 {
-            Tap.answersToLose[path] = left - 1
-            lose = true
-        }
-        Tap.lock.unlock()
-        // One loading per protocol object (URLSession's contract).
-        nonisolated(unsafe) let loading = self
-        let request = forwarded
-        Task {
-            do {
-                let (data, response) = try await Tap.plainSession.data(for: request)
-                if lose { throw URLError(.networkConnectionLost) }
-                loading.answer { client in
-                    client.urlProtocol(loading, didReceive: response, cacheStoragePolicy: .notAllowed)
-                    client.urlProtocol(loading, didLoad: data)
-                    client.urlProtocolDidFinishLoading(loading)
-                }
-            } catch {
-                loading.answer { $0.urlProtocol(loading, didFailWithError: error) }
-            }
-        }
-    }
-
-    /// Set by `stopLoading`: URLSession has let go of this loading (its task was cancelled or
-    /// finished), and a callback into its client then would touch a task that is gone
-    /// (swift-corelibs-foundation crashes in `URLSession.behaviour(for:)`).
-    nonisolated(unsafe) private var stopped = false
-    private let stopLock = NSRecursiveLock()  // stopLoading may come from within a callback
-
-    /// Calls the client unless the loading was stopped, holding the lock so that `stopLoading`
-    /// cannot run in between.
-    private func answer(_ calls: (URLProtocolClient) -> Void) {
-        stopLock.lock()
-        defer { stopLock.unlock() }
-        guard !stopped, let client else { return }
-        calls(client)
-    }
-
-    override func stopLoading() {
-        stopLock.lock()
-        stopped = true
-        stopLock.unlock()
     }
 }
 

@@ -5,25 +5,24 @@ import IdentityClient
 /// The SDK's refresh against the real service's rotation and its 30-second grace (3 s in the
 /// e2e stack: IDENTITY_CLIENT_E2E_REFRESH_GRACE_SECONDS).
 final class RefreshE2ETests: XCTestCase {
-    override func setUp() {
-        Tap.reset()
-    }
-
     /// An app restarted with only its stored refresh token: 100 calls at once make one refresh.
     func testHundredConcurrentCallsAfterARestartMakeOneRefresh() async throws {
         let e2e = try E2E.environment()
+        try await Tap.reset(e2e)
         let storage = InMemoryTokenStorage()
         let user = try await e2e.client(storage: storage).signUp(email: E2E.uniqueEmail("sf"), password: E2E.password).signedInUser()
         let stored = await storage.read(TokenStorageKey.refreshToken)
-        let restarted = e2e.client(storage: storage, session: Tap.session())
+        let restarted = e2e.tappedClient(storage: storage)
         let states = restarted.authStates
         let uids = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<100 { group.addTask { try await restarted.me().uid } }
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
         XCTAssertEqual(uids, Array(repeating: user.uid, count: 100))
-        XCTAssertEqual(Tap.requests(to: "/v1/auth/token/refresh").count, 1, "one refresh for 100 calls")
-        XCTAssertEqual(Tap.requests(to: "/v1/me").count, 100)
+        let refreshes = try await Tap.requests(e2e, to: "/v1/auth/token/refresh").count
+        XCTAssertEqual(refreshes, 1, "one refresh for 100 calls")
+        let reads = try await Tap.requests(e2e, to: "/v1/me").count
+        XCTAssertEqual(reads, 100)
         let rotated = await storage.read(TokenStorageKey.refreshToken)
         XCTAssertNotEqual(rotated, stored)
         var iterator = states.makeAsyncIterator()
@@ -35,13 +34,14 @@ final class RefreshE2ETests: XCTestCase {
     /// presents the spent token within the grace and gets the same successor; the session lives on.
     func testALostRefreshAnswerIsRecoveredWithinTheGrace() async throws {
         let e2e = try E2E.environment()
+        try await Tap.reset(e2e)
         let storage = InMemoryTokenStorage()
-        let client = e2e.client(storage: storage, session: Tap.session())
+        let client = e2e.tappedClient(storage: storage)
         _ = try await client.signUp(email: E2E.uniqueEmail("lost"), password: E2E.password)
         let first = await storage.read(TokenStorageKey.refreshToken)
-        Tap.loseAnswers(to: "/v1/auth/token/refresh")
+        try await Tap.loseAnswers(e2e, to: "/v1/auth/token/refresh")
         try await client.refresh()
-        let refreshes = Tap.requests(to: "/v1/auth/token/refresh")
+        let refreshes = try await Tap.requests(e2e, to: "/v1/auth/token/refresh")
         XCTAssertEqual(refreshes.count, 2)
         XCTAssertEqual(Set(refreshes.map(\.body)).count, 1, "the retry presents the same refresh token")
         let successor = await storage.read(TokenStorageKey.refreshToken)

@@ -13,6 +13,16 @@ on loopback, for the duration of the run (IDENTITY_CLIENT_E2E_HELPER_URL):
   POST /firebase/token {email?}       → {"id_token"}
   POST /passkey/create {options}      → the software authenticator's PublicKeyCredential (JSON)
   POST /passkey/get {options, credential_id} → its assertion
+  POST /tap/reset                     → {}: forget what the tap saw, lose no answer
+  POST /tap/lose {path, count}        → {}: the next `count` answers to `path` are thrown away
+  POST /tap/requests {path}           → {"requests": [{method, path, body (base64)}]}
+
+The tap (IDENTITY_CLIENT_E2E_TAP_URL) is a loopback proxy between an SDK client and the gateway:
+every request is really sent and recorded, and a chosen answer can be thrown away after the
+service processed it (the connection closes with no answer), which is what the SDK's retry of a
+refresh exists for. It is a separate server rather than a URLProtocol inside the test process:
+swift-corelibs-foundation's URLProtocol client must only be called on the session's own work
+queue, which a custom protocol cannot reach (a crash under 100 concurrent calls).
 The tokens are signed by the provider stand-in's real keys and the passkeys made by the real
 software authenticator (webauthn_authenticator.py): nothing of the service is faked.
 
@@ -21,6 +31,8 @@ before the e2e tests); a build older than the SDK or its tests fails this module
 testing stale code.
 """
 
+import base64
+import http.client
 import json
 import os
 import re
@@ -28,6 +40,7 @@ import shutil
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -49,6 +62,71 @@ SWIFT_TIMEOUT = 600
 LINK_RE = re.compile(r"https://\S+mode=sign_in\S*")
 
 
+class Tap:
+    """The loopback proxy the SDK's tapped clients talk to (see the module's docstring)."""
+
+    HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host"}
+
+    def __init__(self, upstream):
+        self.upstream = urlsplit(upstream)
+        self.lock = threading.Lock()
+        self.seen, self.to_lose = [], {}
+        tap = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def forward(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                path = urlsplit(self.path).path
+                with tap.lock:
+                    tap.seen.append({"method": self.command, "path": path, "body": base64.b64encode(body).decode()})
+                    lose = tap.to_lose.get(path, 0) > 0
+                    if lose:
+                        tap.to_lose[path] -= 1
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in Tap.HOP_BY_HOP}
+                connection = http.client.HTTPConnection(tap.upstream.hostname, tap.upstream.port, timeout=30)
+                try:
+                    connection.request(self.command, self.path, body=body or None, headers=headers)
+                    answer = connection.getresponse()
+                    data = answer.read()
+                finally:
+                    connection.close()
+                if lose:  # processed by the service, lost on the way back: close with no answer
+                    self.close_connection = True
+                    return
+                self.send_response(answer.status)
+                for key, value in answer.getheaders():
+                    if key.lower() not in Tap.HOP_BY_HOP:
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = forward
+
+            def log_message(self, *args):
+                pass
+
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # 100 calls at once connect together
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def answer(self, path, body):
+        with self.lock:
+            if path == "/tap/reset":
+                self.seen, self.to_lose = [], {}
+                return {}
+            if path == "/tap/lose":
+                self.to_lose[body["path"]] = int(body.get("count", 1))
+                return {}
+            if path == "/tap/requests":
+                return {"requests": [r for r in self.seen if r["path"] == body["path"]]}
+        raise ValueError(f"no tap control at {path}")
+
+
 class Helper:
     """The loopback HTTP helper the Swift tests call (see the module's docstring)."""
 
@@ -56,6 +134,7 @@ class Helper:
         self.smtp_sink, self.providers, self.stack = smtp_sink, providers, stack
         self.credentials = {}
         self.lock = threading.Lock()
+        self.tap = Tap(stack.base_url)
         helper = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -80,6 +159,8 @@ class Helper:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def answer(self, path, body):
+        if path.startswith("/tap/"):
+            return self.tap.answer(path, body)
         if path == "/mail/mark":
             return {"mark": self.smtp_sink.mark()}
         if path == "/mail/code":
@@ -113,11 +194,13 @@ class Helper:
 
     def __enter__(self):
         self.thread.start()
+        self.tap.thread.start()
         return self
 
     def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        for server in (self.server, self.tap.server):
+            server.shutdown()
+            server.server_close()
 
 
 def swift():
@@ -158,6 +241,7 @@ def test_swift_client_sdk_end_to_end(stack, sdk_app, smtp_sink, providers):
                    IDENTITY_CLIENT_E2E_BASE_URL=stack.base_url,
                    IDENTITY_CLIENT_E2E_APP_KEY=sdk_app["app_key"],
                    IDENTITY_CLIENT_E2E_HELPER_URL=helper.url,
+                   IDENTITY_CLIENT_E2E_TAP_URL=helper.tap.url,
                    IDENTITY_CLIENT_E2E_REFRESH_GRACE_SECONDS=str(REFRESH_GRACE_SECONDS))
         done = subprocess.run([swift(), "test", "--skip-build", "--filter", "IdentityClientE2ETests"],
                               cwd=REPO_DIR, env=env, capture_output=True, text=True, timeout=SWIFT_TIMEOUT)
