@@ -159,8 +159,10 @@ actor SessionKeeper {
     func knownUser() async -> User? {
         if !userLoaded {
             let stored = (try? await storage.read(TokenStorageKey.user)) ?? nil
+            // Only with a session: a profile written while a sign-out ran is no signed-in user.
+            let session = ((try? await storage.read(TokenStorageKey.refreshToken)) ?? nil) != nil
             if !userLoaded {  // a sign-in or sign-out while reading decided already
-                user = stored.flatMap(StoredUser.decode)
+                user = session ? stored.flatMap(StoredUser.decode) : nil
                 userLoaded = true
             }
         }

@@ -147,6 +147,18 @@ final class SessionStateTests: XCTestCase {
         XCTAssertNil(stored)
     }
 
+    func testAStoredProfileWithoutASessionIsNoCurrentUser() async throws {
+        let storage = InMemoryTokenStorage()
+        let user = try JSONDecoder().decode(User.self, from: JSONSerialization.data(withJSONObject: Answers.user()
+            .merging(["created_at": 0]) { $1 }))
+        await storage.write(TokenStorageKey.user, value: try StoredUser.encode(user))
+        let alone = await client(storage).currentUser
+        XCTAssertNil(alone, "no refresh token stored")
+        await storage.write(TokenStorageKey.refreshToken, value: "rt1")
+        let withSession = await client(storage).currentUser
+        XCTAssertEqual(withSession, user)
+    }
+
     func testCurrentSessionDescribesTheAccessTokenInMemory() async throws {
         install()
         let client = client()
