@@ -7,7 +7,9 @@ import PackageDescription
 
 let package = Package(
     name: "identity",
-    platforms: [.macOS(.v15), .iOS(.v16)],
+    // macOS 15: the service's minimum. iOS only ever builds the IdentityClient SDK, whose own
+    // minimum is iOS 15 (clients/swift is the same SDK with macOS 12).
+    platforms: [.macOS(.v15), .iOS(.v15)],
     products: [
         .executable(name: "identity-gateway", targets: ["identity-gateway"]),
         .executable(name: "identity-token-worker", targets: ["identity-token-worker"]),

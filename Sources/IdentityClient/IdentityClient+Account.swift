@@ -3,7 +3,7 @@ import Foundation
 extension IdentityClient {
     /// The signed-in user (`GET /v1/me`).
     public func me() async throws -> User {
-        try Transport.data(User.self, of: try await authorized("GET", "/v1/me"))
+        try await signedInUserAnswer(try await authorized("GET", "/v1/me"))
     }
 
     /// Changes the profile; fields left nil are not changed. `locale` (BCP 47) is the language
@@ -13,7 +13,7 @@ extension IdentityClient {
         let body: JSONObject = ["first_name": JSONValue(firstName), "last_name": JSONValue(lastName),
                                 "photo_url": JSONValue(photoURL), "username": JSONValue(username),
                                 "locale": JSONValue(locale)]
-        return try Transport.data(User.self, of: try await authorized("PATCH", "/v1/me", body: body.compacted))
+        return try await signedInUserAnswer(try await authorized("PATCH", "/v1/me", body: body.compacted))
     }
 
     /// The user's live sessions in this app; ``SessionInfo/current`` marks this one.
@@ -84,10 +84,10 @@ extension IdentityClient {
     /// every session, are gone (whoever registered the address first keeps nothing).
     public func verifyEmail(email: String, code: String) async throws -> User {
         let body: JSONObject = ["email": .string(email), "code": .string(code)]
-        let answer = await isSignedIn
-            ? try await authorized("POST", "/v1/auth/email/verify", body: body)
-            : try await transport.send("POST", "/v1/auth/email/verify", body: body)
-        return try Transport.data(User.self, of: answer)
+        guard await isSignedIn else {
+            return try Transport.data(User.self, of: try await transport.send("POST", "/v1/auth/email/verify", body: body))
+        }
+        return try await signedInUserAnswer(try await authorized("POST", "/v1/auth/email/verify", body: body))
     }
 
     /// Starts moving the account to a new email address: a 6-digit code is mailed to `email`;
@@ -110,21 +110,21 @@ extension IdentityClient {
     /// ``IdentityError`` `.invalidCode` for a wrong or spent code, `.emailAlreadyInUse` when the
     /// address belongs to another account.
     public func confirmEmailChange(code: String) async throws -> User {
-        try Transport.data(User.self, of: try await authorized("POST", "/v1/me/email/change/confirm",
-                                                               body: ["code": .string(code)]))
+        try await signedInUserAnswer(try await authorized("POST", "/v1/me/email/change/confirm",
+                                                          body: ["code": .string(code)]))
     }
 
     /// Links Google to the signed-in account.
     public func linkGoogle(idToken: String, nonce: String? = nil) async throws -> User {
         let body: JSONObject = ["id_token": .string(idToken), "nonce": JSONValue(nonce)]
-        return try Transport.data(User.self, of: try await authorized("POST", "/v1/me/identities/google", body: body.compacted))
+        return try await signedInUserAnswer(try await authorized("POST", "/v1/me/identities/google", body: body.compacted))
     }
 
     /// Links Apple to the signed-in account (same values as ``signInWithApple(identityToken:authorizationCode:nonce:firstName:lastName:upgradeGuest:)``).
     public func linkApple(identityToken: String, authorizationCode: String? = nil, nonce: String) async throws -> User {
         let body: JSONObject = ["identity_token": .string(identityToken), "authorization_code": JSONValue(authorizationCode),
                                 "nonce": .string(nonce)]
-        return try Transport.data(User.self, of: try await authorized("POST", "/v1/me/identities/apple", body: body.compacted))
+        return try await signedInUserAnswer(try await authorized("POST", "/v1/me/identities/apple", body: body.compacted))
     }
 
     /// Unlinks a provider (`google`, `apple`, ...); never the last way to sign in (`.lastSignInMethod`).
@@ -157,6 +157,13 @@ extension IdentityClient {
         default: break
         }
         await keeper.forget()
+    }
+
+    /// The signed-in user an answer carries, kept as ``currentUser``.
+    func signedInUserAnswer(_ answer: Transport.Answer) async throws -> User {
+        let user = try Transport.data(User.self, of: answer)
+        await keeper.remember(user)
+        return user
     }
 
     /// An id as one path segment (ids are opaque: never let one add a `/` or `?`).

@@ -17,6 +17,10 @@ public struct PasskeyOptions: Sendable, Equatable {
     public let userID: Data?
     /// For a registration: the name of the account to show.
     public let userName: String?
+    /// For a sign-in with an identifier: that account's credential ids (`allowCredentials`).
+    public let allowedCredentialIDs: [Data]
+    /// `required`, `preferred` or `discouraged` (`userVerification`), when the options say.
+    public let userVerification: String?
     /// The whole `PublicKeyCredentialCreationOptions`/`RequestOptions` JSON, for platforms that take it as is.
     public let json: Data
 }
@@ -133,10 +137,13 @@ extension IdentityClient {
         }
         let rp = options["rp"] as? [String: Any]
         let user = options["user"] as? [String: Any]
+        let allowed = (options["allowCredentials"] as? [[String: Any]] ?? []).compactMap { ($0["id"] as? String).flatMap(Base64URL.decode) }
+        let selection = options["authenticatorSelection"] as? [String: Any]
         return PasskeyOptions(flowID: flowID, hasPasskeys: hasPasskeys, challenge: challenge,
                               relyingPartyID: (options["rpId"] as? String) ?? (rp?["id"] as? String),
                               userID: (user?["id"] as? String).flatMap(Base64URL.decode),
-                              userName: user?["name"] as? String,
+                              userName: user?["name"] as? String, allowedCredentialIDs: allowed,
+                              userVerification: (options["userVerification"] ?? selection?["userVerification"]) as? String,
                               json: try JSONSerialization.data(withJSONObject: options, options: [.sortedKeys]))
     }
 }

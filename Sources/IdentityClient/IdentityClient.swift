@@ -7,8 +7,9 @@ import FoundationNetworking
 /// contract, the signed-in user's account, sessions, devices, MFA and passkeys.
 ///
 /// The client keeps the session itself: the access token in memory, the refresh token in the
-/// ``TokenStorage`` you give it. Signed-in calls refresh the tokens once when the service says the
-/// access token expired, with exactly one refresh in flight however many calls run at once.
+/// ``TokenStorage`` you give it. Signed-in calls refresh the tokens within a minute of the access
+/// token's expiry, and once when the service says it expired, with exactly one refresh in flight
+/// however many calls run at once.
 ///
 /// ```swift
 /// let identity = IdentityClient(baseURL: URL(string: "https://id.example.com")!,
@@ -31,17 +32,53 @@ public final class IdentityClient: Sendable {
     ///   - storage: where the refresh token and guest secret are kept between launches.
     ///   - session: the `URLSession` to use (a custom one for proxies, pinning or tests).
     ///   - userAgent: sent as `User-Agent`; shown to the user in their session list.
-    public init(baseURL: URL, appKey: String, storage: any TokenStorage,
+    public convenience init(baseURL: URL, appKey: String, storage: any TokenStorage,
                 session: URLSession = .shared, userAgent: String? = nil) {
-        transport = Transport(baseURL: baseURL, appKey: appKey, session: session, userAgent: userAgent)
-        self.storage = storage
-        keeper = SessionKeeper(transport: transport, storage: storage, states: states)
+        self.init(baseURL: baseURL, appKey: appKey, storage: storage, session: session, userAgent: userAgent,
+                  clock: { Date() })
     }
 
-    /// A new stream of the client's auth state changes (``AuthState/signedIn(_:)``,
-    /// ``AuthState/signedOut``, ``AuthState/refreshed``), from now on. Each call gives an
-    /// independent stream; stop iterating to unsubscribe.
-    public var authStates: AsyncStream<AuthState> { states.stream() }
+    /// With another clock than the device's (tests that move time forward).
+    init(baseURL: URL, appKey: String, storage: any TokenStorage, session: URLSession, userAgent: String?,
+         clock: @escaping @Sendable () -> Date) {
+        transport = Transport(baseURL: baseURL, appKey: appKey, session: session, userAgent: userAgent)
+        self.storage = storage
+        keeper = SessionKeeper(transport: transport, storage: storage, states: states, clock: clock)
+    }
+
+    /// A new stream of the client's auth states: first the present one (``AuthState/signedIn(_:)``
+    /// with the user last known, or ``AuthState/signedOut``), then every change
+    /// (``AuthState/signedIn(_:)``, ``AuthState/signedOut``, ``AuthState/refreshed``). Each call
+    /// gives an independent stream; stop iterating to unsubscribe.
+    ///
+    /// ```swift
+    /// for await state in identity.authStates {
+    ///     switch state {
+    ///     case .signedIn(let user): showHome(user)
+    ///     case .signedOut: showSignIn()
+    ///     case .refreshed: break
+    ///     }
+    /// }
+    /// ```
+    public var authStates: AsyncStream<AuthState> {
+        let keeper = keeper
+        return states.stream { await keeper.establishState() }
+    }
+
+    /// The signed-in user as last known (from the sign-in, the last refresh or the last call that
+    /// returned the user, such as ``me()``), kept in the storage so it is there at the next
+    /// launch before any call; nil when signed out. Makes no request: call ``me()`` for the
+    /// service's current view.
+    public var currentUser: User? {
+        get async { await keeper.knownUser() }
+    }
+
+    /// The session of the access token in memory (its expiry, the session id, how the user
+    /// signed in); nil when signed out, and after a launch until the first signed-in call or
+    /// ``accessToken()``. Makes no request.
+    public var currentSession: CurrentSession? {
+        get async { await keeper.currentSession() }
+    }
 
     /// Whether the client has a session (a refresh token is stored). It may still turn out to be
     /// revoked on the next call.
@@ -49,8 +86,14 @@ public final class IdentityClient: Sendable {
         get async { ((try? await storage.read(TokenStorageKey.refreshToken)) ?? nil) != nil }
     }
 
-    /// The current access token, refreshed first if the client has none in memory (e.g. after
-    /// a restart): for calling your own backend, which verifies it offline (JWKS).
+    /// An access token to send now, for calling your own backend (which verifies it offline,
+    /// JWKS): the one in memory while it is more than 60 seconds from expiry, else a refreshed
+    /// one (also after a launch, when none is in memory). However many calls ask at once, one
+    /// refresh runs. Offline within the last minute, the old token is returned until it expires.
+    ///
+    /// Throws ``IdentityClientError/notSignedIn`` without a session, and ``IdentityError``
+    /// `.refreshTokenRevoked` (or `-Expired`) when the service ended it (the client is then
+    /// signed out).
     public func accessToken() async throws -> String {
         try await keeper.usableAccessToken()
     }

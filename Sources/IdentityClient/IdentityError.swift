@@ -157,6 +157,9 @@ public enum IdentityClientError: Error, Sendable, Equatable {
     case notSignedIn
     /// The service answered something that is not the documented shape (status and a prefix of the body).
     case invalidResponse(status: Int, body: String)
+    /// The platform's authorization (passkey, Sign in with Apple) gave another kind of
+    /// credential than the one asked for, or one without the named part.
+    case unexpectedCredential(String)
 }
 
 extension IdentityError {

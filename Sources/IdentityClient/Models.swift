@@ -1,7 +1,7 @@
 import Foundation
 
 /// A user of the app, as `GET /v1/me` and every sign-in answer carry it.
-public struct User: Sendable, Equatable, Decodable {
+public struct User: Sendable, Equatable, Codable {
     /// The user's id (a lower-case ULID); stable across guest upgrade.
     public let uid: String
     public let email: String?
@@ -47,6 +47,46 @@ public struct User: Sendable, Equatable, Decodable {
         locale = try c.decodeIfPresent(String.self, forKey: .locale)
         createdAt = try c.decode(Date.self, forKey: .createdAt)
     }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(uid, forKey: .uid)
+        try c.encodeIfPresent(email, forKey: .email)
+        try c.encode(emailVerified, forKey: .emailVerified)
+        try c.encodeIfPresent(phone, forKey: .phone)
+        try c.encodeIfPresent(username, forKey: .username)
+        try c.encodeIfPresent(firstName, forKey: .firstName)
+        try c.encodeIfPresent(lastName, forKey: .lastName)
+        try c.encodeIfPresent(photoURL, forKey: .photoURL)
+        try c.encode(isGuest, forKey: .isGuest)
+        try c.encode(hasPassword, forKey: .hasPassword)
+        try c.encode(providers, forKey: .providers)
+        try c.encode(roles, forKey: .roles)
+        try c.encode(mfaEnabled, forKey: .mfaEnabled)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encodeIfPresent(locale, forKey: .locale)
+    }
+}
+
+/// The signed-in session as the access token in memory describes it
+/// (``IdentityClient/currentSession``): read from the token without verifying it, for showing
+/// and deciding in the app; your backend verifies the token itself.
+public struct CurrentSession: Sendable, Equatable {
+    /// The user's id (`sub`).
+    public let userID: String
+    /// The session (`ses_…`, the token's `sid`): the one ``SessionInfo/current`` marks.
+    public let sessionID: String?
+    /// When the access token expires, by this device's clock (the client refreshes it in the
+    /// last minute before); nil when the token does not say.
+    public let accessTokenExpiresAt: Date?
+    /// When the service issued the access token (its clock, `iat`).
+    public let accessTokenIssuedAt: Date?
+    /// How the sign-in was proved (`amr`: `pwd`, `otp`, `mfa`, `google`, ...).
+    public let authenticationMethods: [String]
+    /// 1 for one factor, 2 with a second factor (or a user-verified passkey).
+    public let assuranceLevel: Int
+    public let isGuest: Bool
+    public let roles: [String]
 }
 
 /// What a first-factor sign-in gives: a session, or a second factor to ask for.
@@ -208,9 +248,11 @@ public enum DeletionProof: Sendable {
     case recentSignIn
 }
 
-/// A change of the client's authentication state, from ``IdentityClient/authStates``.
+/// The client's authentication state, from ``IdentityClient/authStates``: each stream starts
+/// with the present state (`.signedIn` or `.signedOut`), then every change.
 public enum AuthState: Sendable, Equatable {
-    /// A sign-in (or MFA verification) finished.
+    /// Signed in: a sign-in (or MFA verification) finished, or, first in a stream, the session
+    /// kept from before with the user last known.
     case signedIn(User)
     /// The session ended: sign-out, or the service refused the refresh token (revoked, expired).
     case signedOut

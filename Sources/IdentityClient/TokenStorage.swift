@@ -1,7 +1,8 @@
 import Foundation
 
-/// Where the client keeps what must survive a restart: the refresh token, and the guest secret
-/// (made once per installation so the same guest comes back).
+/// Where the client keeps what must survive a restart: the refresh token, the signed-in user's
+/// profile (``IdentityClient/currentUser`` at launch), and the guest secret (made once per
+/// installation so the same guest comes back).
 ///
 /// The access token is never stored: it lives in memory only.
 public protocol TokenStorage: Sendable {
@@ -17,6 +18,8 @@ public protocol TokenStorage: Sendable {
 public enum TokenStorageKey {
     public static let refreshToken = "identity.refresh_token"
     public static let guestSecret = "identity.guest_secret"
+    /// The signed-in user as last known (JSON), removed at sign-out with the refresh token.
+    public static let user = "identity.user"
 }
 
 /// Keeps everything in memory: for tests and for servers that sign in per process.

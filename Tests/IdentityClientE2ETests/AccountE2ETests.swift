@@ -33,6 +33,8 @@ final class AccountE2ETests: XCTestCase {
         let laptopSignedIn = await laptop.isSignedIn
         XCTAssertFalse(laptopSignedIn)
         var iterator = laptopStates.makeAsyncIterator()
+        let laptopBefore = await iterator.next()
+        guard case .signedIn? = laptopBefore else { return XCTFail("first state \(String(describing: laptopBefore))") }
         let laptopState = await iterator.next()
         XCTAssertEqual(laptopState, .signedOut)
 

@@ -26,6 +26,8 @@ final class RefreshE2ETests: XCTestCase {
         let rotated = await storage.read(TokenStorageKey.refreshToken)
         XCTAssertNotEqual(rotated, stored)
         var iterator = states.makeAsyncIterator()
+        let present = await iterator.next()
+        XCTAssertEqual(present, .signedIn(user), "the user stored at sign-up, before any call")
         let state = await iterator.next()
         XCTAssertEqual(state, .refreshed)
     }
@@ -76,7 +78,7 @@ final class RefreshE2ETests: XCTestCase {
         let thief = InMemoryTokenStorage()
         await thief.write(TokenStorageKey.refreshToken, value: original)
         let replay = e2e.client(storage: thief)
-        let states = replay.authStates
+        let states = replay.authStates  // a session stored without its user: its refresh tells the state
         await assertIdentityError(.refreshTokenRevoked) { try await replay.refresh() }
         let kept = await thief.read(TokenStorageKey.refreshToken)
         XCTAssertNil(kept, "a revoked session is cleared from storage")

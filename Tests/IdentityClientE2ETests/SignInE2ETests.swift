@@ -21,7 +21,9 @@ final class SignInE2ETests: XCTestCase {
         let e2e = try E2E.environment()
         let client = e2e.client()
         let email = E2E.uniqueEmail("pwd")
-        let states = client.authStates
+        var states = client.authStates.makeAsyncIterator()
+        let before = await states.next()
+        XCTAssertEqual(before, .signedOut, "a stream starts with the present state")
         let signedUp = try await client.signUp(email: email, password: E2E.password, firstName: "Ada", lastName: "Lovelace",
                                                username: "ada\(UUID().uuidString.prefix(8).lowercased())")
         guard case .signedIn(let user, let isNew) = signedUp else { return XCTFail("\(signedUp)") }
@@ -29,8 +31,7 @@ final class SignInE2ETests: XCTestCase {
         XCTAssertEqual(user.email, email)
         XCTAssertEqual(user.firstName, "Ada")
         XCTAssertFalse(user.isGuest)
-        var iterator = states.makeAsyncIterator()
-        let first = await iterator.next()
+        let first = await states.next()
         XCTAssertEqual(first, .signedIn(user))
 
         let again = e2e.client()

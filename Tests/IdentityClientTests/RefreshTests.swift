@@ -61,8 +61,8 @@ final class RefreshTests: XCTestCase {
     func testARevokedRefreshTokenClearsStorageAndSignsOut() async throws {
         let storage = InMemoryTokenStorage()
         let client = client(storage)
-        let states = client.authStates
         try await signedIn(client) { _ in Answers.problem(401, "auth/refresh-token-revoked") }
+        let states = client.authStates  // starts with the present state: signed in
         do {
             _ = try await client.me()
             XCTFail("me() succeeded with a revoked session")

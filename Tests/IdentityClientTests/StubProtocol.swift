@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+@testable import IdentityClient
 
 /// A `URLProtocol` that answers every request of its session from a test's handler, and
 /// records the requests (with their bodies, which URLSession may hand over as a stream).
@@ -96,9 +97,9 @@ final class StubProtocol: URLProtocol {
 
 /// JSON answers the way the service writes them.
 enum Answers {
-    static func user(uid: String = "01j9x6k3m4q5r6s7t8v9w0x1y2", isGuest: Bool = false) -> [String: Any] {
+    static func user(uid: String = "01j9x6k3m4q5r6s7t8v9w0x1y2", isGuest: Bool = false, firstName: String = "Jane") -> [String: Any] {
         ["uid": uid, "email": isGuest ? NSNull() : "jane@example.com", "email_verified": false, "phone": NSNull(),
-         "username": NSNull(), "first_name": "Jane", "last_name": NSNull(), "photo_url": NSNull(),
+         "username": NSNull(), "first_name": firstName, "last_name": NSNull(), "photo_url": NSNull(),
          "is_guest": isGuest, "has_password": !isGuest, "providers": isGuest ? [] : ["password"], "roles": [],
          "mfa_enabled": false, "created_at": "2026-09-27T10:15:00.123456Z"]
     }
@@ -107,6 +108,17 @@ enum Answers {
                        status: Int = 200) -> StubProtocol.Stubbed {
         data(["access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh,
               "session_id": "ses_1", "is_new_user": status == 201, "user": user(uid: uid, isGuest: isGuest)], status: status)
+    }
+
+    /// An access token shaped like the service's (the signature is not a real one: the client
+    /// never verifies it). `serial` makes each one different.
+    static func jwt(uid: String = "01j9x6k3m4q5r6s7t8v9w0x1y2", sid: String, iat: Date, lifetime: TimeInterval,
+                    serial: Int) -> String {
+        let claims: [String: Any] = ["sub": uid, "sid": sid, "iat": Int(iat.timeIntervalSince1970),
+                                     "exp": Int(iat.timeIntervalSince1970 + lifetime), "jti": "jti-\(serial)",
+                                     "amr": ["pwd"], "aal": 1, "is_guest": false, "roles": []]
+        let payload = try! JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
+        return "eyJhbGciOiJSUzI1NiJ9." + Base64URL.encode(payload) + ".c2lnbmF0dXJl"
     }
 
     static func data(_ data: Any, status: Int = 200) -> StubProtocol.Stubbed {
