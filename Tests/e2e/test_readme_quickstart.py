@@ -35,14 +35,8 @@ def substituted(script, base_url, identityctl):
 
 
 def outputs(stdout):
-    """Each line the script printed, JSON decoded where it is JSON."""
-    found = []
-    for line in stdout.splitlines():
-        try:
-            found.append(json.loads(line))
-        except ValueError:
-            found.append(line.strip())
-    return found
+    """Each line the script printed: a JSON object decoded, anything else (a status) as text."""
+    return [json.loads(line) if line.startswith("{") else line.strip() for line in stdout.splitlines()]
 
 
 def test_the_readme_quickstart_runs_against_the_service(stack, base_url):
