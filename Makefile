@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check migrate run test stop bench chaos cluster deploy-check clean
+.PHONY: deps services build proto proto-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check lint migrate run test stop bench chaos cluster deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -47,6 +47,19 @@ breached-passwords-check: deps
 gateway-secrets-check:
 	python3 scripts/check-gateway-secrets.py
 
+# docs/configuration.md's table of variables, generated from IdentityKit's one list of them
+# (tools/configdoc.py); the check also fails on a variable read in Sources/ but not listed.
+config-doc:
+	python3 tools/configdoc.py
+
+config-doc-check:
+	python3 tools/configdoc.py --check
+
+# swift-format's lint with the repository's .swift-format, on every hand-written Swift file
+# (generated files come from tools/ and are checked against their generators instead).
+lint:
+	python3 tools/lint.py
+
 migrate: services build
 	source "$(RUN_DIR)/env" && IDENTITY_DATABASE_URL=$${IDENTITY_OWNER_DATABASE_URL:-$$IDENTITY_DATABASE_URL} \
 		"$$(swift build -c release --show-bin-path)/identityctl" migrate
@@ -54,7 +67,7 @@ migrate: services build
 run: services build
 	scripts/run.sh
 
-test: services proto-check phone-table-check breached-passwords-check gateway-secrets-check
+test: services proto-check phone-table-check breached-passwords-check gateway-secrets-check config-doc-check lint
 	scripts/test.sh
 
 stop:

@@ -1,5 +1,5 @@
 """Calls of the admin API (`Authorization: Bearer <secret key>`) and introspection, for the e2e
-tests of issue 16. `app` is the identityctl apps create JSON (its `secret_key`)."""
+tests. `app` is the identityctl apps create JSON (its `secret_key`)."""
 
 import base64
 import json

@@ -15,7 +15,7 @@ IDENTITY_AMQP_URL's vhost), IDENTITY_MASTER_KEY, IDENTITY_MIGRATIONS_DIR,
 IDENTITY_SERVICES_SCRIPT (stop-broker / start-broker, stop-db / start-db) and IDENTITY_RUN_DIR
 (logs go under it).
 
-Each process logs in to PostgreSQL as its own role (README, "Database roles"): its URL is
+Each process logs in to PostgreSQL as its own role (docs/architecture.md, "Database roles"): its URL is
 IDENTITY_<ROLE>_DATABASE_URL (IDENTITY_GATEWAY_DATABASE_URL, ..., IDENTITY_OWNER_DATABASE_URL for
 `identityctl migrate`, IDENTITYCTL_DATABASE_URL for the rest of identityctl), which scripts/test.sh
 sets with `scripts/services.sh db-roles`; when they are missing or name another database, the

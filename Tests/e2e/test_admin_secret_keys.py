@@ -1,4 +1,4 @@
-"""The admin API's seam (issue 16): a route that needs the app's secret key, secret keys kept as
+"""The admin API's seam: a route that needs the app's secret key, secret keys kept as
 hashes only and rotated with an overlap, and an audit row for every admin call."""
 
 import json

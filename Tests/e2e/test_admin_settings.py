@@ -1,4 +1,4 @@
-"""App settings through the admin API (issue 16): GET and PATCH /v1/admin/settings set what
+"""App settings through the admin API: GET and PATCH /v1/admin/settings set what
 `identityctl apps settings` sets, through the same AppSettingsUpdate (same rules, same answer)."""
 
 import pytest

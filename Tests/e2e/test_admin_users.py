@@ -1,4 +1,4 @@
-"""The admin API's users (issue 16): list with filters and a cursor, get, create, update,
+"""The admin API's users: list with filters and a cursor, get, create, update,
 disable/enable, delete, sessions; roles, custom claims and metadata. Every call with the app's
 secret key, against the real gateway and workers."""
 

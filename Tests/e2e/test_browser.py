@@ -1,4 +1,4 @@
-"""The service as a browser sees it (issue 23): headless Chromium (browser_tools.Browser) against
+"""The service as a browser sees it: headless Chromium (browser_tools.Browser) against
 the real gateway at `http://localhost:<port>`, from two web origins of its own on loopback
 (browser_tools.PageServer): one in the app's `allowed_origins`, one not.
 
@@ -16,7 +16,7 @@ the real gateway at `http://localhost:<port>`, from two web origins of its own o
 
 A failing test leaves a screenshot and the browser console under the run's log folder
 (`<IDENTITY_RUN_DIR>/identity-e2e-*/browser/`), named in the failure report. Run alone:
-`scripts/e2e.sh NAME Tests/e2e/test_browser.py` (README, "Browser tests").
+`scripts/e2e.sh NAME Tests/e2e/test_browser.py` (docs/clients.md, "Browser tests").
 """
 
 import os

@@ -1,4 +1,4 @@
-"""Who may publish the message a worker trusts (issue 11, "Trust between processes"): a verified
+"""Who may publish the message a worker trusts: a verified
 provider identity crosses the bus sealed with a MAC that only the provider worker makes (a
 sub-key of the master key the gateway never has). A `ProviderSignIn` published straight to the
 token worker's queue with a made-up or altered identity gets no tokens, and the refusal is

@@ -1,5 +1,5 @@
 """Node failures under load, on three clustered RabbitMQ nodes and a PostgreSQL primary with a
-streaming standby (scripts/cluster.sh; README, "Running past one machine").
+streaming standby (scripts/cluster.sh; docs/operations.md, "Running past one machine").
 
 Run by scripts/cluster-test.sh, which starts the cluster and hands the stack multi-node AMQP
 URLs and multi-host libpq URLs (`target_session_attrs=read-write`); skipped under the

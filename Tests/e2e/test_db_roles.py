@@ -1,5 +1,5 @@
-"""One PostgreSQL role per process kind (issue 11, "Trust between processes";
-migrations/0010_process_roles.sql): each process of the stack logs in as its own role, the
+"""One PostgreSQL role per process kind (migrations/0010_process_roles.sql): each process of the
+stack logs in as its own role, the
 gateway's cannot read a secret column (password and guest-secret hashes, sealed keys, code
 HMACs, an app's secret key hash) nor change anything, the mailer's cannot read users at all,
 and what a later migration creates is granted to nobody by default.

@@ -2,7 +2,7 @@
 once a minute (429 auth/rate-limited with Retry-After otherwise); POST /v1/auth/email/verify
 {email, code} answers the user with email_verified true.
 
-Email ownership (PRODUCT.md; issue 11, pre-account hijacking): sent with the account's own access
+Email ownership (docs/api-contract.md; pre-account hijacking): sent with the account's own access
 token, the proof keeps the password, links and that session and ends the others; sent without
 it (the code read by someone else, the address's owner), it is the rule in full: the password,
 the links set before and every session are gone."""

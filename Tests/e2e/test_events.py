@@ -216,7 +216,7 @@ def test_outbox_delivers_an_event_written_while_the_broker_was_down(stack, clien
 
 
 def test_a_tenant_binds_to_its_own_events_only(client, app, other_app):
-    """Routing keys start with the app id: a consumer bound to `<app_id>.#` (as the README
+    """Routing keys start with the app id: a consumer bound to `<app_id>.#` (as docs/architecture.md
     shows) receives every event of its app and none of another's."""
     url = os.environ["IDENTITY_AMQP_URL"]
     connection = connect(url)

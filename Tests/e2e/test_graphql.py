@@ -1,6 +1,6 @@
-"""POST/GET /graphql (seed 003, COMPATIBILITY.md "GraphQL", issue 18) against the real gateway
+"""POST/GET /graphql (docs/client-profiles.md, "GraphQL") against the real gateway
 and workers. graphql-core is the oracle: the SDL we print parses and equals the schema built
-from our introspection, seed 003's operations validate against it and run end to end, and
+from our introspection, the shipped clients' operations validate against it and run end to end, and
 documents graphql-core finds invalid are refused by us too."""
 
 import json

@@ -76,7 +76,7 @@ def test_secrets_of_32_to_256_characters_are_accepted(client, app, length):
     pytest.param({}, id="missing"),
     pytest.param({"secret": None}, id="null"),
     pytest.param({"secret": 42}, id="number"),
-    # Long enough, but not random (issue 11: low-entropy secrets are refused).
+    # Long enough, but not random (low-entropy secrets are refused).
     pytest.param({"secret": "a" * 43}, id="one-character"),
     pytest.param({"secret": "abcd" * 11}, id="short-block-repeated"),
     pytest.param({"secret": "0123456" * 7}, id="seven-characters"),

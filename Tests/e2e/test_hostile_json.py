@@ -1,4 +1,4 @@
-"""Hostile JSON (issue 10, "JSON"): bodies just under the 64 KiB cap built to make a parser
+"""Hostile JSON: bodies just under the 64 KiB cap built to make a parser
 work hard (nesting as deep as the bytes allow, long runs of escapes, thousands of keys or
 numbers, a defect only at the very end) are answered at once by the gateway: 400
 `auth/invalid-json` when the strict parser refuses them (depth past 32, a repeated key, bad
@@ -97,7 +97,7 @@ VALID_BUT_WRONG = {
     "nul-escapes": _string_of(b"\\u0000"),
     "quote-escapes": _string_of(b'\\"'),
     "surrogate-pair-escapes": _string_of(b"\\ud83d\\ude00"),
-    # Well-formed JSON, but a string that is not text: refused as a field is (issue 11).
+    # Well-formed JSON, but a string that is not text: refused as a field is.
     "escapes-lone-surrogate-at-end": _string_of(b"\\ud83d\\ude00", tail=b"\\ud83d"),
     "invalid-utf8-after-escapes": _string_of(b'\\"', tail=b"\xed\xa0\x80"),
     "many-distinct-keys": b"{" + b",".join(_members()) + b"}",

@@ -28,7 +28,7 @@ TRUSTED_PROXIES = "127.0.0.1/32"
 HOSTILE_ADDRESS = "127.0.0.2"
 IDLE_SOCKETS = 2000
 TRICKLING_SOCKETS = 20
-# What the issue asks: every hostile socket closed within this, other clients served meanwhile.
+# The bound: every hostile socket closed within this, other clients served meanwhile.
 ALL_CLOSED_WITHIN = 60.0
 HEALTHZ_WITHIN = 1.0
 # An answer that closes the connection does so at once; anything near HEADER_TIMEOUT would be

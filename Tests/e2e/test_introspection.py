@@ -1,4 +1,4 @@
-"""Introspection (RFC 7662) at POST /v1/token/introspect (issue 16): the app's secret key as
+"""Introspection (RFC 7662) at POST /v1/token/introspect: the app's secret key as
 Bearer or Basic, `token` as a form field or JSON; `active: false` (and nothing else) for
 signed-out, expired, unknown, other-app and garbage tokens."""
 

@@ -1,5 +1,5 @@
-"""Every key is a sub-key of the master key (issue 11, "Derive every sub-key … nothing uses the
-raw master key directly"; SubKey.swift): rows are sealed under HKDF sub-keys, never under the
+"""Every key is a sub-key of the master key (SubKey.swift): rows are sealed under HKDF sub-keys,
+never under the
 master key itself, and `identityctl keys reseal` moves rows an older version sealed with the
 master key under their sub-keys, idempotently, without which such an app could not sign in."""
 

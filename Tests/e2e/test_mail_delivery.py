@@ -107,7 +107,7 @@ def test_a_refused_recipient_is_dead_lettered(stack, client, smtp_sink, app):
     assert isinstance(dead.body, dict), f"dead letter body is not JSON: {dead.raw[:300]!r}"
     assert dead.body["to"] == email, dead.body
     assert dead.body["kind"] == "email_code", dead.body
-    # The code rests in the dead-letter queue sealed, never in clear (issue 11): the clear
+    # The code rests in the dead-letter queue sealed, never in clear: the clear
     # field is empty and the sealed one opens with the mail-payload key (AES-256-GCM,
     # nonce || ciphertext || tag, bound to the message id) to six digits.
     assert not dead.body.get("code"), dead.body

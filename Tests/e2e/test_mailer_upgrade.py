@@ -1,4 +1,4 @@
-"""Upgrading from the single mailer queue to one queue per channel (issue 15): a broker that
+"""Upgrading from the single mailer queue to one queue per channel: a broker that
 still holds mail in the previous version's queues loses none of it.
 
 The previous version's token workers published on `identity.mailer.commands`, its delay queues

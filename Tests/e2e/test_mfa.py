@@ -1,4 +1,4 @@
-"""MFA (PRODUCT.md "MFA", issue 13) end to end, against the real gateway and workers: TOTP
+"""MFA (docs/api-contract.md, "MFA") end to end, against the real gateway and workers: TOTP
 enrolment checked with pyotp as an independent oracle, the 202 challenge of every first factor,
 POST /v1/auth/mfa/verify, backup codes, the email second factor, step-up, the budgets, events,
 and the access token's amr/aal verified against the app's JWKS."""
@@ -403,7 +403,7 @@ def test_verify_validates_its_body(client, app):
 
 
 def test_the_app_backend_resets_the_mfa_of_a_user_who_lost_every_factor(client, app, other_app, events):
-    """Recovery (PRODUCT.md, MFA): POST /v1/admin/users/{uid}/mfa/reset with the app's secret key
+    """Recovery (docs/api-contract.md, MFA): POST /v1/admin/users/{uid}/mfa/reset with the app's secret key
     removes every factor; the next sign-in is plain tokens again, mfa.disabled says admin_reset,
     and the call is audited. A user's token, or another app's key, resets nothing."""
     from admin_tools import admin, audit_rows

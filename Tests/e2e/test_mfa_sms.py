@@ -1,4 +1,4 @@
-"""The SMS second factor (PRODUCT.md "MFA", issue 15), end to end against the real gateway,
+"""The SMS second factor (docs/api-contract.md, "MFA"), end to end against the real gateway,
 token worker and the mailer's SMS channel (.sms files, as in test_phone.py): enrolment to the
 account's verified phone, the sign-in challenge's code texted when the challenge opens,
 POST /v1/auth/mfa/verify with it (a wrong one counted on the challenge), turning MFA off with a

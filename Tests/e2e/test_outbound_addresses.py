@@ -1,5 +1,5 @@
 """URLs an app sets (its SMS API URL, its FCM service account's token_uri) never lead the service
-into its own network (PRODUCT.md: "A URL an app sets never reaches loopback, private,
+into its own network (docs/api-contract.md: "A URL an app sets never reaches loopback, private,
 link-local or metadata addresses"): refused at save, with a 422 naming the field, and at
 connect, on the address the mailer is about to connect to. The stack runs with
 IDENTITY_ALLOW_PRIVATE_OUTBOUND=1 and IDENTITY_ALLOW_INSECURE_OUTBOUND=1 (its stand-ins listen on

@@ -1,4 +1,4 @@
-"""Passkeys (WebAuthn, PRODUCT.md "Passkey"): registration while signed in, sign-in with an
+"""Passkeys (WebAuthn, docs/api-contract.md "Passkey"): registration while signed in, sign-in with an
 identifier or usernameless, the relying-party checks, enumeration safety, and the list, rename and
 delete rules. The authenticator is software (webauthn_authenticator.py: real keys, real CBOR);
 every credential it makes is also checked by an independent relying-party library (py_webauthn),
@@ -86,7 +86,7 @@ def test_register_and_sign_in_with_each_algorithm(client, rp_app, events, alg_na
     email, user = _user(client, rp_app)
     token = user["access_token"]
     options = _registration_options(client, rp_app, token)
-    # What registration must offer (issue 14).
+    # What registration must offer.
     assert len(wa.b64url_decode(options["challenge"])) == 32, options
     assert options["rp"]["id"] == RP_ID, options
     assert [p["alg"] for p in options["pubKeyCredParams"]] == [wa.ES256, wa.EDDSA, wa.RS256], options

@@ -167,7 +167,7 @@ def test_five_wrong_guesses_kill_the_code(stack, client, phone_app):
 
 
 def test_an_expired_code_is_401_code_expired(stack, client, phone_app):
-    """PRODUCT.md: the same code rules as email codes, expiry included."""
+    """docs/api-contract.md: the same code rules as email codes, expiry included."""
     phone = french_mobile()
     session = sent(send(client, phone_app, phone))
     code = code_of(wait_sms_file(stack, phone))

@@ -1,4 +1,4 @@
-"""Seed 002's shipped clients against an app of profile `session-object` (COMPATIBILITY.md),
+"""Seed 002's shipped clients against an app of profile `session-object` (docs/client-profiles.md),
 request by request as the guide's API reference writes them: no `X-App-Key` (the app is found
 by `Host`), `POST /v1/auth/apple/nonce`, `POST /v1/auth/apple/token` with the guide's fields
 and length limits, `POST /v1/auth/login`, answers `{token, session, user}` with `usr_`/`ses_`
@@ -21,7 +21,7 @@ USER_KEYS = {"id", "email", "email_verified", "has_password", "roles", "created_
 
 @pytest.fixture
 def seed002_app(provider_app_factory):
-    """An app set up as README's "Profile session-object (seed 002)" shows."""
+    """An app set up as docs/clients.md's "Profile `session-object`" shows."""
     tag = uuid.uuid4().hex[:10]
     app = provider_app_factory(profile="session-object", domains=[f"api-{tag}.example.test"],
                                allowed_origins=[f"https://app-{tag}.example.test"])

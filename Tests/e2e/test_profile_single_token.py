@@ -1,4 +1,4 @@
-"""Seed 001's Flutter client against an app of profile `single-token` (COMPATIBILITY.md),
+"""Seed 001's Flutter client against an app of profile `single-token` (docs/client-profiles.md),
 request by request as the guide writes them: the base URL `http://localhost:3100` (the app is
 found by `Host`, no `X-App-Key`), paths without `/v1`, camelCase bodies, `{token, user}` answers
 with one opaque token that lasts a year and is checked on every request, `{"error": {"code",
@@ -19,7 +19,7 @@ from provider_standin import unique_apple_sub
 
 @pytest.fixture
 def seed001_app(provider_app_factory):
-    """An app set up as README's "Profile single-token (seed 001)" shows (a host of its own per
+    """An app set up as docs/clients.md's "Profile `single-token`" shows (a host of its own per
     test: localhost:3100 is what the guide's dev build calls)."""
     host = f"localhost-{uuid.uuid4().hex[:8]}.test:3100"
     app = provider_app_factory(profile="single-token", domains=[host], default_metadata=json.dumps(

@@ -1,5 +1,5 @@
 """Seed 000's shipped clients, request by request, against an app of profile `standard` with
-`path_prefix` `/api/v2` and `apple_nonce` `client` (COMPATIBILITY.md): the guide's paths
+`path_prefix` `/api/v2` and `apple_nonce` `client` (docs/client-profiles.md): the guide's paths
 (`…/api/v2/auth/…`), headers and bodies, and the fields its client code reads (`data.*`,
 `code`). Also how a request finds its app without `X-App-Key` (`Host` against `domains`) and
 CORS for a web build (preflight and real request, from an allowed and a refused origin)."""
@@ -24,7 +24,7 @@ USER_FIELDS = ("uid", "email", "email_verified", "first_name", "last_name", "pho
 
 @pytest.fixture
 def seed000_app(provider_app_factory):
-    """An app set up as README's "Profile standard (seed 000)" shows."""
+    """An app set up as docs/clients.md's "Profile `standard`" shows."""
     tag = uuid.uuid4().hex[:10]
     app = provider_app_factory(profile="standard", path_prefix=PREFIX, apple_nonce="client",
                                domains=[f"auth-{tag}.example.test", f"localhost:{10000 + int(tag[:6], 16) % 50000}"],

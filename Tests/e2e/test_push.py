@@ -1,4 +1,4 @@
-"""Push delivery and security alerts (issue 15, part B), against the APNs and FCM stand-ins
+"""Push delivery and security alerts, against the APNs and FCM stand-ins
 (push_standin.py: HTTP/2 over TLS with a provider-token check for APNs; the JWT-bearer grant and
 messages:send for FCM).
 

@@ -1,4 +1,4 @@
-"""Rate limits (PRODUCT.md "Rate limits"; issue "Abuse protection"): every limited call answers
+"""Rate limits (docs/api-contract.md, "Operating the service"): every limited call answers
 429 `auth/rate-limited` with `Retry-After`, `RateLimit-Policy` and `RateLimit` once its budget is
 spent; another IP or identifier is unaffected; after `Retry-After` it works again; the budget is
 shared by every gateway replica (it lives in PostgreSQL) and can be overridden per app.

@@ -1,5 +1,5 @@
-"""Headers that keep answers out of caches and the docs page locked down (issue 11, "Tokens and
-keys"): token and user answers are `Cache-Control: no-store`; `/api/docs` runs only its own
+"""Headers that keep answers out of caches and the docs page locked down: token and user answers
+are `Cache-Control: no-store`; `/api/docs` runs only its own
 inline script and style (by hash), talks only to its own origin and cannot be framed."""
 
 import base64

@@ -1,4 +1,4 @@
-"""The retention purge (PRODUCT.md, "Retention"; issue 11): spent or expired nonces, codes and
+"""The retention purge (docs/api-contract.md, "Operating the service"): spent or expired nonces, codes and
 refresh tokens and ended sessions go once the retention period (30 days by default) has passed,
 guests unused for a year go with `user.deleted`, in batches that never stall sign-ins. The suite
 runs the purge every second; tests age rows in the database instead of waiting a month."""

@@ -1,4 +1,4 @@
-"""A revoked session's access tokens are refused at once by every gateway replica (PRODUCT.md,
+"""A revoked session's access tokens are refused at once by every gateway replica (docs/api-contract.md,
 "Tokens and sessions"): the gateway that did not carry the sign-out, and that has just served
 the token many times (so anything it might cache about it is warm), refuses it on the very next
 request after the sign-out's answer, with /v1/me under load from other clients meanwhile."""

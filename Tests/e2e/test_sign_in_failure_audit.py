@@ -1,4 +1,4 @@
-"""Failed sign-ins past a threshold are security events in the audit log (issue 16): per
+"""Failed sign-ins past a threshold are security events in the audit log: per
 account and per client IP within 15 minutes, a `security.sign_in_failures` row at the app's
 threshold and at each doubling after it; an unknown account leaves no user row; MFA code
 failures count against the account too; rows are the app's own."""

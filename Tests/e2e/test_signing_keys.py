@@ -1,4 +1,4 @@
-"""Signing keys (issue 16): RS256, ES256 and EdDSA access tokens, the JWKS shapes checked with
+"""Signing keys: RS256, ES256 and EdDSA access tokens, the JWKS shapes checked with
 the `cryptography` package, and rotation's lifecycle next → current → previous → retired: the
 next key is published one JWKS cache period (the JWKS max-age) before it signs, and the key it
 replaces verifies every token it signed until they have expired, under load without a 401."""

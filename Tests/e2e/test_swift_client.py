@@ -1,4 +1,4 @@
-"""The Swift client SDK (Sources/IdentityClient, issue 21) against the real running service: runs
+"""The Swift client SDK (Sources/IdentityClient) against the real running service: runs
 the XCTest target IdentityClientE2ETests (`swift test --skip-build --filter IdentityClientE2ETests`)
 with the gateway's URL and a fresh app's key in IDENTITY_CLIENT_E2E_* variables, and asserts that
 every one of its tests ran and passed.

@@ -1,4 +1,4 @@
-"""The TypeScript client (clients/typescript, issue 36) against the real running service, as
+"""The TypeScript client (clients/typescript) against the real running service, as
 test_swift_client.py does for the Swift SDK: compiles the package with Debian's tsc into a
 temporary folder, then runs its end-to-end tests (`node --test <out>/test/e2e/`) with the
 gateway's URL and a fresh app's key in IDENTITY_TS_E2E_* variables, and asserts that every one of

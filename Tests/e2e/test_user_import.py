@@ -1,4 +1,4 @@
-"""identityctl users import (issue 16, "Import"): users with password hashes from other systems
+"""identityctl users import: users with password hashes from other systems
 sign in with their old passwords, and that first sign-in leaves an Argon2id hash in their place;
 each line is all or nothing and refused lines are reported by line."""
 
