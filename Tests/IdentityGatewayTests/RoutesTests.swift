@@ -51,9 +51,9 @@ final class RoutesTests: XCTestCase {
         // the password checks of signed-in users (change, deletion, linking), MFA verification,
         // passkey sign-in (options, verify), phone codes (send, verify, link and its verify),
         // the SMS second factor's send, the email change's send and confirm, POST /graphql,
-        // Apple's notifications (per app); and the admin API routes (admin_per_app;
-        // introspection is not limited).
-        XCTAssertEqual(limited, 30 + table.filter { $0.pattern.hasPrefix("/v1/admin/") }.count)
+        // Apple's notifications (per app); and the admin API routes and revocation
+        // (admin_per_app; introspection is not limited).
+        XCTAssertEqual(limited, 31 + table.filter { $0.pattern.hasPrefix("/v1/admin/") }.count)
     }
 
     /// The document's own part of an operation is keyed by a declared operationId, and never
