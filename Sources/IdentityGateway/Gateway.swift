@@ -77,6 +77,7 @@ public final class Gateway: Service {
             + MfaRoutes(commands: commands).routes
             + DiscoveryRoutes(store: appStore).routes
             + IntrospectionRoutes(verifier: verifier, store: IntrospectionStore(pool: pool)).routes
+            + TokenRevocationRoutes(verifier: verifier, store: IntrospectionStore(pool: pool), commands: commands).routes
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
             + AdminImportAndKeyRoutes(commands: commands).routes
             + AdminAppRoutes(secretKeys: secretKeys, audit: AuditLog(pool: pool), commands: commands).routes
@@ -177,6 +178,9 @@ public final class Gateway: Service {
                 }
                 return try route.handler(context).adding(headers: limitHeaders + Self.cacheHeaders(route))
             } catch {
+                if let refused = OAuthClientError.answer(for: error, use: route.secretKey) {
+                    return RouteResult.now(refused).adding(headers: Self.cacheHeaders(route))
+                }
                 let answer = ServiceError.answering(error, what: "request",
                                                     fields: ["request_id": requestId, "path": route.pattern])
                 return .now(.problem(answer, requestId: requestId))
@@ -205,9 +209,11 @@ public final class Gateway: Service {
             // The app is looked up in the store; every such route reads the store or waits for a worker.
             errors += [.invalidAppKey, .unavailable]
         }
-        if route.secretKey != nil {
+        if let use = route.secretKey {
             // The key is looked up in the store; an admin call's audit row is written there too.
-            errors += [.invalidSecretKey, .unavailable]
+            // An OAuth client's endpoint refuses the client as OAuth does (`OAuthClientError`),
+            // documented on its own, not as a problem code.
+            errors += use.oauthClient ? [.unavailable] : [.invalidSecretKey, .unavailable]
         }
         if route.proof != .none { errors += FreshProofStep.errors }
         // A caller's token: verified by the pipeline (BEARER…), or read by the handler when sent (GUEST, BEARER_OPTIONAL).

@@ -64,7 +64,39 @@ enum OpenAPIAdminDocument {
                 "required": ["token"],
                 "properties": {
                   "token": {"type": "string", "minLength": 1, "maxLength": 8192},
-                  "token_type_hint": {"type": "string"}
+                  "token_type_hint": {"type": "string"},
+                  "client_id": {"type": "string", "description": "client_secret_post: the app id"},
+                  "client_secret": {"type": "string", "description": "client_secret_post: the app's secret key, instead of the Authorization header"}
+                }
+              }
+            },
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "required": ["token"],
+                "properties": {
+                  "token": {"type": "string", "minLength": 1, "maxLength": 8192},
+                  "token_type_hint": {"type": ["string", "null"], "maxLength": 64}
+                }
+              }
+            }
+          }
+        }
+      },
+      "revokeToken": {
+        "description": "The token's session ends, as a sign-out ends it: its refresh tokens stop at once and its access tokens are refused by everything that checks the session (introspection, the API). The token_type_hint is not needed: the token says what it is.",
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/x-www-form-urlencoded": {
+              "schema": {
+                "type": "object",
+                "required": ["token"],
+                "properties": {
+                  "token": {"type": "string", "minLength": 1, "maxLength": 8192},
+                  "token_type_hint": {"type": "string"},
+                  "client_id": {"type": "string", "description": "client_secret_post: the app id"},
+                  "client_secret": {"type": "string", "description": "client_secret_post: the app's secret key, instead of the Authorization header"}
                 }
               }
             },
@@ -125,7 +157,7 @@ enum OpenAPIAdminDocument {
         "secretKey": {"type": "http", "scheme": "bearer", "bearerFormat": "sk_…",
                       "description": "The app's secret key (app backends only; never a user's access token). Rotate it with POST /v1/admin/secret-keys/rotate."},
         "secretKeyBasic": {"type": "http", "scheme": "basic",
-                           "description": "Introspection (RFC 7662 §2.1): the app id as user name, the secret key as password."}
+                           "description": "Introspection and revocation (client_secret_basic, RFC 6749 §2.3.1): the app id as user name, the secret key as password. Or, without Authorization, the form fields client_id and client_secret (client_secret_post)."}
       },
       "parameters": {
         "Uid": {"name": "uid", "in": "path", "required": true, "schema": {"type": "string"}}

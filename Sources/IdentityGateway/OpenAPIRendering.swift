@@ -66,6 +66,7 @@ extension OpenAPIDocument {
             for (status, errors) in documentedErrors(of: route) {
                 answers[String(status)] = errorResponse(status: status, errors: errors, limited: !route.limits.isEmpty)
             }
+            if route.secretKey?.oauthClient == true { answers["401"] = OAuthClientError.documented }
             operation["responses"] = .object(answers)
             if !route.limits.isEmpty {
                 operation["x-rate-limits"] = .array(route.limits.map { limit in

@@ -25,13 +25,13 @@ final class AdminRoutesTests: XCTestCase {
             let action = try XCTUnwrap(route.secretKey?.auditAction, "\(route.method) \(route.pattern) is not audited")
             XCTAssertTrue(actions.insert(action).inserted, "two routes share the audit action \(action)")
             XCTAssertFalse(route.needsApp, route.pattern)
-            XCTAssertFalse(route.secretKey?.basicAllowed ?? true, route.pattern)
+            XCTAssertFalse(route.secretKey?.oauthClient ?? true, route.pattern)
             XCTAssertEqual(route.limits.map(\.policy.name), ["admin_per_app"], route.pattern)
             XCTAssertTrue(Gateway.pipelineErrors(of: route).contains(.invalidSecretKey), route.pattern)
         }
         let introspect = try XCTUnwrap(try routes().first { $0.pattern == "/v1/token/introspect" })
         XCTAssertNil(introspect.secretKey?.auditAction)
-        XCTAssertTrue(introspect.secretKey?.basicAllowed ?? false)
+        XCTAssertTrue(introspect.secretKey?.oauthClient ?? false)
     }
 
     func testOnlySecretKeysAreAcceptedAsCredentials() {
@@ -47,6 +47,29 @@ final class AdminRoutesTests: XCTestCase {
         XCTAssertEqual(parsed?.key, key)
         XCTAssertEqual(parsed?.clientId, "app_1")
         XCTAssertNil(SecretKeyStep.credentials("Basic !!!", basicAllowed: true))
+    }
+
+    /// An OAuth client's endpoint also takes the key from a form (client_secret_post), but never
+    /// a header and a form secret together, and an admin route never from a form.
+    func testAnOAuthClientMayPostItsSecretInTheFormButUseOneWayOnly() {
+        let key = "sk_" + String(repeating: "a", count: 43)
+        func request(_ body: String, type: String = "application/x-www-form-urlencoded",
+                     authorization: String? = nil) -> HTTPRequest {
+            var headers = ["content-type": type]
+            headers["authorization"] = authorization
+            return HTTPRequest(method: "POST", path: "/v1/token/revoke", headers: headers, body: Data(body.utf8),
+                               clientIP: "192.0.2.1", peerIP: "192.0.2.1", requestId: "req_1")
+        }
+        let posted = SecretKeyStep.credentials(request("token=t&client_id=app_1&client_secret=\(key)"), oauthClient: true)
+        XCTAssertEqual(posted?.key, key)
+        XCTAssertEqual(posted?.clientId, "app_1")
+        XCTAssertNil(SecretKeyStep.credentials(request("token=t&client_secret=\(key)"), oauthClient: false))
+        XCTAssertNil(SecretKeyStep.credentials(request("token=t&client_secret=\(key)", type: "text/plain"), oauthClient: true))
+        XCTAssertNil(SecretKeyStep.credentials(request("token=t&client_secret=ak_public"), oauthClient: true))
+        XCTAssertNil(SecretKeyStep.credentials(request("token=t&client_secret=\(key)", authorization: "Bearer \(key)"),
+                                               oauthClient: true))
+        XCTAssertEqual(SecretKeyStep.credentials(request("token=t", authorization: "Bearer \(key)"), oauthClient: true)?.key, key)
+        XCTAssertNil(SecretKeyStep.credentials(request("token=t"), oauthClient: true))
     }
 
     func testCustomClaimsRules() {

@@ -93,11 +93,31 @@ final class AnswerShapeDriftTests: XCTestCase {
         user.customClaimsJson = #"{"tier":"gold"}"#; user.disabled = true
         try check(.object(["data": .array([UserJSON.admin(user)]), "next_cursor": .null]), "UserPage")
         let app = AppRecord(id: "app_1", name: "Acme", appKey: "pk_1", issuer: "https://id.example.com/v1/apps/app_1", accessTokenTTL: 900)
-        for amr in [["pwd"], ["pwd", "mfa"]] {
-            try check(IntrospectionRoutes.active(app: app, sub: "u_1", sid: "s_1", amr: amr, iat: 1, exp: 901, type: "Bearer"),
-                      "Introspection")
+        for (amr, aal) in [(["pwd"], 1), (["pwd", "mfa"], 2)] {
+            let active = IntrospectionRoutes.active(app: app, sub: "u_1", sid: "s_1", amr: amr, aal: aal, iat: 1, exp: 901,
+                                                    type: "Bearer")
+            try check(active, "Introspection")
+            // The JWT's own type: an integer, never a string derived from amr.
+            XCTAssertEqual(active["aal"], JSONValue(aal))
         }
         try check(.object(["active": .bool(false)]), "Introspection")
+        try check(.object([:]), "TokenRevoked")
+    }
+
+    func testDiscoveryIsTheDeclaredMetadataWithEndpointsUnderTheIssuersBase() throws {
+        let app = AppRecord(id: "app_1", name: "Acme", appKey: "pk_1", issuer: "https://id.example.com/v1/apps/app_1", accessTokenTTL: 900)
+        let metadata = DiscoveryRoutes.metadata(of: app)
+        try check(metadata, "AuthorizationServerMetadata")
+        XCTAssertEqual(metadata["introspection_endpoint"], "https://id.example.com/v1/token/introspect")
+        XCTAssertEqual(metadata["revocation_endpoint"], "https://id.example.com/v1/token/revoke")
+        XCTAssertEqual(metadata["jwks_uri"], "https://id.example.com/v1/apps/app_1/jwks.json")
+        // Every endpoint it names is a route the gateway serves.
+        let patterns = Set(try servedRoutesForTests().map(\.pattern))
+        for name in ["introspection_endpoint", "revocation_endpoint"] {
+            guard case .string(let url)? = metadata[name] else { return XCTFail(name) }
+            XCTAssertTrue(patterns.contains(String(url.dropFirst("https://id.example.com".count))), name)
+        }
+        XCTAssertTrue(patterns.contains("/v1/apps/{app_id}/jwks.json"))
     }
 
     func testEverySigningKeyIsAJWKOfTheSet() throws {

@@ -51,9 +51,9 @@ final class RoutesTests: XCTestCase {
         // the password checks of signed-in users (change, deletion, linking), MFA verification,
         // passkey sign-in (options, verify), phone codes (send, verify, link and its verify),
         // the SMS second factor's send, the email change's send and confirm, POST /graphql,
-        // Apple's notifications (per app); and the admin API routes (admin_per_app;
-        // introspection is not limited).
-        XCTAssertEqual(limited, 30 + table.filter { $0.pattern.hasPrefix("/v1/admin/") }.count)
+        // Apple's notifications (per app); and the admin API routes and revocation
+        // (admin_per_app; introspection is not limited).
+        XCTAssertEqual(limited, 31 + table.filter { $0.pattern.hasPrefix("/v1/admin/") }.count)
     }
 
     /// The document's own part of an operation is keyed by a declared operationId, and never
@@ -98,7 +98,11 @@ final class RoutesTests: XCTestCase {
                 return XCTFail("\(name): no responses")
             }
             let expected = OpenAPIDocument.documentedErrors(of: route)
-            let errorStatuses = answers.keys.filter { !$0.hasPrefix("2") && !(route.pattern == "/readyz" && $0 == "503") }
+            // An OAuth client's endpoint answers a refused client as OAuth does, not as a problem.
+            let oauth = route.secretKey?.oauthClient == true
+            if oauth { XCTAssertEqual(answers["401"]?["x-oauth-errors"], ["invalid_client"], name) }
+            let errorStatuses = answers.keys.filter { !$0.hasPrefix("2") && !(route.pattern == "/readyz" && $0 == "503")
+                && !(oauth && $0 == "401") }
             XCTAssertEqual(Set(errorStatuses), Set(expected.map { String($0.status) }), name)
             for (status, errors) in expected {
                 let answer = answers[String(status)]

@@ -23,6 +23,18 @@ final class JWTTests: XCTestCase {
         XCTAssertEqual(verified, claims(exp: verified.exp))
     }
 
+    /// RFC 9068's `client_id` is written (the app id, as `aud`); a token minted before it reads as `aud`.
+    func testAccessTokensCarryTheirClientId() throws {
+        let token = try JWT.sign(claims(), kid: "k1", key: signingKey())
+        let payload = try XCTUnwrap(Base64URL.decode(String(token.split(separator: ".")[1])))
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+        XCTAssertEqual(object["client_id"] as? String, "app_1")
+        var older = object
+        older["client_id"] = nil
+        let decoded = try JSONDecoder().decode(AccessTokenClaims.self, from: JSONSerialization.data(withJSONObject: older))
+        XCTAssertEqual(decoded.clientId, "app_1")
+    }
+
     func testTamperedPayloadIsRejected() throws {
         let token = try JWT.sign(claims(), kid: "k1", key: signingKey())
         var parts = token.split(separator: ".").map(String.init)

@@ -20,10 +20,16 @@ def query(path, **params):
     return path + ("?" + urllib.parse.urlencode(given) if given else "")
 
 
-def introspect(client, app, token, *, key=None, basic=False, form=False, headers=None):
-    """POST /v1/token/introspect: the secret key as Bearer (or Basic with the app id), the
-    token as JSON (or a form body)."""
+def introspect(client, app, token, *, key=None, basic=False, form=False, post=False, headers=None,
+               path="/v1/token/introspect"):
+    """POST /v1/token/introspect (or, with `path`, the revocation endpoint, which takes the same):
+    the secret key as Bearer (or Basic with the app id, or with `post` the form fields client_id
+    and client_secret), the token as JSON (or a form body)."""
     secret = key or app["secret_key"]
+    if post:
+        data = urllib.parse.urlencode({"token": token, "client_id": app["app_id"], "client_secret": secret})
+        return client.request("POST", path, data=data, headers=headers or {},
+                              content_type="application/x-www-form-urlencoded")
     if basic:
         pair = f"{app['app_id']}:{secret}".encode()
         auth = "Basic " + base64.b64encode(pair).decode()
@@ -32,9 +38,19 @@ def introspect(client, app, token, *, key=None, basic=False, form=False, headers
     hdrs = {"Authorization": auth, **(headers or {})}
     if form:
         data = urllib.parse.urlencode({"token": token})
-        return client.request("POST", "/v1/token/introspect", data=data, headers=hdrs,
+        return client.request("POST", path, data=data, headers=hdrs,
                               content_type="application/x-www-form-urlencoded")
-    return client.request("POST", "/v1/token/introspect", {"token": token}, headers=hdrs)
+    return client.request("POST", path, {"token": token}, headers=hdrs)
+
+
+def assert_invalid_client(resp):
+    """OAuth's refusal of a client (RFC 6749 §5.2) on introspection and revocation: 401
+    {"error": "invalid_client"} as application/json, with a Basic challenge."""
+    assert resp.status == 401, resp
+    assert (resp.header("Content-Type") or "").split(";")[0] == "application/json", resp
+    assert resp.json["error"] == "invalid_client", resp
+    assert (resp.header("WWW-Authenticate") or "").startswith('Basic realm="'), resp
+    assert resp.header("Cache-Control") == "no-store", resp
 
 
 def audit_rows(client, app, **filters):

@@ -74,10 +74,10 @@ def api_schema(stack, fuzz_app, fuzz_token):
         "seed": SEED,
         "base-url": stack.base_url,
         "headers": {"X-App-Key": fuzz_app["app_key"], "Authorization": f"Bearer {fuzz_token}"},
-        # The admin API and introspection take the app's secret key instead; not the secret-key
+        # The admin API, introspection and revocation take the app's secret key instead; not the secret-key
         # rotation or the settings, which would retire the key or change the app (limits,
         # providers) under the operations after them.
-        "operations": [{"include-path-regex": "^/v1/(admin/(users|audit)|token/introspect)",
+        "operations": [{"include-path-regex": "^/v1/(admin/(users|audit)|token/(introspect|revoke))",
                         "headers": {"X-App-Key": fuzz_app["app_key"], "Authorization": f"Bearer {fuzz_app['secret_key']}"}}],
         "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True, "database": "none", "allow-x00": False},
         # Replaced by `schema_valid_input_accepted`, which knows the service's semantic 422s.
@@ -109,6 +109,13 @@ def problem_with_documented_code(ctx, response, case):
     """Every 4xx is problem+json whose code the document lists for this operation and status (a
     method the path does not serve: 405 auth/method-not-allowed)."""
     if not 400 <= response.status_code < 500:
+        return None
+    answer = case.operation.definition.raw.get("responses", {}).get(str(response.status_code), {})
+    if case.method.upper() == case.operation.method.upper() and "x-oauth-errors" in answer:
+        # An OAuth client endpoint's refused client: RFC 6749's error object, not a problem.
+        body = json.loads(response.content)
+        assert body.get("error") in answer["x-oauth-errors"], f"{response.status_code} {body!r}"
+        assert (response.headers.get("www-authenticate") or [""])[0].startswith("Basic "), response.headers
         return None
     body = _problem(response)
     if case.method.upper() != case.operation.method.upper():
@@ -219,8 +226,9 @@ def test_fuzz_regression_error_answers_are_documented(plain_schema, fuzz_app):
     for method, path in body_operations:
         params = {name: ("google" if name == "provider" else fuzz_app["app_id"] if name == "app_id" else "0")
                   for name in ("provider", "uid", "session_id", "id", "app_id") if "{" + name + "}" in path} or None
-        # Introspection reads its body (form or JSON) only once the secret key is known.
-        headers = dict(key, Authorization=f"Bearer {fuzz_app['secret_key']}") if path == "/v1/token/introspect" else dict(key)
+        # Introspection and revocation read their body (form or JSON) only once the secret key is known.
+        headers = dict(key, Authorization=f"Bearer {fuzz_app['secret_key']}") \
+            if path in ("/v1/token/introspect", "/v1/token/revoke") else dict(key)
         _replay(plain_schema, method, path, 415, "auth/unsupported-media-type", headers=headers,
                 path_parameters=params)
     bearer_operations = _bearer_operations(plain_schema)

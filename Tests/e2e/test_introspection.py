@@ -1,5 +1,6 @@
-"""Introspection (RFC 7662) at POST /v1/token/introspect: the app's secret key as
-Bearer or Basic, `token` as a form field or JSON; `active: false` (and nothing else) for
+"""Introspection (RFC 7662) at POST /v1/token/introspect: the app's secret key as Bearer, Basic
+(client_secret_basic) or the form's client_id and client_secret (client_secret_post), `token`
+as a form field or JSON; `active: false` (and nothing else) for
 signed-out, expired, unknown, other-app and garbage tokens."""
 
 import time
@@ -8,7 +9,7 @@ import uuid
 import pytest
 
 import db_tools
-from admin_tools import admin, introspect
+from admin_tools import admin, assert_invalid_client, introspect
 from identity_client import assert_problem
 from jwt_tools import load_signing_key, sign_rs256, split
 
@@ -22,17 +23,20 @@ def _assert_active(resp, app, data, token_type):
     assert body["sub"] == data["user"]["uid"] and body["sid"] == data["session_id"]
     assert body["aud"] == app["app_id"] and body["client_id"] == app["app_id"]
     assert body["iss"] == app["issuer"] and body["token_type"] == token_type
-    assert body["amr"] == ["pwd"] and body["aal"] == "aal1"
+    # `aal` as the access token carries it: an integer.
+    assert body["amr"] == ["pwd"] and body["aal"] == 1 and body["aal"] == split(data["access_token"])[1]["aal"]
     assert isinstance(body["exp"], int) and isinstance(body["iat"], int) and body["exp"] > time.time()
     assert resp.header("Cache-Control") == "no-store"
     return body
 
 
-@pytest.mark.parametrize("basic,form", [(False, False), (True, False), (False, True), (True, True)],
-                         ids=["bearer-json", "basic-json", "bearer-form", "basic-form"])
-def test_a_live_access_token_is_active(client, app, basic, form):
+@pytest.mark.parametrize("basic,form,post", [(False, False, False), (True, False, False), (False, True, False),
+                                             (True, True, False), (False, True, True)],
+                         ids=["bearer-json", "basic-json", "bearer-form", "basic-form", "post-form"])
+def test_a_live_access_token_is_active(client, app, basic, form, post):
     data = client.new_user(app)
-    body = _assert_active(introspect(client, app, data["access_token"], basic=basic, form=form), app, data, "Bearer")
+    body = _assert_active(introspect(client, app, data["access_token"], basic=basic, form=form, post=post),
+                          app, data, "Bearer")
     assert body["exp"] == split(data["access_token"])[1]["exp"]
 
 
@@ -94,13 +98,20 @@ def test_garbage_is_inactive(client, app, token):
 
 def test_introspection_needs_the_secret_key(client, app, other_app):
     data = client.new_user(app)
-    # A user's own token, no key, another app's key, Basic with another app's id: all 401.
-    resp = client.post("/v1/token/introspect", {"token": data["access_token"]}, token=data["access_token"])
-    assert_problem(resp, 401, "auth/invalid-secret-key")
-    resp = client.post("/v1/token/introspect", {"token": data["access_token"]})
-    assert_problem(resp, 401, "auth/invalid-secret-key")
+    # A user's own token, no key, another app's key, Basic or the form with another app's id, a
+    # header and a form secret together: all OAuth's 401 invalid_client.
+    assert_invalid_client(client.post("/v1/token/introspect", {"token": data["access_token"]},
+                                      token=data["access_token"]))
+    assert_invalid_client(client.post("/v1/token/introspect", {"token": data["access_token"]}))
     wrong_id = dict(app, app_id=other_app["app_id"])
-    assert_problem(introspect(client, wrong_id, data["access_token"], basic=True), 401, "auth/invalid-secret-key")
+    assert_invalid_client(introspect(client, wrong_id, data["access_token"], basic=True))
+    assert_invalid_client(introspect(client, wrong_id, data["access_token"], post=True))
+    assert_invalid_client(introspect(client, app, data["access_token"], key=other_app["secret_key"], post=True))
+    both = introspect(client, app, data["access_token"], post=True,
+                      headers={"Authorization": f"Bearer {app['secret_key']}"})
+    assert_invalid_client(both)
+    # The control: the same post, alone, is active.
+    assert introspect(client, app, data["access_token"], post=True).json["active"] is True
 
 
 def test_introspection_body_errors(client, app):

@@ -55,7 +55,8 @@ def test_openid_configuration(client, app):
     doc = resp.json
     assert doc["issuer"] == app["issuer"]
     assert doc["jwks_uri"].endswith(f"/v1/apps/{app['app_id']}/jwks.json")
-    assert "RS256" in doc["id_token_signing_alg_values_supported"]
+    # No ID token is issued: nothing of OpenID Connect's is claimed (test_oauth_edges.py checks the rest).
+    assert "id_token_signing_alg_values_supported" not in doc and "response_types_supported" not in doc
     # The advertised URI works as is (it is absolute, on the public base URL).
     assert doc["jwks_uri"].startswith(client.base_url + "/"), doc["jwks_uri"]
     assert client.get(doc["jwks_uri"][len(client.base_url):]).status == 200

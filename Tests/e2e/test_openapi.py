@@ -11,6 +11,8 @@ REQUIRED = {
     ("/v1/me", "get"), ("/v1/me", "patch"),
     ("/v1/apps/{app_id}/jwks.json", "get"),
     ("/v1/apps/{app_id}/.well-known/openid-configuration", "get"),
+    ("/.well-known/oauth-authorization-server/v1/apps/{app_id}", "get"),
+    ("/v1/token/introspect", "post"), ("/v1/token/revoke", "post"),
     ("/healthz", "get"), ("/readyz", "get"),
 }
 

@@ -544,14 +544,28 @@ extension DeclaredOperation {
                         request: nil, response: "JWKSet",
                         parameters: ["AppId"], mfaChallenge: false,
                         generatedRequest: nil))
+    /// Where RFC 8414 puts the metadata of an issuer with a path (the app's issuer is
+    /// {base}/v1/apps/{app_id}).
+    static let oauthAuthorizationServer = DeclaredOperation(
+        id: "oauthAuthorizationServer", service: "DiscoveryApi", method: "GET", pattern: "/.well-known/oauth-authorization-server/v1/apps/{app_id}",
+        access: .public, status: 200, takesBody: false,
+        limits: [], errors: [.notFound, .unavailable],
+        audit: nil, sessionCheckedByHandler: false,
+        command: nil,
+        document: .init(summary: "The app's authorization server metadata (RFC 8414)", description: nil,
+                        request: nil, response: "AuthorizationServerMetadata",
+                        parameters: ["AppId"], mfaChallenge: false,
+                        generatedRequest: nil))
+    /// The same metadata where OpenID Connect discovery looks ({issuer}/.well-known/…), for
+    /// libraries that only look there; it claims nothing of OpenID Connect (no ID token).
     static let openidConfiguration = DeclaredOperation(
         id: "openidConfiguration", service: "DiscoveryApi", method: "GET", pattern: "/v1/apps/{app_id}/.well-known/openid-configuration",
         access: .public, status: 200, takesBody: false,
         limits: [], errors: [.notFound, .unavailable],
         audit: nil, sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "The app's OpenID configuration", description: nil,
-                        request: nil, response: "OpenIDConfiguration",
+        document: .init(summary: "The app's authorization server metadata (RFC 8414), where OpenID Connect discovery looks", description: nil,
+                        request: nil, response: "AuthorizationServerMetadata",
                         parameters: ["AppId"], mfaChallenge: false,
                         generatedRequest: nil))
     static let introspectToken = DeclaredOperation(
@@ -562,6 +576,16 @@ extension DeclaredOperation {
         command: nil,
         document: .init(summary: "RFC 7662 introspection of an access or refresh token: active with its claims, or only {active: false}", description: nil,
                         request: nil, response: "Introspection",
+                        parameters: [], mfaChallenge: false,
+                        generatedRequest: nil))
+    static let revokeToken = DeclaredOperation(
+        id: "revokeToken", service: "RevocationApi", method: "POST", pattern: "/v1/token/revoke",
+        access: .secretKey, status: 200, takesBody: false,
+        limits: [RouteLimit].admin, errors: [.unsupportedMediaType, .invalidJSON, .validationFailed([]), .payloadTooLarge],
+        audit: nil, sessionCheckedByHandler: false,
+        command: nil,
+        document: .init(summary: "RFC 7009 revocation of an access or refresh token: its session ends; 200 also for a token there is nothing to revoke of", description: nil,
+                        request: nil, response: "TokenRevoked",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminRotateSecretKey = DeclaredOperation(
@@ -775,6 +799,7 @@ extension DeclaredOperation {
         "AppSettings": "{\"type\":\"object\",\"required\":[\"app_id\",\"access_token_ttl\",\"session_lifetime\",\"session_idle_timeout\",\"google_client_ids\",\"apple_bundle_ids\",\"apple_services_ids\",\"apple_team_id\",\"apple_key_id\",\"apple_private_key_set\",\"firebase_project_id\",\"firebase_trust_email_verified\",\"deep_link_url\",\"mail_from_name\",\"mail_from_address\",\"rate_limits\",\"default_metadata\",\"profile\",\"domains\",\"domains_pending\",\"path_prefix\",\"allowed_origins\",\"apple_nonce\",\"webauthn_rp_id\",\"webauthn_rp_name\",\"webauthn_origins\",\"webauthn_require_uv\",\"jwks_cache_seconds\",\"failed_sign_in_audit_threshold\",\"apns_team_id\",\"apns_key_id\",\"apns_topic\",\"apns_private_key_set\",\"fcm_project_id\",\"fcm_service_account_set\",\"security_alerts\",\"sms_allowed_calling_codes\",\"sms_breaker_hourly\",\"sms_api_url\",\"sms_account_sid\",\"sms_auth_token_set\",\"sms_from\",\"sms_messaging_service_sid\"],\"properties\":{\"app_id\":{\"type\":\"string\"},\"access_token_ttl\":{\"type\":\"integer\",\"description\":\"Seconds\"},\"session_lifetime\":{\"type\":\"integer\",\"description\":\"Seconds\"},\"session_idle_timeout\":{\"type\":\"integer\",\"description\":\"Seconds\"},\"google_client_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"apple_bundle_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"apple_services_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"apple_team_id\":{\"type\":[\"string\",\"null\"]},\"apple_key_id\":{\"type\":[\"string\",\"null\"]},\"apple_private_key_set\":{\"type\":\"boolean\"},\"firebase_project_id\":{\"type\":[\"string\",\"null\"]},\"firebase_trust_email_verified\":{\"type\":\"boolean\"},\"deep_link_url\":{\"type\":[\"string\",\"null\"]},\"mail_from_name\":{\"type\":[\"string\",\"null\"]},\"mail_from_address\":{\"type\":[\"string\",\"null\"]},\"rate_limits\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Every limit's effective setting: COUNT/WINDOWs (e.g. 100/60s) or off\"},\"default_metadata\":{\"type\":\"object\"},\"profile\":{\"enum\":[\"standard\",\"single-token\",\"session-object\"]},\"domains\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"domains_pending\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Host \\u2192 the token to publish at https://HOST/.well-known/identity-domain-verification\"},\"path_prefix\":{\"type\":[\"string\",\"null\"]},\"allowed_origins\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"apple_nonce\":{\"enum\":[\"issued\",\"client\"]},\"webauthn_rp_id\":{\"type\":[\"string\",\"null\"]},\"webauthn_rp_name\":{\"type\":[\"string\",\"null\"]},\"webauthn_origins\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"webauthn_require_uv\":{\"type\":\"boolean\"},\"jwks_cache_seconds\":{\"type\":\"integer\"},\"failed_sign_in_audit_threshold\":{\"type\":\"integer\"},\"apns_team_id\":{\"type\":[\"string\",\"null\"]},\"apns_key_id\":{\"type\":[\"string\",\"null\"]},\"apns_topic\":{\"type\":[\"string\",\"null\"]},\"apns_private_key_set\":{\"type\":\"boolean\"},\"fcm_project_id\":{\"type\":[\"string\",\"null\"]},\"fcm_service_account_set\":{\"type\":\"boolean\"},\"security_alerts\":{\"type\":\"boolean\"},\"sms_allowed_calling_codes\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},\"sms_breaker_hourly\":{\"type\":\"integer\"},\"sms_api_url\":{\"type\":[\"string\",\"null\"]},\"sms_account_sid\":{\"type\":[\"string\",\"null\"]},\"sms_auth_token_set\":{\"type\":\"boolean\"},\"sms_from\":{\"type\":[\"string\",\"null\"]},\"sms_messaging_service_sid\":{\"type\":[\"string\",\"null\"]}}}",
         "AuditPage": "{\"type\":\"object\",\"required\":[\"data\",\"next_cursor\"],\"properties\":{\"data\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/AuditRow\"}},\"next_cursor\":{\"type\":[\"string\",\"null\"],\"description\":\"The next page's cursor; null on the last page\"}}}",
         "AuditRow": "{\"type\":\"object\",\"required\":[\"id\",\"at\",\"actor\",\"action\",\"target\",\"ip\",\"request_id\",\"detail\"],\"properties\":{\"id\":{\"type\":\"string\"},\"at\":{\"type\":\"string\",\"format\":\"date-time\"},\"actor\":{\"type\":\"string\",\"examples\":[\"secret_key:skid_01JD8X\"]},\"action\":{\"type\":\"string\",\"examples\":[\"admin.users.disable\"]},\"target\":{\"type\":[\"string\",\"null\"],\"examples\":[\"user:u_01JD8X2M7Q4V9T3K6N0P5R8S1W\"]},\"ip\":{\"type\":[\"string\",\"null\"]},\"request_id\":{\"type\":[\"string\",\"null\"]},\"detail\":{\"type\":\"object\"}}}",
+        "AuthorizationServerMetadata": "{\"type\":\"object\",\"required\":[\"issuer\",\"jwks_uri\",\"grant_types_supported\",\"introspection_endpoint\",\"introspection_endpoint_auth_methods_supported\",\"revocation_endpoint\",\"revocation_endpoint_auth_methods_supported\",\"service_documentation\"],\"properties\":{\"issuer\":{\"type\":\"string\",\"description\":\"The iss of the app's access tokens\"},\"jwks_uri\":{\"type\":\"string\",\"description\":\"The app's public signing keys\"},\"grant_types_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Empty: no OAuth grant at a token endpoint\"},\"introspection_endpoint\":{\"type\":\"string\"},\"introspection_endpoint_auth_methods_supported\":{\"type\":\"array\",\"items\":{\"enum\":[\"client_secret_basic\",\"client_secret_post\"]}},\"revocation_endpoint\":{\"type\":\"string\"},\"revocation_endpoint_auth_methods_supported\":{\"type\":\"array\",\"items\":{\"enum\":[\"client_secret_basic\",\"client_secret_post\"]}},\"service_documentation\":{\"type\":\"string\"}}}",
         "BackupCodes": "{\"type\":\"object\",\"required\":[\"backup_codes\"],\"properties\":{\"backup_codes\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":10,\"maxItems\":10}}}",
         "CodeCheck": "{\"type\":\"object\",\"required\":[\"valid\"],\"properties\":{\"valid\":{\"type\":\"boolean\"}}}",
         "CodeSent": "{\"type\":\"object\",\"required\":[\"expires_in\"],\"properties\":{\"expires_in\":{\"type\":\"integer\",\"examples\":[600]}}}",
@@ -782,7 +807,7 @@ extension DeclaredOperation {
         "ImportError": "{\"type\":\"object\",\"required\":[\"index\",\"code\",\"detail\"],\"properties\":{\"index\":{\"type\":\"integer\"},\"code\":{\"enum\":[\"import/invalid-user\",\"import/unsupported\",\"import/email-taken\",\"import/username-taken\",\"import/uid-taken\",\"import/identity-taken\",\"import/weak-hash\"]},\"field\":{\"type\":\"string\"},\"detail\":{\"type\":\"string\"}}}",
         "ImportReport": "{\"type\":\"object\",\"required\":[\"imported\",\"failed\",\"weak_hashes\",\"users\",\"errors\"],\"properties\":{\"imported\":{\"type\":\"integer\"},\"failed\":{\"type\":\"integer\"},\"weak_hashes\":{\"type\":\"integer\",\"description\":\"Imported users whose hash is below the floor (allow_weak_hashes)\"},\"users\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ImportedIndex\"}},\"errors\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/ImportError\"}}}}",
         "ImportedIndex": "{\"type\":\"object\",\"required\":[\"index\",\"uid\"],\"properties\":{\"index\":{\"type\":\"integer\"},\"uid\":{\"type\":\"string\"}}}",
-        "Introspection": "{\"type\":\"object\",\"required\":[\"active\"],\"properties\":{\"active\":{\"type\":\"boolean\"},\"sub\":{\"type\":\"string\"},\"exp\":{\"type\":\"integer\"},\"iat\":{\"type\":\"integer\"},\"iss\":{\"type\":\"string\"},\"aud\":{\"type\":\"string\"},\"client_id\":{\"type\":\"string\"},\"scope\":{\"type\":\"string\"},\"token_type\":{\"enum\":[\"Bearer\",\"refresh_token\"]},\"sid\":{\"type\":\"string\"},\"amr\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"aal\":{\"enum\":[\"aal1\",\"aal2\"]}}}",
+        "Introspection": "{\"type\":\"object\",\"required\":[\"active\"],\"properties\":{\"active\":{\"type\":\"boolean\"},\"sub\":{\"type\":\"string\"},\"exp\":{\"type\":\"integer\"},\"iat\":{\"type\":\"integer\"},\"iss\":{\"type\":\"string\"},\"aud\":{\"type\":\"string\"},\"client_id\":{\"type\":\"string\"},\"scope\":{\"type\":\"string\"},\"token_type\":{\"enum\":[\"Bearer\",\"refresh_token\"]},\"sid\":{\"type\":\"string\"},\"amr\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"aal\":{\"type\":\"integer\",\"description\":\"The token's assurance level, as its access tokens carry it: 1 for one factor, 2 for two\"}}}",
         "JWK": "{\"type\":\"object\",\"required\":[\"kty\",\"use\",\"alg\",\"kid\"],\"properties\":{\"kty\":{\"enum\":[\"RSA\",\"EC\",\"OKP\"]},\"use\":{\"const\":\"sig\"},\"alg\":{\"enum\":[\"RS256\",\"ES256\",\"EdDSA\"]},\"kid\":{\"type\":\"string\"},\"n\":{\"type\":\"string\"},\"e\":{\"type\":\"string\"},\"crv\":{\"enum\":[\"P-256\",\"Ed25519\"]},\"x\":{\"type\":\"string\"},\"y\":{\"type\":\"string\"}}}",
         "JWKSet": "{\"type\":\"object\",\"required\":[\"keys\"],\"properties\":{\"keys\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/JWK\"}}}}",
         "MfaChallenge": "{\"type\":\"object\",\"required\":[\"challenge_token\",\"expires_at\",\"methods\"],\"properties\":{\"challenge_token\":{\"type\":\"string\",\"examples\":[\"mfa_4Hq8Zt2LwX7cN1vB5kR9pD3s\"]},\"expires_at\":{\"type\":\"string\",\"format\":\"date-time\",\"examples\":[\"2026-11-30T09:19:03Z\"]},\"methods\":{\"type\":\"array\",\"items\":{\"enum\":[\"totp\",\"email\",\"sms\",\"backup_code\"]},\"examples\":[[\"totp\",\"backup_code\"]]}}}",
@@ -790,7 +815,6 @@ extension DeclaredOperation {
         "MfaStatus": "{\"type\":\"object\",\"required\":[\"enabled\",\"methods\",\"backup_codes_remaining\",\"last_used_at\",\"enabled_at\"],\"properties\":{\"enabled\":{\"type\":\"boolean\"},\"methods\":{\"type\":\"array\",\"items\":{\"enum\":[\"totp\",\"email\",\"sms\"]}},\"backup_codes_remaining\":{\"type\":\"integer\"},\"last_used_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},\"enabled_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"}}}",
         "Nonce": "{\"type\":\"object\",\"required\":[\"nonce\",\"expires_at\"],\"properties\":{\"nonce\":{\"type\":\"string\",\"description\":\"Give it to Sign in with Apple (as its SHA-256) or Google, then send it back\",\"examples\":[\"n-9Kq3vX0aLm2Zt7RbW4yQ\"]},\"expires_at\":{\"type\":\"string\",\"format\":\"date-time\"}}}",
         "NotificationReceived": "{\"type\":\"object\"}",
-        "OpenIDConfiguration": "{\"type\":\"object\",\"required\":[\"issuer\",\"jwks_uri\",\"id_token_signing_alg_values_supported\",\"token_endpoint_auth_methods_supported\",\"subject_types_supported\",\"response_types_supported\",\"claims_supported\"],\"properties\":{\"issuer\":{\"type\":\"string\"},\"jwks_uri\":{\"type\":\"string\"},\"id_token_signing_alg_values_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"token_endpoint_auth_methods_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"subject_types_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"response_types_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"claims_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}",
         "Passkey": "{\"type\":\"object\",\"required\":[\"id\",\"name\",\"credential_id\",\"transports\",\"aaguid\",\"backup_eligible\",\"backup_state\",\"created_at\",\"last_used_at\"],\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"credential_id\":{\"type\":\"string\",\"description\":\"base64url\"},\"transports\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"aaguid\":{\"type\":\"string\"},\"backup_eligible\":{\"type\":\"boolean\"},\"backup_state\":{\"type\":\"boolean\"},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"last_used_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"}}}",
         "PasskeyCreationOptions": "{\"type\":\"object\"}",
         "PasskeySignInOptions": "{\"type\":\"object\",\"required\":[\"flow_id\",\"options\",\"has_passkeys\"],\"properties\":{\"flow_id\":{\"type\":\"string\",\"description\":\"Send it back with the assertion\"},\"options\":{\"type\":\"object\",\"description\":\"PublicKeyCredentialRequestOptions\"},\"has_passkeys\":{\"type\":\"boolean\",\"description\":\"Whether the identifier given has passkeys (false when none was given)\"}}}",
@@ -800,6 +824,7 @@ extension DeclaredOperation {
         "SessionRecord": "{\"type\":\"object\",\"required\":[\"id\",\"created_at\",\"last_seen_at\",\"expires_at\",\"ip\",\"user_agent\",\"amr\",\"mfa_verified\"],\"properties\":{\"id\":{\"type\":\"string\"},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"last_seen_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"expires_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"ip\":{\"type\":[\"string\",\"null\"]},\"user_agent\":{\"type\":[\"string\",\"null\"]},\"amr\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"How the session signed in (RFC 8176 values: pwd, otp, mfa, \\u2026)\"},\"mfa_verified\":{\"type\":\"boolean\"}}}",
         "SigningKeyRotated": "{\"type\":\"object\",\"required\":[\"kid\",\"alg\",\"state\",\"signs_from\",\"replaces\",\"replaced_retires_at\"],\"properties\":{\"kid\":{\"type\":\"string\"},\"alg\":{\"enum\":[\"RS256\",\"ES256\",\"EdDSA\"]},\"state\":{\"const\":\"next\"},\"signs_from\":{\"type\":\"string\",\"format\":\"date-time\"},\"replaces\":{\"type\":[\"string\",\"null\"]},\"replaced_retires_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"}}}",
         "TokenGrant": "{\"type\":\"object\",\"required\":[\"access_token\",\"token_type\",\"expires_in\",\"refresh_token\",\"session_id\",\"is_new_user\",\"user\"],\"properties\":{\"access_token\":{\"type\":\"string\",\"description\":\"A JWT (RS256, ES256 or EdDSA) for the Authorization header\",\"examples\":[\"eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1XzAxIn0.c2lnbmF0dXJl\"]},\"token_type\":{\"const\":\"Bearer\",\"examples\":[\"Bearer\"]},\"expires_in\":{\"type\":\"integer\",\"description\":\"Seconds the access token lives\",\"examples\":[900]},\"refresh_token\":{\"type\":\"string\",\"description\":\"Spent once (POST /v1/auth/token/refresh)\",\"examples\":[\"rt_9fK2mQ7vX3aL0zT8bW4yR6nD1sE5gH2j\"]},\"session_id\":{\"type\":\"string\",\"examples\":[\"s_01JD8X3B2C5F8H1K4M7P0R3T6V\"]},\"is_new_user\":{\"type\":\"boolean\",\"examples\":[false]},\"user\":{\"$ref\":\"#/components/schemas/User\"},\"device_token\":{\"type\":\"string\",\"description\":\"Password sign-in only: this device's token, to send as X-Device-Token on its next sign-in (it replaces the one sent; 90 days)\"}}}",
+        "TokenRevoked": "{\"type\":\"object\"}",
         "TotpEnrolment": "{\"type\":\"object\",\"required\":[\"secret\",\"otpauth_uri\",\"qr_svg\"],\"properties\":{\"secret\":{\"type\":\"string\",\"description\":\"Base32, for typing in\",\"examples\":[\"JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP\"]},\"otpauth_uri\":{\"type\":\"string\",\"examples\":[\"otpauth://totp/Acme:ada%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Acme\"]},\"qr_svg\":{\"type\":\"string\",\"description\":\"The otpauth URI as a QR code (SVG document)\"}}}",
         "User": "{\"type\":\"object\",\"required\":[\"uid\",\"email\",\"email_verified\",\"phone\",\"username\",\"first_name\",\"last_name\",\"photo_url\",\"is_guest\",\"has_password\",\"providers\",\"roles\",\"mfa_enabled\",\"created_at\",\"app_metadata\",\"user_metadata\",\"locale\"],\"properties\":{\"uid\":{\"type\":\"string\",\"examples\":[\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\"]},\"email\":{\"type\":[\"string\",\"null\"],\"examples\":[\"ada@example.com\"]},\"email_verified\":{\"type\":\"boolean\",\"examples\":[true]},\"phone\":{\"type\":[\"string\",\"null\"],\"description\":\"E.164\",\"examples\":[\"+14155550123\"]},\"username\":{\"type\":[\"string\",\"null\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"]},\"is_guest\":{\"type\":\"boolean\",\"examples\":[false]},\"has_password\":{\"type\":\"boolean\",\"examples\":[true]},\"providers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"password, google, apple, firebase, phone, passkey\",\"examples\":[[\"password\"]]},\"roles\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"examples\":[[]]},\"mfa_enabled\":{\"type\":\"boolean\",\"examples\":[false]},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\",\"examples\":[\"2026-11-30T09:14:03Z\"]},\"app_metadata\":{\"type\":\"object\",\"description\":\"Set by the app's backend (admin API) only\",\"examples\":[{}]},\"user_metadata\":{\"type\":\"object\",\"description\":\"Set by the user (PATCH /v1/me) or the app's backend\",\"examples\":[{}]},\"locale\":{\"type\":[\"string\",\"null\"],\"description\":\"The user's language (BCP 47), which messages to them are written in; null: the request's Accept-Language, else the app's default\",\"examples\":[\"pt-BR\"]}}}",
         "UserPage": "{\"type\":\"object\",\"required\":[\"data\",\"next_cursor\"],\"properties\":{\"data\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/AdminUser\"}},\"next_cursor\":{\"type\":[\"string\",\"null\"],\"description\":\"The next page's cursor; null on the last page\"}}}",
@@ -811,6 +836,7 @@ extension DeclaredOperation {
         "AdminUser": "{\"description\":\"The user\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/AdminUser\"}}},\"example\":{\"data\":{\"uid\":\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\",\"email\":\"ada@example.com\",\"email_verified\":true,\"phone\":\"+14155550123\",\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"is_guest\":false,\"has_password\":true,\"providers\":[\"password\"],\"roles\":[],\"mfa_enabled\":false,\"created_at\":\"2026-11-30T09:14:03Z\",\"app_metadata\":{},\"user_metadata\":{},\"locale\":\"pt-BR\",\"custom_claims\":{},\"disabled\":false}}}}}",
         "AppSettings": "{\"description\":\"The app's settings\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/AppSettings\"}}}}}}",
         "AuditPage": "{\"description\":\"Audit rows\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/AuditPage\"},\"example\":{\"data\":[{\"actor\":\"secret_key:skid_01JD8X\",\"action\":\"admin.users.disable\",\"target\":\"user:u_01JD8X2M7Q4V9T3K6N0P5R8S1W\"}]}}}}",
+        "AuthorizationServerMetadata": "{\"description\":\"Authorization server metadata (RFC 8414)\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/AuthorizationServerMetadata\"}}}}",
         "BackupCodes": "{\"description\":\"Backup codes, shown this once\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/BackupCodes\"}}}}}}",
         "CodeCheck": "{\"description\":\"Whether the code is good\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/CodeCheck\"}}}}}}",
         "Device": "{\"description\":\"The device\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/Device\"}}}}}}",
@@ -822,7 +848,6 @@ extension DeclaredOperation {
         "MfaStatus": "{\"description\":\"MFA status\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/MfaStatus\"}}}}}}",
         "Nonce": "{\"description\":\"A nonce\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/Nonce\"}}},\"example\":{\"data\":{\"nonce\":\"n-9Kq3vX0aLm2Zt7RbW4yQ\"}}}}}",
         "NotificationReceived": "{\"description\":\"Applied (now, or before: the same event is applied once)\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/NotificationReceived\"}}}}}}",
-        "OpenIDConfiguration": "{\"description\":\"Discovery document\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/OpenIDConfiguration\"}}}}",
         "Passkey": "{\"description\":\"The passkey\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/Passkey\"}}}}}}",
         "PasskeyOptions": "{\"description\":\"Options for navigator.credentials.create (binary fields base64url)\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/PasskeyCreationOptions\"}}}}}}",
         "PasskeySignInOptions": "{\"description\":\"Options for navigator.credentials.get (binary fields base64url)\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/PasskeySignInOptions\"}}}}}}",
@@ -833,6 +858,7 @@ extension DeclaredOperation {
         "Sessions": "{\"description\":\"Sessions\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Session\"}}}}}}}",
         "SignedIn": "{\"description\":\"Signed in\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/TokenGrant\"}}},\"example\":{\"data\":{\"access_token\":\"eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1XzAxIn0.c2lnbmF0dXJl\",\"token_type\":\"Bearer\",\"expires_in\":900,\"refresh_token\":\"rt_9fK2mQ7vX3aL0zT8bW4yR6nD1sE5gH2j\",\"session_id\":\"s_01JD8X3B2C5F8H1K4M7P0R3T6V\",\"is_new_user\":false,\"user\":{\"uid\":\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\",\"email\":\"ada@example.com\",\"email_verified\":true,\"phone\":\"+14155550123\",\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"is_guest\":false,\"has_password\":true,\"providers\":[\"password\"],\"roles\":[],\"mfa_enabled\":false,\"created_at\":\"2026-11-30T09:14:03Z\",\"app_metadata\":{},\"user_metadata\":{},\"locale\":\"pt-BR\"}}}}}}",
         "SigningKeyRotated": "{\"description\":\"The next key\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/SigningKeyRotated\"}}}}}}",
+        "TokenRevoked": "{\"description\":\"Revoked, or nothing to revoke (an unknown, expired or other app's token)\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/TokenRevoked\"}}}}",
         "TotpEnrolment": "{\"description\":\"Enrolment started\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/TotpEnrolment\"}}},\"example\":{\"data\":{\"secret\":\"JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP\",\"otpauth_uri\":\"otpauth://totp/Acme:ada%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Acme\"}}}}}",
         "User": "{\"description\":\"The user\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/User\"}}},\"example\":{\"data\":{\"uid\":\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\",\"email\":\"ada@example.com\",\"email_verified\":true,\"phone\":\"+14155550123\",\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"is_guest\":false,\"has_password\":true,\"providers\":[\"password\"],\"roles\":[],\"mfa_enabled\":false,\"created_at\":\"2026-11-30T09:14:03Z\",\"app_metadata\":{},\"user_metadata\":{},\"locale\":\"pt-BR\"}}}}}",
         "UserPage": "{\"description\":\"A page of users\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/UserPage\"},\"example\":{\"data\":[{\"uid\":\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\",\"email\":\"ada@example.com\",\"email_verified\":true,\"phone\":\"+14155550123\",\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"is_guest\":false,\"has_password\":true,\"providers\":[\"password\"],\"roles\":[],\"mfa_enabled\":false,\"created_at\":\"2026-11-30T09:14:03Z\",\"app_metadata\":{},\"user_metadata\":{},\"locale\":\"pt-BR\",\"custom_claims\":{},\"disabled\":false}]}}}}",
@@ -908,8 +934,10 @@ extension DeclaredOperation {
         .confirmSmsMfa,
         .regenerateBackupCodes,
         .jwks,
+        .oauthAuthorizationServer,
         .openidConfiguration,
         .introspectToken,
+        .revokeToken,
         .adminRotateSecretKey,
         .adminAuditLog,
         .adminGetSettings,
@@ -1474,6 +1502,8 @@ extension MfaApiHandlers {
 protocol DiscoveryApiHandlers: Sendable {
     /// GET /v1/apps/{app_id}/jwks.json
     func jwks(_ context: RouteContext) throws -> RouteResult
+    /// GET /.well-known/oauth-authorization-server/v1/apps/{app_id}
+    func oauthAuthorizationServer(_ context: RouteContext) throws -> RouteResult
     /// GET /v1/apps/{app_id}/.well-known/openid-configuration
     func openidConfiguration(_ context: RouteContext) throws -> RouteResult
 }
@@ -1482,6 +1512,7 @@ extension DiscoveryApiHandlers {
     var routes: [Route] {
         [
             Route(.jwks, handler: jwks),
+            Route(.oauthAuthorizationServer, handler: oauthAuthorizationServer),
             Route(.openidConfiguration, handler: openidConfiguration),
         ]
     }
@@ -1497,6 +1528,20 @@ extension IntrospectionApiHandlers {
     var routes: [Route] {
         [
             Route(.introspectToken, handler: introspectToken),
+        ]
+    }
+}
+
+/// The routes of `RevocationApi` (gateway.proto): the conforming type implements one handler per operation.
+protocol RevocationApiHandlers: Sendable {
+    /// POST /v1/token/revoke
+    func revokeToken(_ context: RouteContext) throws -> RouteResult
+}
+
+extension RevocationApiHandlers {
+    var routes: [Route] {
+        [
+            Route(.revokeToken, handler: revokeToken),
         ]
     }
 }

@@ -4,13 +4,17 @@ import IdentityKit
 /// How a route uses the app's secret key (`Route.secretKey`).
 struct SecretKeyUse: Sendable {
     /// The audit log's `action` for each call (`admin.users.disable`); nil: not audited
-    /// (introspection, which backends call on every request, is a read of the caller's own tokens).
+    /// (introspection and revocation, which backends call per request or per sign-out, act only
+    /// on the caller's own tokens).
     let auditAction: String?
-    /// Also as HTTP Basic (`client_id:client_secret`, RFC 7662 §2.1), beside `Bearer`.
-    let basicAllowed: Bool
+    /// An OAuth client's endpoint (RFC 7662 introspection, RFC 7009 revocation): the key also as
+    /// HTTP Basic (`client_secret_basic`: the app id and the key, RFC 6749 §2.3.1) or as the form
+    /// fields `client_id` and `client_secret` (`client_secret_post`), beside `Bearer`; a refused
+    /// client is OAuth's 401 `invalid_client` with `WWW-Authenticate` (`OAuthClientError`).
+    let oauthClient: Bool
 
-    static func admin(_ action: String) -> SecretKeyUse { SecretKeyUse(auditAction: action, basicAllowed: false) }
-    static let introspection = SecretKeyUse(auditAction: nil, basicAllowed: true)
+    static func admin(_ action: String) -> SecretKeyUse { SecretKeyUse(auditAction: action, oauthClient: false) }
+    static let oauthClient = SecretKeyUse(auditAction: nil, oauthClient: true)
 }
 
 /// Who an admin call comes from: a live secret key of one app. Everything the call touches is
@@ -18,6 +22,9 @@ struct SecretKeyUse: Sendable {
 struct AdminCaller: Sendable {
     let app: AppRecord
     let keyId: String
+    /// The key as presented, however it came (Bearer, Basic or a form): the authority a command
+    /// sent for the call carries to its worker (`CallerAuthority`).
+    let secretKey: String
 
     /// The audit log's actor.
     var actor: String { "secret_key:" + keyId }
@@ -42,16 +49,17 @@ final class SecretKeyStep: Sendable {
     init(store: SecretKeyStore) { self.store = store }
 
     func authenticate(_ request: HTTPRequest, use: SecretKeyUse) throws -> AdminCaller {
-        guard let presented = Self.credentials(request.header("authorization"), basicAllowed: use.basicAllowed) else {
+        guard let presented = Self.credentials(request, oauthClient: use.oauthClient) else {
             throw ServiceError.invalidSecretKey
         }
         guard let owner = try owner(ofKey: presented.key) else { throw ServiceError.invalidSecretKey }
-        // Basic's client id, when given, and X-App-Key, when sent, must both name the key's own app.
+        // The client id (Basic's or the form's), when given, and X-App-Key, when sent, must both
+        // name the key's own app.
         if let clientId = presented.clientId, !clientId.isEmpty, clientId != owner.app.id {
             throw ServiceError.invalidSecretKey
         }
         if let appKey = request.header("x-app-key"), appKey != owner.app.appKey { throw ServiceError.invalidSecretKey }
-        return AdminCaller(app: owner.app, keyId: owner.keyId)
+        return AdminCaller(app: owner.app, keyId: owner.keyId, secretKey: presented.key)
     }
 
     /// Forgets every remembered key of `appId` (after this gateway rotated its secret key).
@@ -76,8 +84,31 @@ final class SecretKeyStep: Sendable {
         return owner
     }
 
-    /// The key (and Basic's client id) from `Authorization`. Anything not shaped like a secret
-    /// key (a JWT, an app key) is refused without a query.
+    /// The key (and the client id given with it) from `Authorization`, or, for an OAuth client
+    /// without that header, from a form body's `client_secret` and `client_id`. A client uses
+    /// one way only (RFC 6749 §2.3): a header and a form secret together are refused. Anything
+    /// not shaped like a secret key (a JWT, an app key) is refused without a query.
+    static func credentials(_ request: HTTPRequest, oauthClient: Bool) -> (key: String, clientId: String?)? {
+        let formSecret = oauthClient ? formCredentials(request) : nil
+        guard let header = request.header("authorization") else {
+            guard let formSecret, formSecret.key.hasPrefix("sk_"), (4...128).contains(formSecret.key.utf8.count) else {
+                return nil
+            }
+            return formSecret
+        }
+        guard formSecret == nil else { return nil }
+        return credentials(header, basicAllowed: oauthClient)
+    }
+
+    /// `client_secret` (and `client_id`) of a form body (`client_secret_post`); nil when the body
+    /// is no form or has no `client_secret`.
+    static func formCredentials(_ request: HTTPRequest) -> (key: String, clientId: String?)? {
+        guard Gateway.mediaType(request.header("content-type")) == "application/x-www-form-urlencoded" else { return nil }
+        let body = [UInt8](request.body)
+        guard let secret = TextScanning.formValue("client_secret", in: body) else { return nil }
+        return (secret, TextScanning.formValue("client_id", in: body))
+    }
+
     static func credentials(_ header: String?, basicAllowed: Bool) -> (key: String, clientId: String?)? {
         guard let header else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)

@@ -8,12 +8,14 @@ struct CommandSender: Sendable {
     let bus: BusClient
     let timeout: Double
 
+    /// `authority`: what the command carries as its caller's token when it is not the request's
+    /// Bearer token (the secret key an OAuth client presented as Basic or in its form).
     func send<Command: ProtoMessage, Reply: ProtoMessage>(
         _ command: Command, expecting: Reply.Type, queue: String = BusTopology.tokenCommands,
-        appId: String, request: HTTPRequest, render: @escaping @Sendable (Reply) -> HTTPResponse
+        appId: String, request: HTTPRequest, authority: String? = nil, render: @escaping @Sendable (Reply) -> HTTPResponse
     ) -> RouteResult {
         let requestId = request.requestId
-        let callerToken = Self.callerToken(request, queue: queue)
+        let callerToken = authority ?? Self.callerToken(request, queue: queue)
         let languages = Self.languages(request)
         return .later { respond in
             bus.request(command, queue: queue, appId: appId, requestId: requestId, callerToken: callerToken,

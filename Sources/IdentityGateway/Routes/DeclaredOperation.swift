@@ -84,7 +84,7 @@ extension Route {
     /// The route of a declared operation: everything the pipeline checks comes from the declaration.
     init(_ operation: DeclaredOperation, handler: @escaping @Sendable (RouteContext) throws -> RouteResult) {
         let secretKey: SecretKeyUse? = operation.access == .secretKey
-            ? (operation.audit.map { SecretKeyUse.admin($0) } ?? .introspection) : nil
+            ? (operation.audit.map { SecretKeyUse.admin($0) } ?? .oauthClient) : nil
         self.init(method: operation.method, pattern: operation.pattern,
                   needsApp: operation.access != .public && operation.access != .secretKey,
                   takesBody: operation.takesBody, limits: operation.limits, errors: operation.errors,

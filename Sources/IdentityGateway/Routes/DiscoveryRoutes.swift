@@ -1,6 +1,7 @@
 import IdentityKit
 
-/// What app backends need to verify tokens offline: the JWKS and the OpenID configuration.
+/// What app backends need to verify tokens offline and find the OAuth endpoints: the JWKS and
+/// the authorization server metadata (RFC 8414), at its own path and where OpenID Connect looks.
 /// Public: no app key needed, the app id is in the path.
 struct DiscoveryRoutes: DiscoveryApiHandlers {
     let store: AppStore
@@ -17,19 +18,33 @@ struct DiscoveryRoutes: DiscoveryApiHandlers {
         return .now(.json(.object(["keys": .array(keys)]), headers: [("Cache-Control", "public, max-age=\(maxAge)")]))
     }
 
+    func oauthAuthorizationServer(_ context: RouteContext) throws -> RouteResult {
+        .now(.json(Self.metadata(of: try app(context)), headers: [("Cache-Control", "public, max-age=300")]))
+    }
+
     func openidConfiguration(_ context: RouteContext) throws -> RouteResult {
-        let app = try app(context)
-        let document: JSONValue = .object([
+        try oauthAuthorizationServer(context)
+    }
+
+    /// The app's RFC 8414 metadata: only endpoints the service has. There is no authorization
+    /// endpoint and no RFC 6749 token endpoint (sign-in and refresh take JSON with the app key
+    /// and answer `{"data": …}`), hence no `response_types_supported`, `token_endpoint` or grant
+    /// type; no ID token, hence nothing of OpenID Connect. The endpoints are under the issuer's
+    /// own origin and base path (the issuer is `{base}/v1/apps/{app_id}`).
+    static func metadata(of app: AppRecord) -> JSONValue {
+        let suffix = "/v1/apps/" + app.id
+        let base = app.issuer.hasSuffix(suffix) ? String(app.issuer.dropLast(suffix.count)) : app.issuer
+        let clientAuth: JSONValue = ["client_secret_basic", "client_secret_post"]
+        return .object([
             "issuer": .string(app.issuer),
             "jwks_uri": .string(app.issuer + "/jwks.json"),
-            "id_token_signing_alg_values_supported": .array(SigningAlgorithm.allCases.map { .string($0.rawValue) }),
-            "token_endpoint_auth_methods_supported": ["none"],
-            "subject_types_supported": ["public"],
-            "response_types_supported": ["token"],
-            "claims_supported": ["iss", "aud", "sub", "sid", "iat", "exp", "jti", "amr", "is_guest", "email",
-                                 "email_verified", "roles"],
+            "grant_types_supported": .array([]),
+            "introspection_endpoint": .string(base + "/v1/token/introspect"),
+            "introspection_endpoint_auth_methods_supported": clientAuth,
+            "revocation_endpoint": .string(base + "/v1/token/revoke"),
+            "revocation_endpoint_auth_methods_supported": clientAuth,
+            "service_documentation": .string(base + "/api/docs"),
         ])
-        return .now(.json(document, headers: [("Cache-Control", "public, max-age=300")]))
     }
 
     /// The app the path names, resolved by the pipeline (404 when there is none).

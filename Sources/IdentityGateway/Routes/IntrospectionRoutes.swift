@@ -21,17 +21,19 @@ struct IntrospectionRoutes: IntrospectionApiHandlers {
                 return .now(inactive)
             }
             return .now(.json(Self.active(app: app, sub: found.uid, sid: found.sessionId, amr: found.amr,
-                                          iat: found.issuedAt, exp: found.expiresAt, type: "refresh_token")))
+                                          aal: found.aal, iat: found.issuedAt, exp: found.expiresAt, type: "refresh_token")))
         }
         guard let claims = try? verifier.verify(authorization: "Bearer " + token, app: app),
               try store.accessTokenLive(appId: app.id, sessionId: claims.sid, uid: claims.sub) else {
             return .now(inactive)
         }
-        return .now(.json(Self.active(app: app, sub: claims.sub, sid: claims.sid, amr: claims.amr, iat: claims.iat,
+        return .now(.json(Self.active(app: app, sub: claims.sub, sid: claims.sid, amr: claims.amr, aal: claims.aal, iat: claims.iat,
                                       exp: claims.exp, type: "Bearer")))
     }
 
-    static func active(app: AppRecord, sub: String, sid: String, amr: [String], iat: Int64, exp: Int64,
+    /// The claims of a live token, as its access tokens carry them: `aal` is the JWT's integer
+    /// (a refresh token's is its session's, which every token it refreshes to carries).
+    static func active(app: AppRecord, sub: String, sid: String, amr: [String], aal: Int, iat: Int64, exp: Int64,
                        type: String) -> JSONValue {
         .object([
             "active": .bool(true),
@@ -45,7 +47,7 @@ struct IntrospectionRoutes: IntrospectionApiHandlers {
             "token_type": .string(type),
             "sid": .string(sid),
             "amr": JSONValue(amr),
-            "aal": .string(amr.contains("mfa") ? "aal2" : "aal1"),
+            "aal": JSONValue(aal),
         ])
     }
 

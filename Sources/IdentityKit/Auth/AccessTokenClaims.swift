@@ -2,6 +2,11 @@
 public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var iss: String
     public var aud: String
+    /// RFC 9068's `client_id`: the app's id, the client every token of the app is issued to.
+    /// It is also `aud` (the app's backend is the resource server) and the OAuth client id that
+    /// introspection and revocation take with the app's secret key; the app key is a routing
+    /// key clients send, not an OAuth client identifier. Tokens minted before it read as `aud`.
+    public var clientId: String
     public var sub: String
     public var sid: String
     public var iat: Int64
@@ -24,6 +29,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
                 amr: [String], aal: Int = 1, isGuest: Bool, email: String?, emailVerified: Bool, roles: [String]) {
         self.iss = iss
         self.aud = aud
+        self.clientId = aud
         self.sub = sub
         self.sid = sid
         self.iat = iat
@@ -39,6 +45,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case iss, aud, sub, sid, iat, exp, jti, amr, aal, email, roles
+        case clientId = "client_id"
         case isGuest = "is_guest"
         case emailVerified = "email_verified"
     }
@@ -47,6 +54,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         iss = try c.decode(String.self, forKey: .iss)
         aud = try c.decode(String.self, forKey: .aud)
+        clientId = try c.decodeIfPresent(String.self, forKey: .clientId) ?? aud
         sub = try c.decode(String.self, forKey: .sub)
         sid = try c.decode(String.self, forKey: .sid)
         iat = try c.decode(Int64.self, forKey: .iat)
@@ -66,6 +74,7 @@ extension AccessTokenClaims {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(iss, forKey: .iss)
         try container.encode(aud, forKey: .aud)
+        try container.encode(clientId, forKey: .clientId)
         try container.encode(sub, forKey: .sub)
         try container.encode(sid, forKey: .sid)
         try container.encode(iat, forKey: .iat)

@@ -10,6 +10,8 @@ public struct IntrospectionStore: Sendable {
         public let sessionId: String
         public let uid: String
         public let amr: [String]
+        /// The session's assurance level, which each access token it refreshes to carries.
+        public let aal: Int
         public let issuedAt: Int64
         public let expiresAt: Int64
     }
@@ -19,12 +21,13 @@ public struct IntrospectionStore: Sendable {
     public func refreshToken(appId: String, token: String) throws -> RefreshToken? {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT session_id, uid, amr, extract(epoch FROM issued_at)::bigint AS iat,
-                       extract(epoch FROM expires_at)::bigint AS exp
-                FROM refresh_token_introspect($1, $2)
+                SELECT r.session_id, r.uid, r.amr, extract(epoch FROM r.issued_at)::bigint AS iat,
+                       extract(epoch FROM r.expires_at)::bigint AS exp,
+                       coalesce((SELECT s.aal FROM sessions s WHERE s.app_id = $1 AND s.id = r.session_id), 1)::integer AS aal
+                FROM refresh_token_introspect($1, $2) r
                 """, [appId, PGParam.bytea(Digest.sha256(token))]).first.map { row in
                 try RefreshToken(sessionId: row.string("session_id"), uid: row.string("uid"), amr: row.stringArray("amr"),
-                                 issuedAt: row.int64("iat"), expiresAt: row.int64("exp"))
+                                 aal: row.int("aal"), issuedAt: row.int64("iat"), expiresAt: row.int64("exp"))
             }
         }
     }
