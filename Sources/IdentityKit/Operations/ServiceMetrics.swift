@@ -149,7 +149,7 @@ public enum ServiceMetrics {
                         busRoundTrip.family, unavailable.family, rateLimitRefusals.family]
         case .tokenWorker:
             families = worker + [signIns.family, signUps.family, refreshes.family, reuseDetections.family,
-                                 smsRefusals.family, smsBreakerTrips.family]
+                                 rateLimitRefusals.family, smsRefusals.family, smsBreakerTrips.family]
         case .providerWorker:
             families = worker
         case .mailerWorker:
