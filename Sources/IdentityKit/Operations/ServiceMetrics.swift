@@ -141,21 +141,25 @@ public enum ServiceMetrics {
         startTime.set(Date().timeIntervalSince1970, program)
         buildInfo.set(1, BuildInfo.version, program)
         ProcessMetrics.register(registry)
-        let worker = [commands.family, commandDuration.family, redeliveries.family, inFlight.family, deadLettered.family]
+        // Touching a family declares it: only the chosen process's are touched (a function, not
+        // a list built for every process).
+        func worker() -> [MetricFamily] {
+            [commands.family, commandDuration.family, redeliveries.family, inFlight.family, deadLettered.family]
+        }
         let families: [MetricFamily]
         switch process {
         case .gateway:
             families = [httpRequests.family, httpDuration.family, httpOpenConnections.family, httpMaxConnections.family,
                         busRoundTrip.family, unavailable.family, rateLimitRefusals.family]
         case .tokenWorker:
-            families = worker + [signIns.family, signUps.family, refreshes.family, reuseDetections.family,
+            families = worker() + [signIns.family, signUps.family, refreshes.family, reuseDetections.family,
                                  rateLimitRefusals.family, smsRefusals.family, smsBreakerTrips.family]
         case .providerWorker:
-            families = worker
+            families = worker()
         case .mailerWorker:
-            families = worker + [deliveries.family, smsSegments.family]
+            families = worker() + [deliveries.family, smsSegments.family]
         case .revocationWorker:
-            families = worker + [outboxRelayed.family, outboxRelayLag.family, outboxBacklog.family, outboxOldestAge.family]
+            families = worker() + [outboxRelayed.family, outboxRelayLag.family, outboxBacklog.family, outboxOldestAge.family]
         }
         _ = families
     }

@@ -42,12 +42,11 @@ public final class PGPool: Sendable {
         guard slots.wait(timeout: .now() + acquireTimeout) == .success else {
             throw StoreError.unavailable("no database connection free within \(acquireTimeout) s")
         }
-        lent.withLock { $0 += 1 }
-        defer {
-            lent.withLock { $0 -= 1 }
-            slots.signal()
-        }
+        defer { slots.signal() }
         let connection = try idle.withLock { $0.popLast() }?.connection ?? PGConnection(url: url)
+        // Counted as lent only once out of `idle`, and no longer before it is back (`release`):
+        // a scrape never sees one connection in both.
+        lent.withLock { $0 += 1 }
         do {
             try connection.ensureConnected()
             let result = try body(connection)
@@ -79,6 +78,7 @@ public final class PGPool: Sendable {
     }
 
     private func release(_ connection: PGConnection) {
+        lent.withLock { $0 -= 1 }
         guard connection.isHealthy else { return }
         idle.withLock { $0.append(SendableConnection(connection: connection)) }
     }
