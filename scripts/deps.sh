@@ -17,6 +17,9 @@ PACKAGES=(
     # the TypeScript client (clients/typescript): compiled with Debian's tsc, tested with Node's
     # own test runner (Tests/e2e/test_typescript_client.py); no npm packages
     nodejs node-typescript
+    # promtool (Debian ships it in the prometheus package): every process's /metrics is checked
+    # with `promtool check metrics` (Tests/e2e/test_metrics_and_logs.py)
+    prometheus
 )
 
 SUDO=()

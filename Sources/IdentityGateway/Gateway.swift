@@ -95,7 +95,7 @@ public final class Gateway: Service {
         // is down still serves (its 503s, /healthz) and connects when the broker returns.
         if !bus.waitUntilConnected(timeout: configuration.requestTimeout) {
             Log.warning("broker not connected yet; listening anyway (commands answer 503 until it is)",
-                        ["waited_ms": String(Int(configuration.requestTimeout * 1000))])
+                        ["waited_ms": Int(configuration.requestTimeout * 1000)])
         }
         try server.start(host: configuration.httpHost, port: configuration.httpPort, threads: configuration.httpThreads,
                          limits: configuration.connectionLimits, trustedProxies: configuration.trustedProxies)

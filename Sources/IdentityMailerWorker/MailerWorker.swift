@@ -115,9 +115,9 @@ public final class MailerWorker: Service {
         // Every channel drains at once: the slowest delivery bounds the stop, not their sum.
         DispatchQueue.concurrentPerform(iterations: consumers.count) { consumers[$0].stop(drainTimeout: drainTimeout) }
         let counters = snapshot
-        Log.info("mailer counters", ["sent": String(counters.sent), "retried": String(counters.retried),
-                                     "dead_lettered": String(counters.deadLettered),
-                                     "duplicates_dropped": String(counters.duplicatesDropped)])
+        Log.info("mailer counters", ["sent": counters.sent, "retried": counters.retried,
+                                     "dead_lettered": counters.deadLettered,
+                                     "duplicates_dropped": counters.duplicatesDropped])
     }
 }
 

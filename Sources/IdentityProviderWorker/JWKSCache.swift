@@ -67,7 +67,7 @@ final class JWKSCache: Sendable {
             // A JWKS is a few KiB; the cap leaves room for a provider with many keys.
             guard response.status == 200,
                   case .array(let jwks)? = JSONValue.parse(response.body, maximumBytes: 1 << 20)?["keys"] else {
-                Log.warning("JWKS fetch failed", ["url": url, "status": String(response.status)])
+                Log.warning("JWKS fetch failed", ["url": url, "status": response.status])
                 return
             }
             var keys: [String: RSAKey] = [:]

@@ -29,7 +29,7 @@ struct AppleRevocation: Sendable {
     let counters: Locked<Counters>
 
     func handle(_ command: RevocationV1.RevokeAppleToken) -> [OutgoingMessage] {
-        let fields = ["app_id": command.appId, "client_id": command.clientId, "attempt": String(command.attempt)]
+        let fields: LogFields = ["app_id": command.appId, "client_id": command.clientId, "attempt": command.attempt]
         // What a retry carries: once the code is exchanged, the sealed token and no code.
         var next = command
         do {
@@ -50,7 +50,7 @@ struct AppleRevocation: Sendable {
                                                credentials: credentials)
                 } catch let refusal as AppleClient.Refusal {
                     return deadLetter(command, why: "Apple will not exchange the authorization code", fields.merging(
-                        ["status": String(refusal.status), "apple_error": refusal.error]) { $1 })
+                        ["status": refusal.status, "apple_error": refusal.error]) { $1 })
                 }
                 counters.withLock { $0.codesExchanged += 1 }
                 // The code is spent from here on, whatever happens next.
@@ -93,13 +93,13 @@ struct AppleRevocation: Sendable {
 
     /// Parks the command on the dead-letter queue (its secrets stay sealed) for an operator.
     private func deadLetter(_ command: RevocationV1.RevokeAppleToken, why reason: String,
-                            _ fields: [String: String]) -> [OutgoingMessage] {
+                            _ fields: LogFields) -> [OutgoingMessage] {
         let total = counters.withLock { counters -> Int in
             counters.deadLettered += 1
             return counters.deadLettered
         }
         Log.error("Apple revocation dead-lettered: \(reason)", fields.merging(
-            ["queue": BusTopology.revocationDead, "dead_lettered_total": String(total)]) { $1 })
+            ["queue": BusTopology.revocationDead, "dead_lettered_total": total]) { $1 })
         return message(command, queue: BusTopology.revocationDead).map { [$0] } ?? []
     }
 

@@ -27,7 +27,7 @@ final class RetentionPurge: Sendable {
                 guard let counts = try store.purge(periods) else { return }  // another worker purges
                 let purged = counts.filter { $0.value > 0 }
                 if !purged.isEmpty {
-                    Log.info("retention purge", purged.mapValues { String($0) })
+                    Log.info("retention purge", purged)
                 }
             } catch {
                 // The database may be restarting; the next tick tries again.

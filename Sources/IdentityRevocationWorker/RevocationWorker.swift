@@ -69,9 +69,9 @@ public final class RevocationWorker: Service {
         consumer.stop()
         relay.stop()
         let apple = appleCounters.withLock { $0 }
-        Log.info("apple revocation counters", ["revoked": String(apple.revoked), "retried": String(apple.retried),
-                                               "codes_exchanged": String(apple.codesExchanged),
-                                               "dead_lettered": String(apple.deadLettered)])
+        Log.info("apple revocation counters", ["revoked": apple.revoked, "retried": apple.retried,
+                                               "codes_exchanged": apple.codesExchanged,
+                                               "dead_lettered": apple.deadLettered])
     }
 }
 

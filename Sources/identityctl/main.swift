@@ -109,6 +109,8 @@ if let problem = CommandLineRules.problem(with: arguments) {
     FileHandle.standardError.write(Data("identityctl: \(problem)\nidentityctl --help shows every command and flag\n".utf8))
     exit(2)
 }
+// What the shared code logs (a warning on stderr) follows IDENTITY_LOG_FORMAT, as in the services.
+CommonConfiguration.applyLogSettingsFromEnvironment()
 var env = EnvironmentReader()
 let common = CommonConfiguration(reading: &env, defaultPoolSize: 1)
 // `apps settings` holds the URLs an app sets to the same policy as the admin API.

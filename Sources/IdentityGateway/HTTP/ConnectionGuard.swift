@@ -203,9 +203,9 @@ final class ConnectionGuard: @unchecked Sendable {
             guard let self else { return }
             let tally = reap()
             if tally.refused > 0 || tally.cut > 0 {
-                Log.info("connections cut", ["over_ip_limit": String(tally.refused),
-                                             "past_deadline": String(tally.cut),
-                                             "open": String(openCount)])
+                Log.info("connections cut", ["over_ip_limit": tally.refused,
+                                             "past_deadline": tally.cut,
+                                             "open": openCount])
             }
         }
         lock.lock()
@@ -223,6 +223,15 @@ final class ConnectionGuard: @unchecked Sendable {
     }
 
     // MARK: - Introspection (logs, tests)
+
+    /// `identity_http_open_connections`, read from `guarded` at each scrape, and the limit it holds to.
+    static func exportGauges(_ guarded: ConnectionGuard, maxConnections: Int) {
+        ServiceMetrics.httpMaxConnections.set(Double(maxConnections))
+        Metrics.shared.onCollect { [weak guarded] in
+            guard let guarded else { return }
+            ServiceMetrics.httpOpenConnections.set(Double(guarded.openCount))
+        }
+    }
 
     var openCount: Int {
         lock.lock()

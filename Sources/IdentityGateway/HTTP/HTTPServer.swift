@@ -51,8 +51,8 @@ final class HTTPServer: @unchecked Sendable {
         if cmhdshim_raise_open_files_limit(wanted, &soft, &hard) == 0, soft < wanted {
             let reachable = max(1, Int(clamping: soft) - Self.reservedDescriptors)
             Log.warning("open-files limit below the connection limit; lowering the connection limit",
-                        ["nofile_soft": String(soft), "nofile_hard": String(hard),
-                         "max_connections": String(limits.maxConnections), "lowered_to": String(reachable)])
+                        ["nofile_soft": soft, "nofile_hard": hard,
+                         "max_connections": limits.maxConnections, "lowered_to": reachable])
             limits.maxConnections = reachable
         }
         self.trustedProxies = trustedProxies
@@ -67,12 +67,13 @@ final class HTTPServer: @unchecked Sendable {
                                 connectionNotified, context)
         guard daemon != nil else { throw BusError("cannot listen on \(host):\(port)") }
         connections.start()
-        Log.info("http limits", ["max_connections": String(limits.maxConnections),
-                                 "max_connections_per_ip": String(limits.maxConnectionsPerIP),
-                                 "header_timeout_s": String(limits.headerTimeoutSeconds),
-                                 "body_timeout_s": String(limits.bodyTimeoutSeconds),
+        ConnectionGuard.exportGauges(connections, maxConnections: limits.maxConnections)
+        Log.info("http limits", ["max_connections": limits.maxConnections,
+                                 "max_connections_per_ip": limits.maxConnectionsPerIP,
+                                 "header_timeout_s": limits.headerTimeoutSeconds,
+                                 "body_timeout_s": limits.bodyTimeoutSeconds,
                                  "trusted_proxies": trustedProxies.ranges.map(\.description).joined(separator: ","),
-                                 "nofile_soft": String(soft)])
+                                 "nofile_soft": soft])
     }
 
     /// Stops without cutting a request short:
@@ -94,8 +95,8 @@ final class HTTPServer: @unchecked Sendable {
         let listener = cmhdshim_quiesce(daemon, &adopted)
         if listener < 0 { Log.warning("http: could not stop listening; draining anyway") }
         let idleClosed = connections.beginDraining()
-        Log.info("http draining", ["open": Self.describe(connections.phases()), "adopted_from_backlog": String(adopted),
-                                   "idle_closed": String(idleClosed), "grace_ms": String(Int(grace * 1000))])
+        Log.info("http draining", ["open": Self.describe(connections.phases()), "adopted_from_backlog": adopted,
+                                   "idle_closed": idleClosed, "grace_ms": Int(grace * 1000)])
         // The connections handed over from the backlog count only once MHD reports them open.
         let expected = openedBefore + Int(adopted)
         var answered503 = 0, cut = 0
@@ -105,8 +106,8 @@ final class HTTPServer: @unchecked Sendable {
                 .problem(.unavailable, requestId: requestId, headers: [("Connection", "close")])
             }
             cut = connections.cutUnanswered()
-            Log.warning("http drain deadline passed", ["open": left, "answered_503": String(answered503),
-                                                       "cut": String(cut)])
+            Log.warning("http drain deadline passed", ["open": left, "answered_503": answered503,
+                                                       "cut": cut])
             _ = waitUntilDrained(until: DispatchTime.now().uptimeNanoseconds + Self.nanoseconds(Self.lastAnswersSeconds),
                                  expectedOpened: 0)
         }
@@ -119,9 +120,9 @@ final class HTTPServer: @unchecked Sendable {
         MHD_stop_daemon(daemon)
         self.daemon = nil
         cmhdshim_close_socket(listener)
-        Log.info("http stopped", ["took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000),
-                                  "answered_503_at_deadline": String(answered503), "cut_at_deadline": String(cut),
-                                  "closed_by_stop": String(remaining)])
+        Log.info("http stopped", ["took_ms": (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000,
+                                  "answered_503_at_deadline": answered503, "cut_at_deadline": cut,
+                                  "closed_by_stop": remaining])
     }
 
     /// Polls until no connection is open (and every one handed over from the backlog has been

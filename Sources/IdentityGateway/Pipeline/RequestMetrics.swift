@@ -27,8 +27,8 @@ extension Gateway {
             ServiceMetrics.httpDuration.observeSince(started, route, method, statusClass)
             // The access log (debug): the pattern, never the raw path (it may carry an id).
             Log.debug("request answered", ["request_id": requestId, "route": route, "method": method,
-                                           "status": String(response.status),
-                                           "took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
+                                           "status": response.status,
+                                           "took_ms": (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000])
         }
         switch Log.withRequestId(request.requestId, { dispatch(request, match: match) }) {
         case .now(let response):

@@ -139,6 +139,7 @@ public final class AMQPLink: Sendable {
         for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
         wakeRead = ends[0]
         wakeWrite = ends[1]
+        ServiceMetrics.brokerConnected.set(0, name)
     }
 
     public var isConnected: Bool { state.withLock { $0.connected } }
@@ -181,7 +182,7 @@ public final class AMQPLink: Sendable {
         state.withLock { $0.running = false }
         wake()
         if ioThread.wait(timeout: .now() + timeout) == .timedOut {
-            Log.warning("bus link did not stop in time; leaving it", ["link": name, "timeout_s": String(timeout)])
+            Log.warning("bus link did not stop in time; leaving it", ["link": name, "timeout_s": timeout])
         }
     }
 
@@ -227,7 +228,7 @@ public final class AMQPLink: Sendable {
             }
             if !resend.isEmpty {
                 Log.info("bus: published again what the lost connection had not confirmed",
-                         ["link": name, "messages": String(resend.count)])
+                         ["link": name, "messages": resend.count])
             }
             if resendFailed {
                 endpoints.moveOn()
@@ -240,18 +241,20 @@ public final class AMQPLink: Sendable {
                 state.outbox.removeAll()
                 return state.generation
             }
-            Log.info("bus connected", ["link": name, "host": url.host, "port": String(url.port),
-                                       "heartbeat_seconds": String(amqp_get_heartbeat(connection))])
+            ServiceMetrics.brokerConnected.set(1, name)
+            Log.info("bus connected", ["link": name, "host": url.host, "port": url.port,
+                                       "heartbeat_seconds": amqp_get_heartbeat(connection)])
             serve(connection, generation: generation, unconfirmed: &unconfirmed)
             state.withLock {
                 $0.connected = false
                 $0.outbox.removeAll()
             }
+            ServiceMetrics.brokerConnected.set(0, name)
             AMQPConnector.close(connection)
             if state.withLock({ $0.running }) {
                 endpoints.moveOn()
-                Log.warning("bus connection lost; reconnecting", ["link": name, "host": url.host, "port": String(url.port),
-                                                                   "unconfirmed": String(unconfirmed.count)])
+                Log.warning("bus connection lost; reconnecting", ["link": name, "host": url.host, "port": url.port,
+                                                                   "unconfirmed": unconfirmed.count])
             }
         }
     }
@@ -265,7 +268,7 @@ public final class AMQPLink: Sendable {
             _ = amqp_channel_open(connection, Self.replyChannel)
             guard crabbitmqshim_last_rpc_ok(connection) == 0 else { throw BusError("channel.open (replies) refused") }
         } catch {
-            Log.error("bus setup failed", ["link": name, "host": url.host, "port": String(url.port),
+            Log.error("bus setup failed", ["link": name, "host": url.host, "port": url.port,
                                            "error": String(describing: error)])
             AMQPConnector.close(connection)
             endpoints.moveOn()
@@ -400,7 +403,7 @@ public final class AMQPLink: Sendable {
                 if !nacked.isEmpty {
                     // The broker could not take them (a quorum queue without a leader long
                     // enough): a command's caller gets its 503 at the deadline.
-                    Log.warning("bus: the broker refused messages (nack)", ["link": name, "messages": String(nacked.count)])
+                    Log.warning("bus: the broker refused messages (nack)", ["link": name, "messages": nacked.count])
                 }
                 return true
             }

@@ -85,7 +85,7 @@ public final class CommandConsumer: Sendable {
                     ServiceMetrics.deadLettered.inc(name, ServiceMetrics.commandType(message.type))
                     Log.error("command dead-lettered: delivery limit reached", [
                         "request_id": message.requestId, "consumer": name, "type": message.type,
-                        "deliveries": String(message.deliveryCount),
+                        "deliveries": message.deliveryCount,
                         "dead_letter_queue": BusTopology.deadLetters(of: queue)])
                     return
                 }
@@ -119,7 +119,7 @@ public final class CommandConsumer: Sendable {
                 ServiceMetrics.commandDuration.observeSince(started, name, ServiceMetrics.commandType(message.type))
                 Log.debug("command handled", ["request_id": message.requestId, "consumer": name, "type": message.type,
                                               "redelivered": message.redelivered ? "1" : "0",
-                                              "took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
+                                              "took_ms": (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000])
             }
         })
         linkBox.link = link
@@ -143,9 +143,9 @@ public final class CommandConsumer: Sendable {
         let tally = commands.waitUntilIdle(timeout: drainTimeout)
         link.stop()
         Log.info("command consumer drained", [
-            "consumer": name, "handled": String(tally.handled), "running_at_stop": String(tally.running), "finished": String(tally.finished),
-            "handed_back": String(tally.handedBack), "abandoned": String(tally.abandoned),
-            "took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
+            "consumer": name, "handled": tally.handled, "running_at_stop": tally.running, "finished": tally.finished,
+            "handed_back": tally.handedBack, "abandoned": tally.abandoned,
+            "took_ms": (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000])
     }
     public var isConnected: Bool { link.isConnected }
     /// Connected and still taking commands (the readiness of a worker's broker side).

@@ -58,6 +58,11 @@ public struct EnvironmentReader {
     /// Ends the process with every problem listed, when there is any.
     public func validateOrExit(program: String) {
         guard !problems.isEmpty else { return }
+        // In JSON mode the refusal is a log line too, so a shipper reads every line the same way.
+        if Log.currentFormat == .json {
+            Log.error("\(program): invalid configuration", ["problems": problems.joined(separator: "; ")])
+            exit(2)
+        }
         FileHandle.standardError.write(Data(("\(program): invalid configuration:\n" +
             problems.map { "  - \($0)\n" }.joined()).utf8))
         exit(2)
@@ -105,26 +110,35 @@ public struct CommonConfiguration: Sendable {
             amqpQueueType = .quorum
         }
         amqpDeliveryLimit = env.int("IDENTITY_AMQP_DELIVERY_LIMIT", default: 5, range: 1...1000)
-        let level = env.string("IDENTITY_LOG_LEVEL", default: "info")
-        if let parsed = LogLevel(rawValue: level) {
-            logLevel = parsed
-        } else {
-            env.fail("IDENTITY_LOG_LEVEL=\(level) must be debug, info, warning or error")
-            logLevel = .info
-        }
-        let format = env.string("IDENTITY_LOG_FORMAT", default: "logfmt")
-        if let parsed = LogFormat(rawValue: format) {
-            logFormat = parsed
-        } else {
-            env.fail("IDENTITY_LOG_FORMAT=\(format) must be logfmt or json")
-            logFormat = .logfmt
-        }
+        (logLevel, logFormat) = Self.logSettings(reading: &env)
         let port = env.int("IDENTITY_METRICS_PORT", default: 0, range: 0...65_535)
         metricsPort = port == 0 ? nil : UInt16(port)
         metricsHost = env.string("IDENTITY_METRICS_HOST", default: "127.0.0.1")
         let perApp = env.string("IDENTITY_METRICS_PER_APP", default: "0")
         metricsPerApp = ["1", "true", "on", "yes"].contains(perApp.lowercased())
         outboundAddresses = env.outboundAddressPolicy()
+    }
+
+    /// `IDENTITY_LOG_LEVEL` (info by default) and `IDENTITY_LOG_FORMAT` (logfmt by default).
+    static func logSettings(reading env: inout EnvironmentReader) -> (LogLevel, LogFormat) {
+        let levelText = env.string("IDENTITY_LOG_LEVEL", default: "info")
+        let level = LogLevel(rawValue: levelText)
+        if level == nil { env.fail("IDENTITY_LOG_LEVEL=\(levelText) must be debug, info, warning or error") }
+        let formatText = env.string("IDENTITY_LOG_FORMAT", default: "logfmt")
+        let format = LogFormat(rawValue: formatText)
+        if format == nil { env.fail("IDENTITY_LOG_FORMAT=\(formatText) must be logfmt or json") }
+        return (level ?? .info, format ?? .logfmt)
+    }
+
+    /// Applies the log level and format before anything else is read: reading the rest of the
+    /// configuration may log (a warning about a setting), and that line must already be in the
+    /// chosen format. An invalid value is reported with the other problems when the whole
+    /// configuration is read.
+    public static func applyLogSettingsFromEnvironment(_ values: [String: String] = ProcessInfo.processInfo.environment) {
+        var env = EnvironmentReader(values)
+        let (level, format) = logSettings(reading: &env)
+        Log.setLevel(level)
+        Log.setFormat(format)
     }
 
     /// Applies what the process-wide parts take from here: log level and format, metric labels,

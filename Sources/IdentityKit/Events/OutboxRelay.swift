@@ -26,6 +26,7 @@ public final class OutboxRelay: Sendable {
         self.heartbeatSeconds = heartbeatSeconds
         self.pool = pool
         self.batchSize = batchSize
+        ServiceMetrics.brokerConnected.set(0, "outbox-relay")
     }
 
     public func start() {
@@ -43,7 +44,7 @@ public final class OutboxRelay: Sendable {
     public func stop(timeout: Double = 10) {
         running.withLock { $0 = false }
         if relayThread.wait(timeout: .now() + timeout) == .timedOut {
-            Log.warning("outbox relay did not stop in time; leaving it", ["timeout_s": String(timeout)])
+            Log.warning("outbox relay did not stop in time; leaving it", ["timeout_s": timeout])
         }
     }
 
@@ -60,8 +61,9 @@ public final class OutboxRelay: Sendable {
                 continue
             }
             delay = 0.1
-            Log.info("outbox relay connected", ["host": url.host, "port": String(url.port),
-                                                "heartbeat_seconds": String(amqp_get_heartbeat(connection))])
+            ServiceMetrics.brokerConnected.set(1, "outbox-relay")
+            Log.info("outbox relay connected", ["host": url.host, "port": url.port,
+                                                "heartbeat_seconds": amqp_get_heartbeat(connection)])
             var publisher = ConfirmingPublisher<String>(connection: connection)
             var failed = false
             while isRunning {
@@ -74,6 +76,7 @@ public final class OutboxRelay: Sendable {
                     break
                 }
             }
+            ServiceMetrics.brokerConnected.set(0, "outbox-relay")
             AMQPConnector.close(connection)
             // Rows the lost connection did not get confirmed stay in the outbox: the next
             // batch, on the next node first, publishes them again.
@@ -147,14 +150,14 @@ public final class OutboxRelay: Sendable {
         ServiceMetrics.outboxRelayed.inc(by: Double(acked.count))
         for id in acked { ServiceMetrics.outboxRelayLag.observe((ages[id] ?? 0) + confirmedAfter) }
         if !acked.isEmpty {
-            Log.debug("outbox batch relayed", ["acked": String(acked.count),
+            Log.debug("outbox batch relayed", ["acked": acked.count,
                                                "event_ids": acked.prefix(20).compactMap { eventIds[$0] }.joined(separator: ",")])
         }
         if !nacked.isEmpty {
             let delay = refused.refused(nacked, now: now)
             Log.warning("the broker refused outbox messages (nack); they stay in the outbox",
-                        ["refused": String(nacked.count), "acked": String(acked.count),
-                         "retry_in_ms": String(Int(delay * 1000))])
+                        ["refused": nacked.count, "acked": acked.count,
+                         "retry_in_ms": Int(delay * 1000)])
         }
         return acked.count
     }

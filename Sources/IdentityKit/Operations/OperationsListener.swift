@@ -32,7 +32,7 @@ public final class OperationsListener: @unchecked Sendable {
         let settings = cmhdshim_settings(port: port, threads: 2, idle_timeout_seconds: 10, connection_limit: 64)
         daemon = cmhdshim_start(host, settings, operationsAccess, context, nil, nil, nil, nil)
         guard daemon != nil else { throw BusError("cannot listen on \(host):\(port) for /metrics") }
-        Log.info("operations listener", ["host": host, "port": String(port)])
+        Log.info("operations listener", ["host": host, "port": port])
     }
 
     public func stop() {

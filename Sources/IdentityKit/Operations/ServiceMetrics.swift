@@ -89,19 +89,79 @@ public enum ServiceMetrics {
         "identity_sms_breaker_trips_total", "SMS breakers opened (a lane's texts stop for an hour), by lane (anonymous, authenticated).",
         labels: ["lane", "app"])
 
-    // MARK: Process
+    // MARK: Process (every process)
 
     public static let startTime = registry.gauge(
         "identity_process_start_time_seconds", "When this process started (Unix time).", labels: ["program"])
+    public static let buildInfo = registry.gauge(
+        "identity_build_info", "Always 1: the version this process was built from, and which program it is.",
+        labels: ["version", "program"])
+    // The process collector's families (`ProcessMetrics`, read from /proc/self at scrape time),
+    // named as every Prometheus client library names them, so standard dashboards find them.
+    static let processCPU = registry.counter(
+        "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.")
+    static let processResident = registry.gauge(
+        "process_resident_memory_bytes", "Resident memory size in bytes.")
+    static let processVirtual = registry.gauge(
+        "process_virtual_memory_bytes", "Virtual memory size in bytes.")
+    static let processOpenFDs = registry.gauge(
+        "process_open_fds", "Number of open file descriptors.")
+    static let processMaxFDs = registry.gauge(
+        "process_max_fds", "Maximum number of open file descriptors (the soft limit).")
+    static let processStartTime = registry.gauge(
+        "process_start_time_seconds", "Start time of the process since unix epoch in seconds.")
+    static let dbPoolInUse = registry.gauge(
+        "identity_db_pool_connections_in_use", "Database connections lent out now (read at scrape time).")
+    static let dbPoolIdle = registry.gauge(
+        "identity_db_pool_connections_idle", "Open database connections waiting in the pool (read at scrape time).")
+    static let dbPoolSize = registry.gauge(
+        "identity_db_pool_connections_max", "The most database connections the pool opens (IDENTITY_DB_POOL_SIZE).")
+    public static let brokerConnected = registry.gauge(
+        "identity_broker_connected", "1 while a broker link is connected, 0 while it reconnects, by link.",
+        labels: ["link"])
 
-    /// Declares every family at start-up (Swift initializes these lazily), so a scrape lists
-    /// them all, with HELP and TYPE, before the first event of each kind.
-    public static func registerAll() {
-        _ = [httpRequests.family, rateLimitRefusals.family, unavailable.family, commands.family, redeliveries.family,
-             signIns.family, signUps.family, refreshes.family, reuseDetections.family, outboxRelayed.family,
-             deliveries.family, httpDuration.family, busRoundTrip.family, commandDuration.family,
-             outboxRelayLag.family, inFlight.family, outboxBacklog.family, outboxOldestAge.family, startTime.family,
-             smsBreakerTrips.family]
+    // MARK: Gateway connections
+
+    public static let httpOpenConnections = registry.gauge(
+        "identity_http_open_connections", "HTTP connections open now on the public port (read at scrape time).")
+    public static let httpMaxConnections = registry.gauge(
+        "identity_http_max_connections", "The most HTTP connections the gateway accepts (IDENTITY_HTTP_MAX_CONNECTIONS, "
+            + "lowered to what the open-files limit allows).")
+
+    /// Which process a registry belongs to: each exports its own families only.
+    public enum Exports: Sendable {
+        case gateway, tokenWorker, providerWorker, mailerWorker, revocationWorker
+    }
+
+    /// Declares the families `process` exports at start-up (Swift initializes these lazily),
+    /// so a scrape lists them, with HELP and TYPE, before the first event of each kind; and
+    /// sets what is known once (start time, build). A family another process owns is never
+    /// declared here; one a shared code path touches later appears when it happens.
+    public static func register(for process: Exports, program: String) {
+        startTime.set(Date().timeIntervalSince1970, program)
+        buildInfo.set(1, BuildInfo.version, program)
+        ProcessMetrics.register(registry)
+        // Touching a family declares it: only the chosen process's are touched (a function, not
+        // a list built for every process).
+        func worker() -> [MetricFamily] {
+            [commands.family, commandDuration.family, redeliveries.family, inFlight.family, deadLettered.family]
+        }
+        let families: [MetricFamily]
+        switch process {
+        case .gateway:
+            families = [httpRequests.family, httpDuration.family, httpOpenConnections.family, httpMaxConnections.family,
+                        busRoundTrip.family, unavailable.family, rateLimitRefusals.family]
+        case .tokenWorker:
+            families = worker() + [signIns.family, signUps.family, refreshes.family, reuseDetections.family,
+                                 rateLimitRefusals.family, smsRefusals.family, smsBreakerTrips.family]
+        case .providerWorker:
+            families = worker()
+        case .mailerWorker:
+            families = worker() + [deliveries.family, smsSegments.family]
+        case .revocationWorker:
+            families = worker() + [outboxRelayed.family, outboxRelayLag.family, outboxBacklog.family, outboxOldestAge.family]
+        }
+        _ = families
     }
 
     /// The type label of a command: its proto name, or "other" for anything that is not one of

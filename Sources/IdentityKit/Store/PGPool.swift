@@ -8,11 +8,33 @@ public final class PGPool: Sendable {
     private let idle = Locked<[SendableConnection]>([])
     private let slots: DispatchSemaphore
     private let acquireTimeout: Double
+    private let size: Int
+    /// Connections lent out now (for the pool's gauges).
+    private let lent = Locked(0)
 
     public init(url: String, size: Int, acquireTimeout: Double = 5) {
         self.url = url
         self.slots = DispatchSemaphore(value: size)
         self.acquireTimeout = acquireTimeout
+        self.size = size
+        Self.live.withLock { pools in
+            pools.removeAll { $0.pool == nil }
+            pools.append(WeakPool(pool: self))
+        }
+    }
+
+    /// The pools of this process, for `identity_db_pool_connections_*` (one per process in
+    /// practice; summed if there are more).
+    private static let live = Locked<[WeakPool]>([])
+
+    /// Connections lent out, waiting idle, and the most that may be open, over the process's pools.
+    public static func usage() -> (inUse: Int, idle: Int, size: Int) {
+        let pools = live.withLock { $0.compactMap(\.pool) }
+        return pools.reduce(into: (inUse: 0, idle: 0, size: 0)) { total, pool in
+            total.inUse += pool.lent.withLock { $0 }
+            total.idle += pool.idle.withLock { $0.count }
+            total.size += pool.size
+        }
     }
 
     /// Lends a connection to `body`. A connection left in a failed state is dropped, not reused.
@@ -22,6 +44,9 @@ public final class PGPool: Sendable {
         }
         defer { slots.signal() }
         let connection = try idle.withLock { $0.popLast() }?.connection ?? PGConnection(url: url)
+        // Counted as lent only once out of `idle`, and no longer before it is back (`release`):
+        // a scrape never sees one connection in both.
+        lent.withLock { $0 += 1 }
         do {
             try connection.ensureConnected()
             let result = try body(connection)
@@ -53,9 +78,14 @@ public final class PGPool: Sendable {
     }
 
     private func release(_ connection: PGConnection) {
+        lent.withLock { $0 -= 1 }
         guard connection.isHealthy else { return }
         idle.withLock { $0.append(SendableConnection(connection: connection)) }
     }
+}
+
+private struct WeakPool: @unchecked Sendable {
+    weak var pool: PGPool?
 }
 
 /// A connection moves between threads only through the pool's lock, one owner at a time.

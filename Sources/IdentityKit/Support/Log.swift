@@ -42,12 +42,15 @@ public enum Log {
         return try $requestId.withValue(id, operation: body)
     }
 
-    public static func debug(_ message: String, _ fields: [String: String] = [:]) { write(.debug, message, fields) }
-    public static func info(_ message: String, _ fields: [String: String] = [:]) { write(.info, message, fields) }
-    public static func warning(_ message: String, _ fields: [String: String] = [:]) { write(.warning, message, fields) }
-    public static func error(_ message: String, _ fields: [String: String] = [:]) { write(.error, message, fields) }
+    /// The format lines are written in now (`IDENTITY_LOG_FORMAT` once the process applied it).
+    public static var currentFormat: LogFormat { format.withLock { $0 } }
 
-    private static func write(_ level: LogLevel, _ message: String, _ given: [String: String]) {
+    public static func debug(_ message: String, _ fields: LogFields = [:]) { write(.debug, message, fields) }
+    public static func info(_ message: String, _ fields: LogFields = [:]) { write(.info, message, fields) }
+    public static func warning(_ message: String, _ fields: LogFields = [:]) { write(.warning, message, fields) }
+    public static func error(_ message: String, _ fields: LogFields = [:]) { write(.error, message, fields) }
+
+    private static func write(_ level: LogLevel, _ message: String, _ given: LogFields) {
         guard level >= minimum.withLock({ $0 }) else { return }
         var fields = given
         if fields["request_id"] == nil, let id = requestId { fields["request_id"] = id }
@@ -56,21 +59,32 @@ public enum Log {
     }
 
     /// One line (with its newline) in `format`; fields in name order after time, level, msg.
-    static func render(_ level: LogLevel, _ message: String, _ fields: [String: String], format: LogFormat,
+    static func render(_ level: LogLevel, _ message: String, _ fields: LogFields, format: LogFormat,
                        time: String) -> String {
         switch format {
         case .logfmt:
             var line = "time=\(time) level=\(level.rawValue) msg=\(quote(message))"
             for key in fields.keys.sorted() {
-                line += " \(key)=\(quote(fields[key] ?? ""))"
+                line += " \(key)=\(quote(fields[key]?.logValue.text ?? ""))"
             }
             return line + "\n"
         case .json:
             var line = "{\"time\":\(jsonString(time)),\"level\":\(jsonString(level.rawValue)),\"msg\":\(jsonString(message))"
             for key in fields.keys.sorted() where !["time", "level", "msg"].contains(key) {
-                line += ",\(jsonString(key)):\(jsonString(fields[key] ?? ""))"
+                line += ",\(jsonString(key)):\(json(fields[key]?.logValue ?? .string("")))"
             }
             return line + "}\n"
+        }
+    }
+
+    /// A JSON value: numbers and booleans as themselves (a number JSON cannot write, NaN or
+    /// infinite, as its text), strings quoted.
+    private static func json(_ value: LogValue) -> String {
+        switch value {
+        case .int(let number): String(number)
+        case .bool(let flag): String(flag)
+        case .double(let number) where number.isFinite: String(number)
+        case .double, .string: jsonString(value.text)
         }
     }
 

@@ -23,20 +23,20 @@ extension Service {
 /// and so does a stop that outlives `stopTimeLimit` or a second signal while stopping (the
 /// operator chose not to wait).
 public enum ProcessLifecycle {
-    public static func run(_ program: String, fields: [String: String] = [:], operations: CommonConfiguration? = nil,
+    public static func run(_ program: String, exports: ServiceMetrics.Exports, fields: LogFields = [:],
+                           operations: CommonConfiguration? = nil,
                            _ make: () throws -> Service) -> Never {
         // Caught before anything starts: a SIGTERM during start-up stops the service once it is up.
         let shutdown = ShutdownSignal(onRepeat: { number in
             Log.warning("\(program): second signal while stopping; exiting without finishing the drain",
-                        ["signal": String(number)])
+                        ["signal": number])
             // _exit: no exit handlers, which could wait on whatever the drain is stuck on.
             _exit(1)
         })
         let service: Service
         let stopping = Locked(false)
         var listener: OperationsListener?
-        ServiceMetrics.registerAll()
-        ServiceMetrics.startTime.set(Date().timeIntervalSince1970, program)
+        ServiceMetrics.register(for: exports, program: program)
         do {
             service = try make()
             try service.start()
@@ -55,14 +55,14 @@ public enum ProcessLifecycle {
         stopping.withLock { $0 = true }
         let started = DispatchTime.now().uptimeNanoseconds
         let limit = service.stopTimeLimit
-        Log.info("\(program) stopping", ["time_limit_s": String(Int(limit))])
+        Log.info("\(program) stopping", ["time_limit_s": Int(limit)])
         DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
-            Log.error("\(program) did not stop within its time limit; exiting", ["time_limit_s": String(Int(limit))])
+            Log.error("\(program) did not stop within its time limit; exiting", ["time_limit_s": Int(limit)])
             _exit(1)
         }
         service.stop()
         listener?.stop()
-        Log.info("\(program) stopped", ["took_ms": String((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)])
+        Log.info("\(program) stopped", ["took_ms": (DispatchTime.now().uptimeNanoseconds - started) / 1_000_000])
         exit(0)
     }
 }

@@ -49,8 +49,8 @@ struct ChannelQueues: Sendable {
     /// next delay queue, or into the dead letters. `command` already carries `attempt + 1`.
     func afterFailure<Command: ProtoMessage>(_ command: Command, messageId: String, appId: String, attempt: Int,
                                              failure: Failure, counters: Locked<MailerWorker.Counters>,
-                                             fields: [String: String]) -> OutgoingMessage? {
-        let logFields = fields.merging(["attempt": String(attempt), "error": failure.description]) { $1 }
+                                             fields: LogFields) -> OutgoingMessage? {
+        let logFields = fields.merging(["attempt": attempt, "error": failure.description]) { $1 }
         if case .transient = failure, attempt < retryDelays.count {
             counters.withLock { $0.retried += 1 }
             ServiceMetrics.deliveries.inc(channel.name, "retried")

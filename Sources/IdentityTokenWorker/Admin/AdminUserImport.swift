@@ -15,8 +15,8 @@ struct AdminUserImport: Sendable {
             throw ServiceError.validationFailed([.init(location: "body.users", message: "must be an array of 1 to 1000 users")])
         }
         let report = try importer.run(appId: command.appId, users: users, allowWeakHashes: command.allowWeakHashes)
-        Log.info("users imported", ["app_id": command.appId, "imported": String(report.imported.count),
-                                    "failed": String(report.failures.count), "weak_hashes": String(report.weakHashes),
+        Log.info("users imported", ["app_id": command.appId, "imported": report.imported.count,
+                                    "failed": report.failures.count, "weak_hashes": report.weakHashes,
                                     "actor": command.actor])
         return AdminV1.UsersImported(reportJson: report.json.serialized)
     }

@@ -100,8 +100,8 @@ struct PasskeySignIn: Sendable {
             let stored = UInt32(clamping: credential.signCount)
             guard RelyingParty.signCountAccepted(stored: stored, received: assertion.signCount) else {
                 Log.warning("passkey signature counter did not advance: possible cloned authenticator",
-                            ["app_id": appId, "passkey_id": credential.id, "stored": String(stored),
-                             "received": String(assertion.signCount)])
+                            ["app_id": appId, "passkey_id": credential.id, "stored": stored,
+                             "received": assertion.signCount])
                 try Events.passkeySignCountRegressed(appId: appId, uid: credential.uid, passkeyId: credential.id,
                                                      stored: Int64(stored), received: Int64(assertion.signCount),
                                                      on: connection)

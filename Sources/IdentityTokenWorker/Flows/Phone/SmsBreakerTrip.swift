@@ -29,7 +29,7 @@ struct SmsBreakerTrip {
             on: connection)
         ServiceMetrics.smsBreakerTrips.inc(lane.rawValue, Metrics.shared.appLabel(appId))
         Log.warning("sms breaker opened: the lane's SMS attempts passed the app's hourly threshold; its texts stop",
-                    ["app_id": appId, "lane": lane.rawValue, "breaker_hourly": String(threshold),
-                     "open_seconds": String(openSeconds), "calling_code": callingCode])
+                    ["app_id": appId, "lane": lane.rawValue, "breaker_hourly": threshold,
+                     "open_seconds": openSeconds, "calling_code": callingCode])
     }
 }
