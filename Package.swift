@@ -72,7 +72,8 @@ let package = Package(
         // IdentityCredentials (see above).
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "GraphQL", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.
-        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "IdentityCredentials", "CQRencode", "WebAuthn"]),
+        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound", "CQRencode",
+                                                           "WebAuthn"]),
         // WebAuthn relying-party checks: clientData, authenticator data, attestation objects
         // (libcbor), COSE keys and assertion signatures (OpenSSL). No store, no bus.
         .target(name: "WebAuthn", dependencies: ["IdentityKit", "CCbor", "COpenSSL", "COpenSSLShim"]),

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCredentials
 import IdentityKit
+import IdentityOutbound
 
 /// The token worker: consumes `identity.token.commands` and answers each command by its AMQP
 /// `type` (failures become `identity.common.v1.Error` through `CommandReplies`).
@@ -9,6 +10,7 @@ public final class TokenWorker: Service {
     private let pool: PGPool
 
     public init(configuration: TokenWorkerConfiguration) throws {
+        OutboundHTTP.initialize()  // auth hooks: libcurl, once, before any thread calls one
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
         self.pool = pool
         let users = UserStore(pool: pool)
@@ -32,7 +34,10 @@ public final class TokenWorker: Service {
                                    keys: SigningKeyCache(apps: AppStore(pool: pool), keys: SigningKeyStore(pool: pool),
                                                           masterKey: configuration.masterKey),
                                    refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds,
-                                   commandKey: SubKey.commandSession.derive(from: configuration.masterKey))
+                                   commandKey: SubKey.commandSession.derive(from: configuration.masterKey),
+                                   hooks: AuthHookGate(hooks: AuthHookStore(pool: pool),
+                                                       seal: AuthHookSecretSeal(masterKey: configuration.masterKey),
+                                                       pool: pool))
         let codeSettings = CodeSettings(
             codes: VerificationCodeStore(key: SubKey.verificationCode.derive(from: configuration.masterKey)),
             lifetimeSeconds: configuration.codeLifetimeSeconds,

@@ -48,7 +48,9 @@ struct WorkerParts {
                                    keys: SigningKeyCache(apps: AppStore(pool: pool), keys: SigningKeyStore(pool: pool),
                                                          masterKey: masterKey),
                                    refreshTokenLifetimeSeconds: 3600,
-                                   commandKey: SubKey.commandSession.derive(from: masterKey))
+                                   commandKey: SubKey.commandSession.derive(from: masterKey),
+                                   hooks: AuthHookGate(hooks: AuthHookStore(pool: pool),
+                                                       seal: AuthHookSecretSeal(masterKey: masterKey), pool: pool))
         let codeSettings = CodeSettings(
             codes: VerificationCodeStore(key: SubKey.verificationCode.derive(from: masterKey)),
             lifetimeSeconds: 600, verificationCooldownSeconds: 60, mailSeal: MailPayloadSeal(masterKey: masterKey))
