@@ -35,9 +35,8 @@ public final class TokenWorker: Service {
                                                           masterKey: configuration.masterKey),
                                    refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds,
                                    commandKey: SubKey.commandSession.derive(from: configuration.masterKey),
-                                   hooks: AuthHookGate(hooks: AuthHookStore(pool: pool),
-                                                       seal: AuthHookSecretSeal(masterKey: configuration.masterKey),
-                                                       pool: pool))
+                                   hooks: AuthHookGate(client: AuthHookClient(
+                                       pool: pool, seal: AuthHookSecretSeal(masterKey: configuration.masterKey))))
         let codeSettings = CodeSettings(
             codes: VerificationCodeStore(key: SubKey.verificationCode.derive(from: configuration.masterKey)),
             lifetimeSeconds: configuration.codeLifetimeSeconds,
@@ -112,7 +111,8 @@ public final class TokenWorker: Service {
                                  users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
                                                            deletion: deletion),
                                  settings: AppSettingsChange(pool: pool, masterKey: configuration.masterKey,
-                                                             limits: configuration.operatorLimits)))
+                                                             limits: configuration.operatorLimits),
+                                 hooks: AdminAuthHooks(store: AuthHookStore(pool: pool), masterKey: configuration.masterKey)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,

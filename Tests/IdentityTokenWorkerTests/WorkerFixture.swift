@@ -49,8 +49,8 @@ struct WorkerParts {
                                                          masterKey: masterKey),
                                    refreshTokenLifetimeSeconds: 3600,
                                    commandKey: SubKey.commandSession.derive(from: masterKey),
-                                   hooks: AuthHookGate(hooks: AuthHookStore(pool: pool),
-                                                       seal: AuthHookSecretSeal(masterKey: masterKey), pool: pool))
+                                   hooks: AuthHookGate(client: AuthHookClient(
+                                       pool: pool, seal: AuthHookSecretSeal(masterKey: masterKey))))
         let codeSettings = CodeSettings(
             codes: VerificationCodeStore(key: SubKey.verificationCode.derive(from: masterKey)),
             lifetimeSeconds: 600, verificationCooldownSeconds: 60, mailSeal: MailPayloadSeal(masterKey: masterKey))
@@ -116,7 +116,8 @@ struct WorkerParts {
                                  signingKeys: AdminSigningKeyRotation(keys: SigningKeyStore(pool: pool), masterKey: masterKey),
                                  users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
                                                            deletion: deletion),
-                                 settings: AppSettingsChange(pool: pool, masterKey: masterKey, limits: OperatorLimits())))
+                                 settings: AppSettingsChange(pool: pool, masterKey: masterKey, limits: OperatorLimits()),
+                                 hooks: AdminAuthHooks(store: AuthHookStore(pool: pool), masterKey: masterKey)))
         self.users = users
         self.sessions = sessions
         self.identities = identities
