@@ -4,6 +4,7 @@ the `standardwebhooks` package. A refusal is 403 auth/hook-refused with the hook
 hook that cannot be asked follows its failure policy (fail_closed: 503 auth/hook-failed;
 fail_open: the work goes on), each with an audit row."""
 
+import json
 import os
 import time
 
@@ -246,3 +247,24 @@ def test_send_email_hook_failing_open_falls_back_to_our_smtp(client, app, receiv
     assert hook.calls and hook.calls[0][1]
     rows = audit_rows(client, app, action="auth_hook.failed")
     assert rows and rows[0]["detail"]["kind"] == "send_email" and rows[0]["detail"]["outcome"] == "proceeded"
+
+
+def test_identityctl_sets_lists_and_deletes_a_hook(stack, client, app, receiver):
+    def ctl(*args):
+        done = stack.ctl(*args)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+    hook = receiver(answer={"action": "allow", "claims": {"via": "identityctl"}})
+    saved = json.loads(ctl("hooks", "set", app["app_id"], "before_token", "--url", hook.url,
+                           "--timeout-ms", "1500", "--failure-policy", "fail_open"))
+    assert saved["secret"].startswith("whsec_") and saved["timeout_ms"] == 1500 and saved["failure_policy"] == "fail_open"
+    hook.secret = saved["secret"]
+    listed = json.loads(ctl("hooks", "list", app["app_id"]))
+    assert [h["kind"] for h in listed["hooks"]] == ["before_token"] and listed["hooks"][0]["secret"] is None
+    signed = client.sign_up(app)
+    assert claims_of(signed.data)["via"] == "identityctl" and hook.calls[-1][1]
+    ctl("hooks", "delete", app["app_id"], "before_token")
+    assert admin(client, app, "GET", "/v1/admin/hooks").data["hooks"] == []
+    # Strict flags: a mistyped one is refused, not ignored.
+    refused = stack.ctl("hooks", "set", app["app_id"], "before_token", "--url", hook.url, "--timeout", "1500")
+    assert refused.returncode == 2 and "unknown flag --timeout" in refused.stderr
