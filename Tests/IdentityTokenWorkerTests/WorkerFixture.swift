@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import IdentityCredentials
 @testable import IdentityKit
+import IdentityOutbound
 @testable import IdentityTokenWorker
 
 /// The token worker's parts, wired as `TokenWorker.init` wires them (TokenWorker.swift), on a
