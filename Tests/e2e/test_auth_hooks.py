@@ -268,3 +268,26 @@ def test_identityctl_sets_lists_and_deletes_a_hook(stack, client, app, receiver)
     # Strict flags: a mistyped one is refused, not ignored.
     refused = stack.ctl("hooks", "set", app["app_id"], "before_token", "--url", hook.url, "--timeout", "1500")
     assert refused.returncode == 2 and "unknown flag --timeout" in refused.stderr
+
+
+def test_send_sms_hook_delivers_instead_of_our_account(stack, client, configured_app_factory, receiver):
+    from test_phone import french_mobile, sms_files
+    app = configured_app_factory(sms_allowed_calling_codes="33")
+    hook = receiver(answer={"action": "sent"})
+    save_hook(client, app, "send_sms", hook)
+    sign_up = receiver(answer={"action": "allow", "app_metadata": {"via": "phone"}})
+    save_hook(client, app, "before_sign_up", sign_up)
+    phone = french_mobile()
+    resp = client.post("/v1/auth/phone/send", {"phone": phone}, app_key=app["app_key"])
+    assert resp.status == 202, resp
+    assert wait_until(lambda: hook.calls), "the send_sms hook was not called"
+    payload, verified, _ = hook.calls[0]
+    assert verified and payload["type"] == "send_sms" and payload["to"] == phone and payload["language"] == "en"
+    code = next(word for word in payload["text"].replace(".", " ").split() if word.isdigit() and len(word) >= 6)
+    signed = client.post("/v1/auth/phone/verify", {"session_id": resp.data["session_id"], "code": code},
+                         app_key=app["app_key"])
+    assert signed.status in (200, 201), signed
+    assert sign_up.payloads()[-1]["method"] == "phone" and sign_up.payloads()[-1]["user"]["phone"] == phone
+    user = admin(client, app, "GET", f"/v1/admin/users/{signed.data['user']['uid']}")
+    assert user.data["app_metadata"] == {"via": "phone"} and user.data["phone"] == phone
+    assert sms_files(stack, phone) == [], "our own SMS transport should not have been used"
