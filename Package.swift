@@ -74,7 +74,8 @@ let package = Package(
         // IdentityCredentials (see above).
         .target(name: "IdentityGateway", dependencies: ["IdentityKit", "GraphQL", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.
-        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "IdentityCredentials", "CQRencode", "WebAuthn"]),
+        .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound", "CQRencode",
+                                                           "WebAuthn"]),
         // WebAuthn relying-party checks: clientData, authenticator data, attestation objects
         // (libcbor), COSE keys and assertion signatures (OpenSSL). No store, no bus.
         .target(name: "WebAuthn", dependencies: ["IdentityKit", "CCbor", "COpenSSL", "COpenSSLShim"]),
@@ -106,7 +107,7 @@ let package = Package(
         // worker would.
         .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway", "IdentityCredentials"]),
         .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker", "IdentityCredentials"]),
-        .testTarget(name: "IdentityTokenWorkerTests", dependencies: ["IdentityTokenWorker", "IdentityCredentials"]),
+        .testTarget(name: "IdentityTokenWorkerTests", dependencies: ["IdentityTokenWorker", "IdentityCredentials", "IdentityOutbound"]),
         .testTarget(name: "IdentityProviderWorkerTests", dependencies: ["IdentityProviderWorker"]),
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "IdentityKit"]),

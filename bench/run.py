@@ -20,6 +20,7 @@ import time
 import urllib.request
 from datetime import datetime, timezone
 
+import hook_cost
 import peers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -212,6 +213,7 @@ def main():
     parser.add_argument("--peers", dest="peers", action="store_true", default=None,
                         help="also measure the peer stacks (the default except with --smoke)")
     parser.add_argument("--no-peers", dest="peers", action="store_false")
+    parser.add_argument("--no-hook-cost", action="store_true", help="skip the before_token hook runs")
     parser.add_argument("--no-rate-limit-cost", action="store_true",
                         help="skip the limits-on/off runs (a quicker before/after comparison)")
     args = parser.parse_args()
@@ -230,7 +232,9 @@ def main():
                            "bench-logs" if BENCH_DB == "identity_bench" else "bench-logs-" + BENCH_DB)
     os.makedirs(log_dir, exist_ok=True)
     env = dict(os.environ, IDENTITY_HTTP_PORT=str(port), IDENTITY_HTTP_HOST="127.0.0.1", IDENTITY_PUBLIC_BASE_URL=base,
-               IDENTITY_LOG_LEVEL="warning", IDENTITY_MAIL_DIR=os.path.join(log_dir, "mail"))
+               IDENTITY_LOG_LEVEL="warning", IDENTITY_MAIL_DIR=os.path.join(log_dir, "mail"),
+               # The before_token hook's receiver (hook_cost.py) listens on loopback over plain http.
+               IDENTITY_ALLOW_PRIVATE_OUTBOUND="1", IDENTITY_ALLOW_INSECURE_OUTBOUND="1")
     # Production Argon2id cost (OWASP): sign-in is measured at the real price.
     for name in ("IDENTITY_ARGON2_MEMORY_KIB", "IDENTITY_ARGON2_ITERATIONS", "IDENTITY_ARGON2_PARALLELISM"):
         env.pop(name, None)
@@ -252,6 +256,9 @@ def main():
         rows, extra = run(stack, app, app["app_key"], base, seconds, limit_seconds, cores, admin_db, args.smoke, es256)
         if not args.no_rate_limit_cost:
             extra["rate_limit_cost"] = rate_limit_cost(stack, app, unlimited, base, seconds, cores, args.smoke)
+        if not args.no_hook_cost:
+            extra["before_token_hook_5ms"] = hook_cost.measure(stack, app, base, seconds, cores, args.smoke, http, wrk,
+                                                               refresh_tokens, limit_flags, sign_in_connections)
     finally:
         stack.stop()
     if with_peers:
@@ -412,6 +419,8 @@ def report(rows, extra, smoke):
             print("  %-8s on %-24s off %-24s on/off %.3f" % (
                 path, ", ".join("%.1f" % v for v in runs["on"]), ", ".join("%.1f" % v for v in runs["off"]),
                 runs["ratio_on_to_off"] or 0))
+    if extra.get("before_token_hook_5ms"):
+        hook_cost.report(extra["before_token_hook_5ms"])
     report_peers(results, extra.get("peers"))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = "smoke-latest.json" if smoke else "bench-%s.json" % stamp

@@ -101,6 +101,11 @@ pip_pinned protobuf 4.21.12
 # it (make breached-passwords-check).
 pip_pinned zxcvbn 4.5.0
 
+# standardwebhooks: the Standard Webhooks reference library; the e2e auth hook receivers
+# (Tests/e2e/hook_receiver.py) verify every call's signature with it, an implementation other
+# than the service's own. Pinned like the other independent oracles.
+pip_pinned standardwebhooks 1.1.0
+
 # selenium: drives Debian's chromium through chromium-driver in the browser tests
 # (Tests/e2e/browser_tools.py passes the driver's path, so Selenium Manager never downloads one).
 # Pinned: 4.52 needs a newer certifi than the package index here has.

@@ -86,7 +86,7 @@ public final class MailerWorker: Service {
                                         ledger: DeliveryLedger(pool: pool), transport: transport,
                                         defaultFromName: configuration.defaultFromName,
                                         defaultFromAddress: configuration.defaultFromAddress, queues: queues,
-                                        counters: counters)
+                                        counters: counters, hook: SendHook.make(configuration: configuration, pool: pool))
             return Self.dispatching(to: ChannelHandlers(channel: channel, email: delivery))
         }
     }

@@ -72,6 +72,15 @@ extension CommandRouter: TokenCommandHandlers {
     func handle(_ command: AdminV1.ImportUsers, _ context: CommandContext) throws -> CommandConsumer.Reply {
         try .init(admin.userImport.handle(command))
     }
+    func handle(_ command: AdminV1.SaveAuthHook, _ context: CommandContext) throws -> CommandConsumer.Reply {
+        try .init(admin.hooks.handle(command))
+    }
+    func handle(_ command: AdminV1.ListAuthHooks, _ context: CommandContext) throws -> CommandConsumer.Reply {
+        try .init(admin.hooks.handle(command))
+    }
+    func handle(_ command: AdminV1.DeleteAuthHook, _ context: CommandContext) throws -> CommandConsumer.Reply {
+        try .init(admin.hooks.handle(command))
+    }
     func handle(_ command: AdminV1.RotateSigningKey, _ context: CommandContext) throws -> CommandConsumer.Reply {
         try .init(admin.signingKeys.handle(command))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCredentials
 import IdentityKit
+import IdentityOutbound
 
 /// The token worker: consumes `identity.token.commands` and answers each command by its AMQP
 /// `type` (failures become `identity.common.v1.Error` through `CommandReplies`).
@@ -9,6 +10,7 @@ public final class TokenWorker: Service {
     private let pool: PGPool
 
     public init(configuration: TokenWorkerConfiguration) throws {
+        OutboundHTTP.initialize()  // auth hooks: libcurl, once, before any thread calls one
         let pool = PGPool(url: configuration.common.databaseURL, size: configuration.common.databasePoolSize)
         self.pool = pool
         let users = UserStore(pool: pool)
@@ -32,7 +34,9 @@ public final class TokenWorker: Service {
                                    keys: SigningKeyCache(apps: AppStore(pool: pool), keys: SigningKeyStore(pool: pool),
                                                           masterKey: configuration.masterKey),
                                    refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds,
-                                   commandKey: SubKey.commandSession.derive(from: configuration.masterKey))
+                                   commandKey: SubKey.commandSession.derive(from: configuration.masterKey),
+                                   hooks: AuthHookGate(client: AuthHookClient(
+                                       pool: pool, seal: AuthHookSecretSeal(masterKey: configuration.masterKey))))
         let codeSettings = CodeSettings(
             codes: VerificationCodeStore(key: SubKey.verificationCode.derive(from: configuration.masterKey)),
             lifetimeSeconds: configuration.codeLifetimeSeconds,
@@ -107,7 +111,8 @@ public final class TokenWorker: Service {
                                  users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
                                                            deletion: deletion),
                                  settings: AppSettingsChange(pool: pool, masterKey: configuration.masterKey,
-                                                             limits: configuration.operatorLimits)))
+                                                             limits: configuration.operatorLimits),
+                                 hooks: AdminAuthHooks(store: AuthHookStore(pool: pool), masterKey: configuration.masterKey)))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,

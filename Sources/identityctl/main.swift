@@ -49,6 +49,11 @@ let usage = """
                                       adds the next signing key (published now, signing one JWKS cache
                                       period later); the current key retires when its tokens have expired
       identityctl keys list APP_ID    the app's keys and their states (next, current, previous, retired)
+      identityctl hooks set APP_ID KIND --url URL [--timeout-ms 100..5000] [--failure-policy fail_closed|fail_open]
+          [--rotate-secret]           an auth hook (KIND: before_sign_up, before_token, send_email, send_sms;
+                                      docs/hooks.md); a new hook's secret is printed this once
+      identityctl hooks list APP_ID   the app's auth hooks (never their secrets)
+      identityctl hooks delete APP_ID KIND
       identityctl users import APP_ID FILE.jsonl [--allow-weak-hashes]
                                       imports users, one JSON object a line (docs/flows.md, "Importing users"),
                                       with their password hashes and provider identities; each line
@@ -357,6 +362,31 @@ case ("keys", "reseal"):
                    "apple_refresh_tokens": counts.appleRefreshTokens])
     } catch {
         fail("keys reseal failed: \(error)")
+    }
+
+case ("hooks", let verb?) where ["set", "list", "delete"].contains(verb):
+    let rest = Array(arguments.dropFirst(2))
+    guard let appId = rest.first, !appId.hasPrefix("--") else { fail("hooks \(verb) needs APP_ID\n\(usage)") }
+    let masterKey = verb == "set" ? env.key32("IDENTITY_MASTER_KEY", required: true) : nil
+    env.validateOrExit(program: "identityctl")
+    let pool = PGPool(url: common.databaseURL, size: 1)
+    do {
+        switch verb {
+        case "set":
+            guard rest.count > 1, !rest[1].hasPrefix("--") else { fail("hooks set needs APP_ID KIND") }
+            printJSON(try HookCommands.set(appId: appId, kind: HookCommands.kind(rest[1]), arguments: rest,
+                                           masterKey: masterKey ?? [], pool: pool))
+        case "list":
+            printJSON(try HookCommands.list(appId: appId, pool: pool))
+        default:
+            guard rest.count > 1 else { fail("hooks delete needs APP_ID KIND") }
+            guard try AuthHookStore(pool: pool).delete(appId: appId, kind: HookCommands.kind(rest[1])) else {
+                fail("no \(rest[1]) hook for app \(appId)")
+            }
+            print("hooks delete: \(rest[1]) removed")
+        }
+    } catch {
+        fail("hooks \(verb) failed: \(error)")
     }
 
 case ("keys", "rotate"):

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import IdentityCredentials
 @testable import IdentityKit
+import IdentityOutbound
 @testable import IdentityTokenWorker
 
 /// The token worker's parts, wired as `TokenWorker.init` wires them (TokenWorker.swift), on a
@@ -48,7 +49,9 @@ struct WorkerParts {
                                    keys: SigningKeyCache(apps: AppStore(pool: pool), keys: SigningKeyStore(pool: pool),
                                                          masterKey: masterKey),
                                    refreshTokenLifetimeSeconds: 3600,
-                                   commandKey: SubKey.commandSession.derive(from: masterKey))
+                                   commandKey: SubKey.commandSession.derive(from: masterKey),
+                                   hooks: AuthHookGate(client: AuthHookClient(
+                                       pool: pool, seal: AuthHookSecretSeal(masterKey: masterKey))))
         let codeSettings = CodeSettings(
             codes: VerificationCodeStore(key: SubKey.verificationCode.derive(from: masterKey)),
             lifetimeSeconds: 600, verificationCooldownSeconds: 60, mailSeal: MailPayloadSeal(masterKey: masterKey))
@@ -114,7 +117,8 @@ struct WorkerParts {
                                  signingKeys: AdminSigningKeyRotation(keys: SigningKeyStore(pool: pool), masterKey: masterKey),
                                  users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
                                                            deletion: deletion),
-                                 settings: AppSettingsChange(pool: pool, masterKey: masterKey, limits: OperatorLimits())))
+                                 settings: AppSettingsChange(pool: pool, masterKey: masterKey, limits: OperatorLimits()),
+                                 hooks: AdminAuthHooks(store: AuthHookStore(pool: pool), masterKey: masterKey)))
         self.users = users
         self.sessions = sessions
         self.identities = identities

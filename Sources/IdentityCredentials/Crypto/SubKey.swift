@@ -33,6 +33,9 @@ public enum SubKey: String, CaseIterable, Sendable {
     /// Apps' SMS auth tokens at rest (`SmsCredentialSeal`). Derived from the `mailPayload`
     /// sub-key, not from the master key: the mailer, which holds only that sub-key, must open them.
     case smsCredential = "sms-credential-v1"
+    /// Apps' auth hook secrets at rest (`AuthHookSecretSeal`), derived from the `mailPayload`
+    /// sub-key like `smsCredential`: the mailer calls the send hooks and must open them.
+    case authHookSecret = "auth-hook-secret-v1"
     /// TOTP secrets at rest (`TOTPSecretSeal`).
     case totpSecretSeal = "mfa-totp-secret-v1"
     /// Keyed hashes of MFA backup codes.

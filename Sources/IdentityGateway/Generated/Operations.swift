@@ -6,7 +6,7 @@ extension DeclaredOperation {
     static let signUp = DeclaredOperation(
         id: "signUp", service: "PasswordApi", method: "POST", pattern: "/v1/auth/sign-up",
         access: .guest, status: 201, takesBody: true,
-        limits: [RouteLimit].signUp, errors: [ServiceError].signedIn + [.invalidEmail(), .weakPassword(""), .emailAlreadyInUse, .usernameTaken, .accountExists],
+        limits: [RouteLimit].signUp, errors: [ServiceError].signedIn + [.invalidEmail(), .weakPassword(""), .emailAlreadyInUse, .usernameTaken, .accountExists, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SignUp.protoName,
         document: .init(summary: "Create an account with email and password; with a guest's access token, that guest becomes the account", description: nil,
@@ -16,7 +16,7 @@ extension DeclaredOperation {
     static let signIn = DeclaredOperation(
         id: "signIn", service: "PasswordApi", method: "POST", pattern: "/v1/auth/sign-in",
         access: .appKey, status: 200, takesBody: true,
-        limits: [RouteLimit].passwordSignIn, errors: [.invalidCredential, .userDisabled],
+        limits: [RouteLimit].passwordSignIn, errors: [.invalidCredential, .userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SignIn.protoName,
         document: .init(summary: "Sign in with email or username and password", description: nil,
@@ -26,7 +26,7 @@ extension DeclaredOperation {
     static let guestSignIn = DeclaredOperation(
         id: "guestSignIn", service: "AccountApi", method: "POST", pattern: "/v1/auth/guest",
         access: .appKey, status: 200, takesBody: true,
-        limits: [RouteLimit].guest, errors: [.userDisabled],
+        limits: [RouteLimit].guest, errors: [.userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.GuestSignIn.protoName,
         document: .init(summary: "Sign in as a guest: the same secret always returns the same guest", description: nil,
@@ -78,7 +78,7 @@ extension DeclaredOperation {
     static let refreshToken = DeclaredOperation(
         id: "refreshToken", service: "SessionApi", method: "POST", pattern: "/v1/auth/token/refresh",
         access: .appKey, status: 200, takesBody: true,
-        limits: [RouteLimit].refresh, errors: [.refreshTokenRevoked, .refreshTokenExpired, .sessionExpired, .userDisabled],
+        limits: [RouteLimit].refresh, errors: [.refreshTokenRevoked, .refreshTokenExpired, .sessionExpired, .userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.Refresh.protoName,
         document: .init(summary: "Spend a refresh token for a new pair; a spent token within 30 s gets the same successor, later it ends the session", description: nil,
@@ -160,7 +160,7 @@ extension DeclaredOperation {
     static let passkeySignInVerify = DeclaredOperation(
         id: "passkeySignInVerify", service: "PasskeyApi", method: "POST", pattern: "/v1/auth/passkey/verify",
         access: .appKey, status: 200, takesBody: true,
-        limits: [RouteLimit].providerSignIn, errors: [.passkeyNotConfigured, .invalidPasskey, .userDisabled],
+        limits: [RouteLimit].providerSignIn, errors: [.passkeyNotConfigured, .invalidPasskey, .userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyPasskey.protoName,
         document: .init(summary: "Passkey sign-in, step 2: the assertion (PublicKeyCredential JSON) for the flow; single use, 5 minutes. User verification gives amr [hwk, mfa] and aal 2", description: nil,
@@ -230,7 +230,7 @@ extension DeclaredOperation {
     static let signInWithApple = DeclaredOperation(
         id: "signInWithApple", service: "ProviderApi", method: "POST", pattern: "/v1/auth/apple",
         access: .guest, status: 200, takesBody: true,
-        limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("apple"),
+        limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("apple") + [.hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName,
         document: .init(summary: "Sign in with Apple; with a guest's access token, that guest becomes the account", description: nil,
@@ -240,7 +240,7 @@ extension DeclaredOperation {
     static let signInWithGoogle = DeclaredOperation(
         id: "signInWithGoogle", service: "ProviderApi", method: "POST", pattern: "/v1/auth/google",
         access: .guest, status: 200, takesBody: true,
-        limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("google"),
+        limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("google") + [.hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName,
         document: .init(summary: "Sign in with a Google id token; with a guest's access token, that guest becomes the account", description: nil,
@@ -250,7 +250,7 @@ extension DeclaredOperation {
     static let signInWithIdToken = DeclaredOperation(
         id: "signInWithIdToken", service: "ProviderApi", method: "POST", pattern: "/v1/auth/id-token",
         access: .guest, status: 200, takesBody: true,
-        limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("firebase"),
+        limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("firebase") + [.hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName,
         document: .init(summary: "Sign in with a Firebase id token; with a guest's access token, that guest becomes the account", description: nil,
@@ -303,7 +303,7 @@ extension DeclaredOperation {
     static let verifyEmailCode = DeclaredOperation(
         id: "verifyEmailCode", service: "EmailApi", method: "POST", pattern: "/v1/auth/email-code/verify",
         access: .guest, status: 200, takesBody: true,
-        limits: [RouteLimit].codeVerify, errors: [ServiceError].codeCheck + .signedIn + [.accountExists, .userDisabled],
+        limits: [RouteLimit].codeVerify, errors: [ServiceError].codeCheck + .signedIn + [.accountExists, .userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyEmailCode.protoName,
         document: .init(summary: "Sign in (or up) with a mailed code; with a guest's access token, that guest becomes the account", description: nil,
@@ -405,7 +405,7 @@ extension DeclaredOperation {
     static let verifyPhoneCode = DeclaredOperation(
         id: "verifyPhoneCode", service: "PhoneApi", method: "POST", pattern: "/v1/auth/phone/verify",
         access: .guest, status: 200, takesBody: true,
-        limits: [RouteLimit].codeVerify, errors: [ServiceError].phoneCodeCheck + .signedIn + [.accountExists, .userDisabled],
+        limits: [RouteLimit].codeVerify, errors: [ServiceError].phoneCodeCheck + .signedIn + [.accountExists, .userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyPhoneCode.protoName,
         document: .init(summary: "Sign in (or up) with a texted code; the phone counts as verified. With a guest's access token, that guest becomes the account", description: nil,
@@ -435,7 +435,7 @@ extension DeclaredOperation {
     static let verifyMfa = DeclaredOperation(
         id: "verifyMfa", service: "MfaApi", method: "POST", pattern: "/v1/auth/mfa/verify",
         access: .appKey, status: 200, takesBody: true,
-        limits: [RouteLimit].mfaVerify, errors: [ServiceError].secondFactorCheck,
+        limits: [RouteLimit].mfaVerify, errors: [ServiceError].secondFactorCheck + [.hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyMfa.protoName,
         document: .init(summary: "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed or texted code; 5 wrong codes end the challenge", description: nil,
@@ -758,6 +758,36 @@ extension DeclaredOperation {
                         request: "RotateSigningKeyRequest", response: "SigningKeyRotated",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
+    static let adminListHooks = DeclaredOperation(
+        id: "adminListHooks", service: "AdminHookApi", method: "GET", pattern: "/v1/admin/hooks",
+        access: .secretKey, status: 200, takesBody: false,
+        limits: [RouteLimit].admin, errors: [],
+        audit: "admin.hooks.list", sessionCheckedByHandler: false,
+        command: AdminV1.ListAuthHooks.protoName,
+        document: .init(summary: "The app's auth hooks (secrets never shown again)", description: nil,
+                        request: nil, response: "AuthHookList",
+                        parameters: [], mfaChallenge: false,
+                        generatedRequest: nil))
+    static let adminSaveHook = DeclaredOperation(
+        id: "adminSaveHook", service: "AdminHookApi", method: "PUT", pattern: "/v1/admin/hooks/{kind}",
+        access: .secretKey, status: 200, takesBody: true,
+        limits: [RouteLimit].admin, errors: [.notFound],
+        audit: "admin.hooks.save", sessionCheckedByHandler: false,
+        command: AdminV1.SaveAuthHook.protoName,
+        document: .init(summary: "Set the hook of a kind (before_sign_up, before_token, send_email, send_sms); a new hook's secret is shown once", description: nil,
+                        request: "AuthHookRequest", response: "AuthHook",
+                        parameters: [], mfaChallenge: false,
+                        generatedRequest: nil))
+    static let adminDeleteHook = DeclaredOperation(
+        id: "adminDeleteHook", service: "AdminHookApi", method: "DELETE", pattern: "/v1/admin/hooks/{kind}",
+        access: .secretKey, status: 204, takesBody: false,
+        limits: [RouteLimit].admin, errors: [.notFound],
+        audit: "admin.hooks.delete", sessionCheckedByHandler: false,
+        command: AdminV1.DeleteAuthHook.protoName,
+        document: .init(summary: "Remove the hook of a kind: the service works without it from now on", description: nil,
+                        request: nil, response: nil,
+                        parameters: [], mfaChallenge: false,
+                        generatedRequest: nil))
 
     /// The request schemas shared by several operations (`http.request`), generated from the
     /// fields of their commands: the document's components, never written by hand.
@@ -766,6 +796,7 @@ extension DeclaredOperation {
         "AdminUserUpdate": "{\"type\":\"object\",\"required\":[],\"properties\":{\"email\":{\"type\":[\"string\",\"null\"],\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"email_verified\":{\"type\":[\"boolean\",\"null\"]},\"phone\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^\\\\+[1-9][0-9]{6,14}$\",\"maxLength\":16},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100},\"roles\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/Roles\"},{\"type\":\"null\"}]},\"custom_claims\":{\"oneOf\":[{\"$ref\":\"#/components/schemas/CustomClaims\"},{\"type\":\"null\"}]},\"app_metadata\":{\"type\":[\"object\",\"null\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"]}}}",
         "AppleNotificationRequest": "{\"type\":\"object\",\"required\":[\"payload\"],\"properties\":{\"payload\":{\"type\":\"string\",\"maxLength\":16384,\"description\":\"The notification, a JWT Apple signs with its Sign in with Apple keys\",\"examples\":[\"eyJraWQiOiJZdXlYb1kiLCJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2FwcGxlaWQuYXBwbGUuY29tIn0.c2lnbmF0dXJl\"]}}}",
         "AppleSignInRequest": "{\"type\":\"object\",\"required\":[\"identity_token\",\"nonce\"],\"properties\":{\"identity_token\":{\"type\":\"string\",\"description\":\"The identity token Sign in with Apple gave the app\",\"examples\":[\"eyJraWQiOiJXNldjT0tCIiwiYWxnIjoiUlMyNTYifQ.eyJpc3MiOiJodHRwczovL2FwcGxlaWQuYXBwbGUuY29tIn0.c2lnbmF0dXJl\"]},\"nonce\":{\"type\":\"string\",\"description\":\"The raw nonce from GET /v1/auth/nonce\",\"examples\":[\"n-9Kq3vX0aLm2Zt7RbW4yQ\"]},\"authorization_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":2048,\"description\":\"Kept (exchanged for Apple's refresh token) so the account's deletion can revoke it at Apple\",\"examples\":[\"c6f1a8e2b9d04f7e8a3b5c1d2e4f6a8b0.0.mrqx.AbCdEf\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"password\":{\"type\":[\"string\",\"null\"],\"maxLength\":1024,\"description\":\"Linking only: the account's password, as fresh proof\"}}}",
+        "AuthHookRequest": "{\"type\":\"object\",\"required\":[\"url\"],\"properties\":{\"url\":{\"type\":\"string\",\"maxLength\":2048,\"description\":\"https; its host must resolve to public addresses only\",\"examples\":[\"https://api.example.com/identity/hooks\"]},\"timeout_ms\":{\"type\":[\"integer\",\"null\"],\"minimum\":100,\"maximum\":5000,\"description\":\"Default 2000 for a new hook; absent keeps the saved one\",\"examples\":[2000]},\"failure_policy\":{\"type\":[\"string\",\"null\"],\"enum\":[\"fail_closed\",\"fail_open\",null],\"description\":\"What a timeout, error or bad answer does; default fail_closed for a new hook\",\"examples\":[\"fail_closed\"]},\"rotate_secret\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Make a new secret (shown once in the answer)\"}}}",
         "DeletionProof": "{\"type\":\"object\",\"required\":[],\"properties\":{\"password\":{\"type\":[\"string\",\"null\"],\"description\":\"An account with a password\",\"examples\":[\"tangerine-ladder-1843\"]},\"secret\":{\"type\":[\"string\",\"null\"],\"description\":\"A guest: its secret\"},\"identity_token\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384,\"description\":\"An Apple account: a new identity token (with nonce and authorization_code)\"},\"id_token\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384,\"description\":\"A Google account: a new ID token\"},\"authorization_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":2048},\"nonce\":{\"type\":[\"string\",\"null\"],\"maxLength\":16384}}}",
         "DeviceRequest": "{\"type\":\"object\",\"required\":[\"token\",\"platform\",\"kind\"],\"properties\":{\"token\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":512,\"description\":\"The push token (APNs device token in hex, FCM registration token)\",\"examples\":[\"9f8c2e7a1b3d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a\"]},\"platform\":{\"type\":\"string\",\"enum\":[\"ios\",\"android\",\"web\"],\"examples\":[\"ios\"]},\"kind\":{\"type\":\"string\",\"enum\":[\"apns\",\"fcm\",\"voip\"],\"examples\":[\"apns\"]},\"device_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada's iPhone\"]}}}",
         "EmailAndCodeRequest": "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}",
@@ -799,6 +830,8 @@ extension DeclaredOperation {
         "AppSettings": "{\"type\":\"object\",\"required\":[\"app_id\",\"access_token_ttl\",\"session_lifetime\",\"session_idle_timeout\",\"google_client_ids\",\"apple_bundle_ids\",\"apple_services_ids\",\"apple_team_id\",\"apple_key_id\",\"apple_private_key_set\",\"firebase_project_id\",\"firebase_trust_email_verified\",\"deep_link_url\",\"mail_from_name\",\"mail_from_address\",\"rate_limits\",\"default_metadata\",\"profile\",\"domains\",\"domains_pending\",\"path_prefix\",\"allowed_origins\",\"apple_nonce\",\"webauthn_rp_id\",\"webauthn_rp_name\",\"webauthn_origins\",\"webauthn_require_uv\",\"jwks_cache_seconds\",\"failed_sign_in_audit_threshold\",\"apns_team_id\",\"apns_key_id\",\"apns_topic\",\"apns_private_key_set\",\"fcm_project_id\",\"fcm_service_account_set\",\"security_alerts\",\"sms_allowed_calling_codes\",\"sms_breaker_hourly\",\"sms_api_url\",\"sms_account_sid\",\"sms_auth_token_set\",\"sms_from\",\"sms_messaging_service_sid\"],\"properties\":{\"app_id\":{\"type\":\"string\"},\"access_token_ttl\":{\"type\":\"integer\",\"description\":\"Seconds\"},\"session_lifetime\":{\"type\":\"integer\",\"description\":\"Seconds\"},\"session_idle_timeout\":{\"type\":\"integer\",\"description\":\"Seconds\"},\"google_client_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"apple_bundle_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"apple_services_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"apple_team_id\":{\"type\":[\"string\",\"null\"]},\"apple_key_id\":{\"type\":[\"string\",\"null\"]},\"apple_private_key_set\":{\"type\":\"boolean\"},\"firebase_project_id\":{\"type\":[\"string\",\"null\"]},\"firebase_trust_email_verified\":{\"type\":\"boolean\"},\"deep_link_url\":{\"type\":[\"string\",\"null\"]},\"mail_from_name\":{\"type\":[\"string\",\"null\"]},\"mail_from_address\":{\"type\":[\"string\",\"null\"]},\"rate_limits\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Every limit's effective setting: COUNT/WINDOWs (e.g. 100/60s) or off\"},\"default_metadata\":{\"type\":\"object\"},\"profile\":{\"enum\":[\"standard\",\"single-token\",\"session-object\"]},\"domains\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"domains_pending\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Host \\u2192 the token to publish at https://HOST/.well-known/identity-domain-verification\"},\"path_prefix\":{\"type\":[\"string\",\"null\"]},\"allowed_origins\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"apple_nonce\":{\"enum\":[\"issued\",\"client\"]},\"webauthn_rp_id\":{\"type\":[\"string\",\"null\"]},\"webauthn_rp_name\":{\"type\":[\"string\",\"null\"]},\"webauthn_origins\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"webauthn_require_uv\":{\"type\":\"boolean\"},\"jwks_cache_seconds\":{\"type\":\"integer\"},\"failed_sign_in_audit_threshold\":{\"type\":\"integer\"},\"apns_team_id\":{\"type\":[\"string\",\"null\"]},\"apns_key_id\":{\"type\":[\"string\",\"null\"]},\"apns_topic\":{\"type\":[\"string\",\"null\"]},\"apns_private_key_set\":{\"type\":\"boolean\"},\"fcm_project_id\":{\"type\":[\"string\",\"null\"]},\"fcm_service_account_set\":{\"type\":\"boolean\"},\"security_alerts\":{\"type\":\"boolean\"},\"sms_allowed_calling_codes\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},\"sms_breaker_hourly\":{\"type\":\"integer\"},\"sms_api_url\":{\"type\":[\"string\",\"null\"]},\"sms_account_sid\":{\"type\":[\"string\",\"null\"]},\"sms_auth_token_set\":{\"type\":\"boolean\"},\"sms_from\":{\"type\":[\"string\",\"null\"]},\"sms_messaging_service_sid\":{\"type\":[\"string\",\"null\"]}}}",
         "AuditPage": "{\"type\":\"object\",\"required\":[\"data\",\"next_cursor\"],\"properties\":{\"data\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/AuditRow\"}},\"next_cursor\":{\"type\":[\"string\",\"null\"],\"description\":\"The next page's cursor; null on the last page\"}}}",
         "AuditRow": "{\"type\":\"object\",\"required\":[\"id\",\"at\",\"actor\",\"action\",\"target\",\"ip\",\"request_id\",\"detail\"],\"properties\":{\"id\":{\"type\":\"string\"},\"at\":{\"type\":\"string\",\"format\":\"date-time\"},\"actor\":{\"type\":\"string\",\"examples\":[\"secret_key:skid_01JD8X\"]},\"action\":{\"type\":\"string\",\"examples\":[\"admin.users.disable\"]},\"target\":{\"type\":[\"string\",\"null\"],\"examples\":[\"user:u_01JD8X2M7Q4V9T3K6N0P5R8S1W\"]},\"ip\":{\"type\":[\"string\",\"null\"]},\"request_id\":{\"type\":[\"string\",\"null\"]},\"detail\":{\"type\":\"object\"}}}",
+        "AuthHook": "{\"type\":\"object\",\"required\":[\"kind\",\"url\",\"timeout_ms\",\"failure_policy\",\"updated_at\",\"secret\"],\"properties\":{\"kind\":{\"enum\":[\"before_sign_up\",\"before_token\",\"send_email\",\"send_sms\"]},\"url\":{\"type\":\"string\",\"examples\":[\"https://api.example.com/identity/hooks\"]},\"timeout_ms\":{\"type\":\"integer\",\"examples\":[2000]},\"failure_policy\":{\"enum\":[\"fail_closed\",\"fail_open\"]},\"updated_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"secret\":{\"type\":[\"string\",\"null\"],\"description\":\"The Standard Webhooks secret (whsec_\\u2026), shown only by the save that made it; null otherwise\",\"examples\":[\"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"]}}}",
+        "AuthHookList": "{\"type\":\"object\",\"required\":[\"hooks\"],\"properties\":{\"hooks\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/AuthHook\"}}}}",
         "AuthorizationServerMetadata": "{\"type\":\"object\",\"required\":[\"issuer\",\"jwks_uri\",\"grant_types_supported\",\"introspection_endpoint\",\"introspection_endpoint_auth_methods_supported\",\"revocation_endpoint\",\"revocation_endpoint_auth_methods_supported\",\"service_documentation\"],\"properties\":{\"issuer\":{\"type\":\"string\",\"description\":\"The iss of the app's access tokens\"},\"jwks_uri\":{\"type\":\"string\",\"description\":\"The app's public signing keys\"},\"grant_types_supported\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Empty: no OAuth grant at a token endpoint\"},\"introspection_endpoint\":{\"type\":\"string\"},\"introspection_endpoint_auth_methods_supported\":{\"type\":\"array\",\"items\":{\"enum\":[\"client_secret_basic\",\"client_secret_post\"]}},\"revocation_endpoint\":{\"type\":\"string\"},\"revocation_endpoint_auth_methods_supported\":{\"type\":\"array\",\"items\":{\"enum\":[\"client_secret_basic\",\"client_secret_post\"]}},\"service_documentation\":{\"type\":\"string\"}}}",
         "BackupCodes": "{\"type\":\"object\",\"required\":[\"backup_codes\"],\"properties\":{\"backup_codes\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":10,\"maxItems\":10}}}",
         "CodeCheck": "{\"type\":\"object\",\"required\":[\"valid\"],\"properties\":{\"valid\":{\"type\":\"boolean\"}}}",
@@ -836,6 +869,8 @@ extension DeclaredOperation {
         "AdminUser": "{\"description\":\"The user\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/AdminUser\"}}},\"example\":{\"data\":{\"uid\":\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\",\"email\":\"ada@example.com\",\"email_verified\":true,\"phone\":\"+14155550123\",\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"is_guest\":false,\"has_password\":true,\"providers\":[\"password\"],\"roles\":[],\"mfa_enabled\":false,\"created_at\":\"2026-11-30T09:14:03Z\",\"app_metadata\":{},\"user_metadata\":{},\"locale\":\"pt-BR\",\"custom_claims\":{},\"disabled\":false}}}}}",
         "AppSettings": "{\"description\":\"The app's settings\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/AppSettings\"}}}}}}",
         "AuditPage": "{\"description\":\"Audit rows\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/AuditPage\"},\"example\":{\"data\":[{\"actor\":\"secret_key:skid_01JD8X\",\"action\":\"admin.users.disable\",\"target\":\"user:u_01JD8X2M7Q4V9T3K6N0P5R8S1W\"}]}}}}",
+        "AuthHook": "{\"description\":\"The hook\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/AuthHook\"}}},\"example\":{\"data\":{\"url\":\"https://api.example.com/identity/hooks\",\"timeout_ms\":2000,\"secret\":\"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"}}}}}",
+        "AuthHookList": "{\"description\":\"The app's auth hooks, by kind\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/AuthHookList\"}}},\"example\":{\"data\":{\"hooks\":[{\"url\":\"https://api.example.com/identity/hooks\",\"timeout_ms\":2000,\"secret\":\"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"}]}}}}}",
         "AuthorizationServerMetadata": "{\"description\":\"Authorization server metadata (RFC 8414)\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/AuthorizationServerMetadata\"}}}}",
         "BackupCodes": "{\"description\":\"Backup codes, shown this once\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/BackupCodes\"}}}}}}",
         "CodeCheck": "{\"description\":\"Whether the code is good\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/CodeCheck\"}}}}}}",
@@ -955,6 +990,9 @@ extension DeclaredOperation {
         .adminEndSession,
         .adminImportUsers,
         .adminRotateSigningKey,
+        .adminListHooks,
+        .adminSaveHook,
+        .adminDeleteHook,
     ]
 }
 
@@ -1626,6 +1664,26 @@ extension AdminKeyApiHandlers {
         [
             Route(.adminImportUsers, handler: adminImportUsers),
             Route(.adminRotateSigningKey, handler: adminRotateSigningKey),
+        ]
+    }
+}
+
+/// The routes of `AdminHookApi` (gateway.proto): the conforming type implements one handler per operation.
+protocol AdminHookApiHandlers: Sendable {
+    /// GET /v1/admin/hooks
+    func adminListHooks(_ context: RouteContext) throws -> RouteResult
+    /// PUT /v1/admin/hooks/{kind}
+    func adminSaveHook(_ context: RouteContext) throws -> RouteResult
+    /// DELETE /v1/admin/hooks/{kind}
+    func adminDeleteHook(_ context: RouteContext) throws -> RouteResult
+}
+
+extension AdminHookApiHandlers {
+    var routes: [Route] {
+        [
+            Route(.adminListHooks, handler: adminListHooks),
+            Route(.adminSaveHook, handler: adminSaveHook),
+            Route(.adminDeleteHook, handler: adminDeleteHook),
         ]
     }
 }
@@ -2332,5 +2390,23 @@ extension GatewayV1.RotateSigningKeyRequest {
         let alg = body.optionalString("alg", maxLength: 8, validate: { ["RS256", "ES256", "EdDSA"].contains($0) ? nil : "must be RS256, ES256 or EdDSA" }).string
         try body.finish()
         self.init(alg: alg)
+    }
+}
+
+extension GatewayV1.AuthHookRequest {
+    /// The body of PUT /v1/admin/hooks/{kind} (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let url = body.requiredString("url")
+        if let url, url.unicodeScalars.count > 2048 {
+            body.add(.init(location: "body.url", message: "must be at most 2048 characters"))
+        }
+        let timeoutMs = body.optionalInteger("timeout_ms", in: 100...5000).map { Int32($0) }
+        let failurePolicy = body.optionalString("failure_policy", maxLength: 16, validate: { ["fail_closed", "fail_open"].contains($0) ? nil : "must be fail_closed or fail_open" }).string
+        let rotateSecret = body.optionalBool("rotate_secret")
+        try body.finish()
+        guard let url else { throw ServiceError.validationFailed([]) }
+        self.init(url: url, timeoutMs: timeoutMs, failurePolicy: failurePolicy, rotateSecret: rotateSecret)
     }
 }

@@ -73,7 +73,7 @@ public enum ServiceMetrics {
     // MARK: Delivery
 
     public static let deliveries = registry.counter(
-        "identity_deliveries_total", "Messages to users by channel (email, sms, push) and outcome (sent, retried, dead_lettered, duplicate, undeliverable: an address Apple says does not forward).",
+        "identity_deliveries_total", "Messages to users by channel (email, sms, push) and outcome (sent, sent_by_app: handed to the app's send_email or send_sms hook, retried, dead_lettered, duplicate, undeliverable: an address Apple says does not forward).",
         labels: ["channel", "outcome"])
 
     public static let smsSegments = registry.counter(

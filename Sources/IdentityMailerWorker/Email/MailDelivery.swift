@@ -16,6 +16,8 @@ struct MailDelivery: Sendable {
     let defaultFromAddress: String
     let queues: ChannelQueues
     let counters: Locked<MailerWorker.Counters>
+    /// The app's `send_email` hook, offered the message first.
+    let hook: SendHook
 
     func handle(_ command: MailerV1.SendEmail) -> [OutgoingMessage] {
         let fields = ["message_id": command.messageId, "app_id": command.appId, "kind": command.kind]
@@ -32,6 +34,19 @@ struct MailDelivery: Sendable {
                 return []
             }
             let message = try render(command)
+            switch hook.offer(appId: command.appId, kind: .sendEmail, payload: message.hookPayload) {
+            case .sentByApp:
+                try ledger.markSent(messageId: command.messageId)
+                counters.withLock { $0.sent += 1 }
+                ServiceMetrics.deliveries.inc("email", "sent_by_app")
+                Log.info("mail handed to the app's send_email hook", fields)
+                return []
+            case .failed(let reason):
+                try? ledger.release(messageId: command.messageId)
+                return failed(command, .transient(reason), fields)
+            case .ownSending:
+                break
+            }
             do {
                 try transport.deliver(from: message.from, to: command.to, message: message.mime, messageId: command.messageId)
             } catch {
@@ -50,7 +65,14 @@ struct MailDelivery: Sendable {
         }
     }
 
-    private func render(_ sent: MailerV1.SendEmail) throws -> (from: String, mime: String) {
+    /// A message ready to send, and what the app's `send_email` hook is given of it.
+    struct Rendered {
+        let from: String
+        let mime: String
+        let hookPayload: [String: JSONValue]
+    }
+
+    private func render(_ sent: MailerV1.SendEmail) throws -> Rendered {
         var command = sent
         if !sent.sealedCode.isEmpty {
             command.code = try seal.open(Array(sent.sealedCode), messageId: sent.messageId)
@@ -73,10 +95,18 @@ struct MailDelivery: Sendable {
         // The app's own sender when it set an address, else the worker's default sender.
         let (fromName, fromAddress) = mail.fromAddress.map { (mail.fromName, $0) }
             ?? (mail.fromName ?? defaultFromName, defaultFromAddress)
-        return (fromAddress, MIMEMessage.build(fromName: fromName, fromAddress: fromAddress,
-                                               to: command.to, subject: rendered.subject, text: rendered.text,
-                                               html: rendered.html, messageId: command.messageId, kind: command.kind,
-                                               language: language))
+        let payload: [String: JSONValue] = [
+            "app_id": .string(command.appId), "message_id": .string(command.messageId), "kind": .string(command.kind),
+            "language": .string(language), "to": .string(command.to), "subject": .string(rendered.subject),
+            "text": .string(rendered.text), "html": .string(rendered.html),
+            "code": command.code.isEmpty ? .null : .string(command.code), "link": link.isEmpty ? .null : .string(link),
+        ]
+        return Rendered(from: fromAddress, mime: MIMEMessage.build(fromName: fromName, fromAddress: fromAddress,
+                                                                   to: command.to, subject: rendered.subject,
+                                                                   text: rendered.text, html: rendered.html,
+                                                                   messageId: command.messageId, kind: command.kind,
+                                                                   language: language),
+                        hookPayload: payload)
     }
 
     private func failed(_ command: MailerV1.SendEmail, _ failure: SMTPClient.Failure,

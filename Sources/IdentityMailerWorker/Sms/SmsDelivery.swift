@@ -25,6 +25,8 @@ struct SmsDelivery: Sendable {
     let outbound: OutboundAddressPolicy
     let queues: ChannelQueues
     let counters: Locked<MailerWorker.Counters>
+    /// The app's `send_sms` hook, offered the text first.
+    let hook: SendHook
 
     func handle(_ command: MailerV1.SendSms) -> [OutgoingMessage] {
         // Never the number: the logs hold no phone number.
@@ -40,7 +42,23 @@ struct SmsDelivery: Sendable {
             return failed(command, .transient(String(describing: error)), fields)
         }
         do throws(ChannelQueues.Failure) {
-            let (transport, text) = try prepare(command)
+            let (transport, text, language) = try prepare(command)
+            let payload: [String: JSONValue] = [
+                "app_id": .string(command.appId), "message_id": .string(command.messageId), "kind": .string(command.kind),
+                "language": .string(language), "to": .string(command.to), "text": .string(text),
+            ]
+            switch hook.offer(appId: command.appId, kind: .sendSms, payload: payload) {
+            case .sentByApp:
+                try? ledger.markSent(messageId: command.messageId)
+                counters.withLock { $0.sent += 1 }
+                ServiceMetrics.deliveries.inc("sms", "sent_by_app")
+                Log.info("sms handed to the app's send_sms hook", fields)
+                return []
+            case .failed(let reason):
+                throw .transient(reason)
+            case .ownSending:
+                break
+            }
             try transport.deliver(to: command.to, body: text, messageId: command.messageId)
             // What the bill counts: the segments of the text, by the encoding it needs.
             let segments = SmsSegments(text)
@@ -57,7 +75,7 @@ struct SmsDelivery: Sendable {
         return []
     }
 
-    private func prepare(_ command: MailerV1.SendSms) throws(ChannelQueues.Failure) -> (SmsTransport, String) {
+    private func prepare(_ command: MailerV1.SendSms) throws(ChannelQueues.Failure) -> (SmsTransport, String, String) {
         do {
             let code = try seal.open(Array(command.sealedCode), messageId: command.messageId)
             let appName = try apps.find(id: command.appId)?.name ?? "your app"
@@ -67,7 +85,7 @@ struct SmsDelivery: Sendable {
             let template = templates.part("text", kind: command.kind, language: language) ?? "{{code}}"
             let text = template.replacingOccurrences(of: "{{app_name}}", with: appName)
                 .replacingOccurrences(of: "{{code}}", with: code)
-            return (try transport(appId: command.appId), text)
+            return (try transport(appId: command.appId), text, language)
         } catch {
             // The store could not be read, or a key is wrong: try again later (dead letter last).
             throw .transient(String(describing: error))
@@ -110,6 +128,7 @@ extension SmsDelivery {
                            ledger: DeliveryLedger(pool: pool), defaultAccount: sms.account, defaultAPIURL: sms.apiURL,
                            fileTransport: SmsFileTransport(directory: sms.directory),
                            http: OutboundHTTP(timeoutMilliseconds: sms.timeoutMilliseconds),
-                           outbound: configuration.common.outboundAddresses, queues: queues, counters: counters)
+                           outbound: configuration.common.outboundAddresses, queues: queues, counters: counters,
+                           hook: SendHook.make(configuration: configuration, pool: pool))
     }
 }

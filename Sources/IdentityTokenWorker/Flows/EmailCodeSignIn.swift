@@ -57,7 +57,10 @@ struct EmailCodeSignIn: Sendable {
                 var new = UserStore.NewUser(email: command.email, username: nil, firstName: command.firstName,
                                             lastName: command.lastName, passwordHash: nil)
                 new.emailVerified = true
-                user = try users.insert(new, appId: command.appId, on: connection)
+                user = try outcome.issuer.hooks.createAccount(appId: command.appId, method: "email_code", new: new,
+                                                              ip: command.client?.ip, on: connection) {
+                    try users.insert(new, appId: command.appId, on: connection)
+                }
                 try Events.userCreated(appId: command.appId, uid: user.uid, email: user.email, on: connection)
                 created = true
             }

@@ -18,8 +18,22 @@ struct GuestSignIn: Sendable {
         if let replay = try outcome.replay(context, appId: command.appId, users: users) { return replay }
         let signingKey = try outcome.signingKey(appId: command.appId)
         let (user, decision, created) = try pool.transaction { connection -> (UserRecord, SignInOutcome.Decision, Bool) in
-            let (user, created) = try users.findOrCreateGuest(appId: command.appId, secretHMAC: hmac(command.secret),
-                                                              on: connection)
+            let secretHMAC = hmac(command.secret)
+            // A guest's first call creates it: the app's before_sign_up hook is asked then only.
+            let known = try !connection.query("SELECT 1 FROM users WHERE app_id = $1 AND guest_secret_hmac = $2",
+                                              [command.appId, PGParam.bytea(secretHMAC)]).isEmpty
+            let user: UserRecord
+            var created = false
+            if known {
+                (user, created) = try users.findOrCreateGuest(appId: command.appId, secretHMAC: secretHMAC, on: connection)
+            } else {
+                user = try outcome.issuer.hooks.createAccount(appId: command.appId, method: "guest", new: nil,
+                                                              ip: command.client?.ip, on: connection) {
+                    let found = try users.findOrCreateGuest(appId: command.appId, secretHMAC: secretHMAC, on: connection)
+                    created = found.created
+                    return found.user
+                }
+            }
             guard !user.disabled else { throw ServiceError.userDisabled }
             if created { try Events.userCreated(appId: user.appId, uid: user.uid, email: nil, on: connection) }
             return (user, try outcome.decide(for: user, by: .guest, client: command.client, command: context,

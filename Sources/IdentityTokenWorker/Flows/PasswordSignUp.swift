@@ -34,7 +34,10 @@ struct PasswordSignUp: Sendable {
                     var new = UserStore.NewUser(email: command.email, username: command.username,
                                                 firstName: command.firstName, lastName: command.lastName, passwordHash: hash)
                     new.locale = locale
-                    user = try users.insert(new, appId: command.appId, on: connection)
+                    user = try outcome.issuer.hooks.createAccount(appId: command.appId, method: "password", new: new,
+                                                                  ip: command.client?.ip, on: connection) {
+                        try users.insert(new, appId: command.appId, on: connection)
+                    }
                 } catch UserStore.Conflict.email {
                     throw ServiceError.emailAlreadyInUse
                 } catch UserStore.Conflict.username {

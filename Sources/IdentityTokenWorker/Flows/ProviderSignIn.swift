@@ -95,7 +95,10 @@ struct ProviderSignIn: Sendable {
         new.photoURL = identity.photoUrl
         let user: UserRecord
         do {
-            user = try users.insert(new, appId: appId, on: connection)
+            user = try outcome.issuer.hooks.createAccount(appId: appId, method: "provider:" + identity.provider, new: new,
+                                                          ip: command.client?.ip, on: connection) {
+                try users.insert(new, appId: appId, on: connection)
+            }
         } catch UserStore.Conflict.email {
             throw ServiceError.accountExistsWithDifferentCredential
         }

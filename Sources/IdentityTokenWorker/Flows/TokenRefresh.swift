@@ -111,6 +111,6 @@ struct TokenRefresh: Sendable {
         guard let user else { throw ServiceError.refreshTokenRevoked }
         guard !user.disabled else { throw ServiceError.userDisabled }
         return try issuer.result(for: user, sessionId: sessionId, refreshToken: successor, assurance: assurance,
-                                 isNewUser: false, signingKey: signingKey)
+                                 isNewUser: false, signingKey: signingKey, trigger: "refresh")
     }
 }

@@ -96,6 +96,12 @@ protocol TokenCommandHandlers: Sendable {
     func handle(_ command: AdminV1.ImportUsers, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// POST /v1/admin/keys/rotate
     func handle(_ command: AdminV1.RotateSigningKey, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// GET /v1/admin/hooks
+    func handle(_ command: AdminV1.ListAuthHooks, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// PUT /v1/admin/hooks/{kind}
+    func handle(_ command: AdminV1.SaveAuthHook, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// DELETE /v1/admin/hooks/{kind}
+    func handle(_ command: AdminV1.DeleteAuthHook, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// Internal.IssueSessionToken (bus only)
     func handle(_ command: TokenV1.IssueSessionToken, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// Internal.Ping (bus only)
@@ -290,6 +296,18 @@ enum TokenCommandDispatch {
             let command: AdminV1.RotateSigningKey = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
         },
+        AdminV1.ListAuthHooks.protoName: { handlers, checks, message in
+            let command: AdminV1.ListAuthHooks = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
+        AdminV1.SaveAuthHook.protoName: { handlers, checks, message in
+            let command: AdminV1.SaveAuthHook = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
+        AdminV1.DeleteAuthHook.protoName: { handlers, checks, message in
+            let command: AdminV1.DeleteAuthHook = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
         TokenV1.IssueSessionToken.protoName: { handlers, checks, message in
             let command: TokenV1.IssueSessionToken = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
@@ -426,6 +444,9 @@ extension AdminV1.SetUserDisabled: ActsForAppBackend {}
 extension AdminV1.ResetUserMfa: ActsForAppBackend {}
 extension AdminV1.ImportUsers: ActsForAppBackend {}
 extension AdminV1.RotateSigningKey: ActsForAppBackend {}
+extension AdminV1.ListAuthHooks: ActsForAppBackend {}
+extension AdminV1.SaveAuthHook: ActsForAppBackend {}
+extension AdminV1.DeleteAuthHook: ActsForAppBackend {}
 extension TokenV1.IssueSessionToken: ActsForUser {
     var actingUid: String { uid }
     var actingSessionId: String { sessionId }

@@ -11,6 +11,9 @@ struct SessionIssuer: Sendable {
     let refreshTokenLifetimeSeconds: Int
     /// Derives first refresh tokens from command ids (see `firstRefreshToken`).
     let commandKey: [UInt8]
+    /// The app's auth hooks: `before_token` before every access token signed here, and
+    /// `before_sign_up`, which the flows that create accounts call through this.
+    let hooks: AuthHookGate
 
     struct Started {
         let sessionId: String
@@ -71,22 +74,36 @@ struct SessionIssuer: Sendable {
         return entry
     }
 
+    /// A new session's first tokens. When the app's `before_token` hook refuses them, the
+    /// session it committed ends at once: no one ever held its refresh token.
     func result(for user: UserRecord, started: Started, assurance: Assurance, isNewUser: Bool,
                 signingKey entry: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
-        try result(for: user, sessionId: started.sessionId, refreshToken: started.refreshToken, assurance: assurance,
-                   isNewUser: isNewUser, signingKey: entry)
+        do {
+            return try result(for: user, sessionId: started.sessionId, refreshToken: started.refreshToken,
+                              assurance: assurance, isNewUser: isNewUser, signingKey: entry)
+        } catch let error as ServiceError where error.code == ServiceError.hookRefused.code
+            || error.code == ServiceError.hookFailed.code {
+            _ = try? hooks.pool.transaction { connection in
+                try sessions.end(appId: user.appId, uid: user.uid, sessionId: started.sessionId, reason: "hook_refused",
+                                 on: connection)
+            }
+            throw error
+        }
     }
 
-    /// The token response for a session: a new access token beside `refreshToken`.
+    /// The token response for a session: a new access token beside `refreshToken`, with the
+    /// claims the app's `before_token` hook adds (`trigger`: sign_in or refresh).
     func result(for user: UserRecord, sessionId: String, refreshToken: String, assurance: Assurance, isNewUser: Bool,
-                signingKey entry: SigningKeyCache.Entry) throws -> TokenV1.AuthResult {
+                signingKey entry: SigningKeyCache.Entry, trigger: String = "sign_in") throws -> TokenV1.AuthResult {
+        let custom = try hooks.beforeToken(user: user, sessionId: sessionId, amr: assurance.amr, aal: assurance.aal,
+                                           trigger: trigger)
         let now = Timestamp.nowSeconds()
         var claims = AccessTokenClaims(
             iss: entry.app.issuer, aud: entry.app.id, sub: user.uid, sid: sessionId,
             iat: now, exp: now + Int64(entry.app.accessTokenTTL), jti: Identifiers.nowULID(),
             amr: assurance.amr, aal: assurance.aal, isGuest: user.isGuest, email: user.email, emailVerified: user.emailVerified,
             roles: user.roles)
-        claims.custom = CustomClaims.parse(user.customClaimsJSON)
+        claims.custom = custom
         let accessToken = try JWT.sign(claims, kid: entry.kid, key: entry.key)
         return TokenV1.AuthResult(accessToken: accessToken, tokenType: "Bearer",
                                   expiresIn: Int32(entry.app.accessTokenTTL), refreshToken: refreshToken,

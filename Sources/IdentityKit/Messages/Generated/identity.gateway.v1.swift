@@ -270,6 +270,44 @@ extension GatewayV1 {
         }
     }
 
+    /// PUT /v1/admin/hooks/{kind}: where the hook is and how it fails.
+    public struct AuthHookRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.AuthHookRequest"
+
+        public var url: String
+        public var timeoutMs: Int32?
+        public var failurePolicy: String?
+        public var rotateSecret: Bool?
+
+        public init(
+            url: String = "",
+            timeoutMs: Int32? = nil,
+            failurePolicy: String? = nil,
+            rotateSecret: Bool? = nil
+        ) {
+            self.url = url
+            self.timeoutMs = timeoutMs
+            self.failurePolicy = failurePolicy
+            self.rotateSecret = rotateSecret
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.url = try container.decodeProto(String.self, "url") ?? ""
+            self.timeoutMs = try container.decodeProto(ProtoJSONInteger<Int32>.self, "timeout_ms", "timeoutMs")?.value
+            self.failurePolicy = try container.decodeProto(String.self, "failure_policy", "failurePolicy")
+            self.rotateSecret = try container.decodeProto(Bool.self, "rotate_secret", "rotateSecret")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.url.isEmpty { try container.encode(self.url, forKey: ProtoJSONKey("url")) }
+            if let value = self.timeoutMs { try container.encode(value, forKey: ProtoJSONKey("timeout_ms")) }
+            if let value = self.failurePolicy { try container.encode(value, forKey: ProtoJSONKey("failure_policy")) }
+            if let value = self.rotateSecret { try container.encode(value, forKey: ProtoJSONKey("rotate_secret")) }
+        }
+    }
+
     /// POST /v1/admin/users: a user made by the app's backend.
     public struct AdminUserCreate: ProtoMessage {
         public static let protoName = "identity.gateway.v1.AdminUserCreate"

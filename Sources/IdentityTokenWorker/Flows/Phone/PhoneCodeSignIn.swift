@@ -71,9 +71,15 @@ struct PhoneCodeSignIn: Sendable {
                 guard !existing.disabled else { return .failure(.userDisabled) }
                 user = existing
             } else {
-                let new = UserStore.NewUser(email: nil, username: nil, firstName: command.firstName,
+                var new = UserStore.NewUser(email: nil, username: nil, firstName: command.firstName,
                                             lastName: command.lastName, passwordHash: nil)
-                let inserted = try users.insert(new, appId: command.appId, on: connection)
+                new.phone = phone
+                let described = new
+                new.phone = nil  // set by setPhone, with its own rules
+                let inserted = try outcome.issuer.hooks.createAccount(appId: command.appId, method: "phone", new: described,
+                                                                      ip: command.client?.ip, on: connection) {
+                    try users.insert(new, appId: command.appId, on: connection)
+                }
                 user = try setPhone(phone, uid: inserted.uid, appId: command.appId, on: connection)
                 try Events.userCreated(appId: command.appId, uid: user.uid, email: nil, on: connection)
                 created = true
