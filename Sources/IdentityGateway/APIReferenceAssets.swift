@@ -17,19 +17,19 @@ extension APIReference {
         <script src="/api/docs/reference.js" defer></script>
         </head>
         <body>
-        <header class="top">
-          <h1>Identity service API</h1>
-          <input id="search" type="search" placeholder="Search operations, fields and error codes" aria-label="Search the reference" autocomplete="off">
-          <details class="credentials" open>
-            <summary>Credentials for “Try it”</summary>
-            <label>X-App-Key <input id="appKey" placeholder="ak_…" autocomplete="off"></label>
-            <label>Bearer token (a user’s access token) <input id="bearer" placeholder="eyJ…" autocomplete="off"></label>
-            <label>Secret key (admin API, introspection) <input id="secretKey" placeholder="sk_…" autocomplete="off"></label>
-            <p class="hint">Kept in this tab only. An answer that carries <code>access_token</code> fills the bearer token, so the next call is made as that user.</p>
-          </details>
-        </header>
         <div class="layout">
-          <nav id="nav" aria-label="Operations"></nav>
+          <aside class="side">
+            <h1>Identity service API</h1>
+            <input id="search" type="search" placeholder="Search operations, fields, error codes" aria-label="Search the reference" autocomplete="off">
+            <details class="credentials" open>
+              <summary>Credentials for “Try it”</summary>
+              <label>X-App-Key <input id="appKey" placeholder="ak_…" autocomplete="off"></label>
+              <label>Bearer token (a user’s access token) <input id="bearer" placeholder="eyJ…" autocomplete="off"></label>
+              <label>Secret key (admin API, introspection) <input id="secretKey" placeholder="sk_…" autocomplete="off"></label>
+              <p class="hint">Kept in this tab only. An answer that carries <code>access_token</code> fills the bearer token, so the next call is made as that user.</p>
+            </details>
+            <nav id="nav" aria-label="Operations"></nav>
+          </aside>
           <main id="content"><p id="loading">Loading the reference from <a href="/api/docs/openapi.json">openapi.json</a>…</p></main>
         </div>
         <noscript><p>This page needs JavaScript; the document itself is <a href="/api/docs/openapi.json">openapi.json</a>.</p></noscript>
@@ -154,11 +154,11 @@ extension APIReference {
               alternatives.push(...inner.alternatives);
             }
             const choice = schema.anyOf || schema.oneOf;
-            if (choice && choice.some(c => Object.keys(deref(c).properties || {}).length)) {
-              alternatives.push(choice.map(c => {
-                const inner = deref(c);
-                return refName(c) || (inner.required || []).join(" + ") || "another shape";
-              }));
+            if (choice && choice.some(c => Object.keys(deref(c).properties || {}).length || (deref(c).required || []).length)) {
+              // Named only when every alternative can be: a rule such as "this field needs that one"
+              // is said by the fields' descriptions instead.
+              const names = choice.map(c => refName(c) || (deref(c).required || []).join(" + "));
+              if (names.every(Boolean)) alternatives.push(names);
               for (const c of choice) {
                 for (const f of fieldsOf(c, seen).fields) {
                   if (!fields.find(x => x.name === f.name)) fields.push({...f, required: false, inChoice: true});
@@ -526,31 +526,29 @@ extension APIReference {
         body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d2129; background: #fff; }
         code, pre, textarea, input { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
         code { background: var(--code-bg); padding: 0 .25em; border-radius: 3px; }
-        pre { background: var(--code-bg); padding: .6rem .8rem; overflow: auto; white-space: pre-wrap; word-break: break-word; border-radius: 4px; }
+        pre { background: var(--code-bg); padding: .6rem .8rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; border-radius: 4px; }
         a { color: var(--accent); }
         [hidden] { display: none !important; }
 
-        .top { position: sticky; top: 0; z-index: 2; background: #fff; border-bottom: 1px solid var(--border);
-               padding: .6rem 1.2rem; display: flex; flex-wrap: wrap; gap: .4rem 1rem; align-items: center; }
-        .top h1 { font-size: 1.2rem; margin: 0; }
-        #search { flex: 1 1 18rem; padding: .45rem .6rem; border: 1px solid var(--border); border-radius: 4px; font-family: inherit; font-size: 15px; }
-        .credentials { flex-basis: 100%; font-size: 14px; }
+        .layout { display: grid; grid-template-columns: 20rem minmax(0, 1fr); }
+        .side { position: sticky; top: 0; height: 100vh; display: flex; flex-direction: column; gap: .5rem;
+                padding: .8rem 1rem 0; border-right: 1px solid var(--border); background: #fbfbfc; }
+        .side h1 { font-size: 1.15rem; margin: 0; }
+        #search { width: 100%; padding: .45rem .6rem; border: 1px solid var(--border); border-radius: 4px; font-family: inherit; font-size: 15px; }
+        .credentials { font-size: 13px; }
         .credentials summary { cursor: pointer; color: var(--muted); }
-        .credentials label { display: inline-flex; flex-direction: column; margin: .3rem 1rem .2rem 0; min-width: 16rem; }
-        .credentials input { padding: .3rem .4rem; border: 1px solid var(--border); border-radius: 3px; }
+        .credentials label { display: flex; flex-direction: column; margin: .3rem 0; }
+        .credentials input { width: 100%; padding: .25rem .4rem; border: 1px solid var(--border); border-radius: 3px; }
         .hint { color: var(--muted); font-size: 13px; margin: .2rem 0; }
-
-        .layout { display: grid; grid-template-columns: 19rem minmax(0, 1fr); }
-        #nav { position: sticky; top: 9rem; align-self: start; max-height: calc(100vh - 9rem); overflow: auto;
-               padding: .8rem 1rem; border-right: 1px solid var(--border); font-size: 13px; }
+        #nav { flex: 1; overflow: auto; font-size: 13px; border-top: 1px solid var(--border); padding: .4rem 0 1rem; }
         #nav ul { list-style: none; margin: .2rem 0 .8rem; padding: 0; }
         #nav li a { display: block; padding: .1rem 0; text-decoration: none; color: #1d2129; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
         .nav-tag-name { font-weight: 600; text-decoration: none; }
-        main { padding: 0 1.6rem 4rem; max-width: 66rem; }
+        main { padding: 0 1.6rem 4rem; max-width: 68rem; min-width: 0; overflow-wrap: break-word; }
 
         .tag > h2, .errors > h2, .intro > h2 { border-bottom: 2px solid var(--border); padding-bottom: .2rem; margin-top: 2rem; }
         .version { font-size: .8em; color: var(--muted); font-weight: 400; }
-        .op { border: 1px solid var(--border); border-radius: 6px; padding: .2rem 1rem .8rem; margin: 1rem 0; scroll-margin-top: 10rem; }
+        .op { border: 1px solid var(--border); border-radius: 6px; padding: .2rem 1rem .8rem; margin: 1rem 0; scroll-margin-top: 1rem; }
         .op h3 { display: flex; flex-wrap: wrap; gap: .3rem .7rem; align-items: baseline; font-size: 1rem; }
         .op h3 .anchor { text-decoration: none; color: inherit; }
         .op h3 .path { font-size: 14px; background: none; }
@@ -564,11 +562,15 @@ extension APIReference {
         .required { margin-left: .4rem; font-size: 11px; color: #b42318; text-transform: uppercase; letter-spacing: .03em; }
         .optional { margin-left: .4rem; font-size: 11px; color: var(--muted); }
         .media { margin-left: .4rem; font-size: 12px; color: var(--muted); font-weight: 400; }
-        table.fields { border-collapse: collapse; width: 100%; font-size: 14px; }
-        table.fields th, table.fields td { border-top: 1px solid var(--border); padding: .3rem .5rem; text-align: left; vertical-align: top; }
+        table.fields { border-collapse: collapse; width: 100%; font-size: 14px; table-layout: fixed; }
+        table.fields th:first-child { width: 26%; }
+        table.fields th:nth-child(2) { width: 20%; }
+        table.params th:nth-child(2) { width: 4.5rem; }
+        table.params th:nth-child(3) { width: 14%; }
+        table.fields th, table.fields td { border-top: 1px solid var(--border); padding: .3rem .5rem; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
         table.fields th { font-size: 12px; color: var(--muted); font-weight: 600; }
         td.type, p.type { font-family: ui-monospace, monospace; font-size: 13px; color: #7b3fb5; }
-        .constraint { display: inline-block; font-size: 12px; background: #eef2fb; border-radius: 3px; padding: 0 .35rem; margin: 0 .3rem .15rem 0; }
+        .constraint { display: inline-block; max-width: 100%; overflow-wrap: anywhere; font-size: 12px; background: #eef2fb; border-radius: 3px; padding: 0 .35rem; margin: 0 .3rem .15rem 0; }
         .example-value { font-size: 12px; color: var(--muted); }
         .response { border-left: 3px solid var(--border); padding: .1rem .7rem; margin: .4rem 0; }
         .response.ok { border-left-color: #2f7d32; } .response.error { border-left-color: #b42318; }
@@ -581,14 +583,15 @@ extension APIReference {
         .try input, .try textarea { display: block; width: 100%; padding: .3rem .4rem; border: 1px solid var(--border); border-radius: 3px; }
         .try button { margin-top: .4rem; padding: .35rem 1.2rem; border: 0; border-radius: 4px; background: var(--accent); color: #fff; font-weight: 600; cursor: pointer; }
         .try pre.out:empty { display: none; }
-        .error-code { border-top: 1px solid var(--border); padding: .2rem 0 .6rem; scroll-margin-top: 10rem; }
+        .error-code { border-top: 1px solid var(--border); padding: .2rem 0 .6rem; scroll-margin-top: 1rem; }
         .error-code h3 { font-size: 1rem; margin: .6rem 0 .2rem; }
         .targeted { outline: 3px solid #f5b700; outline-offset: 4px; }
         .failed { color: #b42318; }
 
         @media (max-width: 900px) {
           .layout { grid-template-columns: 1fr; }
-          #nav { position: static; max-height: none; border-right: 0; border-bottom: 1px solid var(--border); }
+          .side { position: static; height: auto; border-right: 0; border-bottom: 1px solid var(--border); }
+          #nav { max-height: 40vh; }
         }
         """#)
 }

@@ -111,11 +111,11 @@
       alternatives.push(...inner.alternatives);
     }
     const choice = schema.anyOf || schema.oneOf;
-    if (choice && choice.some(c => Object.keys(deref(c).properties || {}).length)) {
-      alternatives.push(choice.map(c => {
-        const inner = deref(c);
-        return refName(c) || (inner.required || []).join(" + ") || "another shape";
-      }));
+    if (choice && choice.some(c => Object.keys(deref(c).properties || {}).length || (deref(c).required || []).length)) {
+      // Named only when every alternative can be: a rule such as "this field needs that one"
+      // is said by the fields' descriptions instead.
+      const names = choice.map(c => refName(c) || (deref(c).required || []).join(" + "));
+      if (names.every(Boolean)) alternatives.push(names);
       for (const c of choice) {
         for (const f of fieldsOf(c, seen).fields) {
           if (!fields.find(x => x.name === f.name)) fields.push({...f, required: false, inChoice: true});
