@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check lint migrate run test stop bench chaos cluster deploy-check clean
+.PHONY: deps services build proto proto-check api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check lint migrate run test stop bench chaos cluster deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -27,6 +27,13 @@ proto: deps
 
 proto-check: deps
 	python3 tools/protogen.py --check
+
+# The API reference page (web/api-reference/), embedded into the gateway (tools/apirefgen.py).
+api-reference:
+	python3 tools/apirefgen.py
+
+api-reference-check:
+	python3 tools/apirefgen.py --check
 
 # IdentityKit's calling-code table, generated from phonenumbers' metadata (tools/phonegen.py).
 phone-table:
@@ -67,7 +74,7 @@ migrate: services build
 run: services build
 	scripts/run.sh
 
-test: services proto-check phone-table-check breached-passwords-check gateway-secrets-check config-doc-check lint
+test: services proto-check api-reference-check phone-table-check breached-passwords-check gateway-secrets-check config-doc-check lint
 	scripts/test.sh
 
 stop:

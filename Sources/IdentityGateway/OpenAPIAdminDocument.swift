@@ -59,6 +59,7 @@ enum OpenAPIAdminDocument {
           "required": true,
           "content": {
             "application/x-www-form-urlencoded": {
+              "example": {"token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl", "token_type_hint": "access_token"},
               "schema": {
                 "type": "object",
                 "required": ["token"],
@@ -101,6 +102,7 @@ enum OpenAPIAdminDocument {
               }
             },
             "application/json": {
+              "example": {"token": "rt_3q2-7wEAAAAbW9yZSByYW5kb20gYnl0ZXMgaGVyZQ", "token_type_hint": "refresh_token"},
               "schema": {
                 "type": "object",
                 "required": ["token"],
@@ -165,6 +167,7 @@ enum OpenAPIAdminDocument {
       "schemas": {
         "AppSettingsUpdate": {
           "type": "object", "description": "Only what is sent changes; null clears a text setting",
+          "examples": [{"access_token_ttl": 900, "google_client_ids": ["1234567890-abc.apps.googleusercontent.com"], "allowed_origins": ["https://app.example.com"], "rate_limits": {"sign_in_per_ip": "200/1m"}}],
           "properties": {
             "access_token_ttl": {"type": "integer", "minimum": 300, "maximum": 86400},
             "session_lifetime": {"type": "integer", "minimum": 3600, "maximum": 315360000},

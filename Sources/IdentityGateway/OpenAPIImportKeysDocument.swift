@@ -12,6 +12,13 @@ enum OpenAPIImportKeysDocument {
           "required": true,
           "content": {
             "application/json": {
+              "example": {
+                "users": [
+                  {"uid": "legacy-1842", "email": "ada@example.com", "email_verified": true, "first_name": "Ada",
+                   "password_hash": {"algorithm": "bcrypt", "hash": "$2b$12$C6UzMDM.H6dfI/f/IKcEeO5oN2JZKXc1c5Tw6pwbZ5Ww9lJZ2sTWe"}},
+                  {"email": "grace@example.com", "providers": [{"provider": "google", "subject": "109876543210987654321", "email": "grace@example.com"}]}
+                ]
+              },
               "schema": {
                 "type": "object",
                 "required": ["users"],

@@ -25,6 +25,7 @@ extension OpenAPIDocument {
           "required": true,
           "content": {
             "application/json": {
+              "example": {"id_token": "eyJhbGciOiJSUzI1NiIsImtpZCI6ImExIn0.eyJpc3MiOiJodHRwczovL2FjY291bnRzLmdvb2dsZS5jb20ifQ.c2lnbmF0dXJl", "password": "tangerine-ladder-1843"},
               "schema": {
                 "allOf": [
                   {

@@ -9,7 +9,8 @@ import IdentityKit
 ///   problem+json whose schema pins `status` and enumerates the `code`s (also listed as
 ///   `x-error-codes`, and with their meaning in the description);
 /// - each rate-limited operation's `x-rate-limits` (names and defaults) and its 429's headers;
-/// - `X-Request-Id` on every answer of every operation.
+/// - `X-Request-Id` on every answer of every operation;
+/// - `x-error-catalogue`: every code once, with what it means (the reference page's sections).
 extension OpenAPIDocument {
     /// The document before its error answers: `json` with each declared operation of `routes`
     /// where its declaration says (success answers only, like the hand-written part).
@@ -24,7 +25,10 @@ extension OpenAPIDocument {
             paths[declared.pattern] = .object(item)
         }
         document["paths"] = .object(paths)
-        document["tags"] = .array(tags(routes))
+        // The declared services' tags, then the document's own (its routes that proto/ does not declare).
+        var ownTags: [JSONValue] = []
+        if case .array(let own)? = document["tags"] { ownTags = own }
+        document["tags"] = .array(tags(routes) + ownTags)
         // The request schemas, the answers' shapes and their responses, generated from proto/,
         // join the shared components written here.
         if case .object(var components)? = document["components"] {
@@ -42,8 +46,10 @@ extension OpenAPIDocument {
         return .object(document)
     }
 
-    /// A body example made of the examples its fields declare (nil when none does).
+    /// A body example: the schema's own (`examples`), else one made of the examples its fields
+    /// declare (nil when none does).
     static func example(of schema: JSONValue) -> JSONValue? {
+        if case .array(let own)? = schema["examples"], let first = own.first { return first }
         guard case .object(let properties)? = schema["properties"] else { return nil }
         var example: [String: JSONValue] = [:]
         for (name, property) in properties {
@@ -90,6 +96,7 @@ extension OpenAPIDocument {
             paths[path] = .object(operations)
         }
         document["paths"] = .object(paths)
+        document["x-error-catalogue"] = errorCatalogue(routes: routes)
         if case .object(var components)? = document["components"], let shared = components["responses"] {
             components["responses"] = withRequestId(shared)
             document["components"] = .object(components)
@@ -117,10 +124,13 @@ extension OpenAPIDocument {
         // The body's schema: a shared component by name, else the one generated from the
         // command's fields; with an example when the fields declare theirs.
         let generated = declared.document.generatedRequest.flatMap { JSONValue.parse(Data($0.utf8)) }
+        let shared = declared.document.request.flatMap { name in
+            DeclaredOperation.requestSchemas[name].flatMap { JSONValue.parse(Data($0.utf8)) } ?? handWrittenSchemas[name]
+        }
         let schema = declared.document.request.map { ref("schemas", $0) } ?? generated
         if let schema {
             var media: [String: JSONValue] = ["schema": schema]
-            if let example = generated.flatMap(example(of:)) { media["example"] = example }
+            if let example = (generated ?? shared).flatMap(example(of:)) { media["example"] = example }
             entry["requestBody"] = .object(["required": .bool(declared.takesBody), "content": .object([
                 "application/json": .object(media)])])
         }
@@ -136,6 +146,14 @@ extension OpenAPIDocument {
         if case .object(let own)? = allOperationParts[declared.id] { entry.merge(own) { $1 } }
         return .object(entry)
     }
+
+    /// The schemas this document writes by hand (`json`), by name: a body read by a parser of its
+    /// own (the settings update) gives its example there.
+    static let handWrittenSchemas: [String: JSONValue] = {
+        guard case .object(let schemas)? = JSONValue.parse(Data(json.utf8), maximumBytes: 1 << 20)?["components"]?["schemas"]
+        else { return [:] }
+        return schemas
+    }()
 
     /// The `{name}` segments of a route's pattern, in order.
     static func pathParameters(_ pattern: String) -> [String] {
@@ -159,10 +177,47 @@ extension OpenAPIDocument {
         }
     }
 
-    /// One tag per declared service, in declaration order, named as in proto/.
+    /// One tag per declared service, in declaration order, named as in proto/ and described by
+    /// the service's comment there.
     static func tags(_ routes: [Route]) -> [JSONValue] {
         var seen = Set<String>()
-        return routes.compactMap { $0.operation?.service }.filter { seen.insert($0).inserted }.map { .object(["name": .string($0)]) }
+        let descriptions = Dictionary(DeclaredOperation.serviceDescriptions, uniquingKeysWith: { first, _ in first })
+        return routes.compactMap { $0.operation?.service }.filter { seen.insert($0).inserted }.map { service in
+            var tag: [String: JSONValue] = ["name": .string(service)]
+            if let description = descriptions[service] { tag["description"] = .string(description) }
+            return .object(tag)
+        }
+    }
+
+    /// Errors any request may meet before a route is chosen or its body read (framing, routing,
+    /// media type, size, JSON), and those of the service itself; the routes add their own.
+    static let errorsOfEveryRequest: [ServiceError] = [
+        .badRequest, .notFound, .methodNotAllowed, .payloadTooLarge, .unsupportedMediaType, .invalidJSON,
+        .originNotAllowed, .internal, .unavailable,
+    ]
+
+    /// Every code the service may answer, once, by code: its status, the status's title and
+    /// what it means (each distinct `detail` it is answered with). The reference page makes a
+    /// section of each, which is where a problem's `type` (`/api/docs#error-<code>`) points.
+    static func errorCatalogue(routes: [Route]) -> JSONValue {
+        var order: [String] = []
+        var byCode: [String: (status: Int, details: [String])] = [:]
+        let all = errorsOfEveryRequest + routes.flatMap { documentedErrors(of: $0).flatMap(\.errors) }
+        for error in all {
+            if var known = byCode[error.code] {
+                if !known.details.contains(error.detail) { known.details.append(error.detail) }
+                byCode[error.code] = known
+            } else {
+                order.append(error.code)
+                byCode[error.code] = (error.status, [error.detail])
+            }
+        }
+        return .array(order.sorted().compactMap { code in
+            guard let entry = byCode[code] else { return nil }
+            return .object(["code": .string(code), "status": JSONValue(entry.status),
+                            "title": .string(HTTPResponse.reasonPhrase(entry.status)),
+                            "description": .string(entry.details.joined(separator: " "))])
+        })
     }
 
     /// Responses (an operation's, or the shared ones) each with the `X-Request-Id` header; a

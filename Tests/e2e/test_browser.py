@@ -2,9 +2,11 @@
 the real gateway at `http://localhost:<port>`, from two web origins of its own on loopback
 (browser_tools.PageServer): one in the app's `allowed_origins`, one not.
 
-- `/api/docs` renders without a console error under its Content-Security-Policy, and its
-  "try it" form signs up (201), fills the token field from that answer and reads `GET /v1/me`
-  (200).
+- `/api/docs` renders without a console error under its Content-Security-Policy, grouped by
+  described tags, and its "try it" form signs up (201), fills the token field from that answer
+  and reads `GET /v1/me` (200). Searching "sign-in" leaves sign-in shown (its fields, types,
+  required marks, answers and `auth/invalid-credential`, its example in the body), sending it
+  answers 401 then 200 and fills the token; a problem's `type` opens the section of its code.
 - A web page on an allowed origin signs up and refreshes with `fetch` + `X-App-Key` (a
   preflighted request); the same page on the other origin is refused by the browser, and the
   request never reaches the service.
@@ -82,26 +84,34 @@ def web_app(configured_app_factory, **settings):
     return configured_app_factory(rate_limits=limits, **settings)
 
 
-def details_for(browser, method, path):
-    """The docs page's <details> for one operation."""
-    for details in browser.driver.find_elements(By.CSS_SELECTOR, "#ops details"):
-        if (details.find_element(By.CSS_SELECTOR, ".m").text.strip() == method
-                and details.find_element(By.CSS_SELECTOR, "input.path").get_attribute("value") == path):
-            return details
-    raise AssertionError(f"the docs page lists no {method} {path}")
+def operation(browser, method, path):
+    """The reference page's section of one operation."""
+    found = browser.driver.find_elements(
+        By.CSS_SELECTOR, f'section.op[data-method="{method.lower()}"][data-path="{path}"]')
+    assert len(found) == 1, f"the reference shows {len(found)} sections for {method} {path}"
+    return found[0]
 
 
-def send_from_docs(browser, details, body=None):
-    """Opens an operation, fills its body, presses Send, and returns the answer it shows."""
-    details.find_element(By.TAG_NAME, "summary").click()
+def send_from_docs(browser, section, body=None):
+    """Fills an operation's try-it body (else keeps its example), presses Send, and returns the
+    answer it shows."""
     if body is not None:
-        area = details.find_element(By.CSS_SELECTOR, "textarea.body")
+        area = section.find_element(By.CSS_SELECTOR, ".try textarea.body")
         area.clear()
         area.send_keys(body)
-    details.find_element(By.TAG_NAME, "button").click()
-    out = details.find_element(By.CSS_SELECTOR, "pre.out")
-    WebDriverWait(browser.driver, WAIT).until(lambda _: out.text.strip())
+    out = section.find_element(By.CSS_SELECTOR, ".try pre.out")
+    browser.driver.execute_script("arguments[0].textContent = ''", out)
+    section.find_element(By.CSS_SELECTOR, ".try button.send").click()
+    WebDriverWait(browser.driver, WAIT).until(lambda _: out.text.strip() and out.text != "Sending…")
     return out.text
+
+
+def open_reference(browser, gateway, fragment=""):
+    browser.open(f"{gateway}/api/docs{fragment}")
+    # The page's own script (/api/docs/reference.js) renders the document: were it blocked by
+    # the CSP, "Loading…" would stay and the console would say why.
+    WebDriverWait(browser.driver, WAIT).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "section.op")) > 20)
 
 
 def refused_by_browser(result):
@@ -112,24 +122,88 @@ def refused_by_browser(result):
 
 def test_docs_page_renders_under_its_csp_and_try_it_signs_up_then_reads_me(browser, gateway, configured_app_factory):
     app = web_app(configured_app_factory)
-    browser.open(f"{gateway}/api/docs")
-    # The page's own inline script renders the document: were it blocked by the CSP (a hash
-    # that no longer matches), "Loading…" would stay and the console would say why.
-    WebDriverWait(browser.driver, WAIT).until(
-        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#ops details")) > 20)
+    open_reference(browser, gateway)
     assert browser.console_errors() == []
+    # Grouped by tag, each tag described.
+    tags = browser.driver.find_elements(By.CSS_SELECTOR, "section.tag")
+    assert len(tags) > 10 and all(t.find_element(By.CSS_SELECTOR, "p.description").text for t in tags)
 
     browser.driver.find_element(By.ID, "appKey").send_keys(app["app_key"])
     email = unique_email("docs")
-    signed_up = send_from_docs(browser, details_for(browser, "POST", "/v1/auth/sign-up"),
+    signed_up = send_from_docs(browser, operation(browser, "POST", "/v1/auth/sign-up"),
                                f'{{"email": "{email}", "password": "{PASSWORD}"}}')
     assert signed_up.startswith("201 "), signed_up
     # The page put the new access token into the token field itself.
     token = browser.driver.find_element(By.ID, "bearer").get_attribute("value")
     assert token.count(".") == 2 and token in signed_up, token
 
-    me = send_from_docs(browser, details_for(browser, "GET", "/v1/me"))
+    me = send_from_docs(browser, operation(browser, "GET", "/v1/me"))
     assert me.startswith("200 ") and email in me, me
+    assert browser.console_errors() == []
+
+
+def test_reference_finds_sign_in_shows_its_fields_and_codes_and_sends_it(browser, gateway, client, configured_app_factory):
+    app = web_app(configured_app_factory)
+    email = unique_email("reference")
+    assert client.sign_up(app, email=email).status == 201
+    open_reference(browser, gateway)
+    browser.driver.find_element(By.ID, "appKey").send_keys(app["app_key"])
+
+    browser.driver.find_element(By.ID, "search").send_keys("sign-in")
+    sign_in = operation(browser, "POST", "/v1/auth/sign-in")
+    WebDriverWait(browser.driver, WAIT).until(lambda _: not operation(browser, "GET", "/v1/me").is_displayed())
+    assert sign_in.is_displayed()
+    # Its fields with their types and rules, the password required.
+    fields = {row.get_attribute("data-field"): row.text for row in sign_in.find_elements(By.CSS_SELECTOR, "tr.field")}
+    assert {"email", "identifier", "password"} <= set(fields), fields
+    assert "string" in fields["email"] and "254" in fields["email"], fields["email"]
+    assert "required" in fields["password"].lower(), fields["password"]
+    assert sign_in.find_element(By.CSS_SELECTOR, "p.description").text
+    # Its answers: the session, the MFA challenge and its error codes, each linked.
+    statuses = {r.get_attribute("data-status") for r in sign_in.find_elements(By.CSS_SELECTOR, ".response")}
+    assert {"200", "202", "401", "422", "429"} <= statuses, statuses
+    code = sign_in.find_element(By.CSS_SELECTOR, '.response[data-status="401"] li[data-code="auth/invalid-credential"]')
+    assert code.is_displayed() and "wrong" in code.text, code.text
+    assert code.find_element(By.TAG_NAME, "a").get_attribute("href").endswith("/api/docs#error-auth/invalid-credential")
+    # The example request is in the try-it body already.
+    example = sign_in.find_element(By.CSS_SELECTOR, ".try textarea.body").get_attribute("value")
+    assert '"password"' in example and '"email"' in example, example
+
+    wrong = send_from_docs(browser, sign_in, f'{{"email": "{email}", "password": "not-the-password-9"}}')
+    assert wrong.startswith("401 ") and '"code": "auth/invalid-credential"' in wrong, wrong
+    signed_in = send_from_docs(browser, sign_in, f'{{"email": "{email}", "password": "{PASSWORD}"}}')
+    assert signed_in.startswith("200 ") and '"access_token"' in signed_in, signed_in
+    token = browser.driver.find_element(By.ID, "bearer").get_attribute("value")
+    assert token.count(".") == 2 and token in signed_in, token
+
+    # The wrong answer's own link leads to what the code means.
+    send_from_docs(browser, sign_in, f'{{"email": "{email}", "password": "not-the-password-9"}}')
+    sign_in.find_element(By.LINK_TEXT, "What auth/invalid-credential means").click()
+    section = browser.driver.find_element(By.ID, "error-auth/invalid-credential")
+    WebDriverWait(browser.driver, WAIT).until(lambda _: section.is_displayed())
+    assert "401" in section.text and "wrong" in section.text, section.text
+    # Chromium logs each 401 it was answered; nothing else may be there.
+    assert [e for e in browser.console_errors()
+            if not (e.get("source") == "network" and "/v1/auth/sign-in" in e["message"] and "401" in e["message"])] == []
+
+
+def test_a_problem_type_link_opens_the_section_of_its_code(browser, gateway, client):
+    problem = client.get("/v1/me")
+    assert problem.status in (401, 403), problem
+    kind, code = problem.json["type"], problem.json["code"]
+    assert kind == f"/api/docs#error-{code}", problem.json
+    open_reference(browser, gateway, kind[len("/api/docs"):])
+    section = browser.driver.find_element(By.ID, f"error-{code}")
+    WebDriverWait(browser.driver, WAIT).until(
+        lambda d: "targeted" in section.get_attribute("class")
+        and d.execute_script("const r = arguments[0].getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight;", section))
+    assert section.is_displayed() and code in section.text and str(problem.status) in section.text, section.text
+    description = section.find_element(By.CSS_SELECTOR, "p").text
+    assert description.strip(), section.text
+    # It says which operations answer it, each linked to its section.
+    section.find_element(By.TAG_NAME, "summary").click()
+    links = section.find_elements(By.CSS_SELECTOR, "li a")
+    assert links and all(browser.driver.find_elements(By.ID, link.get_attribute("href").split("#", 1)[1]) for link in links)
     assert browser.console_errors() == []
 
 

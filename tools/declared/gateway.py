@@ -67,6 +67,15 @@ def render_gateway(ops, messages=None, options=None, sources=None, shapes=None):
             f"{i1}static let formatSchemas: [String: String] = ["]
     out += [f"{i2}{swift_string(name)}: {swift_string(json.dumps(s, separators=(',', ':')))}," for name, s in sorted(FORMATS.items())]
     out += [f"{i1}]"]
+    services_in_order = {}
+    for op in http:
+        if op.service not in services_in_order and not op.service_doc:
+            raise ProtoError(op.where, f"service {op.service} has no comment: it is the API document's description of its tag")
+        services_in_order.setdefault(op.service, " ".join(op.service_doc))
+    out += ["", f"{i1}/// Each service's comment in gateway.proto, in declaration order: the API document's tags.",
+            f"{i1}static let serviceDescriptions: [(service: String, description: String)] = ["]
+    out += [f"{i2}({swift_string(name)}, {swift_string(text)})," for name, text in services_in_order.items()]
+    out += [f"{i1}]"]
     out += ["", f"{i1}/// Every operation reached over HTTP, in declaration order.",
             f"{i1}static let all: [DeclaredOperation] = [",
             *[f"{i2}.{lower_camel(op.name)}," for op in http], f"{i1}]", "}"]

@@ -78,6 +78,7 @@ class Operation:
     mfa_challenge: bool = False
     fixed: dict = field(default_factory=dict)
     path_fields: dict = field(default_factory=dict)  # command field -> path parameter
+    service_doc: list = field(default_factory=list)  # the service's comment: its tag's description
 
 
 def lower_camel(name):
@@ -106,7 +107,8 @@ def operations(files, options):
                 op = Operation(service.name, method.name, pf.service_docs.get((6, si, 2, mi), []),
                                method.input_type.lstrip("."), method.output_type.lstrip("."), access,
                                limits=list(decl.limits), errors=list(decl.errors), audit=decl.audit,
-                               session_checked_by_handler=decl.session_checked_by_handler, where=where)
+                               session_checked_by_handler=decl.session_checked_by_handler, where=where,
+                               service_doc=pf.service_docs.get((6, si), []))
                 if decl.HasField("http"):
                     op.method, op.path = decl.http.method, decl.http.path
                     op.status, op.body = decl.http.status or 200, decl.http.body

@@ -9,7 +9,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].signUp, errors: [ServiceError].signedIn + [.invalidEmail(), .weakPassword(""), .emailAlreadyInUse, .usernameTaken, .accountExists, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SignUp.protoName,
-        document: .init(summary: "Create an account with email and password; with a guest's access token, that guest becomes the account", description: nil,
+        document: .init(summary: "Create an account with email and password; with a guest's access token, that guest becomes the account", description: "Answers the user and a session: an access token (a JWT, one hour by default), a refresh token and the device token of this device. The password must pass the policy (8 to 256 characters, not a commonly used password; `errors` says why not). Sent with a guest's access token, the guest keeps its uid and data and becomes this account.",
                         request: "SignUpRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"locale\":{\"type\":[\"string\",\"null\"],\"maxLength\":35,\"pattern\":\"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$\",\"description\":\"The user's language (BCP 47): mail and SMS to them are written in it\",\"examples\":[\"pt-BR\"]}}}"))
@@ -19,7 +19,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].passwordSignIn, errors: [.invalidCredential, .userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SignIn.protoName,
-        document: .init(summary: "Sign in with email or username and password", description: nil,
+        document: .init(summary: "Sign in with email or username and password", description: "Give `email`, or `identifier` (an email or a username), and the password. A wrong password and an unknown account answer the same `auth/invalid-credential`, in the same time. Once the user has a second factor the answer is 202 with an MFA challenge: finish with POST /v1/auth/mfa/verify. Send the last sign-in's `X-Device-Token` so this device keeps a budget of its own when someone else spends the identifier's.",
                         request: "SignInRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: true,
                         generatedRequest: nil))
@@ -29,7 +29,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].guest, errors: [.userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.GuestSignIn.protoName,
-        document: .init(summary: "Sign in as a guest: the same secret always returns the same guest", description: nil,
+        document: .init(summary: "Sign in as a guest: the same secret always returns the same guest", description: "The client makes a random secret once (256 bits, 43 base64url characters) and keeps it; sending it again returns the same guest and a new session. A guest can later sign up, or sign in with a provider or a code, with its access token: it becomes that account.",
                         request: "GuestRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"secret\"],\"properties\":{\"secret\":{\"type\":\"string\",\"minLength\":32,\"maxLength\":256,\"description\":\"256 random bits, base64url (43 characters), made once by the client; a secret that does not look random (fewer than 8 distinct characters, a repeated block, under 100 bits by a per-character estimate) is refused (422 auth/validation-failed)\",\"examples\":[\"q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}"))
@@ -41,7 +41,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].passwordCheck, errors: [.invalidJSON, .validationFailed([]), .payloadTooLarge, .providerUnavailable],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.DeleteAccount.protoName,
-        document: .init(summary: "Delete the account and all its data, given fresh proof: {password}, a guest's {secret}, Apple {identity_token, authorization_code, nonce} or Google {id_token}", description: nil,
+        document: .init(summary: "Delete the account and all its data, given fresh proof: {password}, a guest's {secret}, Apple {identity_token, authorization_code, nonce} or Google {id_token}", description: "Deletes the user, its sessions, devices, passkeys and links; the Apple token is revoked at Apple and `user.deleted` is published. Needs proof made now: the password, a guest's secret, a new Apple or Google token, or no body within 5 minutes of a sign-in.",
                         request: "DeletionProof", response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -51,7 +51,7 @@ extension DeclaredOperation {
         limits: [], errors: [],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.RegisterDevice.protoName,
-        document: .init(summary: "Register this session's push device (a known token moves here)", description: nil,
+        document: .init(summary: "Register this session's push device (a known token moves here)", description: "Stores this session's push token (APNs or FCM) so the app's alerts reach the device; a token already registered elsewhere moves to this session. The device ends with its session.",
                         request: "DeviceRequest", response: "Device",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"token\",\"platform\",\"kind\"],\"properties\":{\"token\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":512,\"description\":\"The push token (APNs device token in hex, FCM registration token)\",\"examples\":[\"9f8c2e7a1b3d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a\"]},\"platform\":{\"type\":\"string\",\"enum\":[\"ios\",\"android\",\"web\"],\"examples\":[\"ios\"]},\"kind\":{\"type\":\"string\",\"enum\":[\"apns\",\"fcm\",\"voip\"],\"examples\":[\"apns\"]},\"device_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada's iPhone\"]}}}"))
@@ -61,7 +61,7 @@ extension DeclaredOperation {
         limits: [], errors: [],
         audit: nil, sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "The user's push devices", description: nil,
+        document: .init(summary: "The user's push devices", description: "Every push device registered by the user's sessions, newest first.",
                         request: nil, response: "Devices",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -71,7 +71,7 @@ extension DeclaredOperation {
         limits: [], errors: [.notFound],
         audit: nil, sessionCheckedByHandler: false,
         command: RevocationV1.UnregisterDevice.protoName,
-        document: .init(summary: "Unregister a push device", description: nil,
+        document: .init(summary: "Unregister a push device", description: "Stops alerts to the device; its session stays signed in.",
                         request: nil, response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -81,7 +81,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].refresh, errors: [.refreshTokenRevoked, .refreshTokenExpired, .sessionExpired, .userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.Refresh.protoName,
-        document: .init(summary: "Spend a refresh token for a new pair; a spent token within 30 s gets the same successor, later it ends the session", description: nil,
+        document: .init(summary: "Spend a refresh token for a new pair; a spent token within 30 s gets the same successor, later it ends the session", description: "Answers a new access token and a new refresh token; the old refresh token is spent. A client that lost the answer may present the spent token again within 30 s and gets the same pair; after that, the reuse looks like theft and ends the session. A token unused for 90 days is expired.",
                         request: "RefreshRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"refresh_token\"],\"properties\":{\"refresh_token\":{\"type\":\"string\",\"description\":\"The refresh token of the last sign-in or refresh (each is used once)\",\"examples\":[\"rt_3q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}"))
@@ -91,7 +91,7 @@ extension DeclaredOperation {
         limits: [], errors: [],
         audit: nil, sessionCheckedByHandler: false,
         command: RevocationV1.EndSession.protoName,
-        document: .init(summary: "End this session", description: nil,
+        document: .init(summary: "End this session", description: "Revokes this session's refresh token at once; its access token stays valid until it expires (at most the app's access-token lifetime). Other sessions stay.",
                         request: nil, response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -101,7 +101,7 @@ extension DeclaredOperation {
         limits: [], errors: [],
         audit: nil, sessionCheckedByHandler: false,
         command: RevocationV1.EndAllSessions.protoName,
-        document: .init(summary: "End every session of the user in this app", description: nil,
+        document: .init(summary: "End every session of the user in this app", description: "Every session of the user in this app ends, this one included: every refresh token stops working. Use after a password leak or a lost device.",
                         request: nil, response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -112,7 +112,7 @@ extension DeclaredOperation {
         limits: [], errors: [],
         audit: nil, sessionCheckedByHandler: true,
         command: nil,
-        document: .init(summary: "The user's live sessions, newest first", description: nil,
+        document: .init(summary: "The user's live sessions, newest first", description: "Each live session with its device, client IP and user agent at sign-in and its last refresh, so the user can recognise and end one; `current` marks the caller's.",
                         request: nil, response: "Sessions",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -122,7 +122,7 @@ extension DeclaredOperation {
         limits: [], errors: [.notFound],
         audit: nil, sessionCheckedByHandler: false,
         command: RevocationV1.EndSession.protoName,
-        document: .init(summary: "End one of the user's sessions", description: nil,
+        document: .init(summary: "End one of the user's sessions", description: "Revokes one session by id (its refresh token stops working); to end the caller's own session use POST /v1/auth/sign-out.",
                         request: nil, response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -133,7 +133,7 @@ extension DeclaredOperation {
         limits: [], errors: [],
         audit: nil, sessionCheckedByHandler: true,
         command: nil,
-        document: .init(summary: "The signed-in user", description: nil,
+        document: .init(summary: "The signed-in user", description: "The signed-in user as stored now: profile, verified email and phone, ways to sign in (`providers`), roles and whether MFA is on.",
                         request: nil, response: "User",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -143,7 +143,7 @@ extension DeclaredOperation {
         limits: [], errors: [.usernameTaken],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.UpdateProfile.protoName,
-        document: .init(summary: "Change the profile; a field sent as null is cleared", description: nil,
+        document: .init(summary: "Change the profile; a field sent as null is cleared", description: "Only the fields sent change; a field sent as null is cleared. The email and phone have their own flows (email change, phone linking). Answers the updated user; `user.updated` is published.",
                         request: "UpdateMeRequest", response: "User",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[],\"properties\":{\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"examples\":[\"https://cdn.example.com/ada.png\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"],\"description\":\"The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it\"},\"locale\":{\"type\":[\"string\",\"null\"],\"maxLength\":35,\"pattern\":\"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$\",\"description\":\"The user's language (BCP 47); null: the request's Accept-Language decides\",\"examples\":[\"de\"]}}}"))
@@ -153,7 +153,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].passkeyOptions, errors: [.passkeyNotConfigured],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.PasskeySignInOptions.protoName,
-        document: .init(summary: "Passkey sign-in, step 1: PublicKeyCredentialRequestOptions and a flow id. With an identifier, allowCredentials lists its passkeys (a deterministic decoy list when it has none or no account: same shape, same timing; only has_passkeys tells); without one, discoverable credentials (usernameless)", description: nil,
+        document: .init(summary: "Passkey sign-in, step 1: PublicKeyCredentialRequestOptions and a flow id. With an identifier, allowCredentials lists its passkeys (a deterministic decoy list when it has none or no account: same shape, same timing; only has_passkeys tells); without one, discoverable credentials (usernameless)", description: "Pass the answer's `options` to `navigator.credentials.get` (or ASAuthorization) and send the result to POST /v1/auth/passkey/verify with the flow id.",
                         request: "PasskeySignInOptionsRequest", response: "PasskeySignInOptions",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[],\"properties\":{\"identifier\":{\"type\":[\"string\",\"null\"],\"maxLength\":254,\"description\":\"An email or username; absent for usernameless sign-in\",\"examples\":[\"ada@example.com\"]}}}"))
@@ -163,7 +163,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].providerSignIn, errors: [.passkeyNotConfigured, .invalidPasskey, .userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyPasskey.protoName,
-        document: .init(summary: "Passkey sign-in, step 2: the assertion (PublicKeyCredential JSON) for the flow; single use, 5 minutes. User verification gives amr [hwk, mfa] and aal 2", description: nil,
+        document: .init(summary: "Passkey sign-in, step 2: the assertion (PublicKeyCredential JSON) for the flow; single use, 5 minutes. User verification gives amr [hwk, mfa] and aal 2", description: "Answers a session like any sign-in. A wrong, replayed or expired assertion is `auth/invalid-passkey`; an unknown credential looks the same.",
                         request: "PasskeyVerifyRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"flow_id\",\"response\"],\"properties\":{\"flow_id\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"The flow_id of the options\",\"examples\":[\"pkf_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"response\":{\"type\":\"object\",\"description\":\"The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, authenticatorData, signature, userHandle; base64url)\",\"examples\":[{\"id\":\"AQIDBA\",\"rawId\":\"AQIDBA\",\"type\":\"public-key\",\"response\":{\"clientDataJSON\":\"eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0\",\"authenticatorData\":\"SZYN5YgOjGh0NBcP\",\"signature\":\"MEUCIQDx\"}}]}}}"))
@@ -173,7 +173,7 @@ extension DeclaredOperation {
         limits: [], errors: [.passkeyNotConfigured],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.PasskeyRegistrationOptions.protoName,
-        document: .init(summary: "Passkey registration, step 1: PublicKeyCredentialCreationOptions (ES256, EdDSA, RS256; resident key preferred; attestation none) for the signed-in user", description: nil,
+        document: .init(summary: "Passkey registration, step 1: PublicKeyCredentialCreationOptions (ES256, EdDSA, RS256; resident key preferred; attestation none) for the signed-in user", description: "Pass the answer's `options` to `navigator.credentials.create` (or ASAuthorization), then send the result to POST /v1/me/passkeys with the flow id. Needs a fresh sign-in.",
                         request: nil, response: "PasskeyOptions",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -183,7 +183,7 @@ extension DeclaredOperation {
         limits: [], errors: [.passkeyNotConfigured, .invalidPasskey],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.FinishPasskeyRegistration.protoName,
-        document: .init(summary: "Passkey registration, step 2: the attestation (PublicKeyCredential JSON); attestation none or packed self-attestation", description: nil,
+        document: .init(summary: "Passkey registration, step 2: the attestation (PublicKeyCredential JSON); attestation none or packed self-attestation", description: "Stores the passkey as a way to sign in; the user can then sign in without a password. Answers the passkey with its name and dates.",
                         request: "PasskeyRegisterRequest", response: "Passkey",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"response\"],\"properties\":{\"response\":{\"type\":\"object\",\"description\":\"The PublicKeyCredential as JSON (toJSON(): id, rawId, type, response.clientDataJSON, attestationObject, transports; base64url)\",\"examples\":[{\"id\":\"AQIDBA\",\"rawId\":\"AQIDBA\",\"type\":\"public-key\",\"response\":{\"clientDataJSON\":\"eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0\",\"attestationObject\":\"o2NmbXRkbm9uZQ\",\"transports\":[\"internal\"]}}]},\"name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"description\":\"A name the user gives it (default: the authenticator's)\",\"examples\":[\"YubiKey 5C\"]}}}"))
@@ -193,7 +193,7 @@ extension DeclaredOperation {
         limits: [], errors: [],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ListPasskeys.protoName,
-        document: .init(summary: "The user's passkeys", description: nil,
+        document: .init(summary: "The user's passkeys", description: "Each passkey with its name, when it was added and last used.",
                         request: nil, response: "Passkeys",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -203,7 +203,7 @@ extension DeclaredOperation {
         limits: [], errors: [.notFound],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.RenamePasskey.protoName,
-        document: .init(summary: "Rename a passkey", description: nil,
+        document: .init(summary: "Rename a passkey", description: "Sets the name shown in the passkey list; needs a fresh sign-in.",
                         request: "PasskeyRenameRequest", response: "Passkey",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"name\"],\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":100,\"examples\":[\"Work laptop\"]}}}"))
@@ -213,7 +213,7 @@ extension DeclaredOperation {
         limits: [], errors: [.notFound, .lastSignInMethod],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.DeletePasskey.protoName,
-        document: .init(summary: "Remove a passkey (never the account's last way to sign in: 409)", description: nil,
+        document: .init(summary: "Remove a passkey (never the account's last way to sign in: 409)", description: "The passkey can no longer sign in. Refused with 409 when it is the account's last way to sign in.",
                         request: nil, response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -223,7 +223,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].nonce, errors: [],
         audit: nil, sessionCheckedByHandler: false,
         command: ProviderV1.IssueNonce.protoName,
-        document: .init(summary: "A single-use nonce for Sign in with Apple (valid 5 minutes): give Apple its SHA-256, send it raw", description: nil,
+        document: .init(summary: "A single-use nonce for Sign in with Apple (valid 5 minutes): give Apple its SHA-256, send it raw", description: "Before Sign in with Apple: put the SHA-256 (hex) of this nonce in Apple's request, then send the raw nonce with the identity token to POST /v1/auth/apple. Each nonce works once.",
                         request: nil, response: "Nonce",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -233,7 +233,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("apple") + [.hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName,
-        document: .init(summary: "Sign in with Apple; with a guest's access token, that guest becomes the account", description: nil,
+        document: .init(summary: "Sign in with Apple; with a guest's access token, that guest becomes the account", description: "Send the identity token Apple gave the app, the raw nonce from GET /v1/auth/nonce and, on the first sign-in, the authorization code (kept so the account's deletion can revoke it at Apple) and the name Apple gives only once. A new Apple ID makes an account; an address already used by another account is `auth/account-exists-with-different-credential`.",
                         request: "AppleSignInRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: true,
                         generatedRequest: nil))
@@ -243,7 +243,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("google") + [.hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName,
-        document: .init(summary: "Sign in with a Google id token; with a guest's access token, that guest becomes the account", description: nil,
+        document: .init(summary: "Sign in with a Google id token; with a guest's access token, that guest becomes the account", description: "Send the ID token Google Sign-In gave the app; its audience must be one of the app's Google client ids. A new Google account makes an account here; one whose verified address is already another account's is `auth/account-exists-with-different-credential` (link it from that account instead).",
                         request: "GoogleSignInRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: true,
                         generatedRequest: nil))
@@ -253,7 +253,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].providerSignIn, errors: [ServiceError].providerSignIn("firebase") + [.hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ProviderSignIn.protoName,
-        document: .init(summary: "Sign in with a Firebase id token; with a guest's access token, that guest becomes the account", description: nil,
+        document: .init(summary: "Sign in with a Firebase id token; with a guest's access token, that guest becomes the account", description: "Send a Firebase Authentication ID token of the app's Firebase project; the account is found or made by its Firebase uid. For apps moving from Firebase: users keep signing in as they did.",
                         request: "IdTokenSignInRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: true,
                         generatedRequest: nil))
@@ -263,7 +263,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].passwordCheck, errors: [.notFound] + .providerVerification("apple") + .providerVerification("google") + [.accountExists],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.LinkIdentity.protoName,
-        document: .init(summary: "Link a Google or Apple identity to the signed-in user (the body of that provider's sign-in); needs a sign-in younger than 5 minutes or the account's password", description: nil,
+        document: .init(summary: "Link a Google or Apple identity to the signed-in user (the body of that provider's sign-in); needs a sign-in younger than 5 minutes or the account's password", description: "Send the same body as that provider's sign-in. The identity becomes another way into this account; one already linked to another account is refused with 409.",
                         request: nil, response: "User",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -273,7 +273,7 @@ extension DeclaredOperation {
         limits: [], errors: [.notFound, .lastSignInMethod],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.UnlinkIdentity.protoName,
-        document: .init(summary: "Unlink a provider (never the last way to sign in)", description: nil,
+        document: .init(summary: "Unlink a provider (never the last way to sign in)", description: "The provider no longer signs in to this account. Refused with 409 when it is the last way to sign in. Needs a fresh sign-in.",
                         request: nil, response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -286,7 +286,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].appleNotifications, errors: [.invalidJSON, .validationFailed([]), .payloadTooLarge, .notFound] + .providerVerification("apple"),
         audit: nil, sessionCheckedByHandler: false,
         command: ProviderV1.VerifyAppleNotification.protoName,
-        document: .init(summary: "Apple's server-to-server notification: consent revoked or Apple ID deleted (the Apple link and its sessions end; an account with no other way in is disabled, or deleted with its Apple ID), relay address stopped or started forwarding (no mail is sent to it meanwhile)", description: nil,
+        document: .init(summary: "Apple's server-to-server notification: consent revoked or Apple ID deleted (the Apple link and its sessions end; an account with no other way in is disabled, or deleted with its Apple ID), relay address stopped or started forwarding (no mail is sent to it meanwhile)", description: "Set this URL as the app's server-to-server notification endpoint at Apple. The body is Apple's signed JWT; it is verified against Apple's keys and the app's ids, and each event is applied once.",
                         request: "AppleNotificationRequest", response: "NotificationReceived",
                         parameters: ["AppId"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -296,7 +296,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeSend, errors: [.invalidEmail()],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SendEmailCode.protoName,
-        document: .init(summary: "Mail a 6-digit sign-in code (same answer whether or not the account exists)", description: nil,
+        document: .init(summary: "Mail a 6-digit sign-in code (same answer whether or not the account exists)", description: "Answers 202 whether or not an account has the address, so the answer tells nobody who has an account. The code is valid 10 minutes; send it to POST /v1/auth/email-code/verify.",
                         request: "EmailRequest", response: "Queued",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]}}}"))
@@ -306,7 +306,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeVerify, errors: [ServiceError].codeCheck + .signedIn + [.accountExists, .userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyEmailCode.protoName,
-        document: .init(summary: "Sign in (or up) with a mailed code; with a guest's access token, that guest becomes the account", description: nil,
+        document: .init(summary: "Sign in (or up) with a mailed code; with a guest's access token, that guest becomes the account", description: "Answers a session; an address without an account gets one, its email verified. Five wrong codes spend the code.",
                         request: "EmailCodeVerifyRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]}}}"))
@@ -316,7 +316,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeSend, errors: [.invalidEmail()],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ForgotPassword.protoName,
-        document: .init(summary: "Mail a password reset code (the same answer whether or not the account exists)", description: nil,
+        document: .init(summary: "Mail a password reset code (the same answer whether or not the account exists)", description: "Answers 202 whether or not the account exists. The mailed code (10 minutes) goes to POST /v1/auth/password/verify-code to check it and POST /v1/auth/password/reset to set the new password.",
                         request: "EmailRequest", response: "Queued",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]}}}"))
@@ -326,7 +326,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeVerify, errors: [.invalidEmail(), .rateLimited(retryAfter: 1)],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.CheckPasswordCode.protoName,
-        document: .init(summary: "Check a reset code without spending it", description: nil,
+        document: .init(summary: "Check a reset code without spending it", description: "Lets the app show the new-password form only once the code is right; the code stays usable for the reset. Wrong guesses count toward the code's limit.",
                         request: "EmailAndCodeRequest", response: "CodeCheck",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}"))
@@ -336,7 +336,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeVerify, errors: [ServiceError].codeCheck + [.weakPassword("")],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ResetPassword.protoName,
-        document: .init(summary: "Set a new password with a reset code; ends every session", description: nil,
+        document: .init(summary: "Set a new password with a reset code; ends every session", description: "The new password must pass the policy. Every session of the user ends (a thief's too); sign in again with the new password.",
                         request: "PasswordResetRequest", response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"The new password\",\"examples\":[\"tangerine-ladder-1843\"]}}}"))
@@ -346,7 +346,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].passwordCheck, errors: [.invalidCredential, .weakPassword("")],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ChangePassword.protoName,
-        document: .init(summary: "Change the password; ends the other sessions", description: nil,
+        document: .init(summary: "Change the password; ends the other sessions", description: "Send the current password and the new one (it must pass the policy). This session stays signed in; every other ends.",
                         request: "PasswordChangeRequest", response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"current_password\",\"new_password\"],\"properties\":{\"current_password\":{\"type\":\"string\",\"description\":\"The password the account has now\",\"examples\":[\"tangerine-ladder-1843\"]},\"new_password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"violet-harbour-5127\"]}}}"))
@@ -356,7 +356,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeSendPerIP, errors: [.validationFailed([])],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SendEmailVerification.protoName,
-        document: .init(summary: "Mail an email-verification code (at most once a minute)", description: nil,
+        document: .init(summary: "Mail an email-verification code (at most once a minute)", description: "Mails a code to the account's address; send it to POST /v1/auth/email/verify. Nothing is sent when the address is already verified.",
                         request: nil, response: "Queued",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -366,7 +366,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeVerify, errors: [ServiceError].codeCheck + .signedIn,
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyEmail.protoName,
-        document: .init(summary: "Verify the email with its code", description: "With the account's own access token (optional), the proof is made in that session: the password, links and that session stay, the other sessions end. Without it (or with another account's), an unverified account is taken over by the address's owner (PRODUCT.md, Email ownership).",
+        document: .init(summary: "Verify the email with its code", description: "The address becomes verified once the mailed code matches. With the account's own access token (optional), the proof is made in that session: the password, links and that session stay, the other sessions end. Without it (or with another account's), an unverified account is taken over by the address's owner (PRODUCT.md, Email ownership).",
                         request: "EmailAndCodeRequest", response: "User",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}"))
@@ -377,7 +377,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeSendPerIP, errors: [.invalidEmail()],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.StartEmailChange.protoName,
-        document: .init(summary: "Start changing the account's email address: a code goes to the new address", description: "Needs a fresh sign-in. The same answer whether or not the new address has an account; the current address keeps working until the change is confirmed, and a new start replaces a pending one.",
+        document: .init(summary: "Start changing the account's email address: a code goes to the new address", description: "Send the new address; it gets a code to confirm with POST /v1/me/email/change/confirm. Needs a fresh sign-in. The same answer whether or not the new address has an account; the current address keeps working until the change is confirmed, and a new start replaces a pending one.",
                         request: nil, response: "Queued",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"description\":\"The new address\",\"examples\":[\"ada@newmail.example\"]}}}"))
@@ -388,7 +388,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeVerify, errors: [.invalidCode, .codeExpired, .rateLimited(retryAfter: 1), .emailAlreadyInUse],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ConfirmEmailChange.protoName,
-        document: .init(summary: "Confirm the email change with the code the new address got", description: "The new address becomes the account's, verified; the old address is told, every other session ends and user.updated (change email) is published. 409 auth/email-already-in-use when the address has become another account's.",
+        document: .init(summary: "Confirm the email change with the code the new address got", description: "Send the code the new address got. The new address becomes the account's, verified; the old address is told, every other session ends and user.updated (change email) is published. 409 auth/email-already-in-use when the address has become another account's.",
                         request: nil, response: "User",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"maxLength\":32,\"description\":\"The code the new address got\",\"examples\":[\"604218\"]}}}"))
@@ -398,7 +398,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeSendPerIP, errors: [.invalidPhoneNumber()],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SendPhoneCode.protoName,
-        document: .init(summary: "Text a 6-digit sign-in code to a phone (E.164, or a national number with country_code). The answer is the same whether the SMS left or the app's SMS policy (allowed calling codes, caps, breaker) kept it back", description: nil,
+        document: .init(summary: "Text a 6-digit sign-in code to a phone (E.164, or a national number with country_code). The answer is the same whether the SMS left or the app's SMS policy (allowed calling codes, caps, breaker) kept it back", description: "The code is valid 10 minutes; send it to POST /v1/auth/phone/verify.",
                         request: "PhoneRequest", response: "PhoneCodeSent",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"phone\"],\"properties\":{\"phone\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code\",\"examples\":[\"+33612345678\"]},\"country_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":4,\"description\":\"For a national number: an ISO 3166 region (FR) or a calling code (33, +33)\"}}}"))
@@ -408,7 +408,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeVerify, errors: [ServiceError].phoneCodeCheck + .signedIn + [.accountExists, .userDisabled, .hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyPhoneCode.protoName,
-        document: .init(summary: "Sign in (or up) with a texted code; the phone counts as verified. With a guest's access token, that guest becomes the account", description: nil,
+        document: .init(summary: "Sign in (or up) with a texted code; the phone counts as verified. With a guest's access token, that guest becomes the account", description: "Answers a session; a number without an account gets one. Five wrong codes spend the code.",
                         request: "PhoneCodeVerifyRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"session_id\",\"code\"],\"properties\":{\"session_id\":{\"type\":\"string\",\"description\":\"The session_id of the send\",\"examples\":[\"phs_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the SMS; anything else is a wrong guess\",\"examples\":[\"583017\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]}}}"))
@@ -418,7 +418,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeSendPerIP, errors: [.invalidPhoneNumber()],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.SendPhoneCode.protoName,
-        document: .init(summary: "Text a code to link a phone to the signed-in user (same SMS policy and answer as sign-in)", description: nil,
+        document: .init(summary: "Text a code to link a phone to the signed-in user (same SMS policy and answer as sign-in)", description: "Needs a fresh sign-in. Finish with POST /v1/me/phone/verify and the texted code; a number already another account's is refused with 409.",
                         request: "PhoneRequest", response: "PhoneCodeSent",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"phone\"],\"properties\":{\"phone\":{\"type\":\"string\",\"maxLength\":64,\"description\":\"E.164 (+33612345678), or a national number (06 12 34 56 78) with country_code\",\"examples\":[\"+33612345678\"]},\"country_code\":{\"type\":[\"string\",\"null\"],\"maxLength\":4,\"description\":\"For a national number: an ISO 3166 region (FR) or a calling code (33, +33)\"}}}"))
@@ -428,7 +428,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeVerify, errors: [ServiceError].phoneCodeCheck + [.phoneAlreadyInUse],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.LinkPhone.protoName,
-        document: .init(summary: "Finish linking: the texted code makes the number the user's verified phone", description: nil,
+        document: .init(summary: "Finish linking: the texted code makes the number the user's verified phone", description: "The number becomes the user's verified phone and a way to sign in with texted codes.",
                         request: "PhoneLinkVerifyRequest", response: "User",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"session_id\",\"code\"],\"properties\":{\"session_id\":{\"type\":\"string\",\"description\":\"The session_id of the send\",\"examples\":[\"phs_01jc2y8g4q3k9r7x5v6b8n0m2p\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the SMS; anything else is a wrong guess\",\"examples\":[\"583017\"]}}}"))
@@ -438,7 +438,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].mfaVerify, errors: [ServiceError].secondFactorCheck + [.hookRefused, .hookFailed],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.VerifyMfa.protoName,
-        document: .init(summary: "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed or texted code; 5 wrong codes end the challenge", description: nil,
+        document: .init(summary: "Finish a sign-in that answered 202: a TOTP code (±1 step, each once), a backup code, or the mailed or texted code; 5 wrong codes end the challenge", description: "Send the `challenge_token` of the 202 answer and the code. Answers the session the sign-in would have, at aal 2.",
                         request: "MfaVerifyRequest", response: "SignedIn",
                         parameters: [], mfaChallenge: true,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"challenge_token\",\"code\"],\"properties\":{\"challenge_token\":{\"type\":\"string\",\"description\":\"The challenge_token of the 202 answer\",\"examples\":[\"N3q8mWfX0cV2tLk9pR4sYh6uJb1eZa7dQ5oTgS3iE8w\"]},\"code\":{\"type\":\"string\",\"description\":\"A TOTP code, the mailed or texted code or a backup code; anything else is a wrong guess\",\"examples\":[\"731904\"]},\"method\":{\"type\":[\"string\",\"null\"],\"enum\":[\"totp\",\"email\",\"sms\",\"backup_code\",null],\"description\":\"Which of the challenge's methods the code is for (default: any)\",\"examples\":[\"totp\"]}}}"))
@@ -448,7 +448,7 @@ extension DeclaredOperation {
         limits: [], errors: [],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.GetMfaStatus.protoName,
-        document: .init(summary: "Whether MFA is on, its methods and backup codes left", description: nil,
+        document: .init(summary: "Whether MFA is on, its methods and backup codes left", description: "Which second factors are on (TOTP, email, SMS) and how many backup codes remain, so the app can warn when few are left.",
                         request: nil, response: "MfaStatus",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -458,7 +458,7 @@ extension DeclaredOperation {
         limits: [], errors: [ServiceError].mfaEnrolment + .secondFactorCheck,
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.DisableMfa.protoName,
-        document: .init(summary: "Turn MFA off with a current code (TOTP, backup, mailed or texted); needs an aal 2 sign-in younger than 5 minutes", description: nil,
+        document: .init(summary: "Turn MFA off with a current code (TOTP, backup, mailed or texted); needs an aal 2 sign-in younger than 5 minutes", description: "Every second factor and backup code is removed; sign-ins need the password (or provider) only. Send a current code of any factor.",
                         request: "MfaCodeRequest", response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
@@ -468,7 +468,7 @@ extension DeclaredOperation {
         limits: [], errors: [ServiceError].mfaEnrolment + [.mfaAlreadyEnabled, .validationFailed([])],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.StartMfaEnrolment.protoName,
-        document: .init(summary: "Start TOTP enrolment: the secret, its otpauth URI (issuer: the app's name) and a QR code as SVG; needs a sign-in younger than 5 minutes (aal 2 once MFA is on)", description: nil,
+        document: .init(summary: "Start TOTP enrolment: the secret, its otpauth URI (issuer: the app's name) and a QR code as SVG; needs a sign-in younger than 5 minutes (aal 2 once MFA is on)", description: "Show the QR code (or the secret) to the user's authenticator app, then confirm with its first code at POST /v1/me/mfa/totp/confirm. Nothing changes until then.",
                         request: nil, response: "TotpEnrolment",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -478,7 +478,7 @@ extension DeclaredOperation {
         limits: [], errors: [ServiceError].mfaEnrolment + [.validationFailed([])],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.StartMfaEnrolment.protoName,
-        document: .init(summary: "Start the email second factor: a code is mailed to the account's verified address (once it is on: a current code, for turning MFA off)", description: nil,
+        document: .init(summary: "Start the email second factor: a code is mailed to the account's verified address (once it is on: a current code, for turning MFA off)", description: "Confirm with the mailed code at POST /v1/me/mfa/email/confirm; nothing changes until then. The account's email must be verified.",
                         request: nil, response: "Queued",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -490,7 +490,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].codeSendPerIP, errors: [ServiceError].mfaEnrolment + [.validationFailed([])],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.StartMfaEnrolment.protoName,
-        document: .init(summary: "Start the SMS second factor: a code is texted to the account's verified phone, under the app's SMS policy (a refused send is answered the same); once it is on: a current code, for turning MFA off", description: nil,
+        document: .init(summary: "Start the SMS second factor: a code is texted to the account's verified phone, under the app's SMS policy (a refused send is answered the same); once it is on: a current code, for turning MFA off", description: "Confirm with the texted code at POST /v1/me/mfa/sms/confirm; nothing changes until then. The account needs a verified phone.",
                         request: nil, response: "Queued",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -500,7 +500,7 @@ extension DeclaredOperation {
         limits: [], errors: [ServiceError].mfaEnrolment + .secondFactorCheck,
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ConfirmMfaEnrolment.protoName,
-        document: .init(summary: "Confirm TOTP with a first code: MFA is on; answers 10 backup codes, shown this once", description: nil,
+        document: .init(summary: "Confirm TOTP with a first code: MFA is on; answers 10 backup codes, shown this once", description: "From now on a sign-in answers 202 until a code is given. Show the backup codes once and ask the user to keep them: each works once when the authenticator is lost.",
                         request: "MfaCodeRequest", response: "BackupCodes",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
@@ -510,7 +510,7 @@ extension DeclaredOperation {
         limits: [], errors: [ServiceError].mfaEnrolment + .secondFactorCheck,
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ConfirmMfaEnrolment.protoName,
-        document: .init(summary: "Confirm the email second factor with the mailed code; answers 10 backup codes, shown this once", description: nil,
+        document: .init(summary: "Confirm the email second factor with the mailed code; answers 10 backup codes, shown this once", description: "From now on a sign-in answers 202 and mails a code. Show the backup codes once and ask the user to keep them.",
                         request: "MfaCodeRequest", response: "BackupCodes",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
@@ -520,7 +520,7 @@ extension DeclaredOperation {
         limits: [], errors: [ServiceError].mfaEnrolment + .secondFactorCheck,
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.ConfirmMfaEnrolment.protoName,
-        document: .init(summary: "Confirm the SMS second factor with the texted code; answers 10 backup codes, shown this once", description: nil,
+        document: .init(summary: "Confirm the SMS second factor with the texted code; answers 10 backup codes, shown this once", description: "From now on a sign-in answers 202 and texts a code. Show the backup codes once and ask the user to keep them.",
                         request: "MfaCodeRequest", response: "BackupCodes",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"code\"],\"properties\":{\"code\":{\"type\":\"string\",\"description\":\"A current code; anything else is a wrong guess\",\"examples\":[\"731904\"]}}}"))
@@ -530,7 +530,7 @@ extension DeclaredOperation {
         limits: [], errors: [ServiceError].mfaEnrolment + [.notFound],
         audit: nil, sessionCheckedByHandler: false,
         command: TokenV1.RegenerateBackupCodes.protoName,
-        document: .init(summary: "A fresh set of 10 backup codes (the old set dies); needs an aal 2 sign-in younger than 5 minutes", description: nil,
+        document: .init(summary: "A fresh set of 10 backup codes (the old set dies); needs an aal 2 sign-in younger than 5 minutes", description: "For a user who used or lost some: the new codes are answered this once.",
                         request: nil, response: "BackupCodes",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -540,7 +540,7 @@ extension DeclaredOperation {
         limits: [], errors: [.notFound, .unavailable],
         audit: nil, sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "The app's public signing keys", description: nil,
+        document: .init(summary: "The app's public signing keys", description: "The JSON Web Key Set that verifies the app's access tokens (match `kid`); cache it as `Cache-Control` says. During a key rotation the next key is published before it signs.",
                         request: nil, response: "JWKSet",
                         parameters: ["AppId"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -552,7 +552,7 @@ extension DeclaredOperation {
         limits: [], errors: [.notFound, .unavailable],
         audit: nil, sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "The app's authorization server metadata (RFC 8414)", description: nil,
+        document: .init(summary: "The app's authorization server metadata (RFC 8414)", description: "The issuer, the JWKS and the introspection and revocation endpoints with the client authentication methods they take (client_secret_basic, client_secret_post). No token or authorization endpoint is listed: this service issues tokens through its own sign-in API, not OAuth grants.",
                         request: nil, response: "AuthorizationServerMetadata",
                         parameters: ["AppId"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -564,7 +564,7 @@ extension DeclaredOperation {
         limits: [], errors: [.notFound, .unavailable],
         audit: nil, sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "The app's authorization server metadata (RFC 8414), where OpenID Connect discovery looks", description: nil,
+        document: .init(summary: "The app's authorization server metadata (RFC 8414), where OpenID Connect discovery looks", description: "The same metadata as /.well-known/oauth-authorization-server: the issuer, the JWKS and the introspection and revocation endpoints, for OAuth and OpenID Connect libraries that discover them.",
                         request: nil, response: "AuthorizationServerMetadata",
                         parameters: ["AppId"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -574,7 +574,7 @@ extension DeclaredOperation {
         limits: [], errors: [.unsupportedMediaType, .invalidJSON, .validationFailed([]), .payloadTooLarge],
         audit: nil, sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "RFC 7662 introspection of an access or refresh token: active with its claims, or only {active: false}", description: nil,
+        document: .init(summary: "RFC 7662 introspection of an access or refresh token: active with its claims, or only {active: false}", description: "For the app's backend (its secret key): whether a token is live now, and its claims. Answers `{\"active\": false}` for any token that is not, whatever the reason.",
                         request: nil, response: "Introspection",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -584,7 +584,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.unsupportedMediaType, .invalidJSON, .validationFailed([]), .payloadTooLarge],
         audit: nil, sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "RFC 7009 revocation of an access or refresh token: its session ends; 200 also for a token there is nothing to revoke of", description: nil,
+        document: .init(summary: "RFC 7009 revocation of an access or refresh token: its session ends; 200 also for a token there is nothing to revoke of", description: "The app's backend (its secret key as Bearer, client_secret_basic or client_secret_post) posts `token` and optionally `token_type_hint` as a form. A refresh or access token of this app ends its whole session at once, as a sign-out does. An unknown, expired or other app's token answers 200 too and ends nothing (RFC 7009 2.2). A refused client is 401 with OAuth's invalid_client and WWW-Authenticate.",
                         request: nil, response: "TokenRevoked",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -594,7 +594,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [],
         audit: "admin.secret_keys.rotate", sessionCheckedByHandler: false,
         command: AdminV1.RotateSecretKey.protoName,
-        document: .init(summary: "A new secret key (shown once); the live keys keep working for overlap_seconds", description: nil,
+        document: .init(summary: "A new secret key (shown once); the live keys keep working for overlap_seconds", description: "Answers the new key once: store it in the backend's secrets now. The keys live before it keep working for `overlap_seconds` so the backends can move over.",
                         request: "RotateSecretKeyRequest", response: "SecretKeyRotated",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -604,7 +604,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.validationFailed([])],
         audit: "admin.audit.list", sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "The app's audit log (admin calls and security events), newest first", description: nil,
+        document: .init(summary: "The app's audit log (admin calls and security events), newest first", description: "Each admin call and security event of the app, with who, what and when; page with `cursor`.",
                         request: nil, response: "AuditPage",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -614,7 +614,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [],
         audit: "admin.settings.get", sessionCheckedByHandler: false,
         command: AdminV1.UpdateAppSettings.protoName,
-        document: .init(summary: "The app's settings, as identityctl apps settings prints them", description: nil,
+        document: .init(summary: "The app's settings, as identityctl apps settings prints them", description: "Sign-in methods, providers, token lifetimes, rate limits, mail, SMS and client profile settings of the app.",
                         request: nil, response: "AppSettings",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -624,7 +624,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [],
         audit: "admin.settings.update", sessionCheckedByHandler: false,
         command: AdminV1.UpdateAppSettings.protoName,
-        document: .init(summary: "Change the app's settings: what identityctl apps settings sets, with the same rules", description: nil,
+        document: .init(summary: "Change the app's settings: what identityctl apps settings sets, with the same rules", description: "Only the settings sent change, checked by the same rules as identityctl; answers the settings now in force. Audited.",
                         request: "AppSettingsUpdate", response: "AppSettings",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -634,7 +634,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.validationFailed([])],
         audit: "admin.users.list", sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "The app's users, newest first, with filters and a cursor", description: nil,
+        document: .init(summary: "The app's users, newest first, with filters and a cursor", description: "Filter by email, phone or username prefix, provider, creation time, disabled or guest; page with `next_cursor`.",
                         request: nil, response: "UserPage",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -644,7 +644,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.emailAlreadyInUse, .usernameTaken, .invalidEmail(), .weakPassword("")],
         audit: "admin.users.create", sessionCheckedByHandler: false,
         command: AdminV1.CreateUser.protoName,
-        document: .init(summary: "Create a user, with or without a password (email_verified settable)", description: nil,
+        document: .init(summary: "Create a user, with or without a password (email_verified settable)", description: "Give an email, phone or username; a password is hashed by the service and must pass the policy. Answers the user; `user.created` is published.",
                         request: "AdminUserCreate", response: "AdminUser",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -654,7 +654,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.users.get", sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "One user, with its custom claims and whether it is disabled", description: nil,
+        document: .init(summary: "One user, with its custom claims and whether it is disabled", description: "The user as the app's backend sees it, including app metadata and custom claims.",
                         request: nil, response: "AdminUser",
                         parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -664,7 +664,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.notFound, .emailAlreadyInUse, .usernameTaken, .invalidEmail()],
         audit: "admin.users.update", sessionCheckedByHandler: false,
         command: AdminV1.UpdateUser.protoName,
-        document: .init(summary: "Change a user: profile fields (null clears), email_verified, roles, custom claims, metadata (each replaced whole)", description: nil,
+        document: .init(summary: "Change a user: profile fields (null clears), email_verified, roles, custom claims, metadata (each replaced whole)", description: "Custom claims and roles are in the user's next access token (after its next refresh).",
                         request: "AdminUserUpdate", response: "AdminUser",
                         parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -674,7 +674,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.users.delete", sessionCheckedByHandler: false,
         command: AdminV1.DeleteUser.protoName,
-        document: .init(summary: "Delete a user as DELETE /v1/me does (sessions end, Apple tokens revoked, user.deleted)", description: nil,
+        document: .init(summary: "Delete a user as DELETE /v1/me does (sessions end, Apple tokens revoked, user.deleted)", description: "Irreversible; the app's backend is told through `user.deleted`.",
                         request: nil, response: nil,
                         parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -684,7 +684,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.users.disable", sessionCheckedByHandler: false,
         command: AdminV1.SetUserDisabled.protoName,
-        document: .init(summary: "Disable a user: every session ends at once, sign-in and refresh answer 403 auth/user-disabled, user.disabled is published", description: nil,
+        document: .init(summary: "Disable a user: every session ends at once, sign-in and refresh answer 403 auth/user-disabled, user.disabled is published", description: "Use for abuse or a compromised account; the data stays. Enable with POST …/enable.",
                         request: nil, response: "AdminUser",
                         parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -694,7 +694,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.users.enable", sessionCheckedByHandler: false,
         command: AdminV1.SetUserDisabled.protoName,
-        document: .init(summary: "Enable a disabled user again (user.enabled)", description: nil,
+        document: .init(summary: "Enable a disabled user again (user.enabled)", description: "The user can sign in again; sessions ended by the disabling stay ended.",
                         request: nil, response: "AdminUser",
                         parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -704,7 +704,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.users.mfa_reset", sessionCheckedByHandler: false,
         command: AdminV1.ResetUserMfa.protoName,
-        document: .init(summary: "Reset a user's MFA (they lost every factor): every second factor and backup code removed, mfa.disabled (reason admin_reset) published, audited", description: nil,
+        document: .init(summary: "Reset a user's MFA (they lost every factor): every second factor and backup code removed, mfa.disabled (reason admin_reset) published, audited", description: "After checking the user's identity out of band: they can then sign in with their password and enrol a factor again.",
                         request: nil, response: "AdminUser",
                         parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -714,7 +714,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.sessions.list", sessionCheckedByHandler: false,
         command: nil,
-        document: .init(summary: "The user's live sessions, newest first", description: nil,
+        document: .init(summary: "The user's live sessions, newest first", description: "Each live session with its device, IP and user agent, for support and investigations.",
                         request: nil, response: "AdminSessions",
                         parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -724,7 +724,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [],
         audit: "admin.sessions.revoke_all", sessionCheckedByHandler: false,
         command: RevocationV1.EndAllSessions.protoName,
-        document: .init(summary: "End every live session of the user", description: nil,
+        document: .init(summary: "End every live session of the user", description: "Signs the user out everywhere: every refresh token stops working; access tokens expire on their own.",
                         request: nil, response: nil,
                         parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
@@ -734,7 +734,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.sessions.revoke", sessionCheckedByHandler: false,
         command: RevocationV1.EndSession.protoName,
-        document: .init(summary: "End one session of the user", description: nil,
+        document: .init(summary: "End one session of the user", description: "Revokes one session by id; the others stay.",
                         request: nil, response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -744,7 +744,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.payloadTooLarge],
         audit: "admin.users.import", sessionCheckedByHandler: false,
         command: AdminV1.ImportUsers.protoName,
-        document: .init(summary: "Import up to 1,000 users with their password hashes (bcrypt, scrypt, Firebase scrypt, PBKDF2, Argon2) and provider identities; each user all or nothing", description: nil,
+        document: .init(summary: "Import up to 1,000 users with their password hashes (bcrypt, scrypt, Firebase scrypt, PBKDF2, Argon2) and provider identities; each user all or nothing", description: "For moving from another system: users keep their passwords (verified against the imported hash, then rehashed with Argon2id at their next sign-in) and provider links. Answers how many were imported and, per index, why any was not.",
                         request: nil, response: "ImportReport",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -754,7 +754,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.keyRotationPending, .notFound],
         audit: "admin.keys.rotate", sessionCheckedByHandler: false,
         command: AdminV1.RotateSigningKey.protoName,
-        document: .init(summary: "Add the next signing key: published in the JWKS now, signing one JWKS cache period later; the current key stays published until its tokens have expired", description: nil,
+        document: .init(summary: "Add the next signing key: published in the JWKS now, signing one JWKS cache period later; the current key stays published until its tokens have expired", description: "Clients that cache the JWKS see the new key before any token is signed with it; old tokens keep verifying until they expire.",
                         request: "RotateSigningKeyRequest", response: "SigningKeyRotated",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -764,7 +764,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [],
         audit: "admin.hooks.list", sessionCheckedByHandler: false,
         command: AdminV1.ListAuthHooks.protoName,
-        document: .init(summary: "The app's auth hooks (secrets never shown again)", description: nil,
+        document: .init(summary: "The app's auth hooks (secrets never shown again)", description: "Each configured hook: its kind, URL, timeout and failure policy. Secrets are shown only when a hook is created or its secret rotated.",
                         request: nil, response: "AuthHookList",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -774,7 +774,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.hooks.save", sessionCheckedByHandler: false,
         command: AdminV1.SaveAuthHook.protoName,
-        document: .init(summary: "Set the hook of a kind (before_sign_up, before_token, send_email, send_sms); a new hook's secret is shown once", description: nil,
+        document: .init(summary: "Set the hook of a kind (before_sign_up, before_token, send_email, send_sms); a new hook's secret is shown once", description: "The URL must be HTTPS to a public address (checked after DNS resolution; redirects are never followed). Timeout 100 to 5000 ms (default 2000); failure policy fail_closed (default) or fail_open. Every call is signed per Standard Webhooks with the hook's secret.",
                         request: "AuthHookRequest", response: "AuthHook",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -784,7 +784,7 @@ extension DeclaredOperation {
         limits: [RouteLimit].admin, errors: [.notFound],
         audit: "admin.hooks.delete", sessionCheckedByHandler: false,
         command: AdminV1.DeleteAuthHook.protoName,
-        document: .init(summary: "Remove the hook of a kind: the service works without it from now on", description: nil,
+        document: .init(summary: "Remove the hook of a kind: the service works without it from now on", description: "Sign-ups, tokens, mail and texts go on without asking the app's backend from the next request.",
                         request: nil, response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
@@ -819,7 +819,7 @@ extension DeclaredOperation {
         "RefreshRequest": "{\"type\":\"object\",\"required\":[\"refresh_token\"],\"properties\":{\"refresh_token\":{\"type\":\"string\",\"description\":\"The refresh token of the last sign-in or refresh (each is used once)\",\"examples\":[\"rt_3q8VZ3m1nR0kX7tLw2pC9yH4sJb6eFa5dQ1oTgU3iE8w\"]}}}",
         "RotateSecretKeyRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"overlap_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":2592000,\"default\":86400,\"description\":\"Seconds the keys live now keep working (at most 30 days; 0: they stop at once)\",\"examples\":[3600]}}}",
         "RotateSigningKeyRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"alg\":{\"type\":[\"string\",\"null\"],\"enum\":[\"RS256\",\"ES256\",\"EdDSA\",null],\"description\":\"Default: the current key's algorithm\",\"examples\":[\"ES256\"]}}}",
-        "SignInRequest": "{\"type\":\"object\",\"required\":[\"password\"],\"properties\":{\"email\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"identifier\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"maxLength\":254,\"description\":\"An email or a username\"},\"password\":{\"type\":\"string\",\"examples\":[\"tangerine-ladder-1843\"]}},\"anyOf\":[{\"required\":[\"email\"],\"properties\":{\"email\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"identifier\"],\"properties\":{\"identifier\":{\"not\":{\"type\":\"null\"}}}}]}",
+        "SignInRequest": "{\"type\":\"object\",\"required\":[\"password\"],\"properties\":{\"email\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"identifier\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"maxLength\":254,\"description\":\"An email or a username\"},\"password\":{\"type\":\"string\",\"examples\":[\"correct-horse-battery-staple\"]}},\"anyOf\":[{\"required\":[\"email\"],\"properties\":{\"email\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"identifier\"],\"properties\":{\"identifier\":{\"not\":{\"type\":\"null\"}}}}]}",
         "SignUpRequest": "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"locale\":{\"type\":[\"string\",\"null\"],\"maxLength\":35,\"pattern\":\"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$\",\"description\":\"The user's language (BCP 47): mail and SMS to them are written in it\",\"examples\":[\"pt-BR\"]}}}",
         "UpdateMeRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"examples\":[\"https://cdn.example.com/ada.png\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"],\"description\":\"The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it\"},\"locale\":{\"type\":[\"string\",\"null\"],\"maxLength\":35,\"pattern\":\"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$\",\"description\":\"The user's language (BCP 47); null: the request's Accept-Language decides\",\"examples\":[\"de\"]}}}",
     ]
@@ -912,6 +912,27 @@ extension DeclaredOperation {
         "phone": "{\"maxLength\":64}",
         "url": "{\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\"}",
         "username": "{\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\"}",
+    ]
+
+    /// Each service's comment in gateway.proto, in declaration order: the API document's tags.
+    static let serviceDescriptions: [(service: String, description: String)] = [
+        ("PasswordApi", "Email and password."),
+        ("AccountApi", "Guests, account deletion and push devices."),
+        ("SessionApi", "Refresh, sign-out and the user's sessions."),
+        ("MeApi", "The signed-in user's profile."),
+        ("PasskeyApi", "Passkey sign-in and the user's passkeys."),
+        ("ProviderApi", "Sign-in with a provider's id token (verified by the provider worker first) and the user's provider links."),
+        ("AppleNotificationApi", "What Apple tells the app's server about its users."),
+        ("EmailApi", "Mailed codes: sign-in codes, password recovery and change, email verification."),
+        ("PhoneApi", "Texted codes: phone sign-in and the user's phone."),
+        ("MfaApi", "The second step of an MFA sign-in and the user's second factors."),
+        ("DiscoveryApi", "Public keys and discovery (RFC 8414) of an app."),
+        ("IntrospectionApi", "RFC 7662 token introspection for an app's backend (its secret key: Bearer, HTTP Basic or the form's client_id and client_secret)."),
+        ("RevocationApi", "RFC 7009 token revocation for an app's backend (its secret key, as introspection takes it): the token's session ends, as a sign-out ends it."),
+        ("AdminAppApi", "The admin API, the app itself: its secret keys, settings and audit log. The app's backend calls with its secret key; every call is in the audit log first."),
+        ("AdminUserApi", "The admin API, the app's users and their sessions."),
+        ("AdminKeyApi", "The admin API, bulk import and signing keys."),
+        ("AdminHookApi", "The admin API, the app's auth hooks: its own backend asked before a sign-up or a token, or delivering the service's mail and texts itself."),
     ]
 
     /// Every operation reached over HTTP, in declaration order.

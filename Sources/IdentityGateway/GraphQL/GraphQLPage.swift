@@ -3,7 +3,7 @@ import IdentityKit
 
 /// `GET /graphql` in a browser: a self-contained page (no outside scripts) to send a query
 /// with an app key and a bearer token, and to read the schema (`?sdl`). Its own inline
-/// script and style run by hash only, as on `/api/docs`.
+/// script and style run by hash only.
 enum GraphQLPage {
     static let html = #"""
     <!doctype html>

@@ -1,9 +1,10 @@
 import Foundation
 import IdentityKit
 
-/// Liveness, readiness, the API document and its page. Not `/metrics`: metrics show the
-/// traffic's shape, so the gateway serves them only on its operations listener
-/// (`IDENTITY_METRICS_PORT`, never the public port; docs/operations.md, "Operations").
+/// Liveness, readiness, the API document and its reference page (with the page's script and
+/// stylesheet). Not `/metrics`: metrics show the traffic's shape, so the gateway serves them
+/// only on its operations listener (`IDENTITY_METRICS_PORT`, never the public port;
+/// docs/operations.md, "Operations").
 struct OperationsRoutes: Sendable {
     let pool: PGPool
     let bus: BusClient
@@ -17,17 +18,13 @@ struct OperationsRoutes: Sendable {
             .now(.json(.object(["status": "ok"])))
          },
          Route(method: "GET", pattern: "/readyz", needsApp: false, takesBody: false, handler: ready),
-         Route(method: "GET", pattern: "/api/docs", needsApp: false, takesBody: false) { _ in
-            .now(HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"),
-                                                     ("Content-Security-Policy", DocsPage.contentSecurityPolicy),
-                                                     ("Referrer-Policy", "no-referrer")],
-                              body: Data(DocsPage.html.utf8)))
-         },
          Route(method: "GET", pattern: "/api/docs/openapi.json", needsApp: false, takesBody: false) { _ in
             .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
                               body: document))
          },
-        ] + profileDocuments.keys.sorted().map { profile in
+        ] + APIReference.assets.map { path, asset in
+            Route(method: "GET", pattern: path, needsApp: false, takesBody: false) { _ in .now(APIReference.response(asset)) }
+        } + profileDocuments.keys.sorted().map { profile in
             // One fixed path per profile: an unknown profile is the router's 404.
             let document = profileDocuments[profile] ?? Data()
             return Route(method: "GET", pattern: "/api/docs/profiles/\(profile)/openapi.json", needsApp: false,
