@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check migrate run test stop bench chaos cluster deploy-check clean
+.PHONY: deps services build proto proto-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check image migrate run test stop bench chaos cluster deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -46,6 +46,11 @@ breached-passwords-check: deps
 # modules it links names one (scripts/check-gateway-secrets.py; Package.swift says why).
 gateway-secrets-check:
 	python3 scripts/check-gateway-secrets.py
+
+# The service's image (localhost/identity:latest) from this checkout: a debootstrap base made once
+# under .run/image, the release executables and the libraries they link (scripts/image.sh).
+image: deps
+	scripts/image.sh
 
 migrate: services build
 	source "$(RUN_DIR)/env" && IDENTITY_DATABASE_URL=$${IDENTITY_OWNER_DATABASE_URL:-$$IDENTITY_DATABASE_URL} \

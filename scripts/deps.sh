@@ -17,6 +17,10 @@ PACKAGES=(
     # the TypeScript client (clients/typescript): compiled with Debian's tsc, tested with Node's
     # own test runner (Tests/e2e/test_typescript_client.py); no npm packages
     nodejs node-typescript
+    # make image and its smoke test (scripts/image.sh, scripts/image-test.sh): a Debian base made
+    # with debootstrap, built and run with podman (runc; host network, so no bridge is needed),
+    # and systemd-nspawn to boot the systemd units in a container
+    podman buildah runc debootstrap zstd systemd-container containernetworking-plugins netavark catatonit
 )
 
 SUDO=()
