@@ -2,8 +2,9 @@
 database and a vhost of its own and runs these tests): the gateway and every worker as podman
 containers on the host network, each with a read-only root filesystem, as user 10001, no
 capabilities, its own database role and broker user, against the harness's PostgreSQL and
-RabbitMQ, delivering mail to the e2e tests' SMTP sink. The master key is a fresh random one,
-mounted as a file (IDENTITY_MASTER_KEY_FILE), never in an environment.
+RabbitMQ, delivering mail to the e2e tests' SMTP sink. The master key is a fresh random one; it,
+the sub-keys and the database and broker URLs are mounted as files (IDENTITY_*_FILE), never in an
+environment.
 
 Environment (scripts/image-test.sh sets it): IDENTITY_IMAGE, IDENTITY_DATABASE_URL (the database),
 IDENTITY_<ROLE>_DATABASE_URL (scripts/services.sh db-roles), IDENTITY_AMQP_URL (the vhost) and
@@ -93,16 +94,34 @@ class ImageStack:
         env.update(extra)
         return env
 
+    # Handed to the containers as files (IDENTITY_<NAME>_FILE), as deploy/kubernetes mounts them.
+    SECRETS = ("IDENTITY_DATABASE_URL", "IDENTITY_AMQP_URL", "IDENTITY_MAIL_PAYLOAD_KEY",
+               "IDENTITY_PUSH_CREDENTIAL_KEY")
+
     def run_args(self, env, key=True):
-        env_file = os.path.join(self.dir, f"env-{uuid.uuid4().hex[:8]}")
-        with open(env_file, "w") as out:
-            out.writelines(f"{k}={v}\n" for k, v in env.items())
-        args = ["--network", "host", "--read-only", "--user", f"{UID}:{UID}", "--cap-drop", "ALL",
-                "--security-opt", "no-new-privileges", "--label", self.label, "--env-file", env_file]
+        """podman run arguments: the settings in an env file, the secrets as files in a read-only
+        mount (the master key too, when `key`)."""
+        own = tempfile.mkdtemp(dir=self.dir)
+        os.chmod(own, 0o755)
+        settings = {}
+        for name, value in env.items():
+            if name not in self.SECRETS:
+                settings[name] = value
+                continue
+            path = os.path.join(own, name.lower())
+            with open(path, "w") as out:
+                out.write(value + "\n")
+            os.chmod(path, 0o444)
+            settings[name + "_FILE"] = f"/run/secrets/identity/{name.lower()}"
         if key:
-            args += ["-v", f"{self.master_key_file}:/run/secrets/identity/master-key:ro",
-                     "-e", "IDENTITY_MASTER_KEY_FILE=/run/secrets/identity/master-key"]
-        return args
+            os.link(self.master_key_file, os.path.join(own, "identity_master_key"))
+            settings["IDENTITY_MASTER_KEY_FILE"] = "/run/secrets/identity/identity_master_key"
+        env_file = os.path.join(own, "env")
+        with open(env_file, "w") as out:
+            out.writelines(f"{k}={v}\n" for k, v in settings.items())
+        return ["--network", "host", "--read-only", "--user", f"{UID}:{UID}", "--cap-drop", "ALL",
+                "--security-opt", "no-new-privileges", "--label", self.label, "--env-file", env_file,
+                "-v", f"{own}:/run/secrets/identity:ro"]
 
     def ctl(self, *args, role="identityctl"):
         env = self.env_for("identityctl", role=role)

@@ -53,3 +53,13 @@ def test_sign_up_sign_in_refresh_me_and_an_email_code(image_stack):
 
     dead = [name for name in PROCESSES if not stack.running(name)]
     assert not dead, f"exited: {dead}\n{stack.logs()}"
+
+
+def test_a_made_up_master_key_stops_a_worker_at_start(image_stack):
+    stack = image_stack
+    env = stack.env_for("identity-token-worker", IDENTITY_MASTER_KEY="00" * 32,
+                        IDENTITY_METRICS_PORT="0")
+    done = podman("run", "--rm", *stack.run_args(env, key=False), stack.image,
+                  "/usr/local/bin/identity-token-worker", check=False, timeout=60)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "IDENTITY_MASTER_KEY is not a random key (every byte is 00)" in done.stderr, done.stderr
