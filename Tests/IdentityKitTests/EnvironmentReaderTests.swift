@@ -63,10 +63,10 @@ final class EnvironmentReaderTests: XCTestCase {
         XCTAssertEqual(env.problems, [])
     }
 
-    func testASecretGivenTwiceOrInAMissingFileIsAProblem() {
+    func testTheVariableWinsOverItsFileAndAMissingFileIsAProblem() {
         var both = EnvironmentReader(["IDENTITY_AMQP_URL": "amqp://a", "IDENTITY_AMQP_URL_FILE": "/nonexistent"])
-        XCTAssertNil(both.secret("IDENTITY_AMQP_URL"))
-        XCTAssertEqual(both.problems, ["IDENTITY_AMQP_URL and IDENTITY_AMQP_URL_FILE are both set: keep one"])
+        XCTAssertEqual(both.secret("IDENTITY_AMQP_URL"), "amqp://a")
+        XCTAssertEqual(both.problems, [])
 
         var missing = EnvironmentReader(["IDENTITY_MASTER_KEY_FILE": "/nonexistent/master-key"])
         XCTAssertNil(missing.key32("IDENTITY_MASTER_KEY", required: true))

@@ -33,15 +33,11 @@ public struct EnvironmentReader {
 
     /// A secret (a key, a password, a URL with a password in it) in `name`, or in the file named
     /// by `<name>_FILE` (a secrets mount: the value then appears in no process listing or
-    /// environment dump), surrounding whitespace and the final newline trimmed. Setting both is
-    /// a problem: which one wins would be a guess.
+    /// environment dump), surrounding whitespace and the final newline trimmed. The variable
+    /// itself wins when both are set.
     public mutating func secret(_ name: String) -> String? {
-        let path = raw(name + "_FILE")
-        guard let path else { return raw(name) }
-        if raw(name) != nil {
-            problems.append("\(name) and \(name)_FILE are both set: keep one")
-            return nil
-        }
+        if let given = raw(name) { return given }
+        guard let path = raw(name + "_FILE") else { return nil }
         do {
             let text = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             if text.isEmpty { problems.append("\(name)_FILE=\(path) is empty") }
