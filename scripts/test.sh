@@ -16,7 +16,8 @@ step() { printf '\n==> %s\n' "$*" >&2; }
 source "$RUN_DIR/env"
 
 # deploy/: Kubernetes manifests against the Kubernetes JSON schemas, compose against the Compose
-# Specification, systemd units through systemd-analyze verify (about 10 s; scripts/check-deploy.py).
+# Specification, systemd units through systemd-analyze verify, checkov on the rendered overlays
+# (about 40 s; scripts/check-deploy.py).
 step "deploy/ checks"
 python3 "$REPO_DIR/scripts/check-deploy.py"
 
