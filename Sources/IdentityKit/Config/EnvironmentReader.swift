@@ -31,25 +31,45 @@ public struct EnvironmentReader {
         return value
     }
 
-    /// A 32-byte key given as 64 hex characters (the master key), in `name` or in the file
-    /// named by `<name>_FILE` (a secrets mount: the key then appears in no process listing or
-    /// environment dump).
-    public mutating func key32(_ name: String, required: Bool) -> [UInt8]? {
-        var given = raw(name)
-        if given == nil, let path = raw(name + "_FILE") {
-            do {
-                given = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            } catch {
-                problems.append("\(name)_FILE=\(path) cannot be read")
-                return nil
-            }
+    /// A secret (a key, a password, a URL with a password in it) in `name`, or in the file named
+    /// by `<name>_FILE` (a secrets mount: the value then appears in no process listing or
+    /// environment dump), surrounding whitespace and the final newline trimmed. The variable
+    /// itself wins when both are set.
+    public mutating func secret(_ name: String) -> String? {
+        if let given = raw(name) { return given }
+        guard let path = raw(name + "_FILE") else { return nil }
+        do {
+            let text = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.isEmpty { problems.append("\(name)_FILE=\(path) is empty") }
+            return text.isEmpty ? nil : text
+        } catch {
+            problems.append("\(name)_FILE=\(path) cannot be read")
+            return nil
         }
-        guard let text = given, !text.isEmpty else {
-            if required { problems.append("\(name) is required (64 hex characters: openssl rand -hex 32)") }
+    }
+
+    /// A secret (`secret(_:)`) with a default when neither `name` nor `<name>_FILE` is set.
+    public mutating func secret(_ name: String, default fallback: String) -> String {
+        secret(name) ?? fallback
+    }
+
+    /// A 32-byte key given as 64 hex characters (the master key, a sub-key), in `name` or in the
+    /// file named by `<name>_FILE`. A key no random generator would make (all one byte, a short
+    /// pattern, a counting sequence: `KeyEntropy`) is refused.
+    public mutating func key32(_ name: String, required: Bool) -> [UInt8]? {
+        let problemsBefore = problems.count
+        guard let text = secret(name) else {
+            if required && problems.count == problemsBefore {
+                problems.append("\(name) is required (64 hex characters: openssl rand -hex 32)")
+            }
             return nil
         }
         guard let bytes = Hex.decode(text), bytes.count == 32 else {
             problems.append("\(name) must be 64 hex characters (32 bytes)")
+            return nil
+        }
+        if let weakness = KeyEntropy.weakness(of: bytes) {
+            problems.append("\(name) is not a random key (\(weakness)): make one with openssl rand -hex 32")
             return nil
         }
         return bytes
@@ -97,10 +117,10 @@ public struct CommonConfiguration: Sendable {
     public var outboundAddresses: OutboundAddressPolicy
 
     public init(reading env: inout EnvironmentReader, defaultPoolSize: Int) {
-        databaseURL = env.string("IDENTITY_DATABASE_URL",
+        databaseURL = env.secret("IDENTITY_DATABASE_URL",
                                  default: "postgresql://identity@127.0.0.1:55432/identity")
         databasePoolSize = env.int("IDENTITY_DB_POOL_SIZE", default: defaultPoolSize, range: 1...200)
-        amqpURL = env.string("IDENTITY_AMQP_URL", default: "amqp://guest:guest@127.0.0.1:55672/%2F")
+        amqpURL = env.secret("IDENTITY_AMQP_URL", default: "amqp://guest:guest@127.0.0.1:55672/%2F")
         amqpHeartbeatSeconds = env.int("IDENTITY_AMQP_HEARTBEAT_SECONDS", default: 30, range: 1...600)
         let queueType = env.string("IDENTITY_AMQP_QUEUE_TYPE", default: "quorum")
         if let parsed = QueueDeclaration.QueueType(rawValue: queueType) {

@@ -19,7 +19,7 @@ public struct SmsConfiguration: Sendable {
         }
         var account: TwilioTransport.Account?
         if let sid = env.raw("IDENTITY_SMS_ACCOUNT_SID") {
-            guard let token = env.raw("IDENTITY_SMS_AUTH_TOKEN") else {
+            guard let token = env.secret("IDENTITY_SMS_AUTH_TOKEN") else {
                 env.fail("IDENTITY_SMS_ACCOUNT_SID is set: IDENTITY_SMS_AUTH_TOKEN is required too")
                 return SmsConfiguration(account: nil, apiURL: apiURL, timeoutMilliseconds: 10_000, directory: mailDirectory)
             }

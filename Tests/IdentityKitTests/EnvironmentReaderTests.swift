@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+@testable import IdentityKit
+
+final class EnvironmentReaderTests: XCTestCase {
+    private let randomKey = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+    private func key(_ hex: String) -> (key: [UInt8]?, problems: [String]) {
+        var env = EnvironmentReader(["IDENTITY_MASTER_KEY": hex])
+        let key = env.key32("IDENTITY_MASTER_KEY", required: true)
+        return (key, env.problems)
+    }
+
+    func testARandomKeyIsAccepted() {
+        let read = key(randomKey)
+        XCTAssertEqual(read.key, Hex.decode(randomKey))
+        XCTAssertEqual(read.problems, [])
+    }
+
+    func testKeysOfOneByteAreRefused() {
+        for byte in ["00", "01", "ff", "aa"] {
+            let read = key(String(repeating: byte, count: 32))
+            XCTAssertNil(read.key, byte)
+            XCTAssertEqual(read.problems.count, 1, byte)
+            XCTAssertTrue(read.problems[0].contains("IDENTITY_MASTER_KEY is not a random key"), read.problems[0])
+            XCTAssertTrue(read.problems[0].contains("openssl rand -hex 32"), read.problems[0])
+        }
+    }
+
+    func testShortPatternsAndCountingSequencesAreRefused() {
+        let counting = (0..<32).map { String(format: "%02x", $0) }.joined()
+        let downward = (0..<32).map { String(format: "%02x", 255 - $0 * 3) }.joined()
+        let repeated = String(repeating: "deadbeef", count: 8)
+        let fifteenDistinct = String(repeating: "0102030405060708090a0b0c0d0e0f", count: 3).prefix(64)
+        for hex in [counting, downward, repeated, String(fifteenDistinct)] {
+            XCTAssertNil(key(hex).key, hex)
+        }
+    }
+
+    func testAWeakSubKeyIsRefusedLikeTheMasterKey() {
+        var env = EnvironmentReader(["IDENTITY_MAIL_PAYLOAD_KEY": String(repeating: "0", count: 64)])
+        XCTAssertNil(env.key32("IDENTITY_MAIL_PAYLOAD_KEY", required: false))
+        XCTAssertEqual(env.problems.count, 1)
+    }
+
+    func testSecretsAreReadFromTheFileNamedByTheirFileVariable() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let urlFile = dir.appendingPathComponent("database-url").path
+        try "postgresql://gateway:s3cret@db:5432/identity\n".write(toFile: urlFile, atomically: true, encoding: .utf8)
+        let amqpFile = dir.appendingPathComponent("amqp-url").path
+        try "amqp://gateway:s3cret@mq:5672/%2F".write(toFile: amqpFile, atomically: true, encoding: .utf8)
+        let keyFile = dir.appendingPathComponent("master-key").path
+        try (randomKey + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
+
+        var env = EnvironmentReader(["IDENTITY_DATABASE_URL_FILE": urlFile, "IDENTITY_AMQP_URL_FILE": amqpFile,
+                                     "IDENTITY_MASTER_KEY_FILE": keyFile])
+        let common = CommonConfiguration(reading: &env, defaultPoolSize: 1)
+        XCTAssertEqual(common.databaseURL, "postgresql://gateway:s3cret@db:5432/identity")
+        XCTAssertEqual(common.amqpURL, "amqp://gateway:s3cret@mq:5672/%2F")
+        XCTAssertEqual(env.key32("IDENTITY_MASTER_KEY", required: true), Hex.decode(randomKey))
+        XCTAssertEqual(env.problems, [])
+    }
+
+    func testTheVariableWinsOverItsFileAndAMissingFileIsAProblem() {
+        var both = EnvironmentReader(["IDENTITY_AMQP_URL": "amqp://a", "IDENTITY_AMQP_URL_FILE": "/nonexistent"])
+        XCTAssertEqual(both.secret("IDENTITY_AMQP_URL"), "amqp://a")
+        XCTAssertEqual(both.problems, [])
+
+        var missing = EnvironmentReader(["IDENTITY_MASTER_KEY_FILE": "/nonexistent/master-key"])
+        XCTAssertNil(missing.key32("IDENTITY_MASTER_KEY", required: true))
+        XCTAssertEqual(missing.problems, ["IDENTITY_MASTER_KEY_FILE=/nonexistent/master-key cannot be read"])
+    }
+}
