@@ -9,7 +9,7 @@ process reads is in that list.
                                         declared is read nowhere)
 
 A read is a call of the environment reader with a literal name (`string("IDENTITY_…"`, `int(`,
-`raw(`, `key32(` — which also reads `<name>_FILE` —, `providerURL(`, `flag(`) or
+`raw(`, `key32(` and `secret(` — which also read `<name>_FILE` —, `providerURL(`, `flag(`) or
 `environment["IDENTITY_…"]`; ConfigurationVariablesTests applies the same pattern in `swift test`.
 """
 import re
@@ -24,7 +24,7 @@ DOC = ROOT / "docs" / "configuration.md"
 BEGIN = "<!-- configuration-variables:begin (tools/configdoc.py writes this table) -->"
 END = "<!-- configuration-variables:end -->"
 
-READ = re.compile(r'\b(string|int|raw|key32|providerURL|flag)\(\s*"(IDENTITY_[A-Z0-9_]+)"'
+READ = re.compile(r'\b(string|int|raw|key32|secret|providerURL|flag)\(\s*"(IDENTITY_[A-Z0-9_]+)"'
                   r'|environment\[\s*"(IDENTITY_[A-Z0-9_]+)"\s*\]')
 TOKEN = re.compile(r'\s+|//[^\n]*|"((?:[^"\\\n]|\\.)*)"|(\.?[A-Za-z_][A-Za-z0-9_]*)|([\[\](),:+={}])')
 
@@ -126,7 +126,7 @@ def reads():
     for path in sorted((ROOT / "Sources").rglob("*.swift")):
         for m in READ.finditer(path.read_text()):
             name = m.group(2) or m.group(3)
-            for read in [name] + ([name + "_FILE"] if m.group(1) == "key32" else []):
+            for read in [name] + ([name + "_FILE"] if m.group(1) in ("key32", "secret") else []):
                 found.setdefault(read, []).append(str(path.relative_to(ROOT)))
     return found
 

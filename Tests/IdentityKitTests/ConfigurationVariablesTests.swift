@@ -11,7 +11,7 @@ final class ConfigurationVariablesTests: XCTestCase {
     /// A call of the environment reader with a literal name, or a direct look into the process's
     /// environment (tools/configdoc.py uses the same pattern).
     static let read = try! NSRegularExpression(
-        pattern: #"\b(string|int|raw|key32|providerURL|flag)\(\s*"(IDENTITY_[A-Z0-9_]+)"|environment\[\s*"(IDENTITY_[A-Z0-9_]+)"\s*\]"#)
+        pattern: #"\b(string|int|raw|key32|secret|providerURL|flag)\(\s*"(IDENTITY_[A-Z0-9_]+)"|environment\[\s*"(IDENTITY_[A-Z0-9_]+)"\s*\]"#)
     /// A read whose default is a literal string (without interpolation) or integer.
     static let literalDefault = try! NSRegularExpression(
         pattern: #"\b(?:string|int|providerURL)\(\s*"(IDENTITY_[A-Z0-9_]+)",\s*default:\s*(?:"([^"\\]*)"|([0-9_]+))\s*[,)]"#)
@@ -19,14 +19,14 @@ final class ConfigurationVariablesTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The names `text` reads; `key32` also reads `<name>_FILE`.
+    /// The names `text` reads; `key32` and `secret` also read `<name>_FILE`.
     static func reads(in text: String) -> [String] {
         let range = NSRange(text.startIndex..., in: text)
         return read.matches(in: text, range: range).flatMap { match -> [String] in
             let nameGroup = match.range(at: 2).location != NSNotFound ? 2 : 3
             guard let name = Range(match.range(at: nameGroup), in: text).map({ String(text[$0]) }) else { return [] }
             let call = Range(match.range(at: 1), in: text).map { String(text[$0]) }
-            return call == "key32" ? [name, name + "_FILE"] : [name]
+            return call == "key32" || call == "secret" ? [name, name + "_FILE"] : [name]
         }
     }
 

@@ -47,6 +47,12 @@ public enum ConfigurationVariables {
                 + "(`postgresql://u:p@db1:5432,db2:5432/identity?target_session_attrs=read-write`) "
                 + "find a promoted standby without a restart"),
         ConfigurationVariable(
+            "IDENTITY_DATABASE_URL_FILE",
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            default: "(unset)",
+            meaning: "a file holding `IDENTITY_DATABASE_URL`, read when that is unset: a secrets mount "
+                + "instead of the environment"),
+        ConfigurationVariable(
             "IDENTITY_DB_POOL_SIZE",
             read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
             default: "HTTP threads (gateway), concurrency (workers; +1 for the revocation worker's relay)",
@@ -57,6 +63,12 @@ public enum ConfigurationVariables {
             default: "`amqp://guest:guest@127.0.0.1:55672/%2F`",
             meaning: "RabbitMQ URL (vhost URL-encoded), or the URLs of a cluster's nodes separated by "
                 + "commas (failover); each process kind should log in as its own broker user"),
+        ConfigurationVariable(
+            "IDENTITY_AMQP_URL_FILE",
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            default: "(unset)",
+            meaning: "a file holding `IDENTITY_AMQP_URL`, read when that is unset: a secrets mount "
+                + "instead of the environment"),
         ConfigurationVariable(
             "IDENTITY_AMQP_HEARTBEAT_SECONDS",
             read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
@@ -304,6 +316,12 @@ public enum ConfigurationVariables {
             "IDENTITY_SMTP_PASSWORD", read: [.mailerWorker], default: "(none)",
             meaning: "SMTP password"),
         ConfigurationVariable(
+            "IDENTITY_SMTP_PASSWORD_FILE",
+            read: [.mailerWorker],
+            default: "(unset)",
+            meaning: "a file holding `IDENTITY_SMTP_PASSWORD`, read when that is unset: a secrets mount "
+                + "instead of the environment"),
+        ConfigurationVariable(
             "IDENTITY_SMTP_TIMEOUT_MS", read: [.mailerWorker], default: "`10000`",
             meaning: "per delivery"),
         ConfigurationVariable(
@@ -328,6 +346,12 @@ public enum ConfigurationVariables {
         ConfigurationVariable(
             "IDENTITY_SMS_AUTH_TOKEN", read: [.mailerWorker], default: "(none)",
             meaning: "that account's token (Basic auth)"),
+        ConfigurationVariable(
+            "IDENTITY_SMS_AUTH_TOKEN_FILE",
+            read: [.mailerWorker],
+            default: "(unset)",
+            meaning: "a file holding `IDENTITY_SMS_AUTH_TOKEN`, read when that is unset: a secrets mount "
+                + "instead of the environment"),
         ConfigurationVariable(
             "IDENTITY_SMS_FROM", read: [.mailerWorker], default: "(this or a messaging service with an account)",
             meaning: "the sender: a number or an alphanumeric id"),
