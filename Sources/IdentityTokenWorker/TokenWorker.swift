@@ -107,7 +107,9 @@ public final class TokenWorker: Service {
                                  users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
                                                            deletion: deletion),
                                  settings: AppSettingsChange(pool: pool, masterKey: configuration.masterKey,
-                                                             limits: configuration.operatorLimits)))
+                                                             limits: configuration.operatorLimits),
+                                 webhooks: WebhookAdministration(store: WebhookEndpointStore(pool: pool,
+                                                                                             masterKey: configuration.masterKey))))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,

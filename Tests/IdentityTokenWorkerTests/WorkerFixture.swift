@@ -114,7 +114,8 @@ struct WorkerParts {
                                  signingKeys: AdminSigningKeyRotation(keys: SigningKeyStore(pool: pool), masterKey: masterKey),
                                  users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
                                                            deletion: deletion),
-                                 settings: AppSettingsChange(pool: pool, masterKey: masterKey, limits: OperatorLimits())))
+                                 settings: AppSettingsChange(pool: pool, masterKey: masterKey, limits: OperatorLimits()),
+                                 webhooks: WebhookAdministration(store: WebhookEndpointStore(pool: pool, masterKey: masterKey))))
         self.users = users
         self.sessions = sessions
         self.identities = identities

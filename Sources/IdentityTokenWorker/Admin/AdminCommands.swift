@@ -7,4 +7,5 @@ struct AdminCommands: Sendable {
     let signingKeys: AdminSigningKeyRotation
     let users: UserAdministration
     let settings: AppSettingsChange
+    let webhooks: WebhookAdministration
 }
