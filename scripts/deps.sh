@@ -123,3 +123,7 @@ if ! python3 -c 'import prometheus_client, kubernetes_validate' 2>/dev/null \
     python3 -m pip install -q "${OPS_PIP[@]}" || python3 -m pip install -q --break-system-packages "${OPS_PIP[@]}"
     python3 -c 'import prometheus_client, kubernetes_validate'
 fi
+
+# standardwebhooks: the Standard Webhooks reference library for Python, the independent check of
+# the webhook signatures in the e2e webhook tests (Tests/e2e/test_webhooks.py). Pinned, like webauthn.
+pip_pinned standardwebhooks 1.1.0
