@@ -52,7 +52,7 @@ public enum WebhookRules {
     /// `5s,5m,30m,2h` (also `250ms`): seconds each, or nil when a part is not a positive duration.
     public static func parseSchedule(_ text: String) -> [Double]? {
         var delays: [Double] = []
-        for part in text.split(separator: ",") {
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let item = part.trimmingCharacters(in: .whitespaces)
             let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
             guard let (suffix, scale) = units.first(where: { item.hasSuffix($0.0) }),
