@@ -22,7 +22,7 @@ func webhookCommand(_ arguments: [String], env: inout EnvironmentReader, common:
             answer = .object(["webhooks": .array(try store.list(appId: appId))])
         case "create":
             guard let url = option("--url", in: rest) else { fail("webhooks create needs --url URL") }
-            let events = (option("--events", in: rest) ?? "").split(separator: ",").map {
+            let events = (option("--events", in: rest) ?? "*").split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces)
             }
             let description = option("--description", in: rest)

@@ -64,7 +64,7 @@ let usage = """
                                       the key webhook workers get to open the endpoints' secrets
                                       (IDENTITY_WEBHOOK_SECRET_KEY), derived from IDENTITY_MASTER_KEY
       identityctl webhooks list APP_ID
-      identityctl webhooks create APP_ID --url URL --events NAME,NAME|* [--description TEXT]
+      identityctl webhooks create APP_ID --url URL [--events NAME,NAME|*] [--description TEXT]
                                       a webhook endpoint for the app's events (docs/webhooks.md); its
                                       secret is printed once
       identityctl webhooks delete APP_ID WEBHOOK_ID

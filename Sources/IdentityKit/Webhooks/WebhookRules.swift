@@ -21,12 +21,9 @@ public enum WebhookRules {
         }
     }
 
-    /// Whether a description is at most 200 characters without control characters.
+    /// A description: at most 200 characters.
     public static func descriptionProblem(_ text: String) -> String? {
-        guard text.count <= 200, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            return "must be at most 200 characters, without control characters"
-        }
-        return nil
+        text.unicodeScalars.count <= 200 ? nil : "must be at most 200 characters"
     }
 
     /// The body a receiver gets for an event: the Standard Webhooks envelope, `type` (the event's

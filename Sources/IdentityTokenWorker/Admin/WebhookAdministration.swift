@@ -12,7 +12,7 @@ struct WebhookAdministration: Sendable {
         let data: JSONValue
         switch command.action {
         case "create":
-            try check(url: command.url, events: command.events, eventsRequired: true, description: command.description)
+            try check(url: command.url, events: command.events, description: command.description)
             data = try store.create(appId: command.appId, url: command.url ?? "", events: command.events,
                                     description: command.description)
         case "list":
@@ -20,8 +20,7 @@ struct WebhookAdministration: Sendable {
         case "get":
             data = try found(store.get(appId: command.appId, id: command.webhookId))
         case "update":
-            try check(url: command.url, events: command.eventsGiven ? command.events : nil, eventsRequired: false,
-                      description: command.description)
+            try check(url: command.url, events: command.eventsGiven ? command.events : nil, description: command.description)
             let change = WebhookEndpointStore.Change(url: command.url, events: command.eventsGiven ? command.events : nil,
                                                      description: command.description, enabled: command.enabled)
             data = try found(store.update(appId: command.appId, id: command.webhookId, change))
@@ -49,15 +48,13 @@ struct WebhookAdministration: Sendable {
         return value
     }
 
-    private func check(url: String?, events: [String]?, eventsRequired: Bool, description: String?) throws {
+    private func check(url: String?, events: [String]?, description: String?) throws {
         var problems: [ServiceError.FieldProblem] = []
         if let url, let problem = WebhookEndpointStore.urlProblem(url, policy: OutboundAddressPolicy.current) {
             problems.append(.init(location: "body.url", message: problem))
         }
         if let events, let problem = WebhookRules.eventsProblem(events) {
             problems.append(.init(location: "body.events", message: problem))
-        } else if events == nil, eventsRequired {
-            problems.append(.init(location: "body.events", message: "is required: event names, or [\"*\"]"))
         }
         if let description, let problem = WebhookRules.descriptionProblem(description) {
             problems.append(.init(location: "body.description", message: problem))

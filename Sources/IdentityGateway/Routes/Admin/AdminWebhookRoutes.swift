@@ -11,12 +11,10 @@ struct AdminWebhookRoutes: AdminWebhookApiHandlers {
     func adminCreateWebhook(_ context: RouteContext) throws -> RouteResult {
         let body = try GatewayV1.WebhookCreateRequest(declaredBodyOf: context)
         try Self.checkURL(body.url)
-        guard !body.events.isEmpty else {
-            throw ServiceError.validationFailed([.init(location: "body.events", message: "is required: event names, or [\"*\"]")])
-        }
         return try send(context, "create", status: 201) { command in
             command.url = body.url
-            command.events = body.events
+            // No filter: every event.
+            command.events = body.events.isEmpty ? ["*"] : body.events
             command.eventsGiven = true
             command.description = body.description
         }
