@@ -16,6 +16,13 @@ BEGIN
 END
 $$;
 
+DO $$
+BEGIN
+    EXECUTE format('GRANT CONNECT ON DATABASE %I TO identity_webhook_worker', current_database());
+END
+$$;
+GRANT USAGE ON SCHEMA public TO identity_webhook_worker;
+
 CREATE TABLE webhook_endpoints (
     id text PRIMARY KEY,
     app_id text NOT NULL REFERENCES apps (id) ON DELETE CASCADE,

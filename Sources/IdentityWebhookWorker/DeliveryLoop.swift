@@ -136,7 +136,7 @@ final class DeliveryLoop: Sendable {
     }
 
     private func release(_ ids: [String]) throws {
-        try pool.withConnection { connection in
+        _ = try pool.withConnection { connection in
             try connection.query("UPDATE webhook_deliveries SET locked_until = NULL WHERE id = ANY ($1::bigint[])",
                                  ["{" + ids.joined(separator: ",") + "}"])
         }

@@ -25,7 +25,7 @@ struct EventIntake: Sendable {
         var delay = 0.2
         while true {
             do {
-                try pool.withConnection { connection in
+                _ = try pool.withConnection { connection in
                     try connection.query("""
                         INSERT INTO webhook_deliveries (endpoint_id, app_id, event_id, event_type, ordering_key, payload)
                         SELECT id, app_id, $2, $3, $4, $5 FROM webhook_endpoints

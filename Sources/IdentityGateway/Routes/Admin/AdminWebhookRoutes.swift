@@ -11,7 +11,7 @@ struct AdminWebhookRoutes: AdminWebhookApiHandlers {
     func adminCreateWebhook(_ context: RouteContext) throws -> RouteResult {
         let body = try GatewayV1.WebhookCreateRequest(declaredBodyOf: context)
         try Self.checkURL(body.url)
-        return try send(context, "create", status: 201) { command in
+        return try send(context, "create", id: false, status: 201) { command in
             command.url = body.url
             // No filter: every event.
             command.events = body.events.isEmpty ? ["*"] : body.events
