@@ -128,7 +128,8 @@ enum OpenAPIAdminDocument {
                            "description": "Introspection (RFC 7662 §2.1): the app id as user name, the secret key as password."}
       },
       "parameters": {
-        "Uid": {"name": "uid", "in": "path", "required": true, "schema": {"type": "string"}}
+        "Uid": {"name": "uid", "in": "path", "required": true, "schema": {"type": "string"}},
+        "WebhookId": {"name": "webhook_id", "in": "path", "required": true, "schema": {"type": "string", "maxLength": 64}}
       },
       "schemas": {
         "AppSettingsUpdate": {

@@ -762,7 +762,7 @@ extension DeclaredOperation {
         command: AdminV1.ManageWebhooks.protoName,
         document: .init(summary: "One endpoint", description: nil,
                         request: nil, response: "Webhook",
-                        parameters: [], mfaChallenge: false,
+                        parameters: ["WebhookId"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminUpdateWebhook = DeclaredOperation(
         id: "adminUpdateWebhook", service: "AdminWebhookApi", method: "PATCH", pattern: "/v1/admin/webhooks/{webhook_id}",
@@ -772,7 +772,7 @@ extension DeclaredOperation {
         command: AdminV1.ManageWebhooks.protoName,
         document: .init(summary: "Change an endpoint's URL, events or description, or pause it (enabled false)", description: nil,
                         request: "WebhookUpdateRequest", response: "Webhook",
-                        parameters: [], mfaChallenge: false,
+                        parameters: ["WebhookId"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminDeleteWebhook = DeclaredOperation(
         id: "adminDeleteWebhook", service: "AdminWebhookApi", method: "DELETE", pattern: "/v1/admin/webhooks/{webhook_id}",
@@ -782,7 +782,7 @@ extension DeclaredOperation {
         command: AdminV1.ManageWebhooks.protoName,
         document: .init(summary: "Remove an endpoint and what it has not been delivered yet", description: nil,
                         request: nil, response: nil,
-                        parameters: [], mfaChallenge: false,
+                        parameters: ["WebhookId"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminRotateWebhookSecret = DeclaredOperation(
         id: "adminRotateWebhookSecret", service: "AdminWebhookApi", method: "POST", pattern: "/v1/admin/webhooks/{webhook_id}/rotate-secret",
@@ -792,7 +792,7 @@ extension DeclaredOperation {
         command: AdminV1.ManageWebhooks.protoName,
         document: .init(summary: "A new secret (shown once); the previous one signs too for overlap_seconds", description: nil,
                         request: "WebhookRotateSecretRequest", response: "WebhookWithSecret",
-                        parameters: [], mfaChallenge: false,
+                        parameters: ["WebhookId"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminWebhookDeliveries = DeclaredOperation(
         id: "adminWebhookDeliveries", service: "AdminWebhookApi", method: "GET", pattern: "/v1/admin/webhooks/{webhook_id}/deliveries",
@@ -802,7 +802,7 @@ extension DeclaredOperation {
         command: AdminV1.ManageWebhooks.protoName,
         document: .init(summary: "The endpoint's delivery log: the last 50 deliveries, newest first, each with its last attempts", description: nil,
                         request: nil, response: "WebhookDeliveries",
-                        parameters: [], mfaChallenge: false,
+                        parameters: ["WebhookId"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminReplayWebhookDeliveries = DeclaredOperation(
         id: "adminReplayWebhookDeliveries", service: "AdminWebhookApi", method: "POST", pattern: "/v1/admin/webhooks/{webhook_id}/deliveries/replay",
@@ -812,7 +812,7 @@ extension DeclaredOperation {
         command: AdminV1.ManageWebhooks.protoName,
         document: .init(summary: "Deliver the endpoint's dead-lettered events again, with the same webhook-id", description: nil,
                         request: nil, response: "WebhookReplay",
-                        parameters: [], mfaChallenge: false,
+                        parameters: ["WebhookId"], mfaChallenge: false,
                         generatedRequest: nil))
 
     /// The request schemas shared by several operations (`http.request`), generated from the
