@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "identity-provider-worker", targets: ["identity-provider-worker"]),
         .executable(name: "identity-mailer-worker", targets: ["identity-mailer-worker"]),
         .executable(name: "identity-revocation-worker", targets: ["identity-revocation-worker"]),
+        .executable(name: "identity-webhook-worker", targets: ["identity-webhook-worker"]),
         .executable(name: "identityctl", targets: ["identityctl"]),
         // The Swift client SDK for apps (iOS, macOS, Linux): Foundation only.
         .library(name: "IdentityClient", targets: ["IdentityClient"]),
@@ -88,6 +89,8 @@ let package = Package(
         .target(name: "IdentityMailerWorker", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound"]),
         // The revocation worker: ends sessions, relays the event outbox.
         .target(name: "IdentityRevocationWorker", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound"]),
+        // The webhook worker: the event stream to the apps' own endpoints, signed, with retries.
+        .target(name: "IdentityWebhookWorker", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound"]),
 
         // The client SDK: no dependency beyond Foundation (FoundationNetworking on Linux).
         .target(name: "IdentityClient"),
@@ -97,6 +100,7 @@ let package = Package(
         .executableTarget(name: "identity-provider-worker", dependencies: ["IdentityProviderWorker"]),
         .executableTarget(name: "identity-mailer-worker", dependencies: ["IdentityMailerWorker"]),
         .executableTarget(name: "identity-revocation-worker", dependencies: ["IdentityRevocationWorker"]),
+        .executableTarget(name: "identity-webhook-worker", dependencies: ["IdentityWebhookWorker"]),
         .executableTarget(name: "identityctl", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound"]),
 
         .testTarget(name: "IdentityKitTests", dependencies: ["IdentityKit"]),

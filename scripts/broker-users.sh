@@ -57,6 +57,11 @@ USERS = {
     # Its delay queues dead-letter through the default exchange; the outbox relay declares and
     # publishes identity.events and publishes queued commands on the default exchange; replies.
     "identity-revocation-worker": (f"{REVOCATION}|^identity\\.events$", r"^amq\.default$|^identity\.events$", REVOCATION),
+    # Its own queue bound to every event (declaring and binding it: configure and write on the
+    # queue, read on the exchange, which it declares too if the relay has not yet); publishes
+    # nothing.
+    "identity-webhook-worker": (r"^identity\.webhooks\.events(\.dead)?$|^identity\.events$", r"^identity\.webhooks\.events$",
+                                r"^identity\.webhooks\.events(\.dead)?$|^identity\.events$"),
     # Operator tool: replays dead letters (basic.get on a dead queue, publish on the default
     # exchange); `bench` uses a scratch queue identity.bench.<pid> and pings the token worker.
     "identityctl": (f"^{C}$|^identity\\.bench\\.[0-9]+$", r"^amq\.default$",
@@ -83,6 +88,8 @@ COMMAND_QUEUES = {
     "identity.mailer.email": "identity.mailer.email.dead",
     "identity.mailer.push": "identity.mailer.push.dead",
     "identity.mailer.sms": "identity.mailer.sms.dead",
+    # An event the webhook worker could not take (it crashed on it every time).
+    "identity.webhooks.events": "identity.webhooks.events.dead",
 }
 POLICIES = [{
     "vhost": vhost, "name": "identity-dead-letters-" + queue.removeprefix("identity.").removesuffix(".commands").replace(".", "-"), "pattern": "^" + queue.replace(".", r"\.") + "$",

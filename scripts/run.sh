@@ -44,7 +44,8 @@ say "dev app ($DEV_APP):"
 cat "$DEV_APP"
 echo
 
-PROCS=(identity-gateway identity-token-worker identity-provider-worker identity-mailer-worker identity-revocation-worker)
+PROCS=(identity-gateway identity-token-worker identity-provider-worker identity-mailer-worker identity-revocation-worker
+       identity-webhook-worker)
 declare -A NAME_OF=()
 PIDS=()
 width=0
@@ -58,6 +59,8 @@ trap 'for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done' EXIT
 # Least privilege: the gateway never gets the master key; the mailer gets only the sub-key
 # that opens mail codes.
 MAIL_PAYLOAD_KEY=$("$BIN/identityctl" keys mail-payload-key)
+# The webhook worker likewise: only the sub-key that opens the endpoints' secrets.
+WEBHOOK_SECRET_KEY=$("$BIN/identityctl" keys webhook-secret-key)
 # Each process on its own broker user: IDENTITY_AMQP_URL_<KIND> from $RUN_DIR/env (identity-token-worker
 # → IDENTITY_AMQP_URL_TOKEN_WORKER), else the shared IDENTITY_AMQP_URL.
 amqp_url_of() {
@@ -72,6 +75,8 @@ for name in "${PROCS[@]}"; do
         identity-gateway) launch=(env -u IDENTITY_MASTER_KEY "IDENTITY_AMQP_URL=$url") ;;
         identity-mailer-worker)
             launch=(env -u IDENTITY_MASTER_KEY "IDENTITY_MAIL_PAYLOAD_KEY=$MAIL_PAYLOAD_KEY" "IDENTITY_AMQP_URL=$url") ;;
+        identity-webhook-worker)
+            launch=(env -u IDENTITY_MASTER_KEY "IDENTITY_WEBHOOK_SECRET_KEY=$WEBHOOK_SECRET_KEY" "IDENTITY_AMQP_URL=$url") ;;
         *) launch=(env "IDENTITY_AMQP_URL=$url") ;;
     esac
     # The log filter ignores Ctrl-C so it still prints what the process says while stopping.

@@ -177,7 +177,7 @@ pg_status() {
 # identity_owner (so migrations run as a role that is not a superuser), and prints one
 # `export IDENTITY_<ROLE>_DATABASE_URL=...` line per role for that database.
 DB_ROLES=(identity_owner identity_gateway identity_token_worker identity_provider_worker
-          identity_mailer_worker identity_revocation_worker identityctl)
+          identity_mailer_worker identity_revocation_worker identity_webhook_worker identityctl)
 
 # The role's password, made once and kept in $RUN_DIR/db-passwords (mode 0600).
 db_role_password() {

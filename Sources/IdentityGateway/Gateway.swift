@@ -81,6 +81,7 @@ public final class Gateway: Service {
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
             + AdminImportAndKeyRoutes(commands: commands).routes
             + AdminHookRoutes(commands: commands).routes
+            + AdminWebhookRoutes(commands: commands).routes
             + AdminAppRoutes(secretKeys: secretKeys, audit: AuditLog(pool: pool), commands: commands).routes
             + GraphQLRoutes(apps: apps, sessionObject: SessionObjectEdge(sessions: sessions, commands: commands),
                             pipeline: pipeline).routes

@@ -162,7 +162,8 @@ enum OpenAPIAdminDocument {
                            "description": "Introspection and revocation (client_secret_basic, RFC 6749 §2.3.1): the app id as user name, the secret key as password. Or, without Authorization, the form fields client_id and client_secret (client_secret_post)."}
       },
       "parameters": {
-        "Uid": {"name": "uid", "in": "path", "required": true, "schema": {"type": "string"}}
+        "Uid": {"name": "uid", "in": "path", "required": true, "schema": {"type": "string"}},
+        "WebhookId": {"name": "webhook_id", "in": "path", "required": true, "schema": {"type": "string", "maxLength": 64}}
       },
       "schemas": {
         "AppSettingsUpdate": {

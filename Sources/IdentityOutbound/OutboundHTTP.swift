@@ -50,18 +50,27 @@ public struct OutboundHTTP: Sendable {
     /// resolves elsewhere since it was saved nor a URL saved before the rules can reach a
     /// refused address. A refusal throws a `Failure` with `refusal` set.
     public func postForm(_ url: String, fields: [(String, String)], policy: OutboundAddressPolicy) throws -> Response {
+        try post(url, body: Self.form(fields), headers: [("Content-Type", "application/x-www-form-urlencoded")], policy: policy)
+    }
+
+    /// POSTs `body` with `headers` to a URL an app set, held to `policy` as `postForm` is (plain
+    /// http refused first, every address checked at connect); a redirect is never followed.
+    public func post(_ url: String, body: String, headers: [(String, String)], policy: OutboundAddressPolicy) throws -> Response {
         let scheme = url.split(separator: ":", maxSplits: 1).first?.lowercased()
         guard policy.allowInsecure || scheme == "https" else {
             throw Failure(description: "an app's URL must be https", refusal: "plain http")
+        }
+        for (name, value) in headers where (name + value).contains(where: { $0 == "\r" || $0 == "\n" }) {
+            throw Failure(description: "\(url): header \(name) holds a line break")
         }
         let check: ccurlshim_address_check? = policy.allowPrivate ? nil : { address, length in
             guard let address else { return 0 }
             return OutboundAddressPolicy.refusal(of: Array(UnsafeBufferPointer(start: address, count: length))) == nil ? 1 : 0
         }
         var response = ccurlshim_response()
-        let body = Self.form(fields)
+        let lines = headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
         let code = body.withCString { pointer in
-            ccurlshim_request_checked(url, pointer, body.utf8.count, "Content-Type: application/x-www-form-urlencoded",
+            ccurlshim_request_checked(url, pointer, body.utf8.count, lines,
                                       timeoutMilliseconds, check, policy.allowInsecure ? 0 : 1, &response)
         }
         let refused = withUnsafeBytes(of: response.refused_address) { raw in

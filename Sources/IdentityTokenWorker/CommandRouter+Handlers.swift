@@ -69,6 +69,9 @@ extension CommandRouter: TokenCommandHandlers {
     func handle(_ command: AdminV1.RotateSecretKey, _ context: CommandContext) throws -> CommandConsumer.Reply {
         try .init(admin.secretKeys.handle(command))
     }
+    func handle(_ command: AdminV1.ManageWebhooks, _ context: CommandContext) throws -> CommandConsumer.Reply {
+        try .init(admin.webhooks.handle(command))
+    }
     func handle(_ command: AdminV1.ImportUsers, _ context: CommandContext) throws -> CommandConsumer.Reply {
         try .init(admin.userImport.handle(command))
     }

@@ -112,7 +112,9 @@ public final class TokenWorker: Service {
                                                            deletion: deletion),
                                  settings: AppSettingsChange(pool: pool, masterKey: configuration.masterKey,
                                                              limits: configuration.operatorLimits),
-                                 hooks: AdminAuthHooks(store: AuthHookStore(pool: pool), masterKey: configuration.masterKey)))
+                                 hooks: AdminAuthHooks(store: AuthHookStore(pool: pool), masterKey: configuration.masterKey),
+                                 webhooks: WebhookAdministration(store: WebhookEndpointStore(pool: pool,
+                                                                                             masterKey: configuration.masterKey))))
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,

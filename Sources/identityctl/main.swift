@@ -65,6 +65,17 @@ let usage = """
       identityctl keys push-credential-key
                                       the key mailer workers get to open apps' push credentials
                                       (IDENTITY_PUSH_CREDENTIAL_KEY), derived from IDENTITY_MASTER_KEY
+      identityctl keys webhook-secret-key
+                                      the key webhook workers get to open the endpoints' secrets
+                                      (IDENTITY_WEBHOOK_SECRET_KEY), derived from IDENTITY_MASTER_KEY
+      identityctl webhooks list APP_ID
+      identityctl webhooks create APP_ID --url URL [--events NAME,NAME|*] [--description TEXT]
+                                      a webhook endpoint for the app's events (docs/webhooks.md); its
+                                      secret is printed once
+      identityctl webhooks delete APP_ID WEBHOOK_ID
+      identityctl webhooks rotate-secret APP_ID WEBHOOK_ID [--overlap SECONDS]
+                                      a new secret (printed once); the previous one signs too for
+                                      SECONDS (default 86400, at most 604800)
       identityctl keys mail-payload-key
                                       the key mailer workers get (IDENTITY_MAIL_PAYLOAD_KEY), derived
                                       from IDENTITY_MASTER_KEY: mailers never hold the master key
@@ -350,6 +361,15 @@ case ("keys", "push-credential-key"):
     let masterKey = env.key32("IDENTITY_MASTER_KEY", required: true)
     env.validateOrExit(program: "identityctl")
     print(Hex.encode(SubKey.pushCredentialSeal.derive(from: masterKey ?? [])))
+
+case ("keys", "webhook-secret-key"):
+    // What webhook workers get to open the endpoints' secrets (IDENTITY_WEBHOOK_SECRET_KEY).
+    let masterKey = env.key32("IDENTITY_MASTER_KEY", required: true)
+    env.validateOrExit(program: "identityctl")
+    print(Hex.encode(SubKey.webhookSecretSeal.derive(from: masterKey ?? [])))
+
+case ("webhooks", _):
+    webhookCommand(arguments, env: &env, common: common)
 
 case ("keys", "reseal"):
     // Once after upgrading from a version that sealed rows with the master key itself

@@ -37,6 +37,7 @@ final class ConfigurationVariablesTests: XCTestCase {
         case "IdentityTokenWorker", "identity-token-worker": .tokenWorker
         case "IdentityProviderWorker", "identity-provider-worker": .providerWorker
         case "IdentityMailerWorker", "identity-mailer-worker": .mailerWorker
+        case "IdentityWebhookWorker", "identity-webhook-worker": .webhookWorker
         case "IdentityRevocationWorker", "identity-revocation-worker": .revocationWorker
         case "identityctl": .identityctl
         default: nil

@@ -118,7 +118,8 @@ struct WorkerParts {
                                  users: UserAdministration(pool: pool, users: users, sessions: sessions, hasher: hasher,
                                                            deletion: deletion),
                                  settings: AppSettingsChange(pool: pool, masterKey: masterKey, limits: OperatorLimits()),
-                                 hooks: AdminAuthHooks(store: AuthHookStore(pool: pool), masterKey: masterKey)))
+                                 hooks: AdminAuthHooks(store: AuthHookStore(pool: pool), masterKey: masterKey),
+                                 webhooks: WebhookAdministration(store: WebhookEndpointStore(pool: pool, masterKey: masterKey))))
         self.users = users
         self.sessions = sessions
         self.identities = identities

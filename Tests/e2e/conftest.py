@@ -76,7 +76,10 @@ PROVIDER_SETTINGS = {
 
 # The processes' database logins (migrations/0010_process_roles.sql): the owner migrates.
 DB_ROLES = ("identity-owner", "identity-gateway", "identity-token-worker", "identity-provider-worker",
-            "identity-mailer-worker", "identity-revocation-worker", "identityctl")
+            "identity-mailer-worker", "identity-revocation-worker", "identity-webhook-worker", "identityctl")
+# Seconds between a webhook delivery's attempts (production: 5 s to 10 h, over 27 hours in all):
+# a delivery is dead-lettered after 8 attempts, 11.9 s after its first.
+WEBHOOK_RETRY_SCHEDULE = (0.2, 0.4, 0.8, 1.5, 2, 3, 4)
 REPO_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -317,6 +320,15 @@ class Stack:
             self.env_for("identity-mailer-worker", IDENTITY_HTTP_PORT=str(_free_port()),
                          IDENTITY_METRICS_PORT=str(_free_port())),
             os.path.join(self.log_dir, "mailer-worker.log"))
+        # Delivers the apps' events to their webhook endpoints (the tests' receivers on loopback,
+        # which IDENTITY_ALLOW_PRIVATE_OUTBOUND allows), on a schedule of seconds.
+        self.webhook_worker = ServiceProcess(
+            "identity-webhook-worker", [self.binary("identity-webhook-worker")],
+            self.env_for("identity-webhook-worker", IDENTITY_HTTP_PORT=str(_free_port()),
+                         IDENTITY_METRICS_PORT=str(_free_port()),
+                         IDENTITY_WEBHOOK_RETRY_SCHEDULE=",".join(f"{int(s * 1000)}ms" for s in WEBHOOK_RETRY_SCHEDULE),
+                         IDENTITY_WEBHOOK_TIMEOUT_MS="2000"),
+            os.path.join(self.log_dir, "webhook-worker.log"))
         self.gateway = ServiceProcess("identity-gateway", [self.binary("identity-gateway")],
                                       self.env_for("identity-gateway", IDENTITY_METRICS_PORT=str(_free_port())),
                                       os.path.join(self.log_dir, "gateway.log"))
@@ -325,7 +337,7 @@ class Stack:
     @property
     def processes(self):
         return (self.gateway, self.worker, self.revocation, self.provider_worker,
-                self.mailer_worker)
+                self.mailer_worker, self.webhook_worker)
 
     def metrics_url(self, process, path="/metrics"):
         """The URL of `path` on a process's operations listener (IDENTITY_METRICS_PORT)."""
@@ -339,8 +351,11 @@ class Stack:
         env = dict(self.env, IDENTITY_DATABASE_URL=self.db_urls[name])
         if name in BROKER_KINDS:
             env["IDENTITY_AMQP_URL"] = amqp_url(name)
-        if name in ("identity-gateway", "identity-mailer-worker"):
+        if name in ("identity-gateway", "identity-mailer-worker", "identity-webhook-worker"):
             env.pop("IDENTITY_MASTER_KEY", None)
+        if name == "identity-webhook-worker":
+            env["IDENTITY_WEBHOOK_SECRET_KEY"] = mail_payload_key(self.env["IDENTITY_MASTER_KEY"],
+                                                                  label=b"seal-webhook-secret-v1")
         if name == "identity-mailer-worker":
             env["IDENTITY_MAIL_PAYLOAD_KEY"] = mail_payload_key(self.env["IDENTITY_MASTER_KEY"])
             env["IDENTITY_PUSH_CREDENTIAL_KEY"] = mail_payload_key(self.env["IDENTITY_MASTER_KEY"],
@@ -363,6 +378,7 @@ class Stack:
         self.revocation.start()
         self.provider_worker.start()
         self.mailer_worker.start()
+        self.webhook_worker.start()
         self.gateway.start()
         self.wait_ready()
         self.warm_up()

@@ -50,6 +50,9 @@ public enum SubKey: String, CaseIterable, Sendable {
     /// Apps' push credentials at rest (the APNs `.p8`, the FCM service-account key,
     /// `PushSettingsStore`); mailer workers hold this sub-key (IDENTITY_PUSH_CREDENTIAL_KEY).
     case pushCredentialSeal = "seal-push-credential-v1"
+    /// Apps' webhook signing secrets at rest (`webhook_endpoints.secret_enc`); webhook workers
+    /// hold this sub-key (IDENTITY_WEBHOOK_SECRET_KEY), never the master key.
+    case webhookSecretSeal = "seal-webhook-secret-v1"
 
     public func derive(from masterKey: [UInt8]) -> [UInt8] { HKDF.subkey(of: masterKey, label: rawValue) }
 }

@@ -788,6 +788,86 @@ extension DeclaredOperation {
                         request: nil, response: nil,
                         parameters: [], mfaChallenge: false,
                         generatedRequest: nil))
+    static let adminCreateWebhook = DeclaredOperation(
+        id: "adminCreateWebhook", service: "AdminWebhookApi", method: "POST", pattern: "/v1/admin/webhooks",
+        access: .secretKey, status: 201, takesBody: true,
+        limits: [RouteLimit].admin, errors: [],
+        audit: "admin.webhooks.create", sessionCheckedByHandler: false,
+        command: AdminV1.ManageWebhooks.protoName,
+        document: .init(summary: "Add an endpoint: its secret is shown this once", description: "The URL must be HTTPS to a public address (checked after DNS resolution, and again at every delivery; redirects are never followed). `events` lists the event names it gets, or [\"*\"] (the default) for every event. The answer carries the secret (whsec_…), which signs every message per Standard Webhooks; it is stored sealed and never shown again.",
+                        request: "WebhookCreateRequest", response: "WebhookWithSecret",
+                        parameters: [], mfaChallenge: false,
+                        generatedRequest: nil))
+    static let adminListWebhooks = DeclaredOperation(
+        id: "adminListWebhooks", service: "AdminWebhookApi", method: "GET", pattern: "/v1/admin/webhooks",
+        access: .secretKey, status: 200, takesBody: false,
+        limits: [RouteLimit].admin, errors: [],
+        audit: "admin.webhooks.list", sessionCheckedByHandler: false,
+        command: AdminV1.ManageWebhooks.protoName,
+        document: .init(summary: "The app's endpoints, oldest first", description: "Each endpoint with its URL, event filter, whether it is enabled and until when a rotated secret still signs. Secrets are never shown here.",
+                        request: nil, response: "Webhooks",
+                        parameters: [], mfaChallenge: false,
+                        generatedRequest: nil))
+    static let adminGetWebhook = DeclaredOperation(
+        id: "adminGetWebhook", service: "AdminWebhookApi", method: "GET", pattern: "/v1/admin/webhooks/{webhook_id}",
+        access: .secretKey, status: 200, takesBody: false,
+        limits: [RouteLimit].admin, errors: [.notFound],
+        audit: "admin.webhooks.get", sessionCheckedByHandler: false,
+        command: AdminV1.ManageWebhooks.protoName,
+        document: .init(summary: "One endpoint", description: "The endpoint's URL, event filter, state and rotation overlap. An endpoint of another app is 404.",
+                        request: nil, response: "Webhook",
+                        parameters: ["WebhookId"], mfaChallenge: false,
+                        generatedRequest: nil))
+    static let adminUpdateWebhook = DeclaredOperation(
+        id: "adminUpdateWebhook", service: "AdminWebhookApi", method: "PATCH", pattern: "/v1/admin/webhooks/{webhook_id}",
+        access: .secretKey, status: 200, takesBody: true,
+        limits: [RouteLimit].admin, errors: [.notFound],
+        audit: "admin.webhooks.update", sessionCheckedByHandler: false,
+        command: AdminV1.ManageWebhooks.protoName,
+        document: .init(summary: "Change an endpoint's URL, events or description, or pause it (enabled false)", description: "Fields left out stay as they are. A paused endpoint gets nothing until it is enabled again; the events meanwhile are kept for it and delivered in order afterwards.",
+                        request: "WebhookUpdateRequest", response: "Webhook",
+                        parameters: ["WebhookId"], mfaChallenge: false,
+                        generatedRequest: nil))
+    static let adminDeleteWebhook = DeclaredOperation(
+        id: "adminDeleteWebhook", service: "AdminWebhookApi", method: "DELETE", pattern: "/v1/admin/webhooks/{webhook_id}",
+        access: .secretKey, status: 204, takesBody: false,
+        limits: [RouteLimit].admin, errors: [.notFound],
+        audit: "admin.webhooks.delete", sessionCheckedByHandler: false,
+        command: AdminV1.ManageWebhooks.protoName,
+        document: .init(summary: "Remove an endpoint and what it has not been delivered yet", description: "The endpoint, its secret and its pending and dead-lettered deliveries are deleted; nothing more is sent to it.",
+                        request: nil, response: nil,
+                        parameters: ["WebhookId"], mfaChallenge: false,
+                        generatedRequest: nil))
+    static let adminRotateWebhookSecret = DeclaredOperation(
+        id: "adminRotateWebhookSecret", service: "AdminWebhookApi", method: "POST", pattern: "/v1/admin/webhooks/{webhook_id}/rotate-secret",
+        access: .secretKey, status: 200, takesBody: true,
+        limits: [RouteLimit].admin, errors: [.notFound],
+        audit: "admin.webhooks.rotate_secret", sessionCheckedByHandler: false,
+        command: AdminV1.ManageWebhooks.protoName,
+        document: .init(summary: "A new secret (shown once); the previous one signs too for overlap_seconds", description: "Every message carries one webhook-signature per live secret, so the receiver can switch secrets without losing a message. overlap_seconds defaults to 86400; 0 ends the previous secret at once.",
+                        request: "WebhookRotateSecretRequest", response: "WebhookWithSecret",
+                        parameters: ["WebhookId"], mfaChallenge: false,
+                        generatedRequest: nil))
+    static let adminWebhookDeliveries = DeclaredOperation(
+        id: "adminWebhookDeliveries", service: "AdminWebhookApi", method: "GET", pattern: "/v1/admin/webhooks/{webhook_id}/deliveries",
+        access: .secretKey, status: 200, takesBody: false,
+        limits: [RouteLimit].admin, errors: [.notFound],
+        audit: "admin.webhooks.deliveries", sessionCheckedByHandler: false,
+        command: AdminV1.ManageWebhooks.protoName,
+        document: .init(summary: "The endpoint's delivery log: the last 50 deliveries, newest first, each with its last attempts", description: "For each delivery: its webhook-id (the receiver's idempotency key), event type, state (pending, delivered, dead), attempts and the last attempts with their time, HTTP status, response time and outcome.",
+                        request: nil, response: "WebhookDeliveries",
+                        parameters: ["WebhookId"], mfaChallenge: false,
+                        generatedRequest: nil))
+    static let adminReplayWebhookDeliveries = DeclaredOperation(
+        id: "adminReplayWebhookDeliveries", service: "AdminWebhookApi", method: "POST", pattern: "/v1/admin/webhooks/{webhook_id}/deliveries/replay",
+        access: .secretKey, status: 200, takesBody: false,
+        limits: [RouteLimit].admin, errors: [.notFound],
+        audit: "admin.webhooks.replay", sessionCheckedByHandler: false,
+        command: AdminV1.ManageWebhooks.protoName,
+        document: .init(summary: "Deliver the endpoint's dead-lettered events again, with the same webhook-id", description: "Dead-lettered deliveries are queued again and retried on the usual schedule; a receiver that already handled one recognises it by its webhook-id.",
+                        request: nil, response: "WebhookReplay",
+                        parameters: ["WebhookId"], mfaChallenge: false,
+                        generatedRequest: nil))
 
     /// The request schemas shared by several operations (`http.request`), generated from the
     /// fields of their commands: the document's components, never written by hand.
@@ -822,6 +902,9 @@ extension DeclaredOperation {
         "SignInRequest": "{\"type\":\"object\",\"required\":[\"password\"],\"properties\":{\"email\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"identifier\":{\"type\":[\"string\",\"null\"],\"minLength\":1,\"maxLength\":254,\"description\":\"An email or a username\"},\"password\":{\"type\":\"string\",\"examples\":[\"correct-horse-battery-staple\"]}},\"anyOf\":[{\"required\":[\"email\"],\"properties\":{\"email\":{\"not\":{\"type\":\"null\"}}}},{\"required\":[\"identifier\"],\"properties\":{\"identifier\":{\"not\":{\"type\":\"null\"}}}}]}",
         "SignUpRequest": "{\"type\":\"object\",\"required\":[\"email\",\"password\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"password\":{\"type\":\"string\",\"minLength\":8,\"maxLength\":256,\"description\":\"Not a very common password either (422 auth/weak-password)\",\"examples\":[\"tangerine-ladder-1843\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"locale\":{\"type\":[\"string\",\"null\"],\"maxLength\":35,\"pattern\":\"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$\",\"description\":\"The user's language (BCP 47): mail and SMS to them are written in it\",\"examples\":[\"pt-BR\"]}}}",
         "UpdateMeRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"first_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"maxLength\":100,\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"examples\":[\"https://cdn.example.com/ada.png\"]},\"username\":{\"type\":[\"string\",\"null\"],\"pattern\":\"^[A-Za-z0-9_.]{3,32}$\",\"maxLength\":32,\"examples\":[\"ada.l\"]},\"user_metadata\":{\"type\":[\"object\",\"null\"],\"description\":\"The user's own metadata, replaced whole (at most 8 KiB as JSON); null empties it\"},\"locale\":{\"type\":[\"string\",\"null\"],\"maxLength\":35,\"pattern\":\"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$\",\"description\":\"The user's language (BCP 47); null: the request's Accept-Language decides\",\"examples\":[\"de\"]}}}",
+        "WebhookCreateRequest": "{\"type\":\"object\",\"required\":[\"url\"],\"properties\":{\"url\":{\"type\":\"string\",\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"description\":\"An https URL that reaches a public address (no redirect is followed)\",\"examples\":[\"https://api.example.com/identity-events\"]},\"events\":{\"oneOf\":[{\"type\":\"array\",\"minItems\":1,\"maxItems\":1,\"items\":{\"const\":\"*\"}},{\"type\":\"array\",\"minItems\":1,\"maxItems\":50,\"items\":{\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z0-9_]+(\\\\.[a-z0-9_]+)+$\"}}],\"description\":\"Event names such as user.created, or a single * for every event (the default)\"},\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":200,\"examples\":[\"CRM sync\"]}}}",
+        "WebhookRotateSecretRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"overlap_seconds\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":604800,\"default\":86400,\"description\":\"Seconds the previous secret keeps signing too (both signatures sent; at most 7 days)\",\"examples\":[86400]}}}",
+        "WebhookUpdateRequest": "{\"type\":\"object\",\"required\":[],\"properties\":{\"url\":{\"type\":[\"string\",\"null\"],\"format\":\"uri\",\"pattern\":\"^[Hh][Tt][Tt][Pp][Ss]?://\",\"maxLength\":2048,\"description\":\"An https URL that reaches a public address\",\"examples\":[\"https://api.example.com/identity-events\"]},\"events\":{\"oneOf\":[{\"type\":\"array\",\"minItems\":1,\"maxItems\":1,\"items\":{\"const\":\"*\"}},{\"type\":\"array\",\"minItems\":1,\"maxItems\":50,\"items\":{\"type\":\"string\",\"maxLength\":64,\"pattern\":\"^[a-z0-9_]+(\\\\.[a-z0-9_]+)+$\"}}],\"description\":\"Event names such as user.created, or a single * for every event\"},\"description\":{\"type\":[\"string\",\"null\"],\"maxLength\":200,\"examples\":[\"CRM sync\"]},\"enabled\":{\"type\":[\"boolean\",\"null\"],\"description\":\"false: events wait, undelivered, until it is enabled again\"}}}",
     ]
 
     /// The schemas of the answers' shapes (answers.proto): the document's components.
@@ -861,6 +944,11 @@ extension DeclaredOperation {
         "TotpEnrolment": "{\"type\":\"object\",\"required\":[\"secret\",\"otpauth_uri\",\"qr_svg\"],\"properties\":{\"secret\":{\"type\":\"string\",\"description\":\"Base32, for typing in\",\"examples\":[\"JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP\"]},\"otpauth_uri\":{\"type\":\"string\",\"examples\":[\"otpauth://totp/Acme:ada%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Acme\"]},\"qr_svg\":{\"type\":\"string\",\"description\":\"The otpauth URI as a QR code (SVG document)\"}}}",
         "User": "{\"type\":\"object\",\"required\":[\"uid\",\"email\",\"email_verified\",\"phone\",\"username\",\"first_name\",\"last_name\",\"photo_url\",\"is_guest\",\"has_password\",\"providers\",\"roles\",\"mfa_enabled\",\"created_at\",\"app_metadata\",\"user_metadata\",\"locale\"],\"properties\":{\"uid\":{\"type\":\"string\",\"examples\":[\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\"]},\"email\":{\"type\":[\"string\",\"null\"],\"examples\":[\"ada@example.com\"]},\"email_verified\":{\"type\":\"boolean\",\"examples\":[true]},\"phone\":{\"type\":[\"string\",\"null\"],\"description\":\"E.164\",\"examples\":[\"+14155550123\"]},\"username\":{\"type\":[\"string\",\"null\"]},\"first_name\":{\"type\":[\"string\",\"null\"],\"examples\":[\"Ada\"]},\"last_name\":{\"type\":[\"string\",\"null\"],\"examples\":[\"Lovelace\"]},\"photo_url\":{\"type\":[\"string\",\"null\"]},\"is_guest\":{\"type\":\"boolean\",\"examples\":[false]},\"has_password\":{\"type\":\"boolean\",\"examples\":[true]},\"providers\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"password, google, apple, firebase, phone, passkey\",\"examples\":[[\"password\"]]},\"roles\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"examples\":[[]]},\"mfa_enabled\":{\"type\":\"boolean\",\"examples\":[false]},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\",\"examples\":[\"2026-11-30T09:14:03Z\"]},\"app_metadata\":{\"type\":\"object\",\"description\":\"Set by the app's backend (admin API) only\",\"examples\":[{}]},\"user_metadata\":{\"type\":\"object\",\"description\":\"Set by the user (PATCH /v1/me) or the app's backend\",\"examples\":[{}]},\"locale\":{\"type\":[\"string\",\"null\"],\"description\":\"The user's language (BCP 47), which messages to them are written in; null: the request's Accept-Language, else the app's default\",\"examples\":[\"pt-BR\"]}}}",
         "UserPage": "{\"type\":\"object\",\"required\":[\"data\",\"next_cursor\"],\"properties\":{\"data\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/AdminUser\"}},\"next_cursor\":{\"type\":[\"string\",\"null\"],\"description\":\"The next page's cursor; null on the last page\"}}}",
+        "Webhook": "{\"type\":\"object\",\"required\":[\"id\",\"url\",\"events\",\"description\",\"enabled\",\"previous_secret_expires_at\",\"created_at\",\"updated_at\"],\"properties\":{\"id\":{\"type\":\"string\",\"examples\":[\"whk_01jd8x2m7q4v9t3k6n0p5r8s1w\"]},\"url\":{\"type\":\"string\",\"examples\":[\"https://api.example.com/identity-events\"]},\"events\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Event names it gets, or [\\\"*\\\"] for every event\",\"examples\":[[\"user.created\",\"user.deleted\"]]},\"description\":{\"type\":[\"string\",\"null\"]},\"enabled\":{\"type\":\"boolean\",\"examples\":[true]},\"previous_secret_expires_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\",\"description\":\"Until then, messages carry a signature with the previous secret too\"},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"updated_at\":{\"type\":\"string\",\"format\":\"date-time\"}}}",
+        "WebhookAttempt": "{\"type\":\"object\",\"required\":[\"at\",\"status_code\",\"response_ms\",\"outcome\",\"error\"],\"properties\":{\"at\":{\"type\":\"string\",\"format\":\"date-time\"},\"status_code\":{\"type\":[\"integer\",\"null\"],\"description\":\"The endpoint's HTTP status; null when none came (timeout, refused address)\"},\"response_ms\":{\"type\":\"integer\"},\"outcome\":{\"enum\":[\"delivered\",\"failed\",\"refused\",\"dead_lettered\"]},\"error\":{\"type\":[\"string\",\"null\"]}}}",
+        "WebhookDelivery": "{\"type\":\"object\",\"required\":[\"webhook_id\",\"event_type\",\"state\",\"attempts\",\"next_attempt_at\",\"created_at\",\"last_attempts\"],\"properties\":{\"webhook_id\":{\"type\":\"string\",\"description\":\"The message's webhook-id: the event's id, the same on every attempt and replay\"},\"event_type\":{\"type\":\"string\",\"examples\":[\"user.created\"]},\"state\":{\"enum\":[\"pending\",\"delivered\",\"dead\"]},\"attempts\":{\"type\":\"integer\"},\"next_attempt_at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},\"created_at\":{\"type\":\"string\",\"format\":\"date-time\"},\"last_attempts\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/WebhookAttempt\"}}}}",
+        "WebhookReplay": "{\"type\":\"object\",\"required\":[\"replayed\"],\"properties\":{\"replayed\":{\"type\":\"integer\"}}}",
+        "WebhookWithSecret": "{\"allOf\":[{\"$ref\":\"#/components/schemas/Webhook\"},{\"type\":\"object\",\"required\":[\"secret\"],\"properties\":{\"secret\":{\"type\":\"string\",\"description\":\"whsec_ and base64 of 32 bytes: the HMAC key of the webhook-signature header (Standard Webhooks); stored sealed, never shown again\",\"examples\":[\"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"]}}}]}",
     ]
 
     /// The shared responses that carry them.
@@ -897,6 +985,11 @@ extension DeclaredOperation {
         "TotpEnrolment": "{\"description\":\"Enrolment started\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/TotpEnrolment\"}}},\"example\":{\"data\":{\"secret\":\"JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP\",\"otpauth_uri\":\"otpauth://totp/Acme:ada%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Acme\"}}}}}",
         "User": "{\"description\":\"The user\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/User\"}}},\"example\":{\"data\":{\"uid\":\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\",\"email\":\"ada@example.com\",\"email_verified\":true,\"phone\":\"+14155550123\",\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"is_guest\":false,\"has_password\":true,\"providers\":[\"password\"],\"roles\":[],\"mfa_enabled\":false,\"created_at\":\"2026-11-30T09:14:03Z\",\"app_metadata\":{},\"user_metadata\":{},\"locale\":\"pt-BR\"}}}}}",
         "UserPage": "{\"description\":\"A page of users\",\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/UserPage\"},\"example\":{\"data\":[{\"uid\":\"u_01JD8X2M7Q4V9T3K6N0P5R8S1W\",\"email\":\"ada@example.com\",\"email_verified\":true,\"phone\":\"+14155550123\",\"first_name\":\"Ada\",\"last_name\":\"Lovelace\",\"is_guest\":false,\"has_password\":true,\"providers\":[\"password\"],\"roles\":[],\"mfa_enabled\":false,\"created_at\":\"2026-11-30T09:14:03Z\",\"app_metadata\":{},\"user_metadata\":{},\"locale\":\"pt-BR\",\"custom_claims\":{},\"disabled\":false}]}}}}",
+        "Webhook": "{\"description\":\"The endpoint\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/Webhook\"}}},\"example\":{\"data\":{\"id\":\"whk_01jd8x2m7q4v9t3k6n0p5r8s1w\",\"url\":\"https://api.example.com/identity-events\",\"events\":[\"user.created\",\"user.deleted\"],\"enabled\":true}}}}}",
+        "WebhookDeliveries": "{\"description\":\"The endpoint's last deliveries, newest first\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/WebhookDelivery\"}}}},\"example\":{\"data\":[{\"event_type\":\"user.created\"}]}}}}",
+        "WebhookReplay": "{\"description\":\"Queued again\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/WebhookReplay\"}}}}}}",
+        "WebhookWithSecret": "{\"description\":\"The endpoint and its secret, shown this once\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"$ref\":\"#/components/schemas/WebhookWithSecret\"}}},\"example\":{\"data\":{\"id\":\"whk_01jd8x2m7q4v9t3k6n0p5r8s1w\",\"url\":\"https://api.example.com/identity-events\",\"events\":[\"user.created\",\"user.deleted\"],\"enabled\":true,\"secret\":\"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\"}}}}}",
+        "Webhooks": "{\"description\":\"The app's endpoints\",\"content\":{\"application/json\":{\"schema\":{\"type\":\"object\",\"required\":[\"data\"],\"properties\":{\"data\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Webhook\"}}}},\"example\":{\"data\":[{\"id\":\"whk_01jd8x2m7q4v9t3k6n0p5r8s1w\",\"url\":\"https://api.example.com/identity-events\",\"events\":[\"user.created\",\"user.deleted\"],\"enabled\":true}]}}}}",
     ]
 
     /// What each field format adds to a body field's schema (the body readers check the same:
@@ -933,6 +1026,7 @@ extension DeclaredOperation {
         ("AdminUserApi", "The admin API, the app's users and their sessions."),
         ("AdminKeyApi", "The admin API, bulk import and signing keys."),
         ("AdminHookApi", "The admin API, the app's auth hooks: its own backend asked before a sign-up or a token, or delivering the service's mail and texts itself."),
+        ("AdminWebhookApi", "The admin API, the app's webhook endpoints: every event of the app, signed (Standard Webhooks), delivered to each endpoint whose filter takes it, retried for more than a day."),
     ]
 
     /// Every operation reached over HTTP, in declaration order.
@@ -1014,6 +1108,14 @@ extension DeclaredOperation {
         .adminListHooks,
         .adminSaveHook,
         .adminDeleteHook,
+        .adminCreateWebhook,
+        .adminListWebhooks,
+        .adminGetWebhook,
+        .adminUpdateWebhook,
+        .adminDeleteWebhook,
+        .adminRotateWebhookSecret,
+        .adminWebhookDeliveries,
+        .adminReplayWebhookDeliveries,
     ]
 }
 
@@ -1705,6 +1807,41 @@ extension AdminHookApiHandlers {
             Route(.adminListHooks, handler: adminListHooks),
             Route(.adminSaveHook, handler: adminSaveHook),
             Route(.adminDeleteHook, handler: adminDeleteHook),
+        ]
+    }
+}
+
+/// The routes of `AdminWebhookApi` (gateway.proto): the conforming type implements one handler per operation.
+protocol AdminWebhookApiHandlers: Sendable {
+    /// POST /v1/admin/webhooks
+    func adminCreateWebhook(_ context: RouteContext) throws -> RouteResult
+    /// GET /v1/admin/webhooks
+    func adminListWebhooks(_ context: RouteContext) throws -> RouteResult
+    /// GET /v1/admin/webhooks/{webhook_id}
+    func adminGetWebhook(_ context: RouteContext) throws -> RouteResult
+    /// PATCH /v1/admin/webhooks/{webhook_id}
+    func adminUpdateWebhook(_ context: RouteContext) throws -> RouteResult
+    /// DELETE /v1/admin/webhooks/{webhook_id}
+    func adminDeleteWebhook(_ context: RouteContext) throws -> RouteResult
+    /// POST /v1/admin/webhooks/{webhook_id}/rotate-secret
+    func adminRotateWebhookSecret(_ context: RouteContext) throws -> RouteResult
+    /// GET /v1/admin/webhooks/{webhook_id}/deliveries
+    func adminWebhookDeliveries(_ context: RouteContext) throws -> RouteResult
+    /// POST /v1/admin/webhooks/{webhook_id}/deliveries/replay
+    func adminReplayWebhookDeliveries(_ context: RouteContext) throws -> RouteResult
+}
+
+extension AdminWebhookApiHandlers {
+    var routes: [Route] {
+        [
+            Route(.adminCreateWebhook, handler: adminCreateWebhook),
+            Route(.adminListWebhooks, handler: adminListWebhooks),
+            Route(.adminGetWebhook, handler: adminGetWebhook),
+            Route(.adminUpdateWebhook, handler: adminUpdateWebhook),
+            Route(.adminDeleteWebhook, handler: adminDeleteWebhook),
+            Route(.adminRotateWebhookSecret, handler: adminRotateWebhookSecret),
+            Route(.adminWebhookDeliveries, handler: adminWebhookDeliveries),
+            Route(.adminReplayWebhookDeliveries, handler: adminReplayWebhookDeliveries),
         ]
     }
 }
@@ -2429,5 +2566,50 @@ extension GatewayV1.AuthHookRequest {
         try body.finish()
         guard let url else { throw ServiceError.validationFailed([]) }
         self.init(url: url, timeoutMs: timeoutMs, failurePolicy: failurePolicy, rotateSecret: rotateSecret)
+    }
+}
+
+extension GatewayV1.WebhookCreateRequest {
+    /// The body of POST /v1/admin/webhooks (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let url = body.requiredString("url")
+        if let url, url.unicodeScalars.count > 2048 {
+            body.add(.init(location: "body.url", message: "must be at most 2048 characters"))
+        }
+        if let url, let problem = FieldRules.httpURL(url) {
+            body.add(.init(location: "body.url", message: problem))
+        }
+        let events = WebhookFields.events("events", &body)
+        let description = body.optionalString("description", maxLength: 200).string
+        try body.finish()
+        guard let url else { throw ServiceError.validationFailed([]) }
+        self.init(url: url, events: events ?? [], description: description)
+    }
+}
+
+extension GatewayV1.WebhookUpdateRequest {
+    /// The body of PATCH /v1/admin/webhooks/{webhook_id} (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let url = body.optionalString("url", maxLength: 2048, validate: FieldRules.httpURL).string
+        let events = WebhookFields.events("events", &body)
+        let description = body.optionalString("description", maxLength: 200).string
+        let enabled = body.optionalBool("enabled")
+        try body.finish()
+        self.init(url: url, events: events ?? [], eventsGiven: body.value("events") != nil, description: description, enabled: enabled)
+    }
+}
+
+extension GatewayV1.WebhookRotateSecretRequest {
+    /// The body of POST /v1/admin/webhooks/{webhook_id}/rotate-secret (and any other operation that names it), read by
+    /// its fields' declared rules.
+    init(declaredBodyOf context: RouteContext) throws {
+        var body = try BodyReader(context)
+        let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: 0...604800) ?? 86400)
+        try body.finish()
+        self.init(overlapSeconds: overlapSeconds)
     }
 }

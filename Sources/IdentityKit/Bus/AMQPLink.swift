@@ -440,9 +440,13 @@ public final class AMQPLink: Sendable {
     }
 
     private func message(from envelope: amqp_envelope_t, generation: Int) -> BusMessage {
-        Self.busMessage(properties: envelope.message.properties, body: envelope.message.body,
-                        deliveryTag: envelope.delivery_tag, redelivered: envelope.redelivered != 0, generation: generation,
-                        republishers: RepublishTrust.publishers(ownUser: brokerUser))
+        var message = Self.busMessage(properties: envelope.message.properties, body: envelope.message.body,
+                                      deliveryTag: envelope.delivery_tag, redelivered: envelope.redelivered != 0,
+                                      generation: generation, republishers: RepublishTrust.publishers(ownUser: brokerUser))
+        if let pointer = envelope.routing_key.bytes, envelope.routing_key.len > 0 {
+            message.routingKey = String(decoding: UnsafeRawBufferPointer(start: pointer, count: envelope.routing_key.len), as: UTF8.self)
+        }
+        return message
     }
 
     /// A received message's properties and body as a `BusMessage` (copied out of rabbitmq-c's buffers).

@@ -20,6 +20,8 @@ public struct BusMessage: Sendable {
     /// How many times a quorum queue handed this message out before without an ack (its
     /// `x-delivery-count`; 0 on a first delivery and on classic queues, which do not count).
     public var deliveryCount: Int = 0
+    /// The routing key it was published with (an event's `<app_id>.<event name>`).
+    public var routingKey: String = ""
 }
 
 /// A message to publish.

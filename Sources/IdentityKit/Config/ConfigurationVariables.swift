@@ -10,6 +10,7 @@ public struct ConfigurationVariable: Sendable, Equatable {
         case providerWorker = "identity-provider-worker"
         case mailerWorker = "identity-mailer-worker"
         case revocationWorker = "identity-revocation-worker"
+        case webhookWorker = "identity-webhook-worker"
         case identityctl = "identityctl"
     }
 
@@ -40,7 +41,8 @@ public enum ConfigurationVariables {
         // Store and broker: every process.
         ConfigurationVariable(
             "IDENTITY_DATABASE_URL",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`postgresql://identity@127.0.0.1:55432/identity`",
             meaning: "libpq connection URL; each process gets its own role's (docs/architecture.md, "
                 + "\"Database roles\"). Several hosts with `?target_session_attrs=read-write` "
@@ -48,43 +50,50 @@ public enum ConfigurationVariables {
                 + "find a promoted standby without a restart"),
         ConfigurationVariable(
             "IDENTITY_DATABASE_URL_FILE",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "(unset)",
             meaning: "a file holding `IDENTITY_DATABASE_URL`, read when that is unset: a secrets mount "
                 + "instead of the environment"),
         ConfigurationVariable(
             "IDENTITY_DB_POOL_SIZE",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "HTTP threads (gateway), concurrency (workers; +1 for the revocation worker's relay)",
             meaning: "PostgreSQL connections per process (1–200)"),
         ConfigurationVariable(
             "IDENTITY_AMQP_URL",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`amqp://guest:guest@127.0.0.1:55672/%2F`",
             meaning: "RabbitMQ URL (vhost URL-encoded), or the URLs of a cluster's nodes separated by "
                 + "commas (failover); each process kind should log in as its own broker user"),
         ConfigurationVariable(
             "IDENTITY_AMQP_URL_FILE",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "(unset)",
             meaning: "a file holding `IDENTITY_AMQP_URL`, read when that is unset: a secrets mount "
                 + "instead of the environment"),
         ConfigurationVariable(
             "IDENTITY_AMQP_HEARTBEAT_SECONDS",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`30`",
             meaning: "AMQP heartbeat interval each connection asks for (1–600; the broker may lower it, "
                 + "and drops a connection silent for about two intervals)"),
         ConfigurationVariable(
             "IDENTITY_AMQP_QUEUE_TYPE",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`quorum`",
             meaning: "`quorum` (replicated; delivery limits) or `classic` (one dev node) for every durable "
                 + "queue the process declares; an existing queue of the other type is replaced once empty "
                 + "and unused"),
         ConfigurationVariable(
             "IDENTITY_AMQP_DELIVERY_LIMIT",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`5`",
             meaning: "failed deliveries of one command after which a worker dead-letters it "
                 + "(`identity.<kind>.dead`, an error line, `identity_commands_dead_lettered_total`); "
@@ -98,41 +107,48 @@ public enum ConfigurationVariables {
         // Logs, metrics and the outbound policy: every process.
         ConfigurationVariable(
             "IDENTITY_LOG_LEVEL",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`info`",
             meaning: "`debug`, `info`, `warning` or `error` (on stderr; secrets are never logged)"),
         ConfigurationVariable(
             "IDENTITY_LOG_FORMAT",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`logfmt`",
             meaning: "`logfmt` or `json` (one object per line); every line logged while handling a "
                 + "request carries its `request_id`"),
         ConfigurationVariable(
             "IDENTITY_METRICS_PORT",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`0` (no listener)",
             meaning: "port of the operations listener: `/metrics`, `/healthz`, `/readyz`"),
         ConfigurationVariable(
             "IDENTITY_METRICS_HOST",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`127.0.0.1`",
             meaning: "IPv4 address the operations listener binds (`0.0.0.0` in a pod)"),
         ConfigurationVariable(
             "IDENTITY_METRICS_PER_APP",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`0`",
             meaning: "`1` adds an `app` label to the per-app metrics (one series per app: mind the "
                 + "cardinality)"),
         ConfigurationVariable(
             "IDENTITY_ALLOW_PRIVATE_OUTBOUND",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`0`",
             meaning: "`1` lets URLs apps set reach loopback, private, link-local and metadata addresses "
                 + "(tests' stand-ins); checked at save (gateway, token worker, identityctl) and at "
                 + "connect (mailer); any value but `0` or `1` stops start-up"),
         ConfigurationVariable(
             "IDENTITY_ALLOW_INSECURE_OUTBOUND",
-            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
+            read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
+                   .identityctl],
             default: "`0`",
             meaning: "`1` lets URLs apps set be plain `http://` (tests)"),
         // Keys.
@@ -149,6 +165,30 @@ public enum ConfigurationVariables {
             default: "(unset)",
             meaning: "a file holding the master key, read when `IDENTITY_MASTER_KEY` is unset: a "
                 + "secrets mount instead of the environment"),
+        // The webhook worker (docs/webhooks.md).
+        ConfigurationVariable(
+            "IDENTITY_WEBHOOK_SECRET_KEY", read: [.webhookWorker], default: "(required)",
+            meaning: "64 hex characters: the sub-key that opens the webhook endpoints' secrets "
+                + "(`identityctl keys webhook-secret-key` prints it); never the master key"),
+        ConfigurationVariable(
+            "IDENTITY_WEBHOOK_SECRET_KEY_FILE", read: [.webhookWorker], default: "(unset)",
+            meaning: "a file holding `IDENTITY_WEBHOOK_SECRET_KEY`, read when that is unset"),
+        ConfigurationVariable(
+            "IDENTITY_WEBHOOK_RETRY_SCHEDULE", read: [.webhookWorker], default: "`5s,5m,30m,2h,5h,10h,10h`",
+            meaning: "delays between a delivery's attempts (`ms`, `s`, `m`, `h`); after the last, "
+                + "dead-lettered (tests use seconds)"),
+        ConfigurationVariable(
+            "IDENTITY_WEBHOOK_CONCURRENCY", read: [.webhookWorker], default: "`32`",
+            meaning: "deliveries in flight at once, in all"),
+        ConfigurationVariable(
+            "IDENTITY_WEBHOOK_ENDPOINT_CONCURRENCY", read: [.webhookWorker], default: "`4`",
+            meaning: "deliveries in flight at once to one endpoint: a slow endpoint holds at most these"),
+        ConfigurationVariable(
+            "IDENTITY_WEBHOOK_TIMEOUT_MS", read: [.webhookWorker], default: "`10000`",
+            meaning: "per delivery attempt"),
+        ConfigurationVariable(
+            "IDENTITY_WEBHOOK_POLL_MS", read: [.webhookWorker], default: "`200`",
+            meaning: "how often the worker looks for deliveries that are due"),
         ConfigurationVariable(
             "IDENTITY_MAIL_PAYLOAD_KEY",
             read: [.mailerWorker],

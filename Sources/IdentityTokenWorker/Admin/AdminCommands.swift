@@ -8,4 +8,5 @@ struct AdminCommands: Sendable {
     let users: UserAdministration
     let settings: AppSettingsChange
     let hooks: AdminAuthHooks
+    let webhooks: WebhookAdministration
 }

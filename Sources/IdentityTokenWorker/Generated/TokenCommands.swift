@@ -102,6 +102,8 @@ protocol TokenCommandHandlers: Sendable {
     func handle(_ command: AdminV1.SaveAuthHook, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// DELETE /v1/admin/hooks/{kind}
     func handle(_ command: AdminV1.DeleteAuthHook, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// POST /v1/admin/webhooks, GET /v1/admin/webhooks, GET /v1/admin/webhooks/{webhook_id}, PATCH /v1/admin/webhooks/{webhook_id}, DELETE /v1/admin/webhooks/{webhook_id}, POST /v1/admin/webhooks/{webhook_id}/rotate-secret, GET /v1/admin/webhooks/{webhook_id}/deliveries, POST /v1/admin/webhooks/{webhook_id}/deliveries/replay
+    func handle(_ command: AdminV1.ManageWebhooks, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// Internal.IssueSessionToken (bus only)
     func handle(_ command: TokenV1.IssueSessionToken, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// Internal.Ping (bus only)
@@ -308,6 +310,10 @@ enum TokenCommandDispatch {
             let command: AdminV1.DeleteAuthHook = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
         },
+        AdminV1.ManageWebhooks.protoName: { handlers, checks, message in
+            let command: AdminV1.ManageWebhooks = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
         TokenV1.IssueSessionToken.protoName: { handlers, checks, message in
             let command: TokenV1.IssueSessionToken = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
@@ -447,6 +453,7 @@ extension AdminV1.RotateSigningKey: ActsForAppBackend {}
 extension AdminV1.ListAuthHooks: ActsForAppBackend {}
 extension AdminV1.SaveAuthHook: ActsForAppBackend {}
 extension AdminV1.DeleteAuthHook: ActsForAppBackend {}
+extension AdminV1.ManageWebhooks: ActsForAppBackend {}
 extension TokenV1.IssueSessionToken: ActsForUser {
     var actingUid: String { uid }
     var actingSessionId: String { sessionId }

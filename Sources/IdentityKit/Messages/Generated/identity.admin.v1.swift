@@ -460,6 +460,102 @@ extension AdminV1 {
             if !self.ip.isEmpty { try container.encode(self.ip, forKey: ProtoJSONKey("ip")) }
         }
     }
+
+    /// The app's webhook endpoints (/v1/admin/webhooks…), one command for every operation on them:
+    /// `action` says which (create, list, get, update, delete, rotate_secret, deliveries, replay).
+    /// The worker seals the secrets, so only it answers → WebhookAnswer.
+    public struct ManageWebhooks: ProtoMessage {
+        public static let protoName = "identity.admin.v1.ManageWebhooks"
+
+        public var appId: String
+        public var actor: String
+        public var action: String
+        /// The endpoint (every action but create and list).
+        public var webhookId: String
+        public var url: String?
+        /// The event names the endpoint gets, or ["*"] for all; replaced when `events_given`.
+        public var events: [String]
+        public var eventsGiven: Bool
+        public var description: String?
+        public var enabled: Bool?
+        /// rotate_secret: how long the previous secret keeps signing too.
+        public var overlapSeconds: Int32
+
+        public init(
+            appId: String = "",
+            actor: String = "",
+            action: String = "",
+            webhookId: String = "",
+            url: String? = nil,
+            events: [String] = [],
+            eventsGiven: Bool = false,
+            description: String? = nil,
+            enabled: Bool? = nil,
+            overlapSeconds: Int32 = 0
+        ) {
+            self.appId = appId
+            self.actor = actor
+            self.action = action
+            self.webhookId = webhookId
+            self.url = url
+            self.events = events
+            self.eventsGiven = eventsGiven
+            self.description = description
+            self.enabled = enabled
+            self.overlapSeconds = overlapSeconds
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.actor = try container.decodeProto(String.self, "actor") ?? ""
+            self.action = try container.decodeProto(String.self, "action") ?? ""
+            self.webhookId = try container.decodeProto(String.self, "webhook_id", "webhookId") ?? ""
+            self.url = try container.decodeProto(String.self, "url")
+            self.events = try container.decodeProto([String].self, "events") ?? []
+            self.eventsGiven = try container.decodeProto(Bool.self, "events_given", "eventsGiven") ?? false
+            self.description = try container.decodeProto(String.self, "description")
+            self.enabled = try container.decodeProto(Bool.self, "enabled")
+            self.overlapSeconds = try container.decodeProto(ProtoJSONInteger<Int32>.self, "overlap_seconds", "overlapSeconds")?.value ?? 0
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.actor.isEmpty { try container.encode(self.actor, forKey: ProtoJSONKey("actor")) }
+            if !self.action.isEmpty { try container.encode(self.action, forKey: ProtoJSONKey("action")) }
+            if !self.webhookId.isEmpty { try container.encode(self.webhookId, forKey: ProtoJSONKey("webhook_id")) }
+            if let value = self.url { try container.encode(value, forKey: ProtoJSONKey("url")) }
+            if !self.events.isEmpty { try container.encode(self.events, forKey: ProtoJSONKey("events")) }
+            if self.eventsGiven { try container.encode(self.eventsGiven, forKey: ProtoJSONKey("events_given")) }
+            if let value = self.description { try container.encode(value, forKey: ProtoJSONKey("description")) }
+            if let value = self.enabled { try container.encode(value, forKey: ProtoJSONKey("enabled")) }
+            if self.overlapSeconds != 0 { try container.encode(self.overlapSeconds, forKey: ProtoJSONKey("overlap_seconds")) }
+        }
+    }
+
+    public struct WebhookAnswer: ProtoMessage {
+        public static let protoName = "identity.admin.v1.WebhookAnswer"
+
+        /// The answer's `data`, as JSON text (its shape: answers.proto, Webhook and the others).
+        public var dataJson: String
+
+        public init(
+            dataJson: String = ""
+        ) {
+            self.dataJson = dataJson
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.dataJson = try container.decodeProto(String.self, "data_json", "dataJson") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.dataJson.isEmpty { try container.encode(self.dataJson, forKey: ProtoJSONKey("data_json")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {

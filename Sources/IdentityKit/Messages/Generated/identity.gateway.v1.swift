@@ -247,6 +247,105 @@ extension GatewayV1 {
         }
     }
 
+    /// POST /v1/admin/webhooks: a new endpoint for the app's events.
+    public struct WebhookCreateRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.WebhookCreateRequest"
+
+        public var url: String
+        public var events: [String]
+        public var description: String?
+
+        public init(
+            url: String = "",
+            events: [String] = [],
+            description: String? = nil
+        ) {
+            self.url = url
+            self.events = events
+            self.description = description
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.url = try container.decodeProto(String.self, "url") ?? ""
+            self.events = try container.decodeProto([String].self, "events") ?? []
+            self.description = try container.decodeProto(String.self, "description")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.url.isEmpty { try container.encode(self.url, forKey: ProtoJSONKey("url")) }
+            if !self.events.isEmpty { try container.encode(self.events, forKey: ProtoJSONKey("events")) }
+            if let value = self.description { try container.encode(value, forKey: ProtoJSONKey("description")) }
+        }
+    }
+
+    /// PATCH /v1/admin/webhooks/{webhook_id}: what is given changes.
+    public struct WebhookUpdateRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.WebhookUpdateRequest"
+
+        public var url: String?
+        public var events: [String]
+        public var eventsGiven: Bool
+        public var description: String?
+        public var enabled: Bool?
+
+        public init(
+            url: String? = nil,
+            events: [String] = [],
+            eventsGiven: Bool = false,
+            description: String? = nil,
+            enabled: Bool? = nil
+        ) {
+            self.url = url
+            self.events = events
+            self.eventsGiven = eventsGiven
+            self.description = description
+            self.enabled = enabled
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.url = try container.decodeProto(String.self, "url")
+            self.events = try container.decodeProto([String].self, "events") ?? []
+            self.eventsGiven = try container.decodeProto(Bool.self, "events_given", "eventsGiven") ?? false
+            self.description = try container.decodeProto(String.self, "description")
+            self.enabled = try container.decodeProto(Bool.self, "enabled")
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if let value = self.url { try container.encode(value, forKey: ProtoJSONKey("url")) }
+            if !self.events.isEmpty { try container.encode(self.events, forKey: ProtoJSONKey("events")) }
+            if self.eventsGiven { try container.encode(self.eventsGiven, forKey: ProtoJSONKey("events_given")) }
+            if let value = self.description { try container.encode(value, forKey: ProtoJSONKey("description")) }
+            if let value = self.enabled { try container.encode(value, forKey: ProtoJSONKey("enabled")) }
+        }
+    }
+
+    /// POST /v1/admin/webhooks/{webhook_id}/rotate-secret.
+    public struct WebhookRotateSecretRequest: ProtoMessage {
+        public static let protoName = "identity.gateway.v1.WebhookRotateSecretRequest"
+
+        public var overlapSeconds: Int32
+
+        public init(
+            overlapSeconds: Int32 = 0
+        ) {
+            self.overlapSeconds = overlapSeconds
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.overlapSeconds = try container.decodeProto(ProtoJSONInteger<Int32>.self, "overlap_seconds", "overlapSeconds")?.value ?? 0
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if self.overlapSeconds != 0 { try container.encode(self.overlapSeconds, forKey: ProtoJSONKey("overlap_seconds")) }
+        }
+    }
+
     /// POST /v1/admin/keys/rotate: the next key's algorithm.
     public struct RotateSigningKeyRequest: ProtoMessage {
         public static let protoName = "identity.gateway.v1.RotateSigningKeyRequest"
