@@ -13,6 +13,11 @@ enum WebhookMetrics {
     static let oldest = Metrics.shared.gauge(
         "identity_webhook_backlog_oldest_seconds", "Age of the oldest pending delivery")
 
+    /// Declares the families at start-up, so a scrape lists them before the first delivery.
+    static func declare() {
+        _ = (deliveries, latency, backlog, oldest)  // a metric is declared when first touched
+    }
+
     static func reportBacklog(pool: PGPool) {
         Metrics.shared.onCollect {
             guard let row = try? pool.withConnection({ try $0.query("""

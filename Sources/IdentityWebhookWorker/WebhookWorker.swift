@@ -37,6 +37,7 @@ public final class WebhookWorker: Service {
                                             retrySchedule: configuration.retrySchedule,
                                             pollSeconds: Double(configuration.pollMilliseconds) / 1000,
                                             policy: configuration.common.outboundAddresses))
+        WebhookMetrics.declare()
         WebhookMetrics.reportBacklog(pool: pool)
     }
 

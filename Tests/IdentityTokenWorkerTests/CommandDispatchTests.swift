@@ -123,6 +123,11 @@ struct CommandCase {
             CommandCase(AdminV1.DeleteUser(appId: app, uid: uid, actor: "test"), appBackend: true),
             CommandCase(AdminV1.UpdateAppSettings(appId: app, settingsJson: "{}", actor: "test"), appBackend: true),
             CommandCase(AdminV1.ResetUserMfa(appId: app, uid: uid, actor: "test"), appBackend: true),
+            CommandCase(AdminV1.ManageWebhooks(appId: app, actor: "test", action: "list"), appBackend: true),
+            CommandCase(AdminV1.ListAuthHooks(appId: app, actor: "test"), appBackend: true),
+            CommandCase(AdminV1.SaveAuthHook(appId: app, kind: "before_token", url: "https://hooks.example.com/t", actor: "test"),
+                        appBackend: true),
+            CommandCase(AdminV1.DeleteAuthHook(appId: app, kind: "before_token", actor: "test"), appBackend: true),
         ]
     }
 }
@@ -157,6 +162,7 @@ final class CommandCatalogueTests: XCTestCase {
             .union(Self.documentedCommands(in: "proto/identity/admin/v1/admin.proto", package: "identity.admin.v1"))
             .union(Self.documentedCommands(in: "proto/identity/admin/v1/signing_keys_import.proto",
                                            package: "identity.admin.v1"))
+            .union(Self.documentedCommands(in: "proto/identity/admin/v1/auth_hooks.proto", package: "identity.admin.v1"))
         // The parse finds the files' commands (and not their replies): a change of the comment
         // style must not leave this test comparing two empty sets.
         XCTAssertGreaterThanOrEqual(documented.count, 45)
@@ -234,7 +240,7 @@ final class CommandCatalogueTests: XCTestCase {
                 XCTAssertNil(backend, "\(item.type) is not an admin command")
             }
         }
-        XCTAssertEqual(CommandCase.catalogue().filter(\.appBackend).count, 9)
+        XCTAssertEqual(CommandCase.catalogue().filter(\.appBackend).count, 13)
     }
 }
 

@@ -130,7 +130,7 @@ public enum ServiceMetrics {
 
     /// Which process a registry belongs to: each exports its own families only.
     public enum Exports: Sendable {
-        case gateway, tokenWorker, providerWorker, mailerWorker, revocationWorker
+        case gateway, tokenWorker, providerWorker, mailerWorker, revocationWorker, webhookWorker
     }
 
     /// Declares the families `process` exports at start-up (Swift initializes these lazily),
@@ -160,6 +160,8 @@ public enum ServiceMetrics {
             families = worker() + [deliveries.family, smsSegments.family]
         case .revocationWorker:
             families = worker() + [outboxRelayed.family, outboxRelayLag.family, outboxBacklog.family, outboxOldestAge.family]
+        case .webhookWorker:
+            families = []  // its families are its own module's (IdentityWebhookWorker's WebhookMetrics)
         }
         _ = families
     }
