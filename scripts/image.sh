@@ -19,7 +19,7 @@ IMAGE_DIR=${IDENTITY_IMAGE_DIR:-$RUN_DIR/image}
 BASE_TAR=$IMAGE_DIR/bookworm-minbase.tar.zst
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 EXECUTABLES=(identity-gateway identity-token-worker identity-provider-worker identity-mailer-worker
-             identity-revocation-worker identityctl)
+             identity-revocation-worker identity-webhook-worker identityctl)
 
 # podman's settings for this machine, in a file of our own (CONTAINERS_CONF; /etc untouched):
 # runc (crun refuses cgroups in hybrid mode), and default ulimits no higher than the hard limits

@@ -28,7 +28,7 @@ from identity_client import Client  # noqa: E402
 from smtp_sink import SMTPSink  # noqa: E402
 
 WORKERS = ("identity-token-worker", "identity-revocation-worker", "identity-provider-worker",
-           "identity-mailer-worker")
+           "identity-mailer-worker", "identity-webhook-worker")
 PROCESSES = WORKERS + ("identity-gateway",)
 READY_TIMEOUT = 60.0
 UID = "10001"
@@ -96,7 +96,7 @@ class ImageStack:
 
     # Handed to the containers as files (IDENTITY_<NAME>_FILE), as deploy/kubernetes mounts them.
     SECRETS = ("IDENTITY_DATABASE_URL", "IDENTITY_AMQP_URL", "IDENTITY_MAIL_PAYLOAD_KEY",
-               "IDENTITY_PUSH_CREDENTIAL_KEY")
+               "IDENTITY_PUSH_CREDENTIAL_KEY", "IDENTITY_WEBHOOK_SECRET_KEY")
 
     def run_args(self, env, key=True):
         """podman run arguments: the settings in an env file, the secrets as files in a read-only
@@ -135,13 +135,17 @@ class ImageStack:
         self.ctl("migrate", role="identity-owner")
         mailer_keys = {"IDENTITY_MAIL_PAYLOAD_KEY": self.ctl("keys", "mail-payload-key").strip(),
                        "IDENTITY_PUSH_CREDENTIAL_KEY": self.ctl("keys", "push-credential-key").strip()}
+        webhook_key = {"IDENTITY_WEBHOOK_SECRET_KEY": self.ctl("keys", "webhook-secret-key").strip()}
         for name in PROCESSES:
             extra = {"IDENTITY_METRICS_PORT": str(self.metrics_ports[name]),
                      "IDENTITY_HTTP_PORT": str(self.port if name == "identity-gateway" else _free_port())}
-            # The gateway never holds the master key; the mailer holds its sub-keys instead.
-            key = name not in ("identity-gateway", "identity-mailer-worker")
+            # The gateway never holds the master key; the mailer and the webhook worker hold their
+            # sub-keys instead.
+            key = name not in ("identity-gateway", "identity-mailer-worker", "identity-webhook-worker")
             if name == "identity-mailer-worker":
                 extra.update(mailer_keys)
+            if name == "identity-webhook-worker":
+                extra.update(webhook_key)
             container = f"identity-image-{self.run_id}-{name}"
             podman("run", "-d", "--name", container, *self.run_args(self.env_for(name, **extra), key=key),
                    self.image, f"/usr/local/bin/{name}")
