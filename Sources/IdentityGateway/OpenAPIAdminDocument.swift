@@ -72,6 +72,7 @@ enum OpenAPIAdminDocument {
               }
             },
             "application/json": {
+              "example": {"token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl", "token_type_hint": "access_token"},
               "schema": {
                 "type": "object",
                 "required": ["token"],
@@ -90,6 +91,7 @@ enum OpenAPIAdminDocument {
           "required": true,
           "content": {
             "application/x-www-form-urlencoded": {
+              "example": {"token": "rt_3q2-7wEAAAAbW9yZSByYW5kb20gYnl0ZXMgaGVyZQ", "token_type_hint": "refresh_token"},
               "schema": {
                 "type": "object",
                 "required": ["token"],
@@ -163,7 +165,9 @@ enum OpenAPIAdminDocument {
       },
       "parameters": {
         "Uid": {"name": "uid", "in": "path", "required": true, "schema": {"type": "string"}},
-        "WebhookId": {"name": "webhook_id", "in": "path", "required": true, "schema": {"type": "string", "maxLength": 64}}
+        "WebhookId": {"name": "webhook_id", "in": "path", "required": true, "schema": {"type": "string", "maxLength": 64}},
+        "HookKind": {"name": "kind", "in": "path", "required": true,
+                     "schema": {"type": "string", "enum": ["before_sign_up", "before_token", "send_email", "send_sms"]}}
       },
       "schemas": {
         "AppSettingsUpdate": {

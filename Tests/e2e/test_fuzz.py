@@ -224,8 +224,10 @@ def test_fuzz_regression_error_answers_are_documented(plain_schema, fuzz_app):
     body_operations = _body_operations(plain_schema)
     assert len(body_operations) >= 17, body_operations
     for method, path in body_operations:
-        params = {name: ("google" if name == "provider" else fuzz_app["app_id"] if name == "app_id" else "0")
-                  for name in ("provider", "uid", "session_id", "id", "app_id", "webhook_id") if "{" + name + "}" in path} or None
+        params = {name: ("google" if name == "provider" else fuzz_app["app_id"] if name == "app_id"
+                         else "before_token" if name == "kind" else "0")
+                  for name in ("provider", "uid", "session_id", "id", "app_id", "webhook_id", "kind")
+                  if "{" + name + "}" in path} or None
         # Introspection and revocation read their body (form or JSON) only once the secret key is known.
         headers = dict(key, Authorization=f"Bearer {fuzz_app['secret_key']}") \
             if path in ("/v1/token/introspect", "/v1/token/revoke") else dict(key)

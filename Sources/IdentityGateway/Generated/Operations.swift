@@ -776,7 +776,7 @@ extension DeclaredOperation {
         command: AdminV1.SaveAuthHook.protoName,
         document: .init(summary: "Set the hook of a kind (before_sign_up, before_token, send_email, send_sms); a new hook's secret is shown once", description: "The URL must be HTTPS to a public address (checked after DNS resolution; redirects are never followed). Timeout 100 to 5000 ms (default 2000); failure policy fail_closed (default) or fail_open. Every call is signed per Standard Webhooks with the hook's secret.",
                         request: "AuthHookRequest", response: "AuthHook",
-                        parameters: [], mfaChallenge: false,
+                        parameters: ["HookKind"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminDeleteHook = DeclaredOperation(
         id: "adminDeleteHook", service: "AdminHookApi", method: "DELETE", pattern: "/v1/admin/hooks/{kind}",
@@ -786,7 +786,7 @@ extension DeclaredOperation {
         command: AdminV1.DeleteAuthHook.protoName,
         document: .init(summary: "Remove the hook of a kind: the service works without it from now on", description: "Sign-ups, tokens, mail and texts go on without asking the app's backend from the next request.",
                         request: nil, response: nil,
-                        parameters: [], mfaChallenge: false,
+                        parameters: ["HookKind"], mfaChallenge: false,
                         generatedRequest: nil))
     static let adminCreateWebhook = DeclaredOperation(
         id: "adminCreateWebhook", service: "AdminWebhookApi", method: "POST", pattern: "/v1/admin/webhooks",
