@@ -113,6 +113,7 @@ let package = Package(
         .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker", "IdentityCredentials"]),
         .testTarget(name: "IdentityTokenWorkerTests", dependencies: ["IdentityTokenWorker", "IdentityCredentials", "IdentityOutbound"]),
         .testTarget(name: "IdentityProviderWorkerTests", dependencies: ["IdentityProviderWorker"]),
+        .testTarget(name: "IdentityWebhookWorkerTests", dependencies: ["IdentityWebhookWorker", "IdentityKit"]),
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "IdentityKit"]),
         // The SDK's refresh logic and error decoding against a stubbed URLProtocol.

@@ -10,12 +10,14 @@ enum WebhookMetrics {
         "identity_webhook_delivery_duration_seconds", "Time from connect to the endpoint's answer")
     static let backlog = Metrics.shared.gauge(
         "identity_webhook_backlog", "Deliveries waiting (pending, due or not)")
+    static let refusedEvents = Metrics.shared.counter(
+        "identity_webhook_events_refused_total", "Events on the webhook queue not published by the outbox relay, dropped")
     static let oldest = Metrics.shared.gauge(
         "identity_webhook_backlog_oldest_seconds", "Age of the oldest pending delivery")
 
     /// Declares the families at start-up, so a scrape lists them before the first delivery.
     static func declare() {
-        _ = (deliveries, latency, backlog, oldest)  // a metric is declared when first touched
+        _ = (deliveries, latency, backlog, oldest, refusedEvents)  // a metric is declared when first touched
     }
 
     static func reportBacklog(pool: PGPool) {

@@ -19,7 +19,8 @@ public final class WebhookWorker: Service {
         self.pool = pool
         timeoutMilliseconds = configuration.timeoutMilliseconds
         OutboundHTTP.initialize()
-        let intake = EventIntake(pool: pool)
+        let ownUser = try AMQPEndpoints(configuration.common.amqpURL).user
+        let intake = EventIntake(pool: pool, trustedPublishers: configuration.eventPublishers.union([ownUser]))
         // One event at a time, in the order the relay published them: the rows' ids keep it.
         consumer = try CommandConsumer(url: configuration.common.amqpURL,
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
@@ -33,6 +34,7 @@ public final class WebhookWorker: Service {
         loop = DeliveryLoop(pool: pool, http: OutboundHTTP(timeoutMilliseconds: configuration.timeoutMilliseconds),
                             seal: WebhookSecretSeal(subKey: configuration.secretKey),
                             settings: .init(concurrency: configuration.concurrency,
+                                            appConcurrency: configuration.appConcurrency,
                                             endpointConcurrency: configuration.endpointConcurrency,
                                             retrySchedule: configuration.retrySchedule,
                                             pollSeconds: Double(configuration.pollMilliseconds) / 1000,

@@ -9,12 +9,19 @@ public struct WebhookWorkerConfiguration: Sendable {
     public var secretKey: [UInt8]
     /// Deliveries in flight at once, in all.
     public var concurrency: Int
+    /// Deliveries in flight at once for one app: an app's endpoints, however many and however
+    /// slow, leave the rest of `concurrency` to the other apps.
+    public var appConcurrency: Int
     /// Deliveries in flight at once to one endpoint: a slow endpoint holds at most these.
     public var endpointConcurrency: Int
     public var timeoutMilliseconds: Int
     /// Seconds between attempts (`WebhookRules.defaultRetrySchedule`).
     public var retrySchedule: [Double]
     public var pollMilliseconds: Int
+    /// Broker users whose events are believed (`user_id`, which RabbitMQ checks against the
+    /// publishing connection's login): the outbox relay's. Anyone else able to write to the
+    /// default exchange could otherwise put a made-up event on this queue and have it signed.
+    public var eventPublishers: Set<String>
 
     public static func fromEnvironment() -> WebhookWorkerConfiguration {
         var env = EnvironmentReader()
@@ -31,10 +38,13 @@ public struct WebhookWorkerConfiguration: Sendable {
             common: CommonConfiguration(reading: &env, defaultPoolSize: min(concurrency, 16) + 2),
             secretKey: env.key32("IDENTITY_WEBHOOK_SECRET_KEY", required: true) ?? [],
             concurrency: concurrency,
+            appConcurrency: min(env.int("IDENTITY_WEBHOOK_APP_CONCURRENCY", default: 8, range: 1...512), concurrency),
             endpointConcurrency: env.int("IDENTITY_WEBHOOK_ENDPOINT_CONCURRENCY", default: 4, range: 1...64),
             timeoutMilliseconds: env.int("IDENTITY_WEBHOOK_TIMEOUT_MS", default: 10_000, range: 100...30_000),
             retrySchedule: schedule,
-            pollMilliseconds: env.int("IDENTITY_WEBHOOK_POLL_MS", default: 200, range: 10...10_000))
+            pollMilliseconds: env.int("IDENTITY_WEBHOOK_POLL_MS", default: 200, range: 10...10_000),
+            eventPublishers: Set(env.string("IDENTITY_AMQP_EVENT_PUBLISHERS", default: "identity-revocation-worker")
+                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
         env.validateOrExit(program: "identity-webhook-worker")
         return config
     }

@@ -17,6 +17,9 @@ public final class AMQPEndpoints: Sendable {
         next = Locked(Int(getpid()) % parts.count)
     }
 
+    /// The broker user this process logs in as (the same on every node).
+    public var user: String { urls[0].user }
+
     /// Opens a connection to the first node that answers (each tried once), or nil.
     func open(heartbeatSeconds: Int, name: String) -> (connection: amqp_connection_state_t, url: AMQPURL)? {
         let start = next.withLock { $0 }

@@ -482,6 +482,7 @@ public final class AMQPLink: Sendable {
             // the header from a broker user the broker vouched for as `user_id`.
             redelivered: redelivered || (header("republished") == "1"
                                          && republishers.contains(text(properties.user_id, AMQP_BASIC_USER_ID_FLAG))),
-            deliveryCount: max(0, Int(crabbitmqshim_header_int(&properties, "x-delivery-count"))))
+            deliveryCount: max(0, Int(crabbitmqshim_header_int(&properties, "x-delivery-count"))),
+            publisher: text(properties.user_id, AMQP_BASIC_USER_ID_FLAG))
     }
 }

@@ -22,6 +22,10 @@ public struct BusMessage: Sendable {
     public var deliveryCount: Int = 0
     /// The routing key it was published with (an event's `<app_id>.<event name>`).
     public var routingKey: String = ""
+    /// The broker user that published it, as the message's `user_id` says; RabbitMQ refuses a
+    /// `user_id` other than the publishing connection's login, so it is vouched for (empty when
+    /// the publisher set none).
+    public var publisher: String = ""
 }
 
 /// A message to publish.

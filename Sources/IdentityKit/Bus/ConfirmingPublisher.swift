@@ -7,25 +7,34 @@ import Foundation
 /// which nacked. Owned by the one thread that owns the connection.
 struct ConfirmingPublisher<ID: Hashable> {
     let connection: amqp_connection_state_t
+    /// The connection's broker user, set as `user_id` on every message (RabbitMQ refuses a
+    /// `user_id` that is not the connection's login), so a receiver can tell who published it.
+    let brokerUser: String
     /// Delivery tags count publishes on the channel from 1.
     private var lastTag: UInt64 = 0
     private var tracker = ConfirmTracker<ID>()
 
-    init(connection: amqp_connection_state_t) { self.connection = connection }
+    init(connection: amqp_connection_state_t, brokerUser: String) {
+        self.connection = connection
+        self.brokerUser = brokerUser
+    }
 
     /// Publishes `message`, remembered as `id` until the broker answers for it.
     mutating func publish(_ message: OutgoingMessage, id: ID) throws {
         let status = message.type.withCString { type in
             message.messageId.withCString { messageId in
                 message.appId.withCString { appId in
+                  brokerUser.withCString { userId in
                     var properties = crabbitmqshim_message(type: type, correlation_id: nil, reply_to: nil,
                                                            message_id: messageId, expiration: nil, app_id: appId,
                                                            request_id: nil, caller_token: nil, languages: nil,
-                                                           persistent: message.persistent ? 1 : 0, republished: 0, user_id: nil)
+                                                           persistent: message.persistent ? 1 : 0, republished: 0,
+                                                           user_id: brokerUser.isEmpty ? nil : userId)
                     return message.body.withUnsafeBytes { body in
                         crabbitmqshim_publish(connection, 1, message.exchange, message.routingKey, &properties,
                                               body.baseAddress, body.count)
                     }
+                  }
                 }
             }
         }

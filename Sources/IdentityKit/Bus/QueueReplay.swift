@@ -9,13 +9,13 @@ import Foundation
 public enum QueueReplay {
     public static func move(url: String, heartbeatSeconds: Int, from source: String, to target: String,
                             transform: (BusMessage) -> Data) throws -> Int {
-        guard let (connection, _) = try AMQPEndpoints(url).open(heartbeatSeconds: heartbeatSeconds, name: "replay") else {
+        guard let (connection, endpoint) = try AMQPEndpoints(url).open(heartbeatSeconds: heartbeatSeconds, name: "replay") else {
             throw BusError("cannot reach the broker")
         }
         defer { AMQPConnector.close(connection) }
         _ = amqp_confirm_select(connection, 1)
         guard crabbitmqshim_last_rpc_ok(connection) == 0 else { throw BusError("confirm.select refused") }
-        var publisher = ConfirmingPublisher<Int>(connection: connection)
+        var publisher = ConfirmingPublisher<Int>(connection: connection, brokerUser: endpoint.user)
         var moved = 0
         while true {
             let reply = source.withCString { amqp_basic_get(connection, 1, amqp_cstring_bytes($0), 0) }

@@ -104,6 +104,13 @@ public enum ConfigurationVariables {
             default: "`identity-gateway`",
             meaning: "broker users (comma-separated) whose `republished` header a worker believes (with "
                 + "the broker's `user_id` check); the receiver's own user is always trusted"),
+        ConfigurationVariable(
+            "IDENTITY_AMQP_EVENT_PUBLISHERS",
+            read: [.webhookWorker],
+            default: "`identity-revocation-worker`",
+            meaning: "broker users (comma-separated) whose events the webhook worker delivers (the outbox "
+                + "relay's, checked by the broker as `user_id`); the worker's own user is always trusted, "
+                + "any other publisher's event is dropped and counted"),
         // Logs, metrics and the outbound policy: every process.
         ConfigurationVariable(
             "IDENTITY_LOG_LEVEL",
@@ -181,8 +188,13 @@ public enum ConfigurationVariables {
             "IDENTITY_WEBHOOK_CONCURRENCY", read: [.webhookWorker], default: "`32`",
             meaning: "deliveries in flight at once, in all"),
         ConfigurationVariable(
+            "IDENTITY_WEBHOOK_APP_CONCURRENCY", read: [.webhookWorker], default: "`8`",
+            meaning: "deliveries in flight at once for one app, whatever its number of endpoints: the "
+                + "rest stays free for the other apps (at most `IDENTITY_WEBHOOK_CONCURRENCY`)"),
+        ConfigurationVariable(
             "IDENTITY_WEBHOOK_ENDPOINT_CONCURRENCY", read: [.webhookWorker], default: "`4`",
-            meaning: "deliveries in flight at once to one endpoint: a slow endpoint holds at most these"),
+            meaning: "deliveries in flight at once to one endpoint: a slow endpoint holds at most these, "
+                + "and one whose last attempt failed holds one (a probe) until an attempt succeeds"),
         ConfigurationVariable(
             "IDENTITY_WEBHOOK_TIMEOUT_MS", read: [.webhookWorker], default: "`10000`",
             meaning: "per delivery attempt"),

@@ -64,7 +64,7 @@ public final class OutboxRelay: Sendable {
             ServiceMetrics.brokerConnected.set(1, "outbox-relay")
             Log.info("outbox relay connected", ["host": url.host, "port": url.port,
                                                 "heartbeat_seconds": amqp_get_heartbeat(connection)])
-            var publisher = ConfirmingPublisher<String>(connection: connection)
+            var publisher = ConfirmingPublisher<String>(connection: connection, brokerUser: url.user)
             var failed = false
             while isRunning {
                 do {
