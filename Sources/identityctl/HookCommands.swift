@@ -28,15 +28,16 @@ enum HookCommands {
         if let first = problems.first { fail("--\(first.0.replacingOccurrences(of: "_", with: "-")) \(first.1)") }
         guard try AppStore(pool: pool).find(id: appId) != nil else { fail("no app \(appId)") }
         let (record, secret) = try AuthHookStore(pool: pool).save(appId: appId, kind: kind, change, masterKey: masterKey)
-        return describe(record, appId: appId, secret: secret)
+        return describe(record, secret: secret)
     }
 
     static func list(appId: String, pool: PGPool) throws -> [String: Any] {
-        ["app_id": appId, "hooks": try AuthHookStore(pool: pool).hooks(appId: appId).map { describe($0, appId: appId, secret: nil) }]
+        ["hooks": try AuthHookStore(pool: pool).hooks(appId: appId).map { describe($0, secret: nil) }]
     }
 
-    static func describe(_ record: AuthHookRecord, appId: String, secret: String?) -> [String: Any] {
-        ["app_id": appId, "kind": record.kind.rawValue, "url": record.url, "timeout_ms": record.timeoutMilliseconds,
+    /// The admin API's shape of a hook (`GET /v1/admin/hooks`, `PUT /v1/admin/hooks/{kind}`).
+    static func describe(_ record: AuthHookRecord, secret: String?) -> [String: Any] {
+        ["kind": record.kind.rawValue, "url": record.url, "timeout_ms": record.timeoutMilliseconds,
          "failure_policy": record.failurePolicy.rawValue, "updated_at": record.updatedAt, "secret": secret ?? NSNull()]
     }
 }

@@ -9,7 +9,7 @@ enum KeyCommands {
         // Without --alg the app keeps the algorithm of its current key.
         let current = try keys.states(appId: appId).first { $0.state == "current" }
         let rotation = try keys.rotate(appId: appId, algorithm: algorithm ?? current?.algorithm ?? .rs256, masterKey: masterKey)
-        return ["app_id": appId, "kid": rotation.kid, "alg": rotation.algorithm.rawValue, "state": "next",
+        return ["kid": rotation.kid, "alg": rotation.algorithm.rawValue, "state": "next",
                 "signs_from": iso(rotation.activatesAt), "replaces": rotation.replacedKid ?? NSNull(),
                 "replaced_retires_at": rotation.replacedRetiresAt.map(iso) ?? NSNull()]
     }

@@ -3,7 +3,8 @@ import IdentityCredentials
 import IdentityKit
 
 /// `identityctl webhooks list|create|delete|rotate-secret APP_ID …`: the admin API's webhook
-/// endpoints, with its rules (`WebhookRules`, `WebhookEndpointStore.urlProblem`) and store.
+/// endpoints, with its rules (`WebhookRules`, `WebhookEndpointStore.urlProblem`) and store, printing
+/// what the admin API answers (its `data`).
 func webhookCommand(_ arguments: [String], env: inout EnvironmentReader, common: CommonConfiguration) -> Never {
     let action = arguments.dropFirst().first ?? ""
     let rest = Array(arguments.dropFirst(2))
@@ -19,7 +20,7 @@ func webhookCommand(_ arguments: [String], env: inout EnvironmentReader, common:
         let answer: JSONValue
         switch action {
         case "list":
-            answer = .object(["webhooks": .array(try store.list(appId: appId))])
+            answer = .array(try store.list(appId: appId))
         case "create":
             guard let url = option("--url", in: rest) else { fail("webhooks create needs --url URL") }
             let events = (option("--events", in: rest) ?? "*").split(separator: ",").map {

@@ -342,7 +342,7 @@ case ("apps", "rotate-secret-key"):
     do {
         guard let rotation = try SecretKeyStore(pool: PGPool(url: common.databaseURL, size: 1))
             .rotate(appId: appId, overlapSeconds: overlap) else { fail("no app \(appId)") }
-        printJSON(["app_id": appId, "key_id": rotation.keyId, "secret_key": rotation.secretKey,
+        printJSON(["key_id": rotation.keyId, "secret_key": rotation.secretKey,
                    "previous_key_ids": rotation.previousKeyIds,
                    "previous_keys_expire_at": rotation.previousKeyIds.isEmpty
                        ? NSNull() : Timestamp.rfc3339(microsecondsSinceEpoch: rotation.previousKeysExpireAtMicros)])
