@@ -125,9 +125,27 @@ def test_a_filter_takes_only_its_events_and_no_app_sees_another_apps(client, app
     assert all(m.payload["data"]["app_id"] == other_app["app_id"] for m in other_receiver.messages())
 
 
-def test_a_receiver_down_for_a_while_gets_every_event_afterwards_in_order(client, app, receiver):
+# A receiver down for a minute: a schedule of seconds that still spans more than that minute.
+MINUTE_SCHEDULE = "1s,2s,4s,8s,15s,20s,20s,20s"
+
+
+@pytest.fixture
+def patient_worker(stack):
+    worker = stack.webhook_worker
+    before = worker.env
+    worker.stop()
+    worker.env = {**before, "IDENTITY_WEBHOOK_RETRY_SCHEDULE": MINUTE_SCHEDULE}
+    worker.start()
+    yield worker
+    worker.stop()
+    worker.env = before
+    worker.start()
+
+
+def test_a_receiver_down_for_a_minute_gets_every_event_afterwards_in_order(client, app, receiver, patient_worker):
     endpoint = create_endpoint(client, app, receiver.url)
     receiver.stop()
+    down_since = time.monotonic()
     signed_up = client.new_user(app)
     uid = signed_up["user"]["uid"]
     for _ in range(3):
@@ -139,10 +157,11 @@ def test_a_receiver_down_for_a_while_gets_every_event_afterwards_in_order(client
                      timeout=10, what="a second attempt")
     failed = log[0]["last_attempts"][0]
     assert failed["outcome"] == "failed" and failed["status_code"] is None and failed["error"], failed
-    time.sleep(2)
+    time.sleep(max(0.0, 60 - (time.monotonic() - down_since)))
+    assert receiver.messages() == []
     receiver.start()
     # 1 user.created, 4 session.created (the sign-up's too), 3 session.revoked.
-    messages = first_receipts(receiver.wait_for(8, of_user(uid), timeout=DEAD_AFTER))
+    messages = first_receipts(receiver.wait_for(8, of_user(uid), timeout=40))
     types = [m.payload["type"] for m in messages]
     assert types.count("session.created") == 4 and types.count("session.revoked") == 3, types
     assert types[0] == "user.created", types
