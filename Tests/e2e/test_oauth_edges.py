@@ -146,12 +146,16 @@ def test_revoking_a_refresh_token_ends_its_session(client, app, method):
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_revoking_an_access_token_ends_its_session_at_once(client, app, method):
+def test_revoking_an_access_token_ends_its_session_at_once(client, app, method, events):
     doc = _metadata(client, app)
     data = client.new_user(app)
     assert client.me(app, data["access_token"]).status == 200
     answer = _session(app, method).revoke_token(doc["revocation_endpoint"], token=data["access_token"])
     assert answer.status_code == 200, answer.text
+    # The app's backend hears of it as of any ended session, with why.
+    sid = jwt.decode(data["access_token"], options={"verify_signature": False})["sid"]
+    ended = events.wait_for("session.revoked", lambda b: b.get("session_id") == sid)
+    assert ended.body["reason"] == "revoked_by_client", ended.body
     # Refused on the very next request, as after a sign-out; its refresh token died with it.
     assert_session_ended(client, app, data)
     assert introspect(client, app, data["refresh_token"]).json == {"active": False}

@@ -2,8 +2,6 @@
 are `Cache-Control: no-store`; `/api/docs` runs only its own
 inline script and style (by hash), talks only to its own origin and cannot be framed."""
 
-import base64
-import hashlib
 import re
 
 from identity_client import new_guest_secret
@@ -24,10 +22,6 @@ def test_public_keys_stay_cacheable(client, app):
     resp = client.get(f"/v1/apps/{app['app_id']}/jwks.json")
     assert resp.status == 200
     assert resp.header("Cache-Control") == "public, max-age=300"
-
-
-def _sha256(text):
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
 def test_docs_page_has_a_strict_content_security_policy(client):
