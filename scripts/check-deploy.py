@@ -44,6 +44,10 @@ CRD_SCHEMAS = {
     ("keda.sh/v1alpha1", "TriggerAuthentication"): "triggerauthentication-keda-v1alpha1.json",
     ("monitoring.coreos.com/v1", "ServiceMonitor"): "servicemonitor-monitoring-v1.json",
 }
+# Every long-running process of the service: each has a Deployment (Kubernetes), a unit
+# (systemd) and a service (Compose).
+PROCESSES = ("identity-gateway", "identity-token-worker", "identity-provider-worker",
+             "identity-mailer-worker", "identity-revocation-worker", "identity-webhook-worker")
 failures = []
 
 
@@ -97,6 +101,10 @@ def deployment_rules(target, docs):
     by_kind = {}
     for doc in docs:
         by_kind.setdefault(doc["kind"], []).append(doc)
+    deployments = {d["metadata"]["name"] for d in by_kind.get("Deployment", [])}
+    for process in PROCESSES:
+        if process not in deployments:
+            problems.append(f"{process}: no Deployment")
     scaled = {d["spec"]["scaleTargetRef"]["name"] for d in by_kind.get("HorizontalPodAutoscaler", []) + by_kind.get("ScaledObject", [])}
     budgets = [d["spec"]["selector"]["matchLabels"] for d in by_kind.get("PodDisruptionBudget", [])]
     images = set()
@@ -167,7 +175,7 @@ def check_kubernetes():
                 rendered.write_text(yaml.safe_dump_all(docs))
                 check_checkov(shown, rendered)
         # Negative controls: a misspelt field in a Deployment, a ScaledObject without triggers,
-        # an overlay whose gateway is pinned by tag and keeps replicas.
+        # an overlay whose gateway is pinned by tag and keeps replicas and which lacks a process.
         deployment = next(d for d in render(targets[0]) if d["kind"] == "Deployment")
         broken = copy.deepcopy(deployment)
         broken["spec"]["template"]["spec"]["containers"][0]["readinessProbes"] = {}
@@ -181,9 +189,10 @@ def check_kubernetes():
         gateway = next(d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "identity-gateway")
         gateway["spec"]["replicas"] = 3
         gateway["spec"]["template"]["spec"]["containers"][0]["image"] = "registry.example.com/identity:1.0.0"
+        docs = [d for d in docs if not (d["kind"] == "Deployment" and d["metadata"]["name"] == "identity-webhook-worker")]
         found = " ".join(deployment_rules(targets[1], docs))
-        if "replicas set" not in found or "not pinned by digest" not in found:
-            fail("the deployment rules accepted replicas under an HPA and an image by tag")
+        if "replicas set" not in found or "not pinned by digest" not in found or "no Deployment" not in found:
+            fail("the deployment rules accepted replicas under an HPA, an image by tag and a missing process")
         print(f"kubernetes: {len(targets)} kustomizations, {seen} objects checked (schemas {K8S_VERSION}, strict)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -238,6 +247,11 @@ def check_compose():
         broken.write_text(yaml.safe_dump(document))
         if subprocess.run(cmd + [str(broken)], capture_output=True).returncode == 0:
             fail("the compose-spec schema accepted an unknown service field")
+    commands = {" ".join(service.get("command", [])) if isinstance(service.get("command"), list) else str(service.get("command", ""))
+                for service in yaml.safe_load(compose.read_text())["services"].values()}
+    for process in PROCESSES:
+        if not any(process in command for command in commands):
+            fail(f"compose.yaml: no service runs {process}")
     print("compose: compose.yaml valid against the Compose Specification schema")
 
 
@@ -266,6 +280,9 @@ def check_systemd():
                 if line.startswith("ExecStart="):
                     exe = pathlib.Path(line.split("=", 1)[1].split()[0])
                     shutil.copy("/bin/true", exe)
+        for process in PROCESSES:
+            if f"{process}@.service" not in {unit.name for unit in source.iterdir()}:
+                fail(f"systemd: no unit {process}@.service")
         problems = verify_units(tmp, units)
         if problems:
             fail(f"systemd-analyze verify: {problems}")
