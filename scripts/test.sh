@@ -63,6 +63,12 @@ else
     IDENTITY_BIN_DIR=$(swift build -c release --show-bin-path) "$REPO_DIR/scripts/image-test.sh" identity_image
 fi
 
+# deploy/systemd's units booted under systemd (systemd-nspawn on a cached Debian 12 root
+# filesystem: PID 1 here is not systemd), against the services here, with their hardening and
+# syscall filters as shipped: every unit active, each process ready, a sign-in through it.
+step "systemd units under systemd-nspawn (scripts/systemd-test.sh)"
+IDENTITY_BIN_DIR=$(swift build -c release --show-bin-path) "$REPO_DIR/scripts/systemd-test.sh" identity_systemd
+
 TEST_DB=identity_test
 TEST_VHOST=identity_test
 
