@@ -275,9 +275,11 @@ final class ConsoleSite: Sendable {
         return fields
     }
 
+    /// `Referrer-Policy: same-origin`, not `no-referrer`: under the latter a browser sends a
+    /// form's `Origin` as `null`, and the origin check refuses every form.
     static let pageHeaders: [(String, String)] = [
         ("Content-Security-Policy", contentSecurityPolicy), ("X-Frame-Options", "DENY"),
-        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("Cache-Control", "no-store"),
+        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"), ("Cache-Control", "no-store"),
     ]
 
     static func html(_ page: String, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
