@@ -38,7 +38,8 @@ final class ConsoleSiteTests: XCTestCase {
     func testOnlyAnEmptySettingsUpdateCountsAsARead() throws {
         func message(_ settings: String, type: String = AdminV1.UpdateAppSettings.protoName) throws -> BusMessage {
             let body = try ProtoJSON.encode(AdminV1.UpdateAppSettings(appId: "app", settingsJson: settings, actor: "console:u"))
-            return BusMessage(exchange: "", routingKey: "identity.token.commands", type: type, body: body)
+            return BusMessage(type: type, body: body, correlationId: "", replyTo: "", messageId: "", appId: "app", requestId: "req_test",
+                              callerToken: "st_x", deliveryTag: 0, linkGeneration: 0, redelivered: false)
         }
         XCTAssertTrue(CallerAuthority.readsSettingsOnly(try message("{}")))
         XCTAssertFalse(CallerAuthority.readsSettingsOnly(try message(#"{"google_client_ids":["x"]}"#)))
