@@ -293,3 +293,35 @@ def test_a_viewer_sees_no_edit_controls_and_a_forged_post_is_refused(stack, clie
         other.stop()
     browser.open(gateway + "/console")
     assert "Your apps" in text(browser)  # still signed in: the forged sign-out did nothing
+
+
+def test_the_token_worker_itself_holds_console_users_to_their_role(stack, client, console):
+    """The gateway cannot act for an app on its own word: an admin command published straight to
+    the token worker (as the gateway's broker user) with a console session token runs only for
+    an owner or admin of that app; a viewer's token reads the settings and changes nothing, a
+    console user of another app gets nothing."""
+    from test_bus_trust import ERROR_TYPE, TOKEN_QUEUE, _command
+
+    app, elsewhere = stack.create_app(), stack.create_app()
+    tokens = {}
+    for role, target in (("owner", app), ("viewer", app), ("stranger", elsewhere)):
+        email, _ = console_user(stack, client, console, target, "owner" if role == "stranger" else role, totp=False)
+        login = client.post("/v1/auth/login", {"email": email, "password": PASSWORD}, app_key=console["app_key"])
+        assert login.status == 200 and login.json["token"].startswith("st_"), login
+        tokens[role] = login.json["token"]
+
+    def update(token, settings):
+        return _command(TOKEN_QUEUE, "identity.admin.v1.UpdateAppSettings",
+                        {"app_id": app["app_id"], "settings_json": json.dumps(settings), "actor": "console:test"},
+                        app["app_id"], caller_token=token)
+
+    change = {"google_client_ids": ["worker-test.apps.googleusercontent.com"]}
+    for role in ("viewer", "stranger"):
+        reply_type, reply = update(tokens[role], change)
+        assert reply_type == ERROR_TYPE and reply["code"] == "auth/invalid-token", (role, reply)
+    reply_type, reply = update(tokens["viewer"], {})
+    assert reply_type != ERROR_TYPE and json.loads(reply["settings_json"])["google_client_ids"] == [], reply
+    assert admin(client, app, "GET", "/v1/admin/settings").data["google_client_ids"] == []
+    reply_type, reply = update(tokens["owner"], change)
+    assert reply_type != ERROR_TYPE, reply
+    assert admin(client, app, "GET", "/v1/admin/settings").data["google_client_ids"] == change["google_client_ids"]
