@@ -10,7 +10,10 @@
 - A viewer sees no edit controls; a forged POST with the viewer's own form token is refused 403
   and changes nothing; a form posted from another origin is refused too.
 
-Screenshots of each page go to `.run/console-shots/` (described in docs/console.md's tests note).
+- The token worker itself holds a console session token to its role (commands published
+  straight to it); disabling with a session older than the step-up window asks to sign in again.
+
+Screenshots of each page go to `.run/console-shots/`.
 """
 
 import json
@@ -114,11 +117,12 @@ def submit(browser, css):
 
 
 def _stale(element):
-    from selenium.common.exceptions import StaleElementReferenceException
+    """The element is gone with its page (Chromium may also say its node left the document)."""
+    from selenium.common.exceptions import WebDriverException
     try:
         element.tag_name
         return False
-    except StaleElementReferenceException:
+    except WebDriverException:
         return True
 
 
@@ -325,3 +329,34 @@ def test_the_token_worker_itself_holds_console_users_to_their_role(stack, client
     reply_type, reply = update(tokens["owner"], change)
     assert reply_type != ERROR_TYPE, reply
     assert admin(client, app, "GET", "/v1/admin/settings").data["google_client_ids"] == change["google_client_ids"]
+
+
+def test_disabling_needs_a_recent_sign_in(stack, client, console, gateway, browser):
+    """A console session older than the step-up window (aged in the store) may look but not
+    disable: the console asks to sign in again, and after that the same action goes through."""
+    app = stack.create_app()
+    victim = client.sign_up(app, email=unique_email("victim"))
+    assert victim.status == 201, victim
+    uid = victim.data["user"]["uid"]
+    email, _ = console_user(stack, client, console, app, "admin", totp=False)
+    sign_in(browser, gateway, email)
+    db_tools.rows("update sessions set created_at = now() - interval '10 minutes' "
+                  f"where app_id = {db_tools.literal(console['app_id'])} and ended_at is null and uid = "
+                  f"(select uid from users where app_id = {db_tools.literal(console['app_id'])} "
+                  f"and email = {db_tools.literal(email)})")
+    user_page = f"{gateway}/console/apps/{app['app_id']}/users/{uid}"
+    browser.open(user_page)
+    submit(browser, "#disable")
+    submit(browser, "#confirm")
+    assert "needs a sign-in of the last few minutes" in text(browser), text(browser)
+    shot(browser, "13-sign-in-again")
+    assert client.me(app, victim.data["access_token"]).status == 200  # nothing was done
+
+    submit(browser, "#sign-in-again")
+    assert browser.driver.current_url.endswith("/console/sign-in"), browser.driver.current_url
+    sign_in(browser, gateway, email)
+    browser.open(user_page)
+    submit(browser, "#disable")
+    submit(browser, "#confirm")
+    assert "every session of this user has ended" in text(browser), text(browser)
+    assert client.me(app, victim.data["access_token"]).status == 401
