@@ -244,6 +244,14 @@ def test_owner_sets_providers_then_google_signs_in_and_a_disabled_user_is_refuse
     actions = {row["action"] for row in audit}
     assert {"admin.settings.update", "admin.users.disable"} <= actions, audit
 
+    # The Audit log page shows the same rows, filtered.
+    browser.open(f"{gateway}/console/apps/{app['app_id']}/audit")
+    set_field(browser, "#action", "admin.users.disable")
+    submit(browser, "#filter")
+    rows = [r.text for r in find(browser, "#audit tbody tr")]
+    assert len(rows) == 1 and f"console:{console_uid}" in rows[0] and f"user:{user['uid']}" in rows[0], rows
+    shot(browser, "14-audit-log")
+
 
 def test_a_viewer_sees_no_edit_controls_and_a_forged_post_is_refused(stack, client, console, gateway, browser):
     app = stack.create_app(name=f"Console viewer {os.getpid()}")

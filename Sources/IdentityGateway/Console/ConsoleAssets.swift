@@ -47,7 +47,7 @@ extension ConsoleSite {
         .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; background: #eceff4; color: var(--muted); }
         .badge.set, .badge.on { background: #e7f4ea; color: var(--ok); }
         .badge.off { background: #fbe9e8; color: var(--danger); }
-        .search { display: flex; gap: 8px; align-items: end; }
+        .search { display: flex; gap: 8px; align-items: end; margin-bottom: 12px; }
         .search select { width: auto; }
         .signin { max-width: 380px; margin: 64px auto; }
         dl.facts { display: grid; grid-template-columns: 180px 1fr; gap: 6px 12px; margin: 0; }

@@ -144,6 +144,10 @@ final class ConsoleSite: Sendable {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleUsers(site: self).list(request, user: user, membership: membership)))
         }
+        if method == "GET", let found = path("apps", "*", "audit") {
+            let (user, membership) = try member(request, appId: found[0])
+            return .now(Self.html(try ConsoleAudit(site: self).list(request, user: user, membership: membership)))
+        }
         if method == "GET", let found = path("apps", "*", "users", "*") {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleUsers(site: self).show(user: user, membership: membership, uid: found[1], notice: nil)))
