@@ -22,6 +22,14 @@ final class ConsoleSiteTests: XCTestCase {
         XCTAssertFalse(ConsoleSite.serves("/consoles") || ConsoleSite.serves("/v1/console"))
     }
 
+    /// The console is answered before the router: no API route may live under its paths (it
+    /// would never be reached), which is also why the OpenAPI document leaves the console out.
+    func testNoRouteOfTheTableLivesUnderTheConsole() throws {
+        let routes = try servedRoutesForTests()
+        XCTAssertGreaterThan(routes.count, 50)
+        XCTAssertEqual(routes.filter { ConsoleSite.serves($0.pattern) }.map(\.pattern), [])
+    }
+
     func testTheFormTokenIsPerSessionAndNotTheTokenItself() {
         let one = ConsoleSite.csrfToken(sessionToken: "st_one")
         XCTAssertEqual(one, ConsoleSite.csrfToken(sessionToken: "st_one"))

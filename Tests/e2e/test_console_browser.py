@@ -164,6 +164,12 @@ def test_pages_are_served_under_a_strict_policy(client, console):
         assert client.get(path).status == 200, path
     # Signed out, a page of an app is a redirect to sign-in, not the app's data.
     assert client.get("/console").status == 303
+    settings = client.get(f"/console/apps/{console['app_id']}/settings")
+    assert settings.status == 303 and settings.header("Location") == "/console/sign-in", settings
+    # A POST without the console's origin is refused before anything is read.
+    forged = client.request("POST", "/console/sign-in", data="email=a%40b.c&password=x",
+                            content_type="application/x-www-form-urlencoded")
+    assert forged.status == 403, forged
 
 
 def test_owner_sets_providers_then_google_signs_in_and_a_disabled_user_is_refused(

@@ -78,6 +78,8 @@ final class ConsoleSite: Sendable {
                 <form method="post" action="/console/sign-out">\(user.map(ConsoleHTML.csrfField) ?? "")
                 <button id="sign-in-again" type="submit">Sign in again</button></form></section>
                 """), status: 403))
+        } catch let refusal as Refusal where refusal.status == 401 && request.method == "GET" {
+            return .now(Self.redirect("/console/sign-in"))
         } catch let refusal as Refusal {
             return .now(Self.html(ConsoleHTML.page(title: refusal.title, user: try? session(request), body: """
                 <section class="card"><h1>\(ConsoleHTML.escape(refusal.title))</h1>\(ConsoleHTML.notice("error", refusal.message))
