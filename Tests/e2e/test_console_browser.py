@@ -6,7 +6,8 @@
   field first); a Google sign-in through the API, refused before, then succeeds against the
   stand-in: the setting took effect. The key shows only as "set".
 - On Users the owner finds a user, disables them after a confirmation page, and that user's
-  session is refused at once. The audit log names the console user as actor.
+  session is refused at once. The audit log (API and page) names the console user as actor; on
+  Keys the owner rotates the signing key and the JWKS holds the next key.
 - A viewer sees no edit controls; a forged POST with the viewer's own form token is refused 403
   and changes nothing; a form posted from another origin is refused too.
 
@@ -258,6 +259,20 @@ def test_owner_sets_providers_then_google_signs_in_and_a_disabled_user_is_refuse
     assert len(rows) == 1 and f"console:{console_uid}" in rows[0] and f"user:{user['uid']}" in rows[0], rows
     shot(browser, "14-audit-log")
 
+    # Keys: rotating publishes the next key at once (after a confirmation).
+    browser.open(f"{gateway}/console/apps/{app['app_id']}/keys")
+    before_keys = [r.text for r in find(browser, "#keys tbody tr")]
+    assert len(before_keys) == 1 and "current" in before_keys[0], before_keys
+    submit(browser, "#rotate")
+    assert "Rotate the signing key?" in text(browser), text(browser)
+    submit(browser, "#confirm")
+    assert "published; it signs from" in text(browser), text(browser)
+    states = sorted(r.text.split()[2] for r in find(browser, "#keys tbody tr"))
+    assert states == ["current", "next"], states
+    shot(browser, "15-keys-rotated")
+    kids = {key["kid"] for key in client.get(f"/v1/apps/{app['app_id']}/jwks.json").json["keys"]}
+    assert len(kids) == 2, kids
+
 
 def test_a_viewer_sees_no_edit_controls_and_a_forged_post_is_refused(stack, client, console, gateway, browser):
     app = stack.create_app(name=f"Console viewer {os.getpid()}")
@@ -274,6 +289,8 @@ def test_a_viewer_sees_no_edit_controls_and_a_forged_post_is_refused(stack, clie
     browser.open(f"{gateway}/console/apps/{app['app_id']}/users/{victim.data['user']['uid']}")
     assert not find(browser, "#disable") and not find(browser, "#enable")
     shot(browser, "11-viewer-user")
+    browser.open(f"{gateway}/console/apps/{app['app_id']}/keys")
+    assert find(browser, "#keys tbody tr") and not find(browser, "#rotate")
 
     # A forged POST from the console's own origin, with the viewer's own form token (from the
     # sign-out form): refused by role before any command.
@@ -287,6 +304,11 @@ def test_a_viewer_sees_no_edit_controls_and_a_forged_post_is_refused(stack, clie
         const r = await fetch(args[0], {method: "POST", body: new URLSearchParams({csrf: args[1], confirm: "yes"})});
         return r.status;""", f"{gateway}/console/apps/{app['app_id']}/users/{victim.data['user']['uid']}/disable", csrf)
     assert disable == 403
+    rotate = browser.run("""
+        const r = await fetch(args[0], {method: "POST", body: new URLSearchParams({csrf: args[1], confirm: "yes"})});
+        return r.status;""", f"{gateway}/console/apps/{app['app_id']}/keys/rotate", csrf)
+    assert rotate == 403
+    assert len(client.get(f"/v1/apps/{app['app_id']}/jwks.json").json["keys"]) == 1
     assert admin(client, app, "GET", "/v1/admin/settings").data["google_client_ids"] == []
     assert client.me(app, victim.data["access_token"]).status == 200
 

@@ -48,18 +48,20 @@ final class ConsoleSite: Sendable {
     let freshProof: FreshProofStep
     let commands: CommandSender
     let audit: AuditLog
+    let signingKeys: SigningKeyStore
     /// The gateway's whole pipeline (`ClientEdge` and `dispatch`), for the console app's own
     /// sign-in calls; set once the gateway exists.
     let pipeline: PipelineEntry
 
     init(apps: AppResolver, console: ConsoleStore, users: UserProfileStore, freshProof: FreshProofStep,
-         commands: CommandSender, audit: AuditLog, pipeline: PipelineEntry) {
+         commands: CommandSender, audit: AuditLog, signingKeys: SigningKeyStore, pipeline: PipelineEntry) {
         self.apps = apps
         self.console = console
         self.users = users
         self.freshProof = freshProof
         self.commands = commands
         self.audit = audit
+        self.signingKeys = signingKeys
         self.pipeline = pipeline
     }
 
@@ -145,6 +147,15 @@ final class ConsoleSite: Sendable {
         if method == "GET", let found = path("apps", "*", "users") {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleUsers(site: self).list(request, user: user, membership: membership)))
+        }
+        if method == "GET", let found = path("apps", "*", "keys") {
+            let (user, membership) = try member(request, appId: found[0])
+            return .now(Self.html(try ConsoleKeys(site: self).show(user: user, membership: membership, notice: nil)))
+        }
+        if method == "POST", let found = path("apps", "*", "keys", "rotate") {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            return try ConsoleKeys(site: self).rotate(request, user: user, membership: membership,
+                                                      form: try checkedForm(request, user: user))
         }
         if method == "GET", let found = path("apps", "*", "audit") {
             let (user, membership) = try member(request, appId: found[0])
