@@ -28,12 +28,15 @@ proto: deps
 proto-check: deps
 	python3 tools/protogen.py --check
 
-# The API reference page (web/api-reference/), embedded into the gateway (tools/apirefgen.py).
+# The API reference page (web/api-reference/) and the console's files (web/console/), embedded into
+# the gateway (tools/apirefgen.py, tools/consolegen.py).
 api-reference:
 	python3 tools/apirefgen.py
+	python3 tools/consolegen.py
 
 api-reference-check:
 	python3 tools/apirefgen.py --check
+	python3 tools/consolegen.py --check
 
 # IdentityKit's calling-code table, generated from phonenumbers' metadata (tools/phonegen.py).
 phone-table:

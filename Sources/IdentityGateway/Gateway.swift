@@ -15,6 +15,7 @@ public final class Gateway: Service {
     private let freshProof: FreshProofStep
     private let audit: AuditLog
     private let edge: ClientEdge
+    private let console: ConsoleSite
 
     public init(configuration: GatewayConfiguration) throws {
         self.configuration = configuration
@@ -46,12 +47,23 @@ public final class Gateway: Service {
         edge = ClientEdge(apps: apps, sessionObject: sessionObject,
                           singleToken: SingleTokenEdge(sessionObject: sessionObject, verifier: verifier,
                                                        users: UserProfileStore(pool: pool)))
+        // The web console: its pages outside the API's route table, its sign-in through the
+        // whole pipeline below (`ConsoleSite`).
+        let consoleEntry = PipelineEntry()
+        console = ConsoleSite(apps: apps, console: ConsoleStore(pool: pool), users: UserProfileStore(pool: pool),
+                              freshProof: freshProof, commands: commands, audit: audit,
+                              signingKeys: SigningKeyStore(pool: pool), pipeline: consoleEntry)
         let box = DispatchBox()
         server = HTTPServer { request in
             guard let gateway = box.gateway else { return .now(.problem(.unavailable, requestId: request.requestId)) }
+            if ConsoleSite.serves(request.path) { return gateway.console.handle(request) }
             return gateway.edge.handle(request, next: gateway.measured)
         }
         box.gateway = self
+        consoleEntry.handle = { [weak self] request in
+            guard let self else { return .now(.problem(.unavailable, requestId: request.requestId)) }
+            return self.edge.handle(request, next: self.measured)
+        }
         // GraphQL resolvers send the REST routes' own requests through the core pipeline
         // (rate limits, body checks, commands); the box is weak like the server's.
         pipeline.dispatch = { [weak self] request in

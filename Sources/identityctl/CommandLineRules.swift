@@ -47,6 +47,8 @@ enum CommandLineRules {
         Command(words: ["hooks", "list"], positionals: 1, flags: [:]),
         Command(words: ["hooks", "delete"], positionals: 2, flags: [:]),
         Command(words: ["keys", "webhook-secret-key"], positionals: 0, flags: [:]),
+        Command(words: ["console", "init"], positionals: 0, flags: ["--origin": .value, "--name": .value]),
+        Command(words: ["console", "invite"], positionals: 0, flags: ["--app": .value, "--email": .value, "--role": .value]),
         Command(words: ["webhooks", "list"], positionals: 1, flags: [:]),
         Command(words: ["webhooks", "create"], positionals: 1,
                 flags: ["--url": .value, "--events": .value, "--description": .value]),

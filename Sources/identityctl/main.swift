@@ -68,6 +68,12 @@ let usage = """
       identityctl keys webhook-secret-key
                                       the key webhook workers get to open the endpoints' secrets
                                       (IDENTITY_WEBHOOK_SECRET_KEY), derived from IDENTITY_MASTER_KEY
+      identityctl console init [--origin https://HOST[:PORT]] [--name NAME]
+                                      makes the web console's app (session-object, its one allowed origin
+                                      the console's; default IDENTITY_PUBLIC_BASE_URL), once; serves /console
+      identityctl console invite --app APP_ID --email EMAIL --role owner|admin|viewer
+                                      gives EMAIL that role in the app's console (docs/console.md); it counts
+                                      once a console user with that email has verified it
       identityctl webhooks list APP_ID
       identityctl webhooks create APP_ID --url URL [--events NAME,NAME|*] [--description TEXT]
                                       a webhook endpoint for the app's events (docs/webhooks.md); its
@@ -370,6 +376,9 @@ case ("keys", "webhook-secret-key"):
 
 case ("webhooks", _):
     webhookCommand(arguments, env: &env, common: common)
+
+case ("console", _):
+    consoleCommand(arguments, env: &env, common: common)
 
 case ("keys", "reseal"):
     // Once after upgrading from a version that sealed rows with the master key itself

@@ -12,7 +12,10 @@ import Foundation
 ///
 /// The one other authority over a user is the app's backend: an admin API call forwards the
 /// app's secret key instead (`sk_…`, checked through `secret_key_owner` without reading any
-/// hash), which may act for any user of that app and of no other.
+/// hash), which may act for any user of that app and of no other. The web console's admin
+/// commands forward the console user's own session token of the console app instead, and count
+/// only with that user's role in the command's app (`ConsoleStore`): owner or admin to change
+/// anything, a viewer only to read the settings.
 ///
 /// Not checked here: that the session is still live. The gateway checks that before sending, and
 /// the flows that depend on it (linking's recent sign-in, device registration) check it again in
@@ -21,22 +24,58 @@ public struct CallerAuthority: Sendable {
     let verifier: TokenVerifier
     let apps: AppStore
     let secretKeys: SecretKeyStore
+    let console: ConsoleStore
 
     public init(apps: AppStore, secretKeys: SecretKeyStore) {
         self.apps = apps
         self.secretKeys = secretKeys
+        console = ConsoleStore(pool: apps.pool)
         verifier = TokenVerifier(store: apps)
     }
 
     /// Throws 401 (after logging why) unless `message` carries a live secret key of `appId`: the
     /// authority of an admin API call (the app's backend), which no user token gives.
     public func checkAppBackend(_ message: BusMessage, appId: String) throws {
+        if SessionToken.isSessionToken(message.callerToken) {
+            return try checkConsoleUser(message, appId: appId)
+        }
         guard message.callerToken.hasPrefix("sk_"),
               let owner = try secretKeys.owner(ofKey: message.callerToken), owner.app.id == appId else {
             Log.warning("admin command refused: it does not carry the app's secret key",
                         ["app_id": appId, "type": message.type, "request_id": message.requestId])
             throw ServiceError.invalidToken
         }
+    }
+
+    /// A console user's session token (of the console app, live, the user not disabled) whose
+    /// verified email holds a role in `appId` that allows the command: reading the settings (an
+    /// empty settings update) for any role, everything else for owners and admins.
+    private func checkConsoleUser(_ message: BusMessage, appId: String) throws {
+        let fields = ["app_id": appId, "type": message.type, "request_id": message.requestId]
+        func refuse(_ why: String) -> ServiceError {
+            Log.warning("admin command refused: not a console user allowed in the app", fields.merging(["why": why]) { $1 })
+            return ServiceError.invalidToken
+        }
+        guard let consoleId = try console.consoleAppId(), let consoleApp = try apps.find(id: consoleId) else {
+            throw refuse("no console app")
+        }
+        let claims: AccessTokenClaims
+        do {
+            claims = try verifier.verify(authorization: "Bearer " + message.callerToken, app: consoleApp)
+        } catch {
+            throw refuse("session token does not verify")
+        }
+        guard let role = try console.role(consoleAppId: consoleId, uid: claims.sub, appId: appId) else {
+            throw refuse("no role in the app")
+        }
+        guard role.mayChange || Self.readsSettingsOnly(message) else { throw refuse("role \(role.rawValue) may not change") }
+    }
+
+    /// An `UpdateAppSettings` that changes nothing: the settings read.
+    static func readsSettingsOnly(_ message: BusMessage) -> Bool {
+        guard message.type == AdminV1.UpdateAppSettings.protoName,
+              let command = try? ProtoJSON.decode(AdminV1.UpdateAppSettings.self, from: message.body) else { return false }
+        return JSONValue.parse(Data(command.settingsJson.utf8)) == .object([:])
     }
 
     /// The verified claims when `message` carries an access token of `appId` for `uid` (and for

@@ -1,0 +1,82 @@
+import Foundation
+
+/// The console's HTML, written by hand and escaped at every value: nothing a user, an app or a
+/// setting holds is ever read as markup.
+enum ConsoleHTML {
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// A query-string or path value.
+    static func component(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// The page around `body`: its own stylesheet and script only, a header with the signed-in
+    /// console user and sign-out, and the app's tabs when the page is of one app.
+    static func page(title: String, user: ConsoleSite.Session?, app: (id: String, name: String, tab: String)? = nil,
+                     body: String) -> String {
+        var header = "<header class=\"top\"><a class=\"brand\" href=\"/console\">Identity console</a>"
+        if let user {
+            header += "<span class=\"who\">\(escape(user.email))</span>"
+                + "<form method=\"post\" action=\"/console/sign-out\">\(csrfField(user))"
+                + "<button class=\"secondary\" type=\"submit\">Sign out</button></form>"
+        }
+        header += "</header>"
+        var nav = ""
+        if let app {
+            let base = "/console/apps/\(component(app.id))"
+            let tabs = [("settings", "Settings"), ("users", "Users"), ("keys", "Keys"), ("audit", "Audit log")].map { slug, label in
+                "<a href=\"\(base)/\(slug)\"\(slug == app.tab ? " class=\"current\" aria-current=\"page\"" : "")>\(label)</a>"
+            }.joined()
+            nav = "<nav class=\"app\"><span class=\"name\">\(escape(app.name))</span>\(tabs)</nav>"
+        }
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(title)) · Identity console</title>
+            <link rel="icon" href="data:,">
+            <link rel="stylesheet" href="/console/console.css">
+            <script src="/console/console.js" defer></script>
+            </head>
+            <body>
+            \(header)
+            \(nav)
+            <main>
+            \(body)
+            </main>
+            </body>
+            </html>
+            """
+    }
+
+    static func csrfField(_ user: ConsoleSite.Session) -> String {
+        "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(user.csrfToken))\">"
+    }
+
+    static func notice(_ kind: String, _ text: String) -> String {
+        "<p class=\"notice \(kind)\" role=\"\(kind == "error" ? "alert" : "status")\">\(escape(text))</p>"
+    }
+
+    /// A field's messages, next to the field (the API's `errors[].location` of that field).
+    static func fieldErrors(_ messages: [String]) -> String {
+        messages.map { "<p class=\"field-error\">\(escape($0))</p>" }.joined()
+    }
+}

@@ -1,0 +1,336 @@
+import Foundation
+import IdentityKit
+
+/// `/console` (docs/console.md): the web console where each app's team manages its app, served
+/// by the gateway as server-rendered pages and forms (a web UI, not API operations: outside the
+/// route table and its OpenAPI document). It holds no authority of its own:
+/// - Console accounts are users of the console app (`identityctl console init`, profile
+///   `session-object`, cookie transport). Signing in is that app's own `POST /v1/auth/login`
+///   and `POST /v1/auth/mfa/verify`, sent through the gateway's whole pipeline (rate limits,
+///   MFA, the session cookie), never a second implementation.
+/// - Every change is the admin API's own command, carrying the console user's session token as
+///   its authority: the token worker accepts it only for a user whose verified email holds an
+///   owner or admin role in that app (`CallerAuthority`), so the gateway cannot act for an app
+///   on its own word. The same checks run first here (`AppSettingsUpdate`), and the audit row
+///   names the console user.
+/// - Every POST must come from the console's own origin (the console app's `allowed_origins`)
+///   and carry the session's CSRF token; pages forbid framing; destructive actions and key
+///   handling need a sign-in under `FreshProofStep.maximumAgeSeconds` old; a viewer gets no
+///   edit controls and a viewer's POST is refused 403 before any command.
+final class ConsoleSite: Sendable {
+    struct Asset: Sendable {
+        let mediaType: String
+        let text: String
+    }
+
+    /// A signed-in console user, read from the session cookie on every request.
+    struct Session: Sendable {
+        let consoleApp: AppRecord
+        let profile: ClientProfile
+        let uid: String
+        let email: String
+        let sessionToken: String
+        let memberships: [ConsoleStore.Membership]
+
+        /// Per session, unguessable without the session's own (HttpOnly) token, and needing no
+        /// server state or key: the SHA-256 of the token under a label of its own.
+        var csrfToken: String { ConsoleSite.csrfToken(sessionToken: sessionToken) }
+
+        func membership(_ appId: String) -> ConsoleStore.Membership? { memberships.first { $0.appId == appId } }
+    }
+
+    static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    let apps: AppResolver
+    let console: ConsoleStore
+    let users: UserProfileStore
+    let freshProof: FreshProofStep
+    let commands: CommandSender
+    let audit: AuditLog
+    let signingKeys: SigningKeyStore
+    /// The gateway's whole pipeline (`ClientEdge` and `dispatch`), for the console app's own
+    /// sign-in calls; set once the gateway exists.
+    let pipeline: PipelineEntry
+
+    init(apps: AppResolver, console: ConsoleStore, users: UserProfileStore, freshProof: FreshProofStep,
+         commands: CommandSender, audit: AuditLog, signingKeys: SigningKeyStore, pipeline: PipelineEntry) {
+        self.apps = apps
+        self.console = console
+        self.users = users
+        self.freshProof = freshProof
+        self.commands = commands
+        self.audit = audit
+        self.signingKeys = signingKeys
+        self.pipeline = pipeline
+    }
+
+    /// Whether `path` is the console's (served here, before the API's pipeline).
+    static func serves(_ path: String) -> Bool { path == "/console" || path.hasPrefix("/console/") }
+
+    func handle(_ request: HTTPRequest) -> RouteResult {
+        do {
+            return try route(request)
+        } catch let error as ServiceError where error.code == ServiceError.reauthRequired.code {
+            // The console user signs in again (a new session) and repeats the action.
+            let user = try? session(request)
+            return .now(Self.html(ConsoleHTML.page(title: "Sign in again", user: user, body: """
+                <section class="card signin"><h1>Sign in again</h1>
+                \(ConsoleHTML.notice("info", "This action needs a sign-in of the last few minutes. Sign in again, then repeat it."))
+                <form method="post" action="/console/sign-out">\(user.map(ConsoleHTML.csrfField) ?? "")
+                <button id="sign-in-again" type="submit">Sign in again</button></form></section>
+                """), status: 403))
+        } catch let refusal as Refusal where refusal.status == 401 && request.method == "GET" {
+            return .now(Self.redirect("/console/sign-in"))
+        } catch let refusal as Refusal {
+            return .now(Self.html(ConsoleHTML.page(title: refusal.title, user: try? session(request), body: """
+                <section class="card"><h1>\(ConsoleHTML.escape(refusal.title))</h1>\(ConsoleHTML.notice("error", refusal.message))
+                <p><a href="/console">Back to your apps</a></p></section>
+                """), status: refusal.status))
+        } catch {
+            let answer = ServiceError.answering(error, what: "console", fields: ["request_id": request.requestId, "path": request.path])
+            return .now(Self.html(ConsoleHTML.page(title: "Error", user: nil, body: """
+                <section class="card"><h1>Something went wrong</h1>\(ConsoleHTML.notice("error", answer.detail))
+                <p class="hint">Request \(ConsoleHTML.escape(request.requestId))</p></section>
+                """), status: answer.status))
+        }
+    }
+
+    /// A refusal shown as a page of its own (not an API problem).
+    struct Refusal: Error {
+        let status: Int
+        let title: String
+        let message: String
+
+        static let notFound = Refusal(status: 404, title: "Not found", message: "There is no such page, or it is not yours to see.")
+        static let forbidden = Refusal(status: 403, title: "Not allowed",
+                                       message: "Your role in this app only lets you look; an owner or admin can change it.")
+        static let badOrigin = Refusal(status: 403, title: "Refused",
+                                       message: "This form was not sent from the console's own pages (origin or form token did not match).")
+        static let noConsole = Refusal(status: 404, title: "No console",
+                                       message: "The console is not set up: the operator runs identityctl console init.")
+    }
+
+    private func route(_ request: HTTPRequest) throws -> RouteResult {
+        let parts = Array(request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init))
+        let method = request.method
+        func path(_ pattern: String...) -> [String]? { Self.match(parts, pattern) }
+        if method == "GET", parts.isEmpty || parts == [""] {
+            guard let user = try session(request) else { return .now(Self.redirect("/console/sign-in")) }
+            return .now(Self.html(ConsolePages.apps(user)))
+        }
+        if method == "GET", path("console.css") != nil { return .now(Self.asset(Self.stylesheet)) }
+        if method == "GET", path("console.js") != nil { return .now(Self.asset(Self.script)) }
+        if method == "GET", path("sign-in") != nil {
+            if try session(request) != nil { return .now(Self.redirect("/console")) }
+            return .now(Self.html(ConsolePages.signIn(message: nil)))
+        }
+        if method == "POST", path("sign-in") != nil {
+            return try ConsoleSignIn(site: self).password(request, form: try checkedForm(request, user: nil))
+        }
+        if method == "POST", path("sign-in", "code") != nil {
+            return try ConsoleSignIn(site: self).code(request, form: try checkedForm(request, user: nil))
+        }
+        if method == "POST", path("sign-out") != nil {
+            guard let user = try session(request) else { return .now(Self.redirect("/console/sign-in")) }
+            _ = try checkedForm(request, user: user)
+            return ConsoleSignIn(site: self).signOut(request, user: user)
+        }
+        if let found = path("apps", "*", "settings") {
+            let (user, membership) = try member(request, appId: found[0], changing: method == "POST")
+            if method == "GET" { return ConsoleSettings(site: self).show(request, user: user, membership: membership) }
+            if method == "POST" {
+                return try ConsoleSettings(site: self).save(request, user: user, membership: membership,
+                                                             form: try checkedForm(request, user: user))
+            }
+        }
+        if method == "GET", let found = path("apps", "*", "users") {
+            let (user, membership) = try member(request, appId: found[0])
+            return .now(Self.html(try ConsoleUsers(site: self).list(request, user: user, membership: membership)))
+        }
+        if method == "GET", let found = path("apps", "*", "keys") {
+            let (user, membership) = try member(request, appId: found[0])
+            return .now(Self.html(try ConsoleKeys(site: self).show(user: user, membership: membership, notice: nil)))
+        }
+        if method == "POST", let found = path("apps", "*", "keys", "rotate") {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            return try ConsoleKeys(site: self).rotate(request, user: user, membership: membership,
+                                                      form: try checkedForm(request, user: user))
+        }
+        if method == "GET", let found = path("apps", "*", "audit") {
+            let (user, membership) = try member(request, appId: found[0])
+            return .now(Self.html(try ConsoleAudit(site: self).list(request, user: user, membership: membership)))
+        }
+        if method == "GET", let found = path("apps", "*", "users", "*") {
+            let (user, membership) = try member(request, appId: found[0])
+            return .now(Self.html(try ConsoleUsers(site: self).show(user: user, membership: membership, uid: found[1], notice: nil)))
+        }
+        if method == "POST", let found = path("apps", "*", "users", "*", "*"), ["disable", "enable"].contains(found[2]) {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            return try ConsoleUsers(site: self).setDisabled(request, user: user, membership: membership, uid: found[1],
+                                                            disabled: found[2] == "disable", form: try checkedForm(request, user: user))
+        }
+        throw Refusal.notFound
+    }
+
+    /// The `*` segments of `pattern` when `parts` matches it (none empty), else nil.
+    static func match(_ parts: [String], _ pattern: [String]) -> [String]? {
+        guard parts.count == pattern.count else { return nil }
+        var found: [String] = []
+        for (part, expected) in zip(parts, pattern) {
+            if expected == "*" {
+                guard !part.isEmpty else { return nil }
+                found.append(part)
+            } else if part != expected {
+                return nil
+            }
+        }
+        return found
+    }
+
+    // MARK: - who is asking
+
+    /// The console app and its client profile, or the page saying the console is not set up.
+    func consoleApp() throws -> (AppRecord, ClientProfile) {
+        guard let id = try console.consoleAppId(), let app = try apps.app(id: id),
+              let resolved = try? apps.resolve(key: app.appKey, host: nil) else { throw Refusal.noConsole }
+        return (resolved.app, resolved.profile)
+    }
+
+    /// The console user of the request's session cookie, nil when there is none (or it ended).
+    func session(_ request: HTTPRequest) throws -> Session? {
+        guard let token = request.header("cookie").flatMap(SessionObjectEdge.sessionCookie) else { return nil }
+        let (app, profile) = try consoleApp()
+        let claims: AccessTokenClaims
+        do {
+            claims = try freshProof.caller(RouteContext(request: Self.bearing(token, request), app: app), checkSession: true)
+        } catch let error as ServiceError where error.status == 401 {
+            return nil
+        }
+        guard let user = try users.find(appId: app.id, uid: claims.sub) else { return nil }
+        return Session(consoleApp: app, profile: profile, uid: claims.sub, email: user.message.email ?? "",
+                       sessionToken: token, memberships: try console.memberships(consoleAppId: app.id, uid: claims.sub))
+    }
+
+    /// The signed-in user and their role in `appId`; an app they hold no role in does not exist
+    /// for them, and a change needs an owner or admin.
+    private func member(_ request: HTTPRequest, appId: String, changing: Bool = false) throws
+        -> (Session, ConsoleStore.Membership) {
+        guard let user = try session(request) else { throw Refusal(status: 401, title: "Signed out",
+                                                                    message: "Your console session ended. Sign in again.") }
+        guard let membership = user.membership(appId) else { throw Refusal.notFound }
+        if changing, !membership.role.mayChange { throw Refusal.forbidden }
+        return (user, membership)
+    }
+
+    /// A POST's form, once its origin is the console's own and (when signed in) its CSRF token
+    /// the session's.
+    private func checkedForm(_ request: HTTPRequest, user: Session?) throws -> [String: String] {
+        let (_, profile) = try consoleApp()
+        guard let origin = request.header("origin").flatMap(ClientProfile.normalizedOrigin),
+              profile.allowedOrigins.contains(origin) else { throw Refusal.badOrigin }
+        guard Gateway.mediaType(request.header("content-type")) == "application/x-www-form-urlencoded" else {
+            throw Refusal.badOrigin
+        }
+        let form = Self.form(request.body)
+        if let user {
+            guard let sent = form["csrf"],
+                  Digest.constantTimeEqual(Array(sent.utf8), Array(user.csrfToken.utf8)) else { throw Refusal.badOrigin }
+        }
+        return form
+    }
+
+    /// The session is at most `FreshProofStep.maximumAgeSeconds` old (`auth/reauth-required`
+    /// otherwise: the page asking to sign in again).
+    func requireFreshSignIn(_ request: HTTPRequest, user: Session) throws {
+        _ = try freshProof.check(.freshSignIn, context: RouteContext(request: Self.bearing(user.sessionToken, request),
+                                                                     app: user.consoleApp))
+    }
+
+    /// Writes the audit row of a console action before it runs, as the admin API does (no row,
+    /// no action), with the console user as actor.
+    func audit(_ action: String, appId: String, user: Session, target: String, request: HTTPRequest,
+               detail: [String: JSONValue] = [:]) throws {
+        try audit.append(appId: appId, AuditLog.Entry(
+            actor: "console:" + user.uid, action: action, target: target, ip: request.clientIP,
+            requestId: request.requestId, detail: .object(detail.merging(["console_email": .string(user.email)]) { $1 })))
+    }
+
+    /// An admin command carrying the console user's session token as its authority; the answer
+    /// is the reply's JSON (200) or the problem the worker or bus gave.
+    func send<Command: ProtoMessage, Reply: ProtoMessage>(
+        _ command: Command, expecting: Reply.Type, appId: String, user: Session, request: HTTPRequest,
+        render: @escaping @Sendable (Reply) -> JSONValue
+    ) -> RouteResult {
+        commands.send(command, expecting: expecting, appId: appId, request: Self.bearing(user.sessionToken, request)) {
+            HTTPResponse.data(render($0))
+        }
+    }
+
+    // MARK: - helpers
+
+    static func bearing(_ token: String, _ request: HTTPRequest) -> HTTPRequest {
+        var headers = request.headers
+        headers["authorization"] = "Bearer " + token
+        headers["cookie"] = nil
+        return HTTPRequest(method: request.method, path: request.path, headers: headers, body: Data(),
+                           clientIP: request.clientIP, peerIP: request.peerIP, requestId: request.requestId)
+    }
+
+    static func csrfToken(sessionToken: String) -> String {
+        Base64URL.encode(Digest.sha256("identity-console-csrf\u{0}" + sessionToken))
+    }
+
+    /// An `application/x-www-form-urlencoded` body (a repeated name keeps its first value).
+    static func form(_ body: Data) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = TextScanning.percentDecoded(parts[0], plusIsSpace: true), fields[name] == nil else { continue }
+            fields[name] = parts.count == 2 ? TextScanning.percentDecoded(parts[1], plusIsSpace: true) ?? "" : ""
+        }
+        return fields
+    }
+
+    /// `Referrer-Policy: same-origin`, not `no-referrer`: under the latter a browser sends a
+    /// form's `Origin` as `null`, and the origin check refuses every form.
+    static let pageHeaders: [(String, String)] = [
+        ("Content-Security-Policy", contentSecurityPolicy), ("X-Frame-Options", "DENY"),
+        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"), ("Cache-Control", "no-store"),
+    ]
+
+    static func html(_ page: String, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")] + pageHeaders + headers,
+                     body: Data(page.utf8))
+    }
+
+    /// 303 See Other: after a form, the browser GETs the next page.
+    static func redirect(_ location: String, headers: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: 303, headers: [("Location", location)] + pageHeaders + headers, body: Data())
+    }
+
+    static func asset(_ asset: Asset) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", asset.mediaType), ("Content-Security-Policy", contentSecurityPolicy),
+                                            ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-cache")],
+                     body: Data(asset.text.utf8))
+    }
+
+    /// The problem an answer carries: its message and, per field, its `errors[]`.
+    static func problem(_ response: HTTPResponse) -> (message: String, fields: [String: [String]]) {
+        guard case .value(let body) = JSONValue.parseBody(response.body) else {
+            return ("The service did not answer (HTTP \(response.status)). Try again.", [:])
+        }
+        var fields: [String: [String]] = [:]
+        if case .array(let errors)? = body["errors"] {
+            for error in errors {
+                guard case .string(let location)? = error["location"], case .string(let message)? = error["message"] else { continue }
+                let name = location.split(separator: ".").dropFirst().first.map(String.init) ?? location
+                fields[name, default: []].append(message)
+            }
+        }
+        var message = ""
+        if case .string(let detail)? = body["detail"] { message = detail }
+        if case .string(let code)? = body["code"] { message += " (\(code))" }
+        return (message, fields)
+    }
+}
