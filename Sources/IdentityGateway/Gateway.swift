@@ -26,7 +26,10 @@ public final class Gateway: Service {
         let appStore = AppStore(pool: pool)
         let apps = AppResolver(store: appStore, profiles: ClientProfileStore(pool: pool))
         self.apps = apps
-        let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
+        let sessionReads = SessionReads(users: UserProfileStore(pool: pool), pool: pool,
+                                        databaseURL: configuration.common.databaseURL)
+        self.sessionReads = sessionReads
+        let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout, reads: sessionReads)
         let idleSessions = IdleSessionEnding(bus: bus, timeout: configuration.requestTimeout)
         let verifier = TokenVerifier(store: appStore, sessionTokensReadProfile: true,
                                      idleSessionFound: { idleSessions.end($0, token: $1) })
@@ -36,8 +39,6 @@ public final class Gateway: Service {
         audit = AuditLog(pool: pool)
         let sessionObject = SessionObjectEdge(sessions: sessions, commands: commands)
         let pipeline = PipelineBox()
-        let sessionReads = SessionReads(users: UserProfileStore(pool: pool), databaseURL: configuration.common.databaseURL)
-        self.sessionReads = sessionReads
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
             verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys,
@@ -68,7 +69,7 @@ public final class Gateway: Service {
                        secretKeys: SecretKeyStep, sessionReads: SessionReads? = nil,
                        pipeline: PipelineBox = PipelineBox()) -> [Route] {
         // Without a listener (route tables built for tests), every read goes to the store.
-        let sessionReads = sessionReads ?? SessionReads(users: users, databaseURL: nil)
+        let sessionReads = sessionReads ?? SessionReads(users: users, pool: nil, databaseURL: nil)
         let auth = Authenticator(verifier: verifier, sessions: sessions)
         let providers = ProviderRoutes(auth: auth, commands: commands)
         let served = PasswordRoutes(auth: auth, commands: commands).routes

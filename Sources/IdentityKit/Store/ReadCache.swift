@@ -114,6 +114,11 @@ public final class ReadCache<Value: Sendable>: Sendable {
         }
     }
 
+    /// Forgets everything held (and refuses reads in flight), still in use.
+    public func forgetAll() {
+        state.withLock { Self.clear(&$0) }
+    }
+
     /// Stops serving and storing: every lookup misses until `startUsing()`.
     public func stopUsing() {
         state.withLock { state in
