@@ -16,6 +16,7 @@ public final class Gateway: Service {
     private let audit: AuditLog
     private let edge: ClientEdge
     private let console: ConsoleSite
+    private let sessionReads: SessionReads
 
     public init(configuration: GatewayConfiguration) throws {
         self.configuration = configuration
@@ -26,7 +27,10 @@ public final class Gateway: Service {
         let appStore = AppStore(pool: pool)
         let apps = AppResolver(store: appStore, profiles: ClientProfileStore(pool: pool))
         self.apps = apps
-        let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout)
+        let sessionReads = SessionReads(users: UserProfileStore(pool: pool), pool: pool,
+                                        databaseURL: configuration.common.databaseURL)
+        self.sessionReads = sessionReads
+        let commands = CommandSender(bus: bus, timeout: configuration.requestTimeout, reads: sessionReads)
         let idleSessions = IdleSessionEnding(bus: bus, timeout: configuration.requestTimeout)
         let verifier = TokenVerifier(store: appStore, sessionTokensReadProfile: true,
                                      idleSessionFound: { idleSessions.end($0, token: $1) })
@@ -39,7 +43,7 @@ public final class Gateway: Service {
         router = Router(routes: Gateway.routes(
             pool: pool, bus: bus, apps: apps, appStore: appStore, commands: commands,
             verifier: verifier, users: UserProfileStore(pool: pool), sessions: sessions, secretKeys: secretKeys,
-            pipeline: pipeline))
+            sessionReads: sessionReads, pipeline: pipeline))
         freshProof = FreshProofStep(verifier: verifier, sessions: sessions)
         rateLimits = RateLimitStep(store: RateLimitStore(pool: pool),
                                    auth: Authenticator(verifier: verifier, sessions: sessions),
@@ -74,13 +78,16 @@ public final class Gateway: Service {
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).
     static func routes(pool: PGPool, bus: BusClient, apps: AppResolver, appStore: AppStore, commands: CommandSender,
                        verifier: TokenVerifier, users: UserProfileStore, sessions: SessionStore,
-                       secretKeys: SecretKeyStep, pipeline: PipelineBox = PipelineBox()) -> [Route] {
+                       secretKeys: SecretKeyStep, sessionReads: SessionReads? = nil,
+                       pipeline: PipelineBox = PipelineBox()) -> [Route] {
+        // Without a listener (route tables built for tests), every read goes to the store.
+        let sessionReads = sessionReads ?? SessionReads(users: users, pool: nil, databaseURL: nil)
         let auth = Authenticator(verifier: verifier, sessions: sessions)
         let providers = ProviderRoutes(auth: auth, commands: commands)
         let served = PasswordRoutes(auth: auth, commands: commands).routes
             + AccountRoutes(auth: auth, devices: DeviceStore(pool: pool), providers: providers, commands: commands).routes
             + SessionRoutes(auth: auth, sessions: sessions, commands: commands).routes
-            + MeRoutes(auth: auth, users: users, commands: commands).routes
+            + MeRoutes(auth: auth, reads: sessionReads, commands: commands).routes
             + PasskeyRoutes(commands: commands).routes
             + providers.routes
             + AppleNotificationRoutes(commands: commands).routes
@@ -88,7 +95,7 @@ public final class Gateway: Service {
             + PhoneRoutes(auth: auth, commands: commands).routes
             + MfaRoutes(commands: commands).routes
             + DiscoveryRoutes(store: appStore).routes
-            + IntrospectionRoutes(verifier: verifier, store: IntrospectionStore(pool: pool)).routes
+            + IntrospectionRoutes(verifier: verifier, store: IntrospectionStore(pool: pool), reads: sessionReads).routes
             + TokenRevocationRoutes(verifier: verifier, store: IntrospectionStore(pool: pool), commands: commands).routes
             + AdminUserRoutes(users: users, sessions: sessions, commands: commands).routes
             + AdminImportAndKeyRoutes(commands: commands).routes
@@ -102,6 +109,7 @@ public final class Gateway: Service {
     }
 
     public func start() throws {
+        sessionReads.start()
         bus.start()
         // A load balancer sends requests as soon as the port accepts: one that came before the
         // broker link would be a 503 (a restarted gateway in a rolling restart). So the port
@@ -121,6 +129,7 @@ public final class Gateway: Service {
     public func stop() {
         server.stop(grace: configuration.shutdownGrace)
         bus.stop()
+        sessionReads.stop()
     }
 
     /// The operations listener's /readyz: the same checks as the public /readyz.

@@ -1,7 +1,9 @@
-"""A revoked session's access tokens are refused at once by every gateway replica (docs/api-contract.md,
-"Tokens and sessions"): the gateway that did not carry the sign-out, and that has just served
-the token many times (so anything it might cache about it is warm), refuses it on the very next
-request after the sign-out's answer, with /v1/me under load from other clients meanwhile."""
+"""An ended session's access tokens are refused by every gateway replica within 100 ms
+(docs/api-contract.md, "Tokens and sessions"), though each replica serves GET /v1/me from memory:
+the gateway that did not carry the sign-out, which has just served the token from its cache,
+refuses it within 100 ms of the end's commit, with /v1/me under load from other clients
+meanwhile; the gateway that carried it refuses it on the very next request. A cut notification
+channel fails closed: the store is read until the listener is back, and the cache starts empty."""
 
 import os
 import threading
@@ -9,17 +11,24 @@ import time
 
 import pytest
 
+import db_tools
+import ops_metrics
+from admin_tools import admin
 from conftest import ServiceProcess, _free_port
 from identity_client import Client, assert_no_content, assert_problem, unique_email
 from jwt_tools import split
+
+# The promise: a session ended anywhere is refused by every replica within this, from its commit.
+REFUSED_WITHIN_SECONDS = 0.1
 
 
 @pytest.fixture(scope="module")
 def replica(stack):
     """A second gateway on the same store and broker, as a load balancer would spread them."""
-    port = _free_port()
+    port, metrics_port = _free_port(), _free_port()
     process = ServiceProcess("identity-gateway-2", [stack.binary("identity-gateway")],
                              stack.env_for("identity-gateway", IDENTITY_HTTP_PORT=str(port),
+                                           IDENTITY_METRICS_PORT=str(metrics_port),
                                            IDENTITY_PUBLIC_BASE_URL=f"http://127.0.0.1:{port}"),
                              os.path.join(stack.log_dir, "gateway-2.log"))
     process.start()
@@ -35,8 +44,64 @@ def replica(stack):
     else:
         process.stop()
         pytest.fail(f"second gateway not ready:\n{process.tail()}")
+    client.metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
+    _wait_listening(client)
     yield client
     process.stop()
+
+
+def _cache(replica, outcome):
+    return ops_metrics.value(ops_metrics.scrape(replica.metrics_url), "identity_session_cache_total", outcome=outcome)
+
+
+def _listening(replica):
+    return ops_metrics.value(ops_metrics.scrape(replica.metrics_url), "identity_session_listener_connected") == 1
+
+
+def _wait_listening(replica, timeout=15):
+    deadline = time.monotonic() + timeout
+    while not _listening(replica):
+        assert time.monotonic() < deadline, "the replica's store change listener did not connect"
+        time.sleep(0.05)
+
+
+def _served_from_memory(replica, app, token):
+    """The replica answers this token's /v1/me from its cache (the hit counter rises)."""
+    before = _cache(replica, "hit")
+    _warm(replica, app, token, times=5)
+    assert _cache(replica, "hit") >= before + 4, "GET /v1/me is not served from memory"
+
+
+class _Poll:
+    """GET /v1/me on the replica in a loop with one token: when the first refusal came back."""
+
+    def __init__(self, client, app, token):
+        self.stop = threading.Event()
+        self.refused_at = None
+        self.statuses = []
+        self.thread = threading.Thread(target=self._run, args=(client, app, token))
+
+    def _run(self, client, app, token):
+        while not self.stop.is_set():
+            resp = client.me(app, token)
+            self.statuses.append(resp.status)
+            if resp.status == 401:
+                self.refused_at = time.time()
+                return
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
+def _ended_at(app, sid):
+    """When the session's end was written (its transaction's start: before its commit)."""
+    return float(db_tools.value(f"SELECT extract(epoch FROM ended_at) FROM sessions "
+                                f"WHERE app_id = {db_tools.literal(app['app_id'])} AND id = {db_tools.literal(sid)}"))
 
 
 def _warm(client, app, token, times=20):
@@ -72,30 +137,77 @@ class _Load:
             thread.join()
 
 
-@pytest.mark.parametrize("how", ["sign_out", "sign_out_all", "delete_session"])
-def test_signed_out_token_is_refused_at_once_by_the_other_replica(client, replica, app, how):
+@pytest.mark.parametrize("how", ["sign_out", "sign_out_all", "delete_session", "disable"])
+def test_ended_session_is_refused_by_the_other_replica_within_100_ms(client, replica, app, how):
     bystander = client.new_user(app)
     email = unique_email()
     tokens = client.new_user(app, email=email)
     other = client.sign_in(app, email=email, headers={"X-Forwarded-For": "203.0.113.51"}).data
     _warm(replica, app, tokens["access_token"])
     _warm(replica, app, other["access_token"])
-    with _Load(replica, app, bystander["access_token"]) as load:
+    _served_from_memory(replica, app, tokens["access_token"])
+    sid = split(tokens["access_token"])[1]["sid"]
+    with _Load(replica, app, bystander["access_token"]) as load, _Poll(replica, app, tokens["access_token"]) as poll:
         if how == "sign_out":
             assert_no_content(client.sign_out(app, tokens["access_token"]))
         elif how == "sign_out_all":
             assert_no_content(client.sign_out_all(app, other["access_token"]))
-        else:
-            sid = split(tokens["access_token"])[1]["sid"]
+        elif how == "delete_session":
             assert_no_content(client.delete(f"/v1/me/sessions/{sid}", app_key=app["app_key"],
                                             token=other["access_token"]))
-        # The very next request to the replica that never saw the sign-out.
-        assert_problem(replica.me(app, tokens["access_token"]), 401, "auth/invalid-token")
-        assert_problem(replica.get("/v1/me/sessions", app_key=app["app_key"], token=tokens["access_token"]),
-                       401, "auth/invalid-token")
+        else:
+            resp = admin(client, app, "POST", f"/v1/admin/users/{tokens['user']['uid']}/disable")
+            assert resp.status == 200, resp
+        answered_at = time.time()
+        # The gateway that carried the end reads its own write: the very next request.
+        assert_problem(client.me(app, tokens["access_token"]), 401, "auth/invalid-token")
+        poll.thread.join(timeout=5)
+    assert poll.refused_at is not None, f"still served by the replica 5 s after the end: {poll.statuses[-5:]}"
+    latency = poll.refused_at - _ended_at(app, sid)
+    print(f"\n{how}: refused by the other replica {latency * 1000:.1f} ms after the end was written "
+          f"({(poll.refused_at - answered_at) * 1000:.1f} ms after its answer; {len(poll.statuses)} polls)")
+    assert latency <= REFUSED_WITHIN_SECONDS, f"{how}: refused after {latency * 1000:.1f} ms"
+    assert_problem(replica.get("/v1/me/sessions", app_key=app["app_key"], token=tokens["access_token"]),
+                   401, "auth/invalid-token")
     assert load.count > 0 and not load.failures, (load.count, load.failures[:5])
-    # The user's other session: ended too by sign-out-all, untouched otherwise.
-    assert replica.me(app, other["access_token"]).status == (401 if how == "sign_out_all" else 200)
+    # The user's other session: ended too by sign-out-all and by disable, untouched otherwise.
+    assert replica.me(app, other["access_token"]).status == (401 if how in ("sign_out_all", "disable") else 200)
+
+
+def _listener_pids():
+    return [row[0] for row in db_tools.rows(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+        "AND application_name = 'identity-gateway-listener'")]
+
+
+def test_a_cut_notification_channel_fails_closed(client, replica, app):
+    """The listeners' connections are cut, and a session is ended straight in the store while
+    they are away (its notification is lost): no replica serves it from memory, neither while the
+    listener is down (the store is read) nor after it reconnects (the cache starts empty); once
+    back, the replica serves live sessions from memory again."""
+    ended = client.new_user(app)
+    live = client.new_user(app)
+    _served_from_memory(replica, app, ended["access_token"])
+    _served_from_memory(replica, app, live["access_token"])
+    sid = split(ended["access_token"])[1]["sid"]
+    pids = _listener_pids()
+    assert len(pids) >= 2, f"one listener per gateway expected: {pids}"
+    bypass_before = _cache(replica, "bypass")
+    # One statement string, one transaction: the end commits right after the listeners are cut,
+    # before they can reconnect.
+    db_tools.rows("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                  "AND application_name = 'identity-gateway-listener'; "
+                  f"UPDATE sessions SET ended_at = now(), end_reason = 'signed_out' "
+                  f"WHERE app_id = {db_tools.literal(app['app_id'])} AND id = {db_tools.literal(sid)}")
+    for gateway in (replica, client):
+        assert_problem(gateway.me(app, ended["access_token"]), 401, "auth/invalid-token")
+    # Back: a new listener connection, and the ended session is still refused (not served from a
+    # cache that missed its notification); live sessions are served from memory again.
+    _wait_listening(replica)
+    assert not set(_listener_pids()) & set(pids), "the listeners were not cut"
+    assert_problem(replica.me(app, ended["access_token"]), 401, "auth/invalid-token")
+    _served_from_memory(replica, app, live["access_token"])
+    print(f"\nreads from the store while the channel was cut: {_cache(replica, 'bypass') - bypass_before:.0f}")
 
 
 def test_refresh_rotation_keeps_the_session_live_on_the_replica(client, replica, app):

@@ -3,10 +3,20 @@ import IdentityKit
 
 /// Sends a command to a worker and turns its reply into an HTTP answer: the expected reply
 /// type is rendered, `identity.common.v1.Error` becomes problem+json with the worker's code,
-/// and no reply by the deadline becomes 503 `auth/unavailable`.
+/// and no reply by the deadline becomes 503 `auth/unavailable`. The answer waits until this
+/// replica has heard the store's changes the command committed (`SessionReads.afterCommitted`),
+/// so the caller's next request here never reads a session or profile from before them.
 struct CommandSender: Sendable {
     let bus: BusClient
     let timeout: Double
+    var reads: SessionReads? = nil
+
+    /// Answers once what was committed before now is heard (at once without `reads`).
+    private static func answer(_ response: HTTPResponse, reads: SessionReads?,
+                               _ respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        guard let reads else { return respond(response) }
+        reads.afterCommitted { respond(response) }
+    }
 
     /// `authority`: what the command carries as its caller's token when it is not the request's
     /// Bearer token (the secret key an OAuth client presented as Basic or in its form).
@@ -17,10 +27,12 @@ struct CommandSender: Sendable {
         let requestId = request.requestId
         let callerToken = authority ?? Self.callerToken(request, queue: queue)
         let languages = Self.languages(request)
+        let reads = self.reads
         return .later { respond in
             bus.request(command, queue: queue, appId: appId, requestId: requestId, callerToken: callerToken,
                         languages: languages, timeout: timeout) { result in
-                respond(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render))
+                Self.answer(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render),
+                            reads: reads, respond)
             }
         }
     }
@@ -41,6 +53,7 @@ struct CommandSender: Sendable {
         let firstCaller = Self.callerToken(request, queue: firstQueue)
         let secondCaller = Self.callerToken(request, queue: secondQueue)
         let languages = Self.languages(request)
+        let reads = self.reads
         return .later { respond in
             bus.request(first, queue: firstQueue, appId: appId, requestId: requestId, callerToken: firstCaller,
                         timeout: timeout) { result in
@@ -51,13 +64,14 @@ struct CommandSender: Sendable {
                 }
                 guard let intermediate else {
                     if let firstRefusal, (400...499).contains(failure.status) {
-                        return respond(.problem(firstRefusal, requestId: requestId))
+                        return Self.answer(.problem(firstRefusal, requestId: requestId), reads: reads, respond)
                     }
-                    return respond(failure)
+                    return Self.answer(failure, reads: reads, respond)
                 }
                 bus.request(next(intermediate), queue: secondQueue, appId: appId, requestId: requestId,
                             callerToken: secondCaller, languages: languages, timeout: timeout) { result in
-                    respond(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render))
+                    Self.answer(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render),
+                                reads: reads, respond)
                 }
             }
         }

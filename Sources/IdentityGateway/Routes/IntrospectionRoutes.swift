@@ -6,11 +6,11 @@ import IdentityKit
 /// not `{"data": …}`: `active` with the token's claims, or only `{"active": false}` for anything
 /// dead, unknown, expired, malformed or of another app, so the answer says nothing more about
 /// a token that does not work. Backends call it per request: one cached key lookup, one cached
-/// signature check and one query.
+/// signature check and the session read from memory (`SessionReads`) for an access token.
 struct IntrospectionRoutes: IntrospectionApiHandlers {
     let verifier: TokenVerifier
     let store: IntrospectionStore
-
+    let reads: SessionReads
 
     func introspectToken(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireAdmin().app
@@ -23,8 +23,10 @@ struct IntrospectionRoutes: IntrospectionApiHandlers {
             return .now(.json(Self.active(app: app, sub: found.uid, sid: found.sessionId, amr: found.amr,
                                           aal: found.aal, iat: found.issuedAt, exp: found.expiresAt, type: "refresh_token")))
         }
+        // Live: the session not ended nor past its expiry, its user not disabled.
         guard let claims = try? verifier.verify(authorization: "Bearer " + token, app: app),
-              try store.accessTokenLive(appId: app.id, sessionId: claims.sid, uid: claims.sub) else {
+              let live = try reads.liveSession(appId: app.id, uid: claims.sub, sessionId: claims.sid),
+              live.sessionExpiresAt > Timestamp.nowSeconds(), !live.profile.disabled else {
             return .now(inactive)
         }
         return .now(.json(Self.active(app: app, sub: claims.sub, sid: claims.sid, amr: claims.amr, aal: claims.aal, iat: claims.iat,

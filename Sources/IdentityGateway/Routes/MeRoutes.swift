@@ -1,19 +1,20 @@
 import IdentityKit
 
-/// `GET /v1/me` (a read, served from the store) and `PATCH /v1/me` (a command, its handler
+/// `GET /v1/me` (a read, served from memory while this replica hears the store's changes:
+/// `SessionReads`) and `PATCH /v1/me` (a command, its handler
 /// generated from its declaration: fields given as null are cleared).
 struct MeRoutes: MeApiHandlers {
     let auth: Authenticator
-    /// The `user_profiles` read model: the gateway's role may not read `users`.
-    let users: UserProfileStore
+    /// The session and its user (the `user_profiles` read model: the gateway's role may not read `users`).
+    let reads: SessionReads
     let commands: CommandSender
 
     func getMe(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
         // A token whose session ended or whose user is gone is no longer valid, whatever its `exp` says.
-        guard let user = try users.find(appId: claims.aud, uid: claims.sub, liveSessionId: claims.sid) else {
+        guard let live = try reads.liveSession(appId: claims.aud, uid: claims.sub, sessionId: claims.sid) else {
             throw ServiceError.invalidToken
         }
-        return .now(.data(UserJSON.make(user.message)))
+        return .now(.data(UserJSON.make(live.profile.message)))
     }
 }

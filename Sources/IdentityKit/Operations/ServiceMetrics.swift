@@ -120,6 +120,16 @@ public enum ServiceMetrics {
         "identity_broker_connected", "1 while a broker link is connected, 0 while it reconnects, by link.",
         labels: ["link"])
 
+    // MARK: Gateway session reads
+
+    public static let sessionCache = registry.counter(
+        "identity_session_cache_total", "GET /v1/me and introspection reads of a session: hit (from memory), miss (read from "
+            + "the store, then held) or bypass (read from the store while store changes are not heard).",
+        labels: ["outcome"])
+    public static let sessionListenerConnected = registry.gauge(
+        "identity_session_listener_connected", "1 while the gateway hears the store's session changes (sessions are "
+            + "then served from memory), 0 while it reads the store for each.")
+
     // MARK: Gateway connections
 
     public static let httpOpenConnections = registry.gauge(
@@ -150,7 +160,8 @@ public enum ServiceMetrics {
         switch process {
         case .gateway:
             families = [httpRequests.family, httpDuration.family, httpOpenConnections.family, httpMaxConnections.family,
-                        busRoundTrip.family, unavailable.family, rateLimitRefusals.family]
+                        busRoundTrip.family, unavailable.family, rateLimitRefusals.family,
+                        sessionCache.family, sessionListenerConnected.family]
         case .tokenWorker:
             families = worker() + [signIns.family, signUps.family, refreshes.family, reuseDetections.family,
                                  rateLimitRefusals.family, smsRefusals.family, smsBreakerTrips.family]

@@ -1,6 +1,6 @@
 /// What introspection (RFC 7662) asks the store, for the gateway, which may read neither
 /// refresh-token hashes nor users: `refresh_token_introspect` (migration 0012) answers for a
-/// refresh token, and a session's liveness (with its user not disabled) for an access token.
+/// refresh token (an access token's session is read through `UserProfileStore.findWithLiveSession`).
 public struct IntrospectionStore: Sendable {
     let pool: PGPool
 
@@ -29,17 +29,6 @@ public struct IntrospectionStore: Sendable {
                 try RefreshToken(sessionId: row.string("session_id"), uid: row.string("uid"), amr: row.stringArray("amr"),
                                  aal: row.int("aal"), issuedAt: row.int64("iat"), expiresAt: row.int64("exp"))
             }
-        }
-    }
-
-    /// True while the access token's session lives and its user is not disabled.
-    public func accessTokenLive(appId: String, sessionId: String, uid: String) throws -> Bool {
-        try pool.withConnection { connection in
-            try !connection.query("""
-                SELECT 1 FROM sessions s
-                WHERE s.app_id = $1 AND s.id = $2 AND s.uid = $3 AND s.ended_at IS NULL AND s.expires_at > now()
-                  AND NOT EXISTS (SELECT 1 FROM user_profiles u WHERE u.app_id = $1 AND u.uid = $3 AND u.disabled)
-                """, [appId, sessionId, uid]).isEmpty
         }
     }
 }

@@ -18,6 +18,22 @@ public struct UserProfileStore: Sendable {
         }
     }
 
+    /// The user behind an access token with its live session's expiry (Unix seconds), in one
+    /// query: what the gateway keeps in memory for GET /v1/me and introspection.
+    public func findWithLiveSession(appId: String, uid: String, sessionId: String) throws
+        -> (profile: UserProfile, sessionExpiresAt: Int64)? {
+        try pool.withConnection { connection in
+            guard let row = try connection.query("""
+                SELECT \(UserProfile.columns),
+                       (SELECT extract(epoch FROM s.expires_at)::bigint FROM sessions s
+                        WHERE s.app_id = $1 AND s.id = $3 AND s.uid = $2 AND s.ended_at IS NULL) AS session_expires_at
+                FROM user_profiles WHERE app_id = $1 AND uid = $2
+                """, [appId, uid, sessionId]).first,
+                  let expires = try row.optionalString("session_expires_at").flatMap({ Int64($0) }) else { return nil }
+            return (try UserProfile(row: row), expires)
+        }
+    }
+
     /// A user of the app, whatever its sessions (the admin API).
     public func find(appId: String, uid: String) throws -> UserProfile? {
         try pool.withConnection { connection in
