@@ -39,8 +39,10 @@ def peer_cell(row, name):
     peer = (row.get("peers") or {}).get(name)
     if peer is None:
         return "—"
+    if peer.get("error") == "(no such path)":
+        return "no such path"
     if not peer.get("valid"):
-        return "invalid run"
+        return "invalid: " + peer.get("error", "")[:40]
     return "%s: %s" % (spread(peer["per_second"]), peer["verdict"])
 
 
