@@ -2,7 +2,10 @@
 """The README's performance section, generated from one `make bench` result (bench/results/):
 the newest run with rounds unless a file is named. `--check` fails when the README differs.
 
-    python3 bench/readme_table.py [bench/results/bench-<time>.json] [--check]
+    python3 bench/readme_table.py [bench/results/bench-<time>.json [scale run's json]] [--check]
+
+The scale table comes from the first file's scale pass, or from the second file's (a run with
+`--scale`), beside that run's own empty-database rows.
 """
 import glob
 import json
@@ -62,9 +65,24 @@ def table(rows, with_peers):
     return out
 
 
-def section(path):
+def load(path):
     with open(path) as file:
-        result = json.load(file)
+        return json.load(file)
+
+
+def scale_table(scale, empty_rows):
+    out = ["| path | ours/s at scale | p99 ms | ratio to its limit | empty database, same run | change |",
+           "|---|---|---|---|---|---|"]
+    for scaled, empty in zip(scale["rows"], empty_rows):
+        change = scaled["per_second"]["median"] / empty["per_second"]["median"] - 1
+        out.append("| %s | %s | %s | %s | %s | %+.0f %% |" % (
+            scaled["path"], spread(scaled["per_second"]), spread(scaled["p99_ms"], 2), spread(scaled["ratio_spread"], 2),
+            spread(empty["per_second"]), 100 * change))
+    return out
+
+
+def section(path, scale_path=None):
+    result = load(path)
     machine = result["machine"]
     name = os.path.relpath(path, ROOT)
     lines = [
@@ -78,13 +96,24 @@ def section(path):
                   " detection) take %s bytes per live session, indexes included." % (
                       "{:,}".format(result["live_sessions"]), "{:,}".format(result.get("refresh_token_rows", 0)),
                       "{:,}".format(result["bytes_per_live_session"] or 0))]
-    scale = result.get("at_scale")
+    scaled_run = load(scale_path) if scale_path else result
+    scale = scaled_run.get("at_scale")
     if scale:
-        lines += ["", "Again with %s users and %s live sessions over %d apps seeded through SQL (in %.0f s),"
-                      " %s bytes per seeded live session with indexes:" % (
-                          "{:,}".format(scale["users"]), "{:,}".format(scale["sessions"]), scale["apps"],
-                          scale["seed_seconds"], "{:,}".format(scale["bytes_per_seeded_session"])), ""]
-        lines += table(scale["rows"], False)
+        source = "" if scaled_run is result else " (`%s`, %d round(s), load average %s before it)" % (
+            os.path.relpath(scale_path, ROOT), scaled_run["rounds"],
+            " / ".join("%.2f" % v for v in scaled_run["machine"]["load_average_before"]))
+        lines += ["", "At scale%s: %s users and %s live sessions over %d apps seeded through SQL in %.0f s;"
+                      " a live session takes %s bytes with its refresh token and every index (%s)." % (
+                          source, "{:,}".format(scale["users"]), "{:,}".format(scale["sessions"]), scale["apps"],
+                          scale["seed_seconds"], "{:,}".format(scale["bytes_per_seeded_session"]),
+                          ", ".join("%s %.0f" % (k, v) for k, v in scale["bytes_per_seeded_session_by_relation"].items()
+                                    if v)), ""]
+        lines += scale_table(scale, scaled_run["rows"])
+        before, after = scale["tables_before_load"], scale["tables_after_load"]
+        lines += ["", "Tables that grow with traffic, before → after the %d s of load at scale: %s." % (
+            scale["load_seconds"], "; ".join("`%s` %s → %s rows" % (name, "{:,}".format(before.get(name, {}).get("rows", 0)),
+                                                                     "{:,}".format(after[name]["rows"]))
+                                              for name in sorted(after) if after[name]["rows"] or before.get(name, {}).get("rows")))]
     lines += ["", "Regenerate with `python3 bench/readme_table.py` after `make bench`; how the bench works:"
                   " [`docs/performance.md`](docs/performance.md)."]
     return "\n".join(lines)
@@ -93,13 +122,14 @@ def section(path):
 def main():
     args = [a for a in sys.argv[1:] if a != "--check"]
     path = args[0] if args else newest_with_rounds()
+    scale_path = args[1] if len(args) > 1 else None
     with open(README) as file:
         readme = file.read()
     if BEGIN not in readme or END not in readme:
         raise SystemExit("readme_table: README.md has no generated bench table markers")
     head, rest = readme.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    updated = head + BEGIN + "\n" + section(path) + "\n" + END + tail
+    updated = head + BEGIN + "\n" + section(path, scale_path) + "\n" + END + tail
     if "--check" in sys.argv:
         if updated != readme:
             raise SystemExit("readme_table: README.md's bench table is not that of %s" % path)

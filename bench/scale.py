@@ -60,6 +60,7 @@ def measure(stack, bench_apps, users, sessions_per_user, psql, run_table):
         seed_seconds, footprint, ", ".join("%s %.0f" % item for item in by_relation.items())), flush=True)
     # The purge runs on its own schedule in the revocation worker; the load runs long enough
     # for several of its runs (IDENTITY_PURGE_INTERVAL_SECONDS, 60 s by default).
+    psql(db, "ANALYZE")  # live-row counts from fresh statistics, as after the load
     tables_before = table_sizes(db, psql)
     load_started = time.monotonic()
     rows, extra = run_table()
