@@ -89,7 +89,7 @@ stop:
 	scripts/services.sh stop
 
 bench: services
-	scripts/bench.sh
+	scripts/bench.sh $(BENCH_ARGS)
 
 # Rolling restarts under load, longer than make test's one round (Tests/e2e/test_rolling_restart.py)
 # on a database and vhost of its own: ROUNDS=N restarts every process N times. Then node failures on

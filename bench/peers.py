@@ -2,7 +2,8 @@
 with the blacklist) and fastapi-users (database strategy), from bench/peers/requirements.txt in
 a virtual environment (scripts/bench.sh makes it), each on its own database of the same
 PostgreSQL, each with two worker processes, the same Argon2id cost, driven by the same wrk
-scripts as the service. A peer path whose answers are not all 2xx is marked invalid."""
+scripts as the service, in the same rounds as the service (run.py alternates them). A peer
+path whose answers are not all 2xx is marked invalid."""
 import os
 import secrets
 import signal
@@ -66,66 +67,86 @@ def _wait_healthy(base, proc, seconds=90):
     return False
 
 
-def run_peers(venv, admin_url, db_prefix, log_dir, wrk, free_port, psql, seconds, connections, sign_in_connections):
-    """{peer name: {"label", "paths": {path key: wrk figure, with "valid"}}}; a peer that
-    cannot be set up, start or answer gets {"label", "error"} instead: it costs its own rows,
-    never the service's figures of the run."""
-    out = {}
+class Started:
+    """A peer set up and serving on `base` (or `error`: it cannot be measured)."""
+
+    def __init__(self, peer, log_path):
+        self.peer, self.log_path = peer, log_path
+        self.error = self.proc = self.base = self.log = None
+        self.email, self.password = "peer-%s@example.com" % secrets.token_hex(4), "peer-" + secrets.token_hex(8)
+
+
+def start_peers(venv, admin_url, db_prefix, log_dir, free_port, psql):
+    """Each peer set up on its own database and serving; a peer that cannot be set up or start
+    carries `error` instead: it costs its own rows, never the service's figures of the run."""
+    started = []
     cost_env = {"PEER_ARGON2_" + k: os.environ[v] for k, v in (
         ("MEMORY_KIB", "IDENTITY_ARGON2_MEMORY_KIB"), ("ITERATIONS", "IDENTITY_ARGON2_ITERATIONS"),
         ("PARALLELISM", "IDENTITY_ARGON2_PARALLELISM")) if os.environ.get(v)}
     private, public = _rsa_pair()
     for peer in PEERS:
-        log_path = os.path.join(log_dir, "peer-%s.log" % peer.name)
+        one = Started(peer, os.path.join(log_dir, "peer-%s.log" % peer.name))
+        started.append(one)
         try:
-            with open(log_path, "w") as log:
-                database = "%s_%s" % (db_prefix, peer.name)
-                psql(admin_url, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % database)
-                psql(admin_url, "CREATE DATABASE %s" % database)
-                env = dict(os.environ, PEER_DATABASE_URL=admin_url.rsplit("/", 1)[0] + "/" + database,
-                           PEER_SECRET=secrets.token_hex(32), PEER_PRIVATE_PEM=private, PEER_PUBLIC_PEM=public,
-                           **cost_env)
-                out[peer.name] = dict(_measure(peer, venv, env, log, wrk, free_port(), seconds, connections,
-                                               sign_in_connections), label=peer.label)
-        except (OSError, KeyError, ValueError, StopIteration, subprocess.CalledProcessError) as error:
-            out[peer.name] = {"label": peer.label, "error": "failed: %s (log: %s)" % (error, log_path)}
-    return out
+            one.log = open(one.log_path, "w")
+            database = "%s_%s" % (db_prefix, peer.name)
+            psql(admin_url, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % database)
+            psql(admin_url, "CREATE DATABASE %s" % database)
+            env = dict(os.environ, PEER_DATABASE_URL=admin_url.rsplit("/", 1)[0] + "/" + database,
+                       PEER_SECRET=secrets.token_hex(32), PEER_PRIVATE_PEM=private, PEER_PUBLIC_PEM=public, **cost_env)
+            cwd = os.path.join(PEERS_DIR, peer.folder)
+            subprocess.run([os.path.join(venv, "bin", "python"), *peer.setup, one.email, one.password], cwd=cwd,
+                           env=env, check=True, stdout=one.log, stderr=subprocess.STDOUT)
+            port = free_port()
+            one.base = "http://127.0.0.1:%d" % port
+            one.proc = subprocess.Popen(peer.serve(venv, port), cwd=cwd, env=env, stdout=one.log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+            if not _wait_healthy(one.base, one.proc):
+                one.error = "did not start (log: %s)" % one.log_path
+        except (OSError, KeyError, ValueError, subprocess.CalledProcessError) as error:
+            one.error = "failed: %s (log: %s)" % (error, one.log_path)
+    return started
 
 
-def _measure(peer, venv, env, log, wrk, port, seconds, connections, sign_in_connections):
-    base = "http://127.0.0.1:%d" % port
-    cwd = os.path.join(PEERS_DIR, peer.folder)
-    email, password = "peer-%s@example.com" % secrets.token_hex(4), "peer-" + secrets.token_hex(8)
-    subprocess.run([os.path.join(venv, "bin", "python"), *peer.setup, email, password], cwd=cwd, env=env,
-                   check=True, stdout=log, stderr=subprocess.STDOUT)
-    proc = subprocess.Popen(peer.serve(venv, port), cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+def measure_peer(one, wrk, seconds, connections, sign_in_connections):
+    """One round of the peer's paths: {"label", "paths": {path key: wrk figure, with "valid"}}
+    or {"label", "error"}."""
+    if one.error:
+        return {"label": one.peer.label, "error": one.error}
+    peer, base = one.peer, one.base
     try:
-        if not _wait_healthy(base, proc):
-            return {"error": "did not start (log: %s)" % log.name}
         paths = {}
         extra = {"BENCH_APP_KEY": "peer"}
         paths["sign_in"] = wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, sign_in_connections, 2,
-                               dict(extra, BENCH_EMAIL=email, BENCH_PASSWORD=password))
-        pair = _post(base + "/v1/auth/sign-in", {"email": email, "password": password})
+                               dict(extra, BENCH_EMAIL=one.email, BENCH_PASSWORD=one.password))
+        pair = _post(base + "/v1/auth/sign-in", {"email": one.email, "password": one.password})
         paths["me"] = wrk("me.lua", base + "/v1/me", seconds, connections, 2,
                           dict(extra, BENCH_TOKEN=pair[peer.access_field]))
         if peer.refresh_field:
-            tokens = os.path.join(os.path.dirname(log.name), "peer-%s-refresh-tokens.txt" % peer.name)
+            tokens = os.path.join(os.path.dirname(one.log_path), "peer-%s-refresh-tokens.txt" % peer.name)
             with open(tokens, "w") as file:
                 for _ in range(connections + 2):
-                    file.write(_post(base + "/v1/auth/sign-in", {"email": email, "password": password})
+                    file.write(_post(base + "/v1/auth/sign-in", {"email": one.email, "password": one.password})
                                [peer.refresh_field] + "\n")
             paths["refresh"] = wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
                                    dict(extra, BENCH_TOKENS_FILE=tokens, BENCH_REFRESH_FIELD=peer.refresh_field))
         for figure in paths.values():
             figure["valid"] = not (figure.get("non_2xx") or figure.get("errors"))
-        return {"paths": paths}
-    finally:
+        return {"label": peer.label, "paths": paths}
+    except (OSError, KeyError, ValueError, StopIteration, subprocess.CalledProcessError) as error:
+        return {"label": peer.label, "error": "failed: %s (log: %s)" % (error, one.log_path)}
+
+
+def stop_peers(started):
+    for one in started:
+        if one.proc is None:
+            continue
         try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=15)
+            os.killpg(one.proc.pid, signal.SIGTERM)
+            one.proc.wait(timeout=15)
         except ProcessLookupError:
             pass
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(one.proc.pid, signal.SIGKILL)
+        if one.log:
+            one.log.close()

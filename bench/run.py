@@ -22,6 +22,8 @@ from datetime import datetime, timezone
 
 import hook_cost
 import peers
+import scale
+import summary
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH_DIR = os.path.join(ROOT, "bench")
@@ -91,10 +93,16 @@ class Stack:
 
     def ctl(self, *args, env=None):
         role = "identity-owner" if args[:1] == ("migrate",) else "identityctl"
-        out = subprocess.run([os.path.join(self.bin_dir, "identityctl"), *args],
-                             env=amqp_env(db_env(env or self.env, role), "identityctl"),
-                             check=True, capture_output=True, text=True)
-        return out.stdout
+        # A measurement (`bench ...`) is tried once more after a failure: the services are
+        # shared, and a broker out of reach for a moment should not cost the whole run.
+        for attempt in range(2 if args[:1] == ("bench",) else 1):
+            out = subprocess.run([os.path.join(self.bin_dir, "identityctl"), *args],
+                                 env=amqp_env(db_env(env or self.env, role), "identityctl"), capture_output=True, text=True)
+            if out.returncode == 0:
+                return out.stdout
+            print("bench: identityctl %s failed: %s" % (" ".join(args), out.stderr.strip()), file=sys.stderr, flush=True)
+            time.sleep(5)
+        raise SystemExit("bench: identityctl %s failed" % " ".join(args))
 
     def start(self):
         for name in PROCESSES:
@@ -210,22 +218,31 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--smoke", action="store_true", help="a second per figure: checks the bench still runs")
     parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="alternating rounds of every figure (ours, each peer, the limits); 3 by default, 1 with --smoke")
     parser.add_argument("--peers", dest="peers", action="store_true", default=None,
                         help="also measure the peer stacks (the default except with --smoke)")
     parser.add_argument("--no-peers", dest="peers", action="store_false")
     parser.add_argument("--no-hook-cost", action="store_true", help="skip the before_token hook runs")
     parser.add_argument("--no-rate-limit-cost", action="store_true",
                         help="skip the limits-on/off runs (a quicker before/after comparison)")
+    parser.add_argument("--scale", action="store_true",
+                        help="after the table, seed users and live sessions through SQL (bench/seed.sql) and "
+                             "measure the table again, with the per-session footprint and the growing tables' sizes")
+    parser.add_argument("--scale-users", type=int, default=None, help="seeded users (1,000,000; 2,000 with --smoke)")
+    parser.add_argument("--scale-sessions-per-user", type=int, default=2)
     args = parser.parse_args()
     with_peers = (not args.smoke) if args.peers is None else args.peers
     seconds = 1 if args.smoke else args.seconds
     limit_seconds = 1 if args.smoke else min(5, seconds)
+    rounds = args.rounds or (1 if args.smoke else 3)
     if not shutil.which("wrk"):
         raise SystemExit("bench: wrk is missing (scripts/deps.sh installs it)")
 
     bin_dir = os.environ["IDENTITY_BIN_DIR"]
     admin_db = os.environ.get("BENCH_ADMIN_URL", os.environ["IDENTITY_DATABASE_URL"])
     cores = os.cpu_count() or 2
+    machine = machine_facts(cores)
     port = free_port()
     base = "http://127.0.0.1:%d" % port
     log_dir = os.path.join(os.environ.get("IDENTITY_RUN_DIR", "/tmp"),
@@ -251,21 +268,51 @@ def main():
     unlimited = json.loads(stack.ctl("apps", "create", "--name", "bench-unlimited"))
     stack.ctl("apps", "settings", unlimited["app_id"], *limit_flags("off"),
               env=dict(env, IDENTITY_RATE_LIMIT_OFF_ALLOWED="1"))
+    started_peers = []
     stack.start()
     try:
-        rows, extra = run(stack, app, app["app_key"], base, seconds, limit_seconds, cores, admin_db, args.smoke, es256)
+        if with_peers:
+            # Set up once; measured in every round between ours and the limits.
+            started_peers = peers.start_peers(os.environ["BENCH_PEERS_VENV"], admin_db, BENCH_DB, log_dir, free_port,
+                                              psql)
+        measure_peers = lambda: {one.peer.name: peers.measure_peer(one, wrk, seconds, 32 if not args.smoke else 4,
+                                                                   sign_in_connections(cores))
+                                 for one in started_peers}
+        rows, extra = run(stack, app, app["app_key"], base, seconds, limit_seconds, cores, admin_db, args.smoke, es256,
+                          rounds, measure_peers)
         if not args.no_rate_limit_cost:
             extra["rate_limit_cost"] = rate_limit_cost(stack, app, unlimited, base, seconds, cores, args.smoke)
         if not args.no_hook_cost:
             extra["before_token_hook_5ms"] = hook_cost.measure(stack, app, base, seconds, cores, args.smoke, http, wrk,
                                                                refresh_tokens, limit_flags, sign_in_connections)
+        peers.stop_peers(started_peers)
+        started_peers = []
+        extra["machine"] = machine
+        # Written before the scale pass, so a failed seeding costs only its own part.
+        path = report(rows, extra, args.smoke)
+        if args.scale:
+            users = args.scale_users or (2000 if args.smoke else 1_000_000)
+            extra["at_scale"] = scale.measure(stack, [app, es256], users, args.scale_sessions_per_user, psql, lambda: run(
+                stack, app, app["app_key"], base, seconds, limit_seconds, cores, admin_db, args.smoke, es256, rounds,
+                lambda: {}, worker_copies=False))
+            scale.report(rows, extra["at_scale"])
+            write(path, rows, extra)
+            check_failures(extra["at_scale"]["rows"], {})
     finally:
+        peers.stop_peers(started_peers)
         stack.stop()
-    if with_peers:
-        # After the service has stopped: the peers get the machine the service had.
-        extra["peers"] = peers.run_peers(os.environ["BENCH_PEERS_VENV"], admin_db, BENCH_DB, log_dir, wrk, free_port,
-                                         psql, seconds, 32 if not args.smoke else 4, sign_in_connections(cores))
-    report(rows, extra, args.smoke)
+
+
+def machine_facts(cores):
+    """What the figures depend on: the cores, their model and how busy the machine was before
+    the run (load average over 1, 5 and 15 minutes: 0 on a quiet machine)."""
+    model = None
+    try:
+        with open("/proc/cpuinfo") as info:
+            model = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), None)
+    except OSError:
+        pass
+    return {"cores": cores, "cpu_model": model, "load_average_before": list(os.getloadavg())}
 
 
 LIMITED_PATHS = ("sign_in_per_ip", "sign_in_per_identifier", "sign_up_per_ip", "guest_per_ip", "refresh_per_ip")
@@ -316,7 +363,11 @@ def rate_limit_cost(stack, limited, unlimited, base, seconds, cores, smoke):
     return out
 
 
-def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke, es256):
+def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke, es256, rounds, measure_peers,
+        worker_copies=True):
+    """`rounds` alternating rounds: in each, every path of ours, then each peer's (`measure_peers`),
+    then every limit; so a drift of the machine lands on all of them alike. Rows carry every
+    round's figure and their median and spread (summary.py)."""
     headers = {"X-App-Key": key}
     email, password = "bench-%s@example.com" % secrets.token_hex(4), "bench-" + secrets.token_hex(8)
     status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password}, headers)
@@ -324,85 +375,97 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke, e
     token = body["data"]["access_token"]
     idle = stack.rss_kib()
     connections = 32 if not smoke else 4
-
-    me = measured(stack, lambda: wrk("me.lua", base + "/v1/me", seconds, connections, 2,
-                                     {"BENCH_APP_KEY": key, "BENCH_TOKEN": token}))
-    healthz = wrk("healthz.lua", base + "/healthz", limit_seconds, connections, 2, {})
+    pool = int(os.environ.get("IDENTITY_WORKER_CONCURRENCY", str(max(2, cores * 2))))
     # Introspection answers 200 whether the token lives or not: check this one is active, so the
     # figure is that of the full path (signature, session and user), not of a quick "no".
     status, answer = http_form(base + "/v1/token/introspect", "token=" + token, app["secret_key"])
     assert status == 200 and answer.get("active") is True, answer
-    introspection = wrk("introspect.lua", base + "/v1/token/introspect", seconds, connections, 2,
-                        {"BENCH_SECRET_KEY": app["secret_key"], "BENCH_TOKEN": token})
+    ours, limits, peer_rounds = [], [], []
+    loaded = None
+    for number in range(rounds):
+        figures = {}
+        figures["me"] = measured(stack, lambda: wrk("me.lua", base + "/v1/me", seconds, connections, 2,
+                                                    {"BENCH_APP_KEY": key, "BENCH_TOKEN": token}))
+        figures["introspection"] = wrk("introspect.lua", base + "/v1/token/introspect", seconds, connections, 2,
+                                       {"BENCH_SECRET_KEY": app["secret_key"], "BENCH_TOKEN": token})
+        tokens_file = refresh_tokens(base, key, connections + 2,
+                                     os.path.join(stack.log_dir, "refresh-tokens-%d.txt" % number))
+        figures["refresh"] = measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds,
+                                                         connections, 2,
+                                                         {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file}))
+        es256_tokens = refresh_tokens(base, es256["app_key"], connections + 2,
+                                      os.path.join(stack.log_dir, "refresh-tokens-es256-%d.txt" % number))
+        figures["refresh_es256"] = measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds,
+                                                               connections, 2, {"BENCH_APP_KEY": es256["app_key"],
+                                                                                "BENCH_TOKENS_FILE": es256_tokens}))
+        loaded = stack.rss_kib()
+        figures["sign_in"] = measured(stack, lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds,
+                                                         sign_in_connections(cores), 2,
+                                                         {"BENCH_APP_KEY": key, "BENCH_EMAIL": email,
+                                                          "BENCH_PASSWORD": password}))
+        figures["bus"] = json.loads(stack.ctl("bench", "bus", "--seconds", str(seconds), "--concurrency", "1"))
+        ours.append(figures)
+        peer_rounds.append(measure_peers())
+        limits.append({
+            "healthz": wrk("healthz.lua", base + "/healthz", limit_seconds, connections, 2, {}),
+            "pgbench": pgbench(admin_db, limit_seconds, pool),
+            "argon2": json.loads(stack.ctl("bench", "argon2", "--seconds", str(limit_seconds), "--threads", str(cores))),
+            "broker": json.loads(stack.ctl("bench", "broker", "--seconds", str(limit_seconds)))})
 
-    tokens_file = refresh_tokens(base, key, connections + 2, os.path.join(stack.log_dir, "refresh-tokens.txt"))
-    refresh = measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
-                                          {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file}))
-    es256_tokens = refresh_tokens(base, es256["app_key"], connections + 2, os.path.join(stack.log_dir, "refresh-tokens-es256.txt"))
-    refresh_es256 = measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
-                                                {"BENCH_APP_KEY": es256["app_key"], "BENCH_TOKENS_FILE": es256_tokens}))
-    loaded = stack.rss_kib()
-    pool = int(os.environ.get("IDENTITY_WORKER_CONCURRENCY", str(max(2, cores * 2))))
-    pg = pgbench(admin_db, limit_seconds, pool)
-
-    sign_in_load = lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, sign_in_connections(cores), 2,
-                               {"BENCH_APP_KEY": key, "BENCH_EMAIL": email, "BENCH_PASSWORD": password})
-    sign_in = measured(stack, sign_in_load)
-    argon2 = json.loads(stack.ctl("bench", "argon2", "--seconds", str(limit_seconds), "--threads", str(cores)))
-
-    bus = json.loads(stack.ctl("bench", "bus", "--seconds", str(seconds), "--concurrency", "1"))
-    broker = json.loads(stack.ctl("bench", "broker", "--seconds", str(limit_seconds)))
-
-    # Scale: a second token worker on the same queue, then refresh and sign-in again (sign-in
-    # with as many connections as there are worker threads in all, so the copies have work).
-    scale = {"token_workers_1": {"refresh": refresh, "sign_in": sign_in}}
-    stack.add_copy("identity-token-worker")
-    tokens_file = refresh_tokens(base, key, connections + 2, os.path.join(stack.log_dir, "refresh-tokens-2.txt"))
-    scale["token_workers_2"] = {
-        "refresh": measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections, 2,
-                                               {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file})),
-        "sign_in": measured(stack, lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, 2 * sign_in_connections(cores), 2,
-                                               {"BENCH_APP_KEY": key, "BENCH_EMAIL": email,
-                                                "BENCH_PASSWORD": password}))}
+    extra = {"rss_kib_idle": idle, "rss_kib_loaded": loaded, "cores": cores, "seconds": seconds, "rounds": rounds}
+    if worker_copies:
+        # A second token worker on the same queue, then refresh and sign-in again (sign-in with
+        # as many connections as there are worker threads in all, so the copies have work).
+        middle = summary.median_round([figures["refresh"] for figures in ours])
+        copies = {"token_workers_1": {"refresh": ours[middle]["refresh"], "sign_in": ours[middle]["sign_in"]}}
+        stack.add_copy("identity-token-worker")
+        tokens_file = refresh_tokens(base, key, connections + 2, os.path.join(stack.log_dir, "refresh-tokens-2.txt"))
+        copies["token_workers_2"] = {
+            "refresh": measured(stack, lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, connections,
+                                                   2, {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file})),
+            "sign_in": measured(stack, lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds,
+                                                   2 * sign_in_connections(cores), 2,
+                                                   {"BENCH_APP_KEY": key, "BENCH_EMAIL": email,
+                                                    "BENCH_PASSWORD": password}))}
+        extra["scale"] = copies
 
     db = stack.env["IDENTITY_DATABASE_URL"]
     live = int(psql(db, "SELECT count(*) FROM sessions WHERE ended_at IS NULL") or 0)
     session_bytes = int(psql(db, "SELECT pg_total_relation_size('sessions') + pg_total_relation_size('refresh_tokens')") or 0)
-    rows = [
-        ("GET /v1/me", me, "GET /healthz (same server)", healthz),
-        ("POST /v1/token/introspect (live access token)", introspection, "GET /healthz (same server)", healthz),
-        ("POST /v1/auth/token/refresh", refresh, "pgbench -N, %d clients" % pool, pg),
-        ("POST /v1/auth/token/refresh (ES256 app)", refresh_es256, "pgbench -N, %d clients" % pool, pg),
-        ("POST /v1/auth/sign-in (Argon2id m=19MiB t=2)", sign_in, "raw libsodium Argon2id, %d thr" % cores, argon2),
-        ("bus round trip (no-op command)", bus, "RabbitMQ publish+consume", broker),
+    refresh_rows = int(psql(db, "SELECT count(*) FROM refresh_tokens") or 0)
+    extra.update({"live_sessions": live, "refresh_token_rows": refresh_rows, "session_bytes_total": session_bytes,
+                  "bytes_per_live_session": round(session_bytes / live) if live else None})
+    paths = [
+        ("GET /v1/me", "me", "GET /healthz (same server)", "healthz", "me"),
+        ("POST /v1/token/introspect (live access token)", "introspection", "GET /healthz (same server)", "healthz", None),
+        ("POST /v1/auth/token/refresh", "refresh", "pgbench -N, %d clients" % pool, "pgbench", "refresh"),
+        ("POST /v1/auth/token/refresh (ES256 app)", "refresh_es256", "pgbench -N, %d clients" % pool, "pgbench", None),
+        ("POST /v1/auth/sign-in (Argon2id m=19MiB t=2)", "sign_in", "raw libsodium Argon2id, %d thr" % cores, "argon2",
+         "sign_in"),
+        ("bus round trip (no-op command)", "bus", "RabbitMQ publish+consume", "broker", None),
     ]
-    extra = {"rss_kib_idle": idle, "rss_kib_loaded": loaded, "live_sessions": live,
-             "session_bytes_total": session_bytes,
-             "bytes_per_live_session": round(session_bytes / live) if live else None,
-             "cores": cores, "seconds": seconds, "scale": scale}
+    rows = [summary.row(name, [r[ours_key] for r in ours], limit_name, [l[limit_key] for l in limits],
+                        summary.peer_rounds(peer_rounds, peer_key) if peer_key else None)
+            for name, ours_key, limit_name, limit_key, peer_key in paths]
     return rows, extra
 
 
 def report(rows, extra, smoke):
-    print("\n%-46s %10s %9s %9s   %-28s %10s %7s" % ("path", "req/s", "p50 ms", "p99 ms", "limit", "limit/s", "ratio"))
-    results = []
-    for name, figure, limit_name, limit in rows:
-        ratio = figure["per_second"] / limit["per_second"] if limit.get("per_second") else None
-        print("%-46s %10.1f %9.2f %9.2f   %-28s %10.1f %7.2f" % (
-            name, figure["per_second"], figure.get("p50_ms") or 0, figure.get("p99_ms") or 0, limit_name,
-            limit["per_second"], ratio or 0))
-        results.append({"path": name, "figure": figure, "limit_name": limit_name, "limit": limit, "ratio": ratio})
-    print("\nCPU per request (ms; service processes + PostgreSQL backends of the bench database):")
-    for name, figure, _, _ in rows:
-        cpu = figure.get("cpu_ms_per_request")
+    machine = extra["machine"]
+    print("\nmachine: %d cores, %s; load average before the run %s" % (
+        machine["cores"], machine["cpu_model"], " ".join("%.2f" % v for v in machine["load_average_before"])))
+    summary.print_table(rows, "%d round(s) of %g s per figure" % (extra["rounds"], extra["seconds"]))
+    print("\nCPU per request (ms, median round; service processes + PostgreSQL backends of the bench database):")
+    for row in rows:
+        cpu = row["figure"].get("cpu_ms_per_request")
         if cpu:
             print("  %-44s service %7.3f   postgres %7.3f   (%s)" % (
-                name, cpu["service"], cpu["postgres"],
+                row["path"], cpu["service"], cpu["postgres"],
                 ", ".join("%s %.3f" % item for item in cpu["by_process"].items())))
-    scale = extra.get("scale")
-    if scale:
+    copies = extra.get("scale")
+    if copies:
         print("\ntoken worker copies (same run; sign-in with 2 connections per copy and core):")
-        for label, figures in scale.items():
+        for label, figures in copies.items():
             cpu = figures["refresh"].get("cpu_ms_per_request") or {}
             print("  %-16s refresh %8.1f/s p99 %7.2f ms (cpu ms: service %.3f, postgres %.3f)   "
                   "sign-in %6.1f/s p99 %7.2f ms" % (
@@ -410,8 +473,9 @@ def report(rows, extra, smoke):
                       cpu.get("postgres", 0), figures["sign_in"]["per_second"], figures["sign_in"]["p99_ms"]))
     print("\nresident memory (KiB) idle:   %s" % extra["rss_kib_idle"])
     print("resident memory (KiB) loaded: %s" % extra["rss_kib_loaded"])
-    print("PostgreSQL: %s live sessions, %s bytes per live session (sessions + refresh tokens, with indexes)"
-          % (extra["live_sessions"], extra["bytes_per_live_session"]))
+    print("PostgreSQL after the load: %s live sessions, %s refresh-token rows (spent ones are kept for theft "
+          "detection), %s bytes per live session (sessions + refresh tokens, with indexes)"
+          % (extra["live_sessions"], extra["refresh_token_rows"], extra["bytes_per_live_session"]))
     cost = extra.get("rate_limit_cost")
     if cost:
         print("\nrate limits checked vs off (req/s per run; one store round trip per checked request):")
@@ -421,53 +485,34 @@ def report(rows, extra, smoke):
                 runs["ratio_on_to_off"] or 0))
     if extra.get("before_token_hook_5ms"):
         hook_cost.report(extra["before_token_hook_5ms"])
-    report_peers(results, extra.get("peers"))
+    summary.print_peers(rows)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = "smoke-latest.json" if smoke else "bench-%s.json" % stamp
     os.makedirs(os.path.join(BENCH_DIR, "results"), exist_ok=True)
     path = os.path.join(BENCH_DIR, "results", name)
+    write(path, rows, extra, stamp, smoke)
+    check_failures(rows, copies or {})
+    return path
+
+
+def write(path, rows, extra, stamp=None, smoke=None):
+    """The run as JSON; called again with the scale pass added (same time and smoke flag)."""
+    if stamp is None:
+        with open(path) as previous:
+            old = json.load(previous)
+        stamp, smoke = old["time"], old["smoke"]
     with open(path, "w") as out:
-        json.dump({"time": stamp, "smoke": smoke, "rows": results, **extra}, out, indent=2)
+        json.dump({"time": stamp, "smoke": smoke, "rows": rows, **extra}, out, indent=2)
     print("written: %s" % os.path.relpath(path, ROOT))
-    checked = [(r["path"], r["figure"]) for r in results] + [
-        ("%s %s" % (label, path), figure) for label, figures in (extra.get("scale") or {}).items()
-        for path, figure in figures.items()]
-    if any(figure.get("non_2xx") or figure.get("failures") for _, figure in checked):
-        errors = {name: figure.get("non_2xx") or figure.get("failures") for name, figure in checked}
+
+
+def check_failures(rows, copies):
+    checked = [("%s round %d" % (r["path"], i), figure) for r in rows for i, figure in enumerate(r["rounds"])] + [
+        ("%s %s" % (label, path), figure) for label, figures in copies.items() for path, figure in figures.items()]
+    errors = {name: figure.get("non_2xx") or figure.get("failures") for name, figure in checked
+              if figure.get("non_2xx") or figure.get("failures")}
+    if errors:
         raise SystemExit("bench: some requests failed: %s" % errors)
-
-
-# Our rows (by the start of their name) and the peer path each compares with.
-PEER_PATHS = (("GET /v1/me", "me"), ("POST /v1/auth/token/refresh", "refresh"), ("POST /v1/auth/sign-in", "sign_in"))
-
-
-def report_peers(results, peer_runs):
-    """Each peer's figure beside ours, ratio ours/peer; into each row's JSON as "peers"."""
-    if not peer_runs:
-        return
-    names = list(peer_runs)
-    print("\npeers (same run, same wrk scripts, same PostgreSQL; ratio = ours / peer):")
-    print("%-30s %10s" % ("path", "ours/s") + "".join("   %-42s %9s %7s" % (peer_runs[n]["label"], "p99 ms", "ratio")
-                                                   for n in names))
-    for prefix, key in PEER_PATHS:
-        row = next(r for r in results if r["path"].startswith(prefix))
-        row["peers"] = {}
-        line = "%-30s %10.1f" % (prefix, row["figure"]["per_second"])
-        for name in names:
-            run = peer_runs[name]
-            figure = (run.get("paths") or {}).get(key)
-            if figure is None:
-                line += "   %-42s %9s %7s" % (run.get("error", "(no such path)")[:42], "", "")
-                continue
-            if not figure["valid"]:
-                row["peers"][name] = {"figure": figure, "ratio": None, "valid": False}
-                line += "   %-42s %9s %7s" % ("INVALID: %d non-2xx, %d errors" % (figure["non_2xx"], figure["errors"]),
-                                             "", "")
-                continue
-            ratio = row["figure"]["per_second"] / figure["per_second"] if figure["per_second"] else None
-            row["peers"][name] = {"figure": figure, "ratio": ratio, "valid": True}
-            line += "   %-42.1f %9.2f %7.2f" % (figure["per_second"], figure["p99_ms"], ratio or 0)
-        print(line)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make bench (and, with --smoke, the smoke run of make test): release binaries on a fresh
+# make bench (and, with --smoke, the smoke run of make test; with --scale, seeded to a million
+# users and measured again: docs/performance.md): release binaries on a fresh
 # database and vhost of the private services, load from wrk, figures beside the machine's limits.
 set -euo pipefail
 REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)

@@ -51,7 +51,8 @@ public final class RevocationWorker: Service {
         purge = RetentionPurge(store: RetentionStore(pool: pool),
                                periods: RetentionStore.Periods(keep: configuration.retentionSeconds,
                                                                keepGuests: configuration.guestRetentionSeconds,
-                                                               keepKnownDevices: configuration.knownDeviceRetentionSeconds),
+                                                               keepKnownDevices: configuration.knownDeviceRetentionSeconds,
+                                                               keepWebhookDeliveries: configuration.webhookDeliveryRetentionSeconds),
                                interval: Double(configuration.purgeIntervalSeconds))
         OutboxRelay.reportBacklog(pool: pool)
     }

@@ -20,6 +20,8 @@ public struct RevocationWorkerConfiguration: Sendable {
     public var guestRetentionSeconds: Int
     /// Known devices (security alerts) unseen this long are forgotten.
     public var knownDeviceRetentionSeconds: Int
+    /// Finished webhook deliveries are purged this long after they finished.
+    public var webhookDeliveryRetentionSeconds: Int
     public var purgeIntervalSeconds: Int
 
     public static func fromEnvironment() -> RevocationWorkerConfiguration {
@@ -44,6 +46,8 @@ public struct RevocationWorkerConfiguration: Sendable {
                                            range: 86_400...315_360_000),
             knownDeviceRetentionSeconds: env.int("IDENTITY_KNOWN_DEVICE_RETENTION_SECONDS", default: 31_536_000,
                                                  range: 86_400...315_360_000),
+            webhookDeliveryRetentionSeconds: env.int("IDENTITY_WEBHOOK_DELIVERY_RETENTION_SECONDS", default: 604_800,
+                                                     range: 3600...315_360_000),
             purgeIntervalSeconds: env.int("IDENTITY_PURGE_INTERVAL_SECONDS", default: 60, range: 1...86_400))
         env.validateOrExit(program: "identity-revocation-worker")
         return config

@@ -214,20 +214,25 @@ def test_an_admin_command_runs_only_with_the_apps_secret_key(client, app, other_
 
 def test_a_forged_replay_of_a_real_sign_in_mints_nothing(client, app):
     """No replay without the broker's word: a sign-in command that says it was republished, with
-    the message id of a real session's sign-in (what the session records), published by another
+    the message id of a real session's sign-in (say, seen on the broker), published by another
     process's broker user, is run as a first delivery: its wrong password is refused."""
+    import hashlib
     import db_tools
-    from identity_client import unique_email
+    from identity_client import PASSWORD, unique_email
     email = unique_email("replay")
     client.new_user(app, email=email)
-    signed = client.sign_in(app, email=email)
-    assert signed.status == 200, signed
-    key = db_tools.value(f"select command_id from sessions where app_id = {db_tools.literal(app['app_id'])} "
-                         f"and id = {db_tools.literal(signed.data['session_id'])}")
-    # The key binds the command's body: its message id and the SHA-256 of what it carried.
-    message_id, _, body_hash = key.rpartition(".")
-    assert message_id and len(body_hash) == 64, key
-    uid = signed.data["user"]["uid"]
+    body = {"app_id": app["app_id"], "identifier": email, "password": PASSWORD,
+            "client": {"ip": "203.0.113.66", "user_agent": "signer"}}
+    message_id = f"cmd_real_{uuid.uuid4().hex}"
+    signed_type, signed = _command(TOKEN_QUEUE, "identity.token.v1.SignIn", body, app["app_id"], message_id=message_id)
+    assert signed_type == "identity.token.v1.AuthResult", signed
+    # The session keeps its command's key (the message id and the SHA-256 of what it carried)
+    # only as a hash with the app: the row alone does not tell the message id.
+    key = message_id + "." + hashlib.sha256(json.dumps(body).encode()).hexdigest()
+    stored = db_tools.value(f"select encode(command_key, 'hex') from sessions where app_id = {db_tools.literal(app['app_id'])} "
+                            f"and id = {db_tools.literal(signed['session_id'])}")
+    assert stored == hashlib.sha256(f"{app['app_id']}:{key}".encode()).hexdigest(), stored
+    uid = signed["user"]["uid"]
     before = _sessions_of(uid)
     forged = {"app_id": app["app_id"], "identifier": email, "password": "not the password",
               "client": {"ip": "203.0.113.66", "user_agent": "forger"}}

@@ -191,7 +191,7 @@ def test_the_other_roles_see_only_what_they_use(stack, populated):
                 "SELECT private_key_enc FROM signing_keys", "SELECT secret_key_hash FROM apps",
                 "UPDATE users SET password_hash = NULL", "INSERT INTO users (app_id, uid) VALUES ('a', 'b')",
                 # A session's command key would let a publisher ask for its replay.
-                "SELECT command_id FROM sessions", "SELECT session_token_hash FROM sessions"):
+                "SELECT command_key FROM sessions", "SELECT session_token_hash FROM sessions"):
         assert_refused(urls["identity-revocation-worker"], sql)
     assert_allowed(urls["identity-revocation-worker"], "SELECT count(*) FROM sessions WHERE ended_at IS NULL")
     # identityctl: apps and settings, never the secret key hash or any user.

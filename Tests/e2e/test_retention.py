@@ -139,3 +139,34 @@ def test_apple_notification_records_go_once_too_old_to_come_again(client, app):
                   f"({app_id}, {db_tools.literal(recent)}, 'consent-revoked', 's2', now() - interval '6 days')")
     assert _gone(client, f"select count(*) from apple_notifications where event_id = {db_tools.literal(old)}")
     assert _count(f"select count(*) from apple_notifications where event_id = {db_tools.literal(recent)}") == 1
+
+
+def test_finished_webhook_deliveries_and_sent_mail_records_go_after_their_retention(client, app):
+    """The delivery log keeps a finished webhook delivery (with its attempts) for
+    IDENTITY_WEBHOOK_DELIVERY_RETENTION_SECONDS (7 days), the mail ledger a sent message for the
+    retention period; what is pending, or younger, stays."""
+    app_id = db_tools.literal(app["app_id"])
+    endpoint = db_tools.literal("whe_retention_" + unique_email().split("@")[0].replace(".", "_"))
+    db_tools.rows(f"insert into webhook_endpoints (id, app_id, url, event_types, secret_enc) values "
+                  f"({endpoint}, {app_id}, 'https://example.com/hook', '{{*}}', '\\x00') returning 1")
+    ids = {}  # The pending one is due tomorrow: no worker tries to send it meanwhile.
+    for name, state, age in (("old", "delivered", "8 days"), ("dead", "dead", "8 days"), ("young", "delivered", "1 day"),
+                             ("pending", "pending", None)):
+        finished = f"now() - interval '{age}'" if age else "null"
+        ids[name] = db_tools.value(
+            f"insert into webhook_deliveries (endpoint_id, app_id, event_id, event_type, ordering_key, payload, state, "
+            f"finished_at, created_at, next_attempt_at) values ({endpoint}, {app_id}, 'evt_{name}', 'user.created', '', "
+            f"'{{}}', '{state}', {finished}, now() - interval '9 days', now() + interval '1 day') returning id")
+        db_tools.rows(f"insert into webhook_attempts (delivery_id, endpoint_id, app_id, duration_ms, outcome) values "
+                      f"({ids[name]}, {endpoint}, {app_id}, 5, 'failed') returning 1")
+    old_mail, young_mail = (db_tools.literal("msg_retention_%s_%s" % (n, endpoint.strip("'"))) for n in ("old", "young"))
+    db_tools.rows(f"insert into mail_deliveries (message_id, app_id, status, updated_at) values "
+                  f"({old_mail}, {app_id}, 'sent', now() - interval '{MONTH} seconds'), "
+                  f"({young_mail}, {app_id}, 'sent', now()) returning 1")
+
+    assert _gone(client, f"select count(*) from webhook_deliveries where id in ({ids['old']}, {ids['dead']})")
+    assert _gone(client, f"select count(*) from webhook_attempts where delivery_id in ({ids['old']}, {ids['dead']})")
+    assert _gone(client, f"select count(*) from mail_deliveries where message_id = {old_mail}")
+    assert _count(f"select count(*) from webhook_deliveries where id in ({ids['young']}, {ids['pending']})") == 2
+    assert _count(f"select count(*) from webhook_attempts where delivery_id in ({ids['young']}, {ids['pending']})") == 2
+    assert _count(f"select count(*) from mail_deliveries where message_id = {young_mail}") == 1

@@ -4,7 +4,9 @@ import IdentityKit
 /// Deletes what nobody needs any more (PRODUCT.md, "Retention"): spent or expired nonces,
 /// codes and refresh tokens and ended sessions once `keep` has passed, guests unused for
 /// `keepGuests` (with `user.deleted`, as any deleted account), known devices unseen for
-/// `keepKnownDevices`, and Apple notifications' records once they are too old to come again.
+/// `keepKnownDevices`, Apple notifications' records once they are too old to come again, the
+/// mail ledger's sent messages after `keep`, and finished webhook deliveries after
+/// `keepWebhookDeliveries`.
 /// Work goes in small batches, each
 /// its own short transaction, so a large backlog never holds locks that sign-ins wait on; a
 /// try-lock (advisory) lets one purger run at a time however many revocation workers there are.
@@ -15,10 +17,14 @@ public struct RetentionStore: Sendable {
         /// A known device (security alerts) unseen this long is forgotten: its next sign-in is
         /// a "new device" again.
         public var keepKnownDevices: Int
-        public init(keep: Int, keepGuests: Int, keepKnownDevices: Int) {
+        /// A webhook delivery that is over (delivered, or given up on) is kept this long for the
+        /// delivery log, then goes with its attempts.
+        public var keepWebhookDeliveries: Int
+        public init(keep: Int, keepGuests: Int, keepKnownDevices: Int, keepWebhookDeliveries: Int = 604_800) {
             self.keep = keep
             self.keepGuests = keepGuests
             self.keepKnownDevices = keepKnownDevices
+            self.keepWebhookDeliveries = keepWebhookDeliveries
         }
     }
 
@@ -89,6 +95,16 @@ public struct RetentionStore: Sendable {
                   SELECT app_id, event_id FROM apple_notifications
                   WHERE received_at < now() - make_interval(secs => $1) LIMIT $2)
                 """, String(AppleNotificationWindow.seconds + 86_400))
+            // The mail ledger answers a message handed over again; a sent one is not after `keep`.
+            counts["mail_deliveries"] = try batches(on: connection, """
+                DELETE FROM mail_deliveries WHERE message_id IN (SELECT message_id FROM mail_deliveries
+                  WHERE status = 'sent' AND updated_at < now() - make_interval(secs => $1) LIMIT $2)
+                """, keep)
+            // A finished webhook delivery (its attempts go with it: ON DELETE CASCADE).
+            counts["webhook_deliveries"] = try batches(on: connection, """
+                DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+                  WHERE state IN ('delivered', 'dead') AND finished_at < now() - make_interval(secs => $1) LIMIT $2)
+                """, String(periods.keepWebhookDeliveries))
             // A rate-limit state whose quota is whole again means the same as no row.
             counts["rate_limit_states"] = try batches(on: connection, """
                 DELETE FROM rate_limit_state WHERE ctid IN (SELECT ctid FROM rate_limit_state

@@ -5,13 +5,15 @@ import IdentityKit
 /// `successor_hash`. Apart from the session reads the gateway makes (IdentityKit's
 /// `SessionStore`), so the gateway links no code that touches a refresh-token hash.
 extension SessionStore {
-    /// Creates a session with its first refresh token inside the caller's transaction.
+    /// Creates a session with its first refresh token inside the caller's transaction; the
+    /// command that started it is kept as a hash with the app (`startedBy` finds it so).
     public func create(appId: String, uid: String, sessionId: String, amr: [String], aal: Int, ip: String, userAgent: String,
                        refreshTokenHash: [UInt8], refreshLifetimeSeconds: Int, commandId: String?, createdAccount: Bool,
                        on connection: PGConnection) throws {
         try connection.query("""
-            INSERT INTO sessions (app_id, id, uid, amr, ip, user_agent, expires_at, command_id, created_account, aal)
-            VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8, $9, $10)
+            INSERT INTO sessions (app_id, id, uid, amr, ip, user_agent, expires_at, command_key, created_account, aal)
+            VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), sha256(convert_to($1 || ':' || $8, 'UTF8')),
+                    $9, $10)
             """, [appId, sessionId, uid, PGParam.textArray(amr), ip.isEmpty ? nil : ip,
                   userAgent.isEmpty ? nil : String(userAgent.prefix(512)), String(refreshLifetimeSeconds), commandId,
                   PGParam.bool(createdAccount), String(aal)])

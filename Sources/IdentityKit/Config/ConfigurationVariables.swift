@@ -451,6 +451,10 @@ public enum ConfigurationVariables {
             meaning: "a known device (security alerts) unseen this long is forgotten; its next sign-in "
                 + "alerts as a new device"),
         ConfigurationVariable(
+            "IDENTITY_WEBHOOK_DELIVERY_RETENTION_SECONDS", read: [.revocationWorker], default: "`604800` (7 days)",
+            meaning: "a webhook delivery that is over (delivered, or given up on) stays in the delivery log "
+                + "this long, then is purged with its attempts"),
+        ConfigurationVariable(
             "IDENTITY_PURGE_INTERVAL_SECONDS", read: [.revocationWorker], default: "`60`",
             meaning: "how often the retention purge runs"),
         // identityctl.
