@@ -51,6 +51,13 @@ if [[ -f $BUILT ]]; then
 else
     started=$SECONDS
     mkdir -p "$CACHE_DIR"
+    # One previous release is kept: an older one's worktree and build go.
+    for stale in "$CACHE_DIR"/*/; do
+        stale=${stale%/}
+        [[ $stale == "$OLD_DIR" ]] && continue
+        git worktree remove --force "$stale" 2>/dev/null || rm -rf "$stale"
+        rm -f "$stale.build.log"
+    done
     # A worktree left by an interrupted build: start over.
     if [[ -e $OLD_DIR ]]; then
         git worktree remove --force "$OLD_DIR" 2>/dev/null || rm -rf "$OLD_DIR"
