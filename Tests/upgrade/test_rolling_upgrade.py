@@ -69,6 +69,10 @@ class State:
     session = None
 
 
+def after_the_previous_step():
+    assert State.app and State.session, "an earlier step of the upgrade failed: this one cannot run"
+
+
 def test_the_previous_release_runs_on_this_schema(upgrade):
     # This release's migrations, then the previous release's processes alone.
     upgrade.ctl(upgrade.new, "migrate", role="identity-owner")
@@ -84,6 +88,7 @@ def test_the_previous_release_runs_on_this_schema(upgrade):
 
 
 def test_this_gateway_beside_the_previous_release(upgrade):
+    after_the_previous_step()
     upgrade.start(upgrade.new, GATEWAY)
     smoke(upgrade, State.app, "new", "old")
     smoke(upgrade, State.app, "old", "new")
@@ -91,6 +96,7 @@ def test_this_gateway_beside_the_previous_release(upgrade):
 
 
 def test_this_release_s_workers_beside_the_previous_ones(upgrade):
+    after_the_previous_step()
     upgrade.start(upgrade.new, *upgrade.new.workers)
     smoke(upgrade, State.app, "old", "new")
     smoke(upgrade, State.app, "new", "old")
@@ -98,6 +104,7 @@ def test_this_release_s_workers_beside_the_previous_ones(upgrade):
 
 
 def test_both_gateways_on_this_release_s_workers_alone(upgrade):
+    after_the_previous_step()
     upgrade.stop(upgrade.old, *upgrade.old.workers)
     smoke(upgrade, State.app, "old", "new")
     smoke(upgrade, State.app, "new", "old")
@@ -105,6 +112,7 @@ def test_both_gateways_on_this_release_s_workers_alone(upgrade):
 
 
 def test_this_release_alone(upgrade):
+    after_the_previous_step()
     upgrade.stop(upgrade.old, GATEWAY)
     app = json.loads(upgrade.ctl(upgrade.new, "apps", "create", "--name", "upgrade-after"))
     smoke(upgrade, app, "new", "new")
