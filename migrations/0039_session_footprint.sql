@@ -7,11 +7,12 @@
 --    alone: the app id is inside the hash, so the index keeps one command per app as before
 --    without repeating the app id in every entry. The token worker finds a session by it the
 --    same way (SessionStore.startedBy hashes the same text).
-ALTER TABLE sessions ALTER COLUMN command_id TYPE bytea
-    USING sha256(convert_to(app_id || ':' || command_id, 'UTF8'));
-ALTER TABLE sessions RENAME COLUMN command_id TO command_key;
-DROP INDEX sessions_by_command;
-CREATE UNIQUE INDEX sessions_by_command ON sessions (command_key) WHERE command_key IS NOT NULL;
+--    Additive, for a rolling upgrade: the previous release still writes and reads `command_id`,
+--    so it stays (NULL in the rows this release makes; its partial index covers only rows that
+--    have one, and empties as they end and are purged). This release looks a command up by
+--    either, so a command redelivered across the upgrade still finds its session.
+ALTER TABLE sessions ADD COLUMN command_key bytea;
+CREATE UNIQUE INDEX sessions_by_command_key ON sessions (command_key) WHERE command_key IS NOT NULL;
 
 -- 2. A refresh token is found by its hash, the SHA-256 of 256 random bits (or of an HMAC, for a
 --    session's first): unique across apps already, so the key needs no app id in front of it.

@@ -69,6 +69,12 @@ fi
 step "systemd units under systemd-nspawn (scripts/systemd-test.sh)"
 IDENTITY_BIN_DIR=$(swift build -c release --show-bin-path) "$REPO_DIR/scripts/systemd-test.sh" identity_systemd
 
+# A rolling upgrade from the previous release (deploy/previous-release): its binaries, built
+# once and cached under .run/upgrade, against this schema,
+# then side by side with these binaries, then replaced by them (scripts/upgrade-test.sh).
+step "upgrade test (scripts/upgrade-test.sh)"
+IDENTITY_BIN_DIR=$(swift build -c release --show-bin-path) "$REPO_DIR/scripts/upgrade-test.sh" identity_upgrade
+
 TEST_DB=identity_test
 TEST_VHOST=identity_test
 

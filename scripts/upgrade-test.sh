@@ -6,8 +6,8 @@
 #
 #   scripts/upgrade-test.sh [NAME]      NAME: the database and vhost (default identity_upgrade)
 #
-# The previous release: IDENTITY_UPGRADE_FROM (any commit-ish), else the parent of the newest
-# commit that changed migrations/ (the last release that ran on the schema before it). Its
+# The previous release: IDENTITY_UPGRADE_FROM (any commit-ish), else the commit named in
+# deploy/previous-release (the release this one upgrades from). Its
 # release binaries are built in a detached worktree under .run/upgrade/<commit> from a copy of this
 # checkout's .build (a few minutes the first time) and kept there: a rerun for the same commit
 # builds nothing. The previous commit must be in the clone: a shallow clone fails here.
@@ -35,10 +35,9 @@ if [[ -n ${IDENTITY_UPGRADE_FROM:-} ]]; then
     FROM=$IDENTITY_UPGRADE_FROM
     why="IDENTITY_UPGRADE_FROM"
 else
-    last_migration=$(git log -1 --format=%H -- migrations/)
-    [[ -n $last_migration ]] || die "no commit changed migrations/: no previous release to upgrade from"
-    FROM=$last_migration^
-    why="the parent of $(git log -1 --format='%h (%s)' "$last_migration" | cut -c1-90), the newest commit that changed migrations/"
+    FROM=$(grep -v '^#' deploy/previous-release | head -1 | tr -d '[:space:]')
+    [[ -n $FROM ]] || die "deploy/previous-release names no commit"
+    why="deploy/previous-release"
 fi
 OLD_COMMIT=$(git rev-parse --verify --quiet "$FROM^{commit}") ||
     die "the previous release $FROM is not in this clone: fetch it (git fetch --unshallow, or the ref) first"

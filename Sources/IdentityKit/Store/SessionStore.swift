@@ -40,13 +40,17 @@ public struct SessionStore: Sendable {
 
     /// The session a command already started (its worker died after the commit, before the
     /// reply), if any, and whether it still lives: `commandId` is the command's key (message id
-    /// and body hash), kept as the SHA-256 of `app_id:key` (`create` writes the same).
+    /// and body hash), kept as the SHA-256 of `app_id:key` (`create` writes the same; the
+    /// previous release kept the key itself in `command_id`, still read here).
     public func startedBy(commandId: String, appId: String) throws -> (sessionId: String, uid: String, amr: [String],
                                                                        aal: Int, createdAccount: Bool, live: Bool)? {
         try pool.withConnection { connection in
             try connection.query("""
                 SELECT id, uid, amr, aal, created_account, (ended_at IS NULL AND expires_at > now()) AS live
-                FROM sessions WHERE app_id = $1 AND command_key = sha256(convert_to($1 || ':' || $2, 'UTF8'))
+                FROM sessions WHERE app_id = $1
+                  AND (command_key = sha256(convert_to($1 || ':' || $2, 'UTF8'))
+                       -- a session the previous release started (a command redelivered across an upgrade)
+                       OR command_id = $2)
                 """, [appId, commandId]).first.map {
                 try ($0.string("id"), $0.string("uid"), $0.stringArray("amr"), $0.int("aal"), $0.bool("created_account"),
                      $0.bool("live"))
