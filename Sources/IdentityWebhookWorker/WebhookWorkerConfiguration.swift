@@ -43,8 +43,8 @@ public struct WebhookWorkerConfiguration: Sendable {
             timeoutMilliseconds: env.int("IDENTITY_WEBHOOK_TIMEOUT_MS", default: 10_000, range: 100...30_000),
             retrySchedule: schedule,
             pollMilliseconds: env.int("IDENTITY_WEBHOOK_POLL_MS", default: 200, range: 10...10_000),
-            eventPublishers: Set(env.string("IDENTITY_AMQP_EVENT_PUBLISHERS", default: "identity-revocation-worker")
-                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
+            eventPublishers: RepublishTrust.brokerUsers(env.string("IDENTITY_AMQP_EVENT_PUBLISHERS",
+                                                                   default: "identity-revocation-worker")))
         env.validateOrExit(program: "identity-webhook-worker")
         return config
     }

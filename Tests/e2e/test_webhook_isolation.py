@@ -16,8 +16,7 @@ from admin_tools import admin
 from broker_users import amqp_url
 from event_tools import connect
 from ops_metrics import scrape, value
-from test_webhooks import create_endpoint, of_user, verified, wait_until
-from webhook_receiver import WebhookReceiver
+from test_webhooks import create_endpoint, of_user, receiver, verified, wait_until  # noqa: F401 (receiver: a fixture)
 
 QUEUE = "identity.webhooks.events"
 
@@ -52,13 +51,6 @@ class HangingEndpoint:
         self._socket.close()
         for connection in self.held:
             connection.close()
-
-
-@pytest.fixture
-def receiver():
-    r = WebhookReceiver()
-    yield r
-    r.stop()
 
 
 @pytest.fixture

@@ -2,12 +2,9 @@
 capabilities) and answers /readyz and /metrics; a user signs up, signs in, refreshes, reads /me,
 and signs in with a code the mailer worker delivered."""
 
-import json
-
 import ops_metrics
 from conftest import PROCESSES, podman
-from identity_client import unique_email
-from mail_flows import email_code, email_code_signed_in
+from stack_smoke import sign_up_sign_in_refresh_me_and_an_email_code
 
 
 def test_every_library_resolves_inside_the_image(image_stack):
@@ -33,23 +30,8 @@ def test_processes_run_unprivileged_on_a_read_only_root(image_stack):
 
 
 def test_sign_up_sign_in_refresh_me_and_an_email_code(image_stack):
-    stack, client = image_stack, image_stack.client
-    app = json.loads(stack.ctl("apps", "create", "--name", "image-smoke"))
-    email = unique_email("image")
-    signed_up = client.wait_for(lambda: (r := client.sign_up(app, email=email)).status != 503 and r,
-                                timeout=30)
-    assert signed_up and signed_up.status == 201, signed_up
-    signed_in = client.sign_in(app, email=email)
-    assert signed_in.status == 200, signed_in
-    refreshed = client.refresh(app, signed_in.data["refresh_token"])
-    assert refreshed.status == 200, refreshed
-    me = client.me(app, refreshed.data["access_token"])
-    assert me.status == 200, me
-    assert me.data["email"] == email, me.data
-
-    code_email = unique_email("image-code")
-    _, code = email_code(client, stack.mail, app, code_email)
-    email_code_signed_in(client, app, code_email, code, is_new_user=True)
+    stack = image_stack
+    sign_up_sign_in_refresh_me_and_an_email_code(stack.client, stack.ctl, stack.mail, "image")
 
     dead = [name for name in PROCESSES if not stack.running(name)]
     assert not dead, f"exited: {dead}\n{stack.logs()}"

@@ -2,12 +2,10 @@
 copy of each process come up active under identity.target, each answers /readyz and /metrics, and
 a user signs up, signs in, refreshes, reads /me and signs in with a code the mailer delivered."""
 
-import json
 
 import ops_metrics
 from conftest import KINDS, UNITS
-from identity_client import unique_email
-from mail_flows import email_code, email_code_signed_in
+from stack_smoke import sign_up_sign_in_refresh_me_and_an_email_code
 
 
 def test_every_unit_is_active(machine):
@@ -34,23 +32,7 @@ def test_every_process_is_ready_and_serves_metrics(machine):
 
 
 def test_sign_up_sign_in_refresh_me_and_an_email_code(machine):
-    client = machine.client
-    app = json.loads(machine.ctl("apps", "create", "--name", "systemd-smoke"))
-    email = unique_email("systemd")
-    signed_up = client.wait_for(lambda: (r := client.sign_up(app, email=email)).status != 503 and r,
-                                timeout=30)
-    assert signed_up and signed_up.status == 201, signed_up
-    signed_in = client.sign_in(app, email=email)
-    assert signed_in.status == 200, signed_in
-    refreshed = client.refresh(app, signed_in.data["refresh_token"])
-    assert refreshed.status == 200, refreshed
-    me = client.me(app, refreshed.data["access_token"])
-    assert me.status == 200, me
-    assert me.data["email"] == email, me.data
-
-    code_email = unique_email("systemd-code")
-    _, code = email_code(client, machine.mail, app, code_email)
-    email_code_signed_in(client, app, code_email, code, is_new_user=True)
+    sign_up_sign_in_refresh_me_and_an_email_code(machine.client, machine.ctl, machine.mail, "systemd")
 
     states = machine.states()
     assert all(state.startswith("active") for state in states.values()), f"{states}\n{machine.journal()}"

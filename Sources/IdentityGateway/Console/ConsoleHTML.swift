@@ -1,23 +1,10 @@
 import Foundation
+import IdentityKit
 
 /// The console's HTML, written by hand and escaped at every value: nothing a user, an app or a
 /// setting holds is ever read as markup.
 enum ConsoleHTML {
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { HTMLText.escape(text) }
 
     /// A query-string or path value.
     static func component(_ text: String) -> String {

@@ -15,9 +15,13 @@ public enum RepublishTrust {
 
     /// Read once per process.
     private static let configured: Set<String> = {
-        let text = ProcessInfo.processInfo.environment["IDENTITY_AMQP_TRUSTED_REPUBLISHERS"] ?? defaultPublishers
-        return Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        brokerUsers(ProcessInfo.processInfo.environment["IDENTITY_AMQP_TRUSTED_REPUBLISHERS"] ?? defaultPublishers)
     }()
+
+    /// Broker user names from a comma-separated list (this one, `IDENTITY_AMQP_EVENT_PUBLISHERS`).
+    public static func brokerUsers(_ text: String) -> Set<String> {
+        Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
 
     public static func publishers(ownUser: String) -> Set<String> {
         ownUser.isEmpty ? configured : configured.union([ownUser])

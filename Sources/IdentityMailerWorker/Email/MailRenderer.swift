@@ -40,20 +40,7 @@ struct MailRenderer: Sendable {
         return out
     }
 
-    static func escapeHTML(_ value: String) -> String {
-        var out = ""
-        for char in value {
-            switch char {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(char)
-            }
-        }
-        return out
-    }
+    static func escapeHTML(_ value: String) -> String { HTMLText.escape(value) }
 
     /// The magic link: `<deep link>?mode=sign_in&email=…&code=…`, values percent-encoded.
     static func magicLink(deepLink: String, email: String, code: String) -> String {
