@@ -12,15 +12,20 @@ public struct AuthHookClient: Sendable {
     public let hooks: AuthHookStore
     public let seal: AuthHookSecretSeal
     public let pool: PGPool
+    /// Where the audit rows go: a hook is asked inside the caller's transaction, whose
+    /// connection is held meanwhile, and its row must stay if that transaction rolls back.
+    private let auditPool: PGPool
 
     public init(pool: PGPool, seal: AuthHookSecretSeal) {
         self.hooks = AuthHookStore(pool: pool)
         self.seal = seal
         self.pool = pool
+        self.auditPool = pool.companion(size: 2)
     }
 
-    public func hook(appId: String, kind: AuthHook.Kind) throws -> AuthHookRecord? {
-        try hooks.hook(appId: appId, kind: kind)
+    /// `on`: the connection of the caller's transaction, if it holds one.
+    public func hook(appId: String, kind: AuthHook.Kind, on held: PGConnection? = nil) throws -> AuthHookRecord? {
+        try hooks.hook(appId: appId, kind: kind, on: held)
     }
 
     /// The hook's answer when it allowed (or, for a send hook, sent); throws
@@ -72,7 +77,7 @@ public struct AuthHookClient: Sendable {
 
     private func audit(appId: String, action: String, target: String?, ip: String?, detail: [String: JSONValue]) {
         do {
-            try AuditLog(pool: pool).append(appId: appId, AuditLog.Entry(actor: "system", action: action, target: target,
+            try AuditLog(pool: auditPool).append(appId: appId, AuditLog.Entry(actor: "system", action: action, target: target,
                                                                          ip: ip, detail: .object(detail)))
         } catch {
             Log.error("auth hook audit row not written", ["app_id": appId, "error": String(describing: error)])

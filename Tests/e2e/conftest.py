@@ -149,6 +149,10 @@ def _free_port():
         return sock.getsockname()[1]
 
 
+# PGPool.nestedAcquireMessage: a thread that holds a database connection asked its pool for another.
+NESTED_ACQUIRE = "a thread holding a database connection asked the same pool for another"
+
+
 class ServiceProcess:
     """One long-running executable, its output appended to a log file (kept across restarts so
     the tail tells the whole story)."""
@@ -202,6 +206,14 @@ class ServiceProcess:
         if self.alive():
             return f"pid {self.proc.pid} running"
         return f"pid {self.proc.pid} exited {self.proc.returncode}"
+
+    def logged(self, text):
+        """Whether `text` appears anywhere in this process's log."""
+        try:
+            with open(self.log_path, "rb") as log:
+                return text.encode() in log.read()
+        except OSError:
+            return False
 
     def tail(self, lines=60):
         try:
@@ -571,6 +583,10 @@ def stack(request):
     if died:
         # A teardown failure: pytest_runtest_makereport above attaches the log tails to it.
         pytest.fail(f"{', '.join(died)} died during the run", pytrace=False)
+    nested = [p.name for p in stack.processes if p.logged(NESTED_ACQUIRE)]
+    if nested:
+        pytest.fail(f"{', '.join(nested)} logged {NESTED_ACQUIRE!r}: under load that waits on itself "
+                    "until the pool's timeout (PGPool.nestedAcquire)", pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -48,11 +48,15 @@ public struct AuthHookStore: Sendable {
         """
 
     /// The app's hook of `kind`, or nil: what every caller reads before the work it hooks.
-    public func hook(appId: String, kind: AuthHook.Kind) throws -> AuthHookRecord? {
-        try pool.withConnection { connection in
+    /// `on`: the connection of the transaction that asks, if it holds one (a sign-up asks
+    /// inside the transaction that makes the account).
+    public func hook(appId: String, kind: AuthHook.Kind, on held: PGConnection? = nil) throws -> AuthHookRecord? {
+        let read = { (connection: PGConnection) in
             try connection.query("SELECT \(Self.columns) FROM app_auth_hooks WHERE app_id = $1 AND kind = $2",
                                  [appId, kind.rawValue]).first.map(Self.record)
         }
+        if let held { return try read(held) }
+        return try pool.withConnection(read)
     }
 
     public func hooks(appId: String) throws -> [AuthHookRecord] {

@@ -116,6 +116,9 @@ public enum ServiceMetrics {
         "identity_db_pool_connections_idle", "Open database connections waiting in the pool (read at scrape time).")
     static let dbPoolSize = registry.gauge(
         "identity_db_pool_connections_max", "The most database connections the pool opens (IDENTITY_DB_POOL_SIZE).")
+    static let dbPoolNestedAcquires = registry.counter(
+        "identity_db_pool_nested_acquires_total",
+        "Times a thread holding a database connection asked the same pool for another (a deadlock under load: should stay 0).")
     public static let brokerConnected = registry.gauge(
         "identity_broker_connected", "1 while a broker link is connected, 0 while it reconnects, by link.",
         labels: ["link"])

@@ -11,6 +11,10 @@ public final class PGPool: Sendable {
     private let size: Int
     /// Connections lent out now (for the pool's gauges).
     private let lent = Locked(0)
+    /// How many connections each thread holds now, by thread: a thread that asks for a second
+    /// while it holds one waits on itself once every connection is held that way (the pool's size
+    /// in commands, each holding one and wanting another), so it is reported (`nestedAcquire`).
+    private let holders = Locked<[UInt: Int]>([:])
 
     public init(url: String, size: Int, acquireTimeout: Double = 5) {
         self.url = url
@@ -37,12 +41,26 @@ public final class PGPool: Sendable {
         }
     }
 
+    /// A pool of its own on the same database, for work that must write while it holds a
+    /// connection of this one (an audit row that stays when the work it describes rolls back):
+    /// taking from another pool cannot wait on itself.
+    public func companion(size: Int) -> PGPool { PGPool(url: url, size: size, acquireTimeout: acquireTimeout) }
+
     /// Lends a connection to `body`. A connection left in a failed state is dropped, not reused.
     public func withConnection<R>(_ body: (PGConnection) throws -> R) throws -> R {
+        let thread = Self.currentThread()
+        if holders.withLock({ $0[thread, default: 0] }) > 0 { Self.nestedAcquire() }
         guard slots.wait(timeout: .now() + acquireTimeout) == .success else {
             throw StoreError.unavailable("no database connection free within \(acquireTimeout) s")
         }
-        defer { slots.signal() }
+        holders.withLock { $0[thread, default: 0] += 1 }
+        defer {
+            holders.withLock { held in
+                let left = held[thread, default: 1] - 1
+                held[thread] = left > 0 ? left : nil
+            }
+            slots.signal()
+        }
         let connection = try idle.withLock { $0.popLast() }?.connection ?? PGConnection(url: url)
         // Counted as lent only once out of `idle`, and no longer before it is back (`release`):
         // a scrape never sees one connection in both.
@@ -76,6 +94,20 @@ public final class PGPool: Sendable {
             throw error
         }
     }
+
+    /// A thread holding a connection of this pool asked it for another: under load every
+    /// connection can be held by such a thread, each waiting for the others until
+    /// `acquireTimeout`. Work that needs a second connection while it holds one takes it from
+    /// a pool of its own (or uses the one it holds); the end-to-end tests fail on this line.
+    private static func nestedAcquire() {
+        ServiceMetrics.dbPoolNestedAcquires.inc()
+        Log.error(nestedAcquireMessage, ["stack": Thread.callStackSymbols.prefix(12).joined(separator: " | ")])
+    }
+
+    /// What the end-to-end tests look for in every process's log.
+    public static let nestedAcquireMessage = "a thread holding a database connection asked the same pool for another"
+
+    private static func currentThread() -> UInt { UInt(pthread_self()) }
 
     private func release(_ connection: PGConnection) {
         lent.withLock { $0 -= 1 }

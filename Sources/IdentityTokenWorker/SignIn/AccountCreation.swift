@@ -19,7 +19,7 @@ extension AuthHookGate {
             described["last_name"] = new.lastName.map(JSONValue.string) ?? .null
             described["locale"] = new.locale.map(JSONValue.string) ?? .null
         }
-        let metadata = try beforeSignUp(appId: appId, method: method, user: described, ip: ip)
+        let metadata = try beforeSignUp(appId: appId, method: method, user: described, ip: ip, on: connection)
         var user = try create()
         if let metadata {
             try connection.query("UPDATE users SET app_metadata = $3::jsonb WHERE app_id = $1 AND uid = $2",

@@ -13,10 +13,12 @@ struct AuthHookGate: Sendable {
 
     /// `before_sign_up`: the app_metadata the hook gives the new account (nil: none), or
     /// `hookRefused` / `hookFailed`. `user` is the account about to be made (no uid yet).
-    func beforeSignUp(appId: String, method: String, user: [String: JSONValue], ip: String?) throws -> JSONValue? {
+    /// `connection`: the transaction that makes the account.
+    func beforeSignUp(appId: String, method: String, user: [String: JSONValue], ip: String?,
+                      on connection: PGConnection) throws -> JSONValue? {
         let payload: [String: JSONValue] = ["app_id": .string(appId), "method": .string(method), "user": .object(user),
                                             "request": .object(["ip": ip.map(JSONValue.string) ?? .null])]
-        guard let hook = try client.hook(appId: appId, kind: .beforeSignUp),
+        guard let hook = try client.hook(appId: appId, kind: .beforeSignUp, on: connection),
               case .allow(let metadata, _)? = try client.ask(hook, appId: appId, payload: payload, target: nil, ip: ip)
         else { return nil }
         return metadata
