@@ -142,6 +142,7 @@ def deployment_rules(target, docs):
             problems.append(f"{process}: no Deployment")
     scaled = {d["spec"]["scaleTargetRef"]["name"] for d in by_kind.get("HorizontalPodAutoscaler", []) + by_kind.get("ScaledObject", [])}
     budgets = [d["spec"]["selector"]["matchLabels"] for d in by_kind.get("PodDisruptionBudget", [])]
+    config_maps = {d["metadata"]["name"]: d.get("data", {}) for d in by_kind.get("ConfigMap", [])}
     images = set()
     for doc in by_kind.get("Deployment", []) + by_kind.get("Job", []):
         name, spec = doc["metadata"]["name"], doc["spec"]
@@ -153,6 +154,9 @@ def deployment_rules(target, docs):
             for source in container.get("envFrom", []):
                 if "secretRef" in source:
                     problems.append(f"{name}: secrets through envFrom (mount them as files: *_FILE)")
+                if "configMapRef" in source:
+                    config = config_maps.get(source["configMapRef"]["name"], {})
+                    problems += environment_problems(f"{name}: ConfigMap {source['configMapRef']['name']}", config)
             problems += container_secret_problems(f"{name}/{container['name']}", container, pod)
             if "resources" not in container:
                 problems.append(f"{name}: container {container['name']} without resources")
