@@ -17,6 +17,10 @@
 - systemd: `systemd-analyze verify` on every unit of deploy/systemd (ExecStart pointed at stand-in
   executables, since the real ones are not installed here); any complaint fails. Skipped, and
   said so, where systemd-analyze is missing.
+- Secrets as files, in all three: no environment variable holds a secret (a variable that has a
+  `*_FILE` form in the configuration list, a password, a URL with a password in it), every
+  `*_FILE` names a file its process is given (a mounted Secret, a Compose secret, a systemd
+  credential), and every process is given its database and broker URLs that way.
 
 Each check is also run once on a deliberately broken copy, which it must refuse: a check that
 passes everything is not a check.
@@ -49,6 +53,37 @@ CRD_SCHEMAS = {
 PROCESSES = ("identity-gateway", "identity-token-worker", "identity-provider-worker",
              "identity-mailer-worker", "identity-revocation-worker", "identity-webhook-worker")
 failures = []
+
+
+def secret_variables():
+    """The variables that hold a secret: those the configuration list also declares as `*_FILE`."""
+    text = (ROOT / "Sources" / "IdentityKit" / "Config" / "ConfigurationVariables.swift").read_text()
+    names = set(re.findall(r'"(IDENTITY_[A-Z0-9_]+)"', text))
+    return {name.removesuffix("_FILE") for name in names if name.endswith("_FILE") and name.removesuffix("_FILE") in names}
+
+
+SECRET_VARIABLES = secret_variables()
+URL_WITH_PASSWORD = re.compile(r"://[^/@\s:]+:[^@\s]+@")
+URL_FILES = ("IDENTITY_DATABASE_URL_FILE", "IDENTITY_AMQP_URL_FILE")
+
+
+def url_files(executable):
+    """The URL files a deployment must give this executable: each process both, the migration
+    (identityctl migrate) the database's only."""
+    name = executable.rsplit("/", 1)[-1]
+    return URL_FILES if name in PROCESSES else URL_FILES[:1] if name == "identityctl" else ()
+
+
+def environment_problems(where, env):
+    """Secrets in an environment ({name: value}): by name, or by what the value holds."""
+    problems = []
+    for name, value in env.items():
+        value = "" if value is None else str(value)
+        if name in SECRET_VARIABLES or re.search(r"(PASSWORD|_PASS|_TOKEN|_SECRET)$", name):
+            problems.append(f"{where}: {name} is a secret in the environment (give it as a file: {name}_FILE)")
+        elif URL_WITH_PASSWORD.search(value) or re.search(r"\$\{?[A-Z0-9_]*PASSWORD", value):
+            problems.append(f"{where}: {name} holds a password in the environment")
+    return problems
 
 
 def fail(message):
@@ -107,6 +142,7 @@ def deployment_rules(target, docs):
             problems.append(f"{process}: no Deployment")
     scaled = {d["spec"]["scaleTargetRef"]["name"] for d in by_kind.get("HorizontalPodAutoscaler", []) + by_kind.get("ScaledObject", [])}
     budgets = [d["spec"]["selector"]["matchLabels"] for d in by_kind.get("PodDisruptionBudget", [])]
+    config_maps = {d["metadata"]["name"]: d.get("data", {}) for d in by_kind.get("ConfigMap", [])}
     images = set()
     for doc in by_kind.get("Deployment", []) + by_kind.get("Job", []):
         name, spec = doc["metadata"]["name"], doc["spec"]
@@ -118,6 +154,10 @@ def deployment_rules(target, docs):
             for source in container.get("envFrom", []):
                 if "secretRef" in source:
                     problems.append(f"{name}: secrets through envFrom (mount them as files: *_FILE)")
+                if "configMapRef" in source:
+                    config = config_maps.get(source["configMapRef"]["name"], {})
+                    problems += environment_problems(f"{name}: ConfigMap {source['configMapRef']['name']}", config)
+            problems += container_secret_problems(f"{name}/{container['name']}", container, pod)
             if "resources" not in container:
                 problems.append(f"{name}: container {container['name']} without resources")
         if doc["kind"] != "Deployment":
@@ -144,6 +184,23 @@ def deployment_rules(target, docs):
             digests = {i.split("@sha256:")[1][:12] for i in identity if "@sha256:" in i}
             if not any(job["metadata"]["name"].endswith(d) for d in digests):
                 problems.append(f"{job['metadata']['name']}: the migration Job is not named after the image's digest")
+    return problems
+
+
+def container_secret_problems(where, container, pod):
+    """Secrets through a container's `env`, and `*_FILE` paths outside its mounted Secrets."""
+    env = container.get("env", [])
+    problems = environment_problems(where, {e["name"]: e.get("value") for e in env})
+    problems += [f"{where}: {e['name']} from a Secret through the environment (mount it: {e['name']}_FILE)"
+                 for e in env if "secretKeyRef" in e.get("valueFrom", {}) and e["name"] not in SECRET_VARIABLES]
+    secret_volumes = {v["name"] for v in pod.get("volumes", []) if "secret" in v}
+    mounts = [m["mountPath"].rstrip("/") + "/" for m in container.get("volumeMounts", []) if m["name"] in secret_volumes]
+    for entry in env:
+        if entry["name"].endswith("_FILE") and entry["name"].removesuffix("_FILE") in SECRET_VARIABLES:
+            if not any(str(entry.get("value", "")).startswith(mount) for mount in mounts):
+                problems.append(f"{where}: {entry['name']}={entry.get('value')} is in no mounted Secret")
+    names = {e["name"] for e in env}
+    problems += [f"{where}: no {variable}" for variable in url_files(container["command"][0]) if variable not in names]
     return problems
 
 
@@ -189,10 +246,14 @@ def check_kubernetes():
         gateway = next(d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "identity-gateway")
         gateway["spec"]["replicas"] = 3
         gateway["spec"]["template"]["spec"]["containers"][0]["image"] = "registry.example.com/identity:1.0.0"
+        gateway["spec"]["template"]["spec"]["containers"][0]["env"].append(
+            {"name": "IDENTITY_AMQP_URL", "valueFrom": {"secretKeyRef": {"name": "identity-gateway", "key": "amqp-url"}}})
         docs = [d for d in docs if not (d["kind"] == "Deployment" and d["metadata"]["name"] == "identity-webhook-worker")]
         found = " ".join(deployment_rules(targets[1], docs))
-        if "replicas set" not in found or "not pinned by digest" not in found or "no Deployment" not in found:
-            fail("the deployment rules accepted replicas under an HPA, an image by tag and a missing process")
+        if ("replicas set" not in found or "not pinned by digest" not in found or "no Deployment" not in found
+                or "IDENTITY_AMQP_URL is a secret in the environment" not in found):
+            fail("the deployment rules accepted replicas under an HPA, an image by tag, a missing process "
+                 "and a broker URL in the environment")
         print(f"kubernetes: {len(targets)} kustomizations, {seen} objects checked (schemas {K8S_VERSION}, strict)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -247,12 +308,72 @@ def check_compose():
         broken.write_text(yaml.safe_dump(document))
         if subprocess.run(cmd + [str(broken)], capture_output=True).returncode == 0:
             fail("the compose-spec schema accepted an unknown service field")
+    document = yaml.safe_load(compose.read_text())
     commands = {" ".join(service.get("command", [])) if isinstance(service.get("command"), list) else str(service.get("command", ""))
-                for service in yaml.safe_load(compose.read_text())["services"].values()}
+                for service in document["services"].values()}
     for process in PROCESSES:
         if not any(process in command for command in commands):
             fail(f"compose.yaml: no service runs {process}")
+    for problem in compose_secret_problems(document):
+        fail(f"compose.yaml: {problem}")
+    broken = copy.deepcopy(document)
+    broken["services"]["gateway"]["environment"]["IDENTITY_DATABASE_URL"] = "postgresql://identity_gateway:${IDENTITY_GATEWAY_PASSWORD}@postgres/identity"
+    broken["services"]["token-worker"]["environment"]["IDENTITY_MASTER_KEY_FILE"] = "/run/secrets/master_key"
+    found = " ".join(compose_secret_problems(broken))
+    if "gateway: IDENTITY_DATABASE_URL is a secret" not in found or "token-worker: IDENTITY_MASTER_KEY_FILE" not in found:
+        fail("the compose secret rules accepted a database URL in the environment and a key file never mounted")
     print("compose: compose.yaml valid against the Compose Specification schema")
+
+
+def compose_secret_problems(document):
+    """Secrets in a service's environment, `*_FILE` paths no secret of the service is mounted at,
+    an identity process without its URLs as files, a secret whose file is not under secrets/."""
+    problems = []
+    defined = document.get("secrets", {})
+    for name, secret in defined.items():
+        if not str(secret.get("file", "")).startswith("./secrets/"):
+            problems.append(f"secret {name} is not a file under secrets/")
+    for service_name, service in document["services"].items():
+        env = service.get("environment", {})
+        if isinstance(env, list):
+            env = dict(entry.split("=", 1) if "=" in entry else (entry, None) for entry in env)
+        problems += environment_problems(service_name, env)
+        mounted = set()
+        for entry in service.get("secrets", []):
+            source = entry if isinstance(entry, str) else entry["source"]
+            target = entry if isinstance(entry, str) else entry.get("target", source)
+            mounted.add(target if target.startswith("/") else f"/run/secrets/{target}")
+            if source not in defined:
+                problems.append(f"{service_name}: secret {source} is not defined")
+        for name, value in env.items():
+            if name.endswith("_FILE") and name.removesuffix("_FILE") in SECRET_VARIABLES and value not in mounted:
+                problems.append(f"{service_name}: {name}={value} is no secret the service mounts")
+        command = service.get("command", [])
+        executable = command[0] if isinstance(command, list) and command else ""
+        problems += [f"{service_name}: no {variable}" for variable in url_files(executable) if variable not in env]
+    return problems
+
+
+def unit_secret_problems(unit_name, text):
+    """Secrets in a unit's Environment=, `*_FILE` paths that are no credential of the unit, a
+    process without its URLs as credentials."""
+    assignments, credentials = {}, set()
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key == "Environment":
+            for assignment in value.split():
+                name, _, setting = assignment.partition("=")
+                assignments[name] = setting
+        elif key in ("LoadCredential", "LoadCredentialEncrypted"):
+            credentials.add(value.split(":", 1)[0])
+    problems = environment_problems(unit_name, assignments)
+    for name, value in assignments.items():
+        if name.endswith("_FILE") and name.removesuffix("_FILE") in SECRET_VARIABLES:
+            if not (value.startswith("%d/") and value[3:] in credentials):
+                problems.append(f"{unit_name}: {name}={value} is no credential of the unit (LoadCredential=)")
+    executable = next((line.split("=", 1)[1].split()[0] for line in text.splitlines() if line.startswith("ExecStart=")), "")
+    problems += [f"{unit_name}: no {variable}" for variable in url_files(executable) if variable not in assignments]
+    return problems
 
 
 def verify_units(folder, names):
@@ -261,10 +382,19 @@ def verify_units(folder, names):
 
 
 def check_systemd():
-    if not shutil.which("systemd-analyze"):
-        print("systemd: SKIPPED (no systemd-analyze on this machine)")
-        return
     source = DEPLOY / "systemd"
+    for unit in sorted(source.glob("*.service")):
+        for problem in unit_secret_problems(unit.name, unit.read_text()):
+            fail(f"systemd: {problem}")
+    gateway = (source / "identity-gateway@.service").read_text()
+    leaky = re.sub(r"^LoadCredential=amqp-url:.*$", "Environment=IDENTITY_AMQP_URL=amqp://gw:pw@mq/%%2Fidentity",
+                   gateway, flags=re.M)
+    found = " ".join(unit_secret_problems("identity-gateway@.service", leaky))
+    if "IDENTITY_AMQP_URL is a secret" not in found or "IDENTITY_AMQP_URL_FILE=%d/amqp-url is no credential" not in found:
+        fail("the systemd secret rules accepted a broker URL in Environment= and a file that is no credential")
+    if not shutil.which("systemd-analyze"):
+        print("systemd: SKIPPED verify (no systemd-analyze on this machine); secrets as credentials checked")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         stand_ins = tmp / "bin"

@@ -63,13 +63,61 @@ final class EnvironmentReaderTests: XCTestCase {
         XCTAssertEqual(env.problems, [])
     }
 
-    func testTheVariableWinsOverItsFileAndAMissingFileIsAProblem() {
-        var both = EnvironmentReader(["IDENTITY_AMQP_URL": "amqp://a", "IDENTITY_AMQP_URL_FILE": "/nonexistent"])
-        XCTAssertEqual(both.secret("IDENTITY_AMQP_URL"), "amqp://a")
-        XCTAssertEqual(both.problems, [])
+    func testAVariableAndItsFileBothSetAreRefusedWhateverTheyHold() throws {
+        let keyFile = try write("master-key", randomKey)
+        let urlFile = try write("database-url", "postgresql://gateway:s3cret@db:5432/identity")
+        var env = EnvironmentReader(["IDENTITY_DATABASE_URL": "postgresql://gateway:s3cret@db:5432/identity",
+                                     "IDENTITY_DATABASE_URL_FILE": urlFile,
+                                     "IDENTITY_MASTER_KEY": randomKey, "IDENTITY_MASTER_KEY_FILE": keyFile])
+        _ = CommonConfiguration(reading: &env, defaultPoolSize: 1)
+        XCTAssertNil(env.key32("IDENTITY_MASTER_KEY", required: true))
+        XCTAssertEqual(env.problems, [
+            "IDENTITY_DATABASE_URL and IDENTITY_DATABASE_URL_FILE are both set: set only one "
+                + "(the file keeps the secret out of the environment)",
+            "IDENTITY_MASTER_KEY and IDENTITY_MASTER_KEY_FILE are both set: set only one "
+                + "(the file keeps the secret out of the environment)",
+        ])
+    }
 
-        var missing = EnvironmentReader(["IDENTITY_MASTER_KEY_FILE": "/nonexistent/master-key"])
-        XCTAssertNil(missing.key32("IDENTITY_MASTER_KEY", required: true))
-        XCTAssertEqual(missing.problems, ["IDENTITY_MASTER_KEY_FILE=/nonexistent/master-key cannot be read"])
+    func testAFileThatCannotBeReadIsRefusedWithTheReason() throws {
+        let directory = try write("a-directory", nil)
+        let notText = try write("not-text", nil, bytes: [0xff, 0xfe, 0x00, 0x80])
+        var env = EnvironmentReader(["IDENTITY_MASTER_KEY_FILE": "/nonexistent/master-key",
+                                     "IDENTITY_AMQP_URL_FILE": directory,
+                                     "IDENTITY_SMTP_PASSWORD_FILE": notText])
+        XCTAssertNil(env.key32("IDENTITY_MASTER_KEY", required: true))
+        XCTAssertNil(env.secret("IDENTITY_AMQP_URL"))
+        XCTAssertNil(env.secret("IDENTITY_SMTP_PASSWORD"))
+        XCTAssertEqual(env.problems, [
+            "IDENTITY_MASTER_KEY_FILE=/nonexistent/master-key cannot be read (No such file or directory)",
+            "IDENTITY_AMQP_URL_FILE=\(directory) cannot be read (a directory, not a file)",
+            "IDENTITY_SMTP_PASSWORD_FILE=\(notText) cannot be read (not UTF-8 text)",
+        ], "one problem each: a required key whose file failed is not also reported missing")
+    }
+
+    func testAnEmptyOrBlankFileIsRefusedAndNeverFallsBackToTheDefault() throws {
+        let empty = try write("empty", "")
+        let blank = try write("blank", " \n\n")
+        var env = EnvironmentReader(["IDENTITY_DATABASE_URL_FILE": empty, "IDENTITY_WEBHOOK_SECRET_KEY_FILE": blank])
+        XCTAssertNil(env.secret("IDENTITY_DATABASE_URL"))
+        XCTAssertNil(env.key32("IDENTITY_WEBHOOK_SECRET_KEY", required: true))
+        XCTAssertEqual(env.problems, ["IDENTITY_DATABASE_URL_FILE=\(empty) is empty",
+                                      "IDENTITY_WEBHOOK_SECRET_KEY_FILE=\(blank) is empty"])
+    }
+
+    // A file (or, with `text` nil and no bytes, a directory) in a folder removed after the test.
+    private func write(_ name: String, _ text: String?, bytes: [UInt8]? = nil) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent(name).path
+        if let text {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } else if let bytes {
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        } else {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
+        return path
     }
 }

@@ -67,9 +67,12 @@ class ImageStack:
         os.chmod(self.dir, 0o755)
         # A fresh master key, readable by the containers' user only through the mount.
         self.master_key_file = os.path.join(self.dir, "master-key")
+        master_key = secrets.token_hex(32)
         with open(self.master_key_file, "w") as key:
-            key.write(secrets.token_hex(32) + "\n")
+            key.write(master_key + "\n")
         os.chmod(self.master_key_file, 0o444)
+        # Every secret value handed to a container, to look for in their environments.
+        self.secrets = {master_key}
         self.port = _free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.mail = SMTPSink()
@@ -108,6 +111,7 @@ class ImageStack:
             if name not in self.SECRETS:
                 settings[name] = value
                 continue
+            self.secrets.add(value)
             path = os.path.join(own, name.lower())
             with open(path, "w") as out:
                 out.write(value + "\n")

@@ -1,6 +1,9 @@
 """The image runs the service: every process starts from it (read-only root, non-root, no
 capabilities) and answers /readyz and /metrics; a user signs up, signs in, refreshes, reads /me,
-and signs in with a code the mailer worker delivered."""
+and signs in with a code the mailer worker delivered. Every secret reaches a container as a mounted
+file: none is in its environment, and a process given one both ways refuses to start."""
+
+import json
 
 import ops_metrics
 from conftest import PROCESSES, podman
@@ -20,6 +23,25 @@ def test_every_process_is_ready_and_serves_metrics(image_stack):
         assert status == 200, (name, body)
         families = ops_metrics.scrape(image_stack.metrics_url(name))
         assert families, name
+
+
+def test_secrets_reach_every_container_as_files_only(image_stack):
+    stack = image_stack
+    for name in PROCESSES:
+        env = json.loads(podman("inspect", "-f", "{{json .Config.Env}}", stack.containers[name]).stdout)
+        names = {entry.split("=", 1)[0] for entry in env}
+        assert {"IDENTITY_DATABASE_URL_FILE", "IDENTITY_AMQP_URL_FILE"} <= names, (name, sorted(names))
+        leaked = [entry.split("=", 1)[0] for entry in env if any(secret in entry for secret in stack.secrets)]
+        assert not leaked, (name, leaked)
+
+
+def test_a_secret_given_both_as_a_variable_and_as_a_file_stops_a_process_at_start(image_stack):
+    stack = image_stack
+    env = stack.env_for("identity-token-worker", IDENTITY_METRICS_PORT="0")
+    done = podman("run", "--rm", *stack.run_args(env), "--env", f"IDENTITY_AMQP_URL={env['IDENTITY_AMQP_URL']}",
+                  stack.image, "/usr/local/bin/identity-token-worker", check=False, timeout=60)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "IDENTITY_AMQP_URL and IDENTITY_AMQP_URL_FILE are both set" in done.stderr, done.stderr
 
 
 def test_processes_run_unprivileged_on_a_read_only_root(image_stack):

@@ -1,8 +1,9 @@
 """deploy/systemd's units booted under systemd (scripts/systemd-test.sh unpacks a Debian 12 root
 filesystem with systemd and the runtime libraries, the release executables, the Swift runtime,
 the migrations and the units, and runs these tests): this fixture writes /etc/identity as
-deploy/README.md tells an operator to (common.env, one file per kind, the keys as root-only files
-handed over by LoadCredential=), enables one copy of each process under identity.target, boots the
+deploy/README.md tells an operator to (common.env, and every secret, each kind's database and
+broker URLs and the keys, as a root-only file under /etc/identity/secrets handed over by
+LoadCredential=, none in an environment file), enables one copy of each process under identity.target, boots the
 machine with systemd-nspawn on the host's network (so the units reach the harness's PostgreSQL and
 RabbitMQ on loopback), and powers it off at the end.
 
@@ -112,21 +113,24 @@ class SystemdMachine:
                   "IDENTITY_ARGON2_MEMORY_KIB": "1024", "IDENTITY_ARGON2_ITERATIONS": "1",
                   "IDENTITY_MAIL_FROM": "Identity <no-reply@identity.example>", **self.mail.env()}
         _write(os.path.join(etc, "common.env"), _env_file(common), 0o640)
+        secret_files = {"owner/database-url": _role_url("identity-owner"),
+                        "master-key": self.master_key,
+                        "mail-payload-key": self.ctl("keys", "mail-payload-key").strip(),
+                        "push-credential-key": self.ctl("keys", "push-credential-key").strip(),
+                        "webhook-secret-key": self.ctl("keys", "webhook-secret-key").strip()}
         for kind in KINDS:
             name = f"identity-{kind}"
-            _write(os.path.join(etc, f"{kind}.env"),
-                   _env_file({"IDENTITY_DATABASE_URL": _role_url(name), "IDENTITY_AMQP_URL": amqp_url(name)}), 0o640)
+            secret_files[f"{kind}/database-url"] = _role_url(name)
+            secret_files[f"{kind}/amqp-url"] = amqp_url(name)
             own = {"IDENTITY_METRICS_PORT": self.metrics_ports[kind]}
             if kind == "gateway":
                 own["IDENTITY_HTTP_PORT"] = self.http_port
             _write(os.path.join(etc, f"{kind}-1.env"), _env_file(own), 0o640)
-        _write(os.path.join(etc, "migrate.env"), _env_file({"IDENTITY_DATABASE_URL": _role_url("identity-owner")}), 0o640)
-        keys = {"master-key": self.master_key,
-                "mail-payload-key": self.ctl("keys", "mail-payload-key").strip(),
-                "webhook-secret-key": self.ctl("keys", "webhook-secret-key").strip()}
-        for name, value in keys.items():
-            _write(os.path.join(etc, "keys", name), value + "\n", 0o600)
-        os.chmod(os.path.join(etc, "keys"), 0o700)
+        for name, value in secret_files.items():
+            _write(os.path.join(etc, "secrets", name), value + "\n", 0o600)
+        for folder, _, _ in os.walk(os.path.join(etc, "secrets")):
+            os.chmod(folder, 0o700)
+        self.secrets = set(secret_files.values())
         # What `systemctl enable identity-<kind>@1 ... identity.target` links.
         system = os.path.join(self.root, "etc/systemd/system")
         for target, unit, template in [("identity.target.wants", f"identity-{kind}@1.service", f"identity-{kind}@.service")

@@ -53,8 +53,8 @@ public enum ConfigurationVariables {
             read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
                    .identityctl],
             default: "(unset)",
-            meaning: "a file holding `IDENTITY_DATABASE_URL`, read when that is unset: a secrets mount "
-                + "instead of the environment"),
+            meaning: "a file holding `IDENTITY_DATABASE_URL` (a secrets mount instead of the environment); "
+                + "set one of the two, never both"),
         ConfigurationVariable(
             "IDENTITY_DB_POOL_SIZE",
             read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
@@ -73,8 +73,8 @@ public enum ConfigurationVariables {
             read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
                    .identityctl],
             default: "(unset)",
-            meaning: "a file holding `IDENTITY_AMQP_URL`, read when that is unset: a secrets mount "
-                + "instead of the environment"),
+            meaning: "a file holding `IDENTITY_AMQP_URL` (a secrets mount instead of the environment); "
+                + "set one of the two, never both"),
         ConfigurationVariable(
             "IDENTITY_AMQP_HEARTBEAT_SECONDS",
             read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
@@ -170,8 +170,8 @@ public enum ConfigurationVariables {
             "IDENTITY_MASTER_KEY_FILE",
             read: [.tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .identityctl],
             default: "(unset)",
-            meaning: "a file holding the master key, read when `IDENTITY_MASTER_KEY` is unset: a "
-                + "secrets mount instead of the environment"),
+            meaning: "a file holding the master key (a secrets mount instead of the environment); set it "
+                + "or `IDENTITY_MASTER_KEY`, never both"),
         // The webhook worker (docs/webhooks.md).
         ConfigurationVariable(
             "IDENTITY_WEBHOOK_SECRET_KEY", read: [.webhookWorker], default: "(required)",
@@ -179,7 +179,7 @@ public enum ConfigurationVariables {
                 + "(`identityctl keys webhook-secret-key` prints it); never the master key"),
         ConfigurationVariable(
             "IDENTITY_WEBHOOK_SECRET_KEY_FILE", read: [.webhookWorker], default: "(unset)",
-            meaning: "a file holding `IDENTITY_WEBHOOK_SECRET_KEY`, read when that is unset"),
+            meaning: "a file holding `IDENTITY_WEBHOOK_SECRET_KEY`; set one of the two, never both"),
         ConfigurationVariable(
             "IDENTITY_WEBHOOK_RETRY_SCHEDULE", read: [.webhookWorker], default: "`5s,5m,30m,2h,5h,10h,10h`",
             meaning: "delays between a delivery's attempts (`ms`, `s`, `m`, `h`); after the last, "
@@ -211,7 +211,7 @@ public enum ConfigurationVariables {
             "IDENTITY_MAIL_PAYLOAD_KEY_FILE",
             read: [.mailerWorker],
             default: "(unset)",
-            meaning: "a file holding the mail payload key, read when `IDENTITY_MAIL_PAYLOAD_KEY` is unset"),
+            meaning: "a file holding the mail payload key; set it or `IDENTITY_MAIL_PAYLOAD_KEY`, never both"),
         ConfigurationVariable(
             "IDENTITY_PUSH_CREDENTIAL_KEY",
             read: [.mailerWorker],
@@ -222,8 +222,8 @@ public enum ConfigurationVariables {
             "IDENTITY_PUSH_CREDENTIAL_KEY_FILE",
             read: [.mailerWorker],
             default: "(unset)",
-            meaning: "a file holding the push credential key, read when `IDENTITY_PUSH_CREDENTIAL_KEY` is "
-                + "unset"),
+            meaning: "a file holding the push credential key; set it or `IDENTITY_PUSH_CREDENTIAL_KEY`, "
+                + "never both"),
         // The gateway.
         ConfigurationVariable(
             "IDENTITY_HTTP_HOST", read: [.gateway], default: "`127.0.0.1`",
@@ -371,8 +371,8 @@ public enum ConfigurationVariables {
             "IDENTITY_SMTP_PASSWORD_FILE",
             read: [.mailerWorker],
             default: "(unset)",
-            meaning: "a file holding `IDENTITY_SMTP_PASSWORD`, read when that is unset: a secrets mount "
-                + "instead of the environment"),
+            meaning: "a file holding `IDENTITY_SMTP_PASSWORD` (a secrets mount instead of the environment); "
+                + "set one of the two, never both"),
         ConfigurationVariable(
             "IDENTITY_SMTP_TIMEOUT_MS", read: [.mailerWorker], default: "`10000`",
             meaning: "per delivery"),
@@ -402,8 +402,8 @@ public enum ConfigurationVariables {
             "IDENTITY_SMS_AUTH_TOKEN_FILE",
             read: [.mailerWorker],
             default: "(unset)",
-            meaning: "a file holding `IDENTITY_SMS_AUTH_TOKEN`, read when that is unset: a secrets mount "
-                + "instead of the environment"),
+            meaning: "a file holding `IDENTITY_SMS_AUTH_TOKEN` (a secrets mount instead of the environment); "
+                + "set one of the two, never both"),
         ConfigurationVariable(
             "IDENTITY_SMS_FROM", read: [.mailerWorker], default: "(this or a messaging service with an account)",
             meaning: "the sender: a number or an alphanumeric id"),

@@ -33,19 +33,52 @@ public struct EnvironmentReader {
 
     /// A secret (a key, a password, a URL with a password in it) in `name`, or in the file named
     /// by `<name>_FILE` (a secrets mount: the value then appears in no process listing or
-    /// environment dump), surrounding whitespace and the final newline trimmed. The variable
-    /// itself wins when both are set.
+    /// environment dump), surrounding whitespace and the final newline trimmed. Both set is a
+    /// problem, not a choice: the one meant to win would be a guess, and a stale variable left
+    /// beside a rotated file would silently keep the old secret. So is a file that cannot be read
+    /// or holds nothing: an empty secret is never what a mount meant.
     public mutating func secret(_ name: String) -> String? {
-        if let given = raw(name) { return given }
-        guard let path = raw(name + "_FILE") else { return nil }
-        do {
-            let text = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            if text.isEmpty { problems.append("\(name)_FILE=\(path) is empty") }
-            return text.isEmpty ? nil : text
-        } catch {
-            problems.append("\(name)_FILE=\(path) cannot be read")
+        let fileVariable = name + "_FILE"
+        guard let path = raw(fileVariable) else { return raw(name) }
+        if raw(name) != nil {
+            problems.append("\(name) and \(fileVariable) are both set: set only one (the file keeps the secret out of the environment)")
             return nil
         }
+        let text: String
+        switch Self.readText(path) {
+        case .success(let read): text = read
+        case .failure(let unreadable):
+            problems.append("\(fileVariable)=\(path) cannot be read (\(unreadable.reason))")
+            return nil
+        }
+        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if value.isEmpty {
+            problems.append("\(fileVariable)=\(path) is empty")
+            return nil
+        }
+        return value
+    }
+
+    struct Unreadable: Error { let reason: String }
+
+    /// The whole file as UTF-8 text, or why not in a few words (the system's, for a failed open).
+    static func readText(_ path: String) -> Result<String, Unreadable> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(Unreadable(reason: String(cString: strerror(errno)))) }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return .failure(Unreadable(reason: String(cString: strerror(errno)))) }
+        guard status.st_mode & S_IFMT != S_IFDIR else { return .failure(Unreadable(reason: "a directory, not a file")) }
+        let data: Data
+        do {
+            data = try handle.readToEnd() ?? Data()
+        } catch {
+            return .failure(Unreadable(reason: "read failed"))
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            return .failure(Unreadable(reason: "not UTF-8 text"))
+        }
+        return .success(text)
     }
 
     /// A secret (`secret(_:)`) with a default when neither `name` nor `<name>_FILE` is set.
