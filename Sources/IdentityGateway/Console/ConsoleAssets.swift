@@ -54,6 +54,8 @@ extension ConsoleSite {
         dl.facts dt { color: var(--muted); }
         dl.facts dd { margin: 0; }
         .pager { margin-top: 12px; }
+        form.inline { display: inline; margin: 0; }
+        td form.inline button { padding: 3px 10px; font-size: 13px; }
         """#)
 
     /// web/console/console.js
