@@ -475,3 +475,70 @@ def test_an_admin_ends_sessions_resets_mfa_and_deletes_a_user(stack, client, con
         ("admin.users.mfa_reset", f"user:{uid}"), ("admin.users.delete", f"user:{uid}")}, audit
     revoke = next(row for row in audit if row["action"] == "admin.sessions.revoke")
     assert revoke["detail"]["session_id"] == first.data["session_id"] and revoke["detail"]["console_email"] == email, revoke
+
+
+def test_an_owner_adds_an_endpoint_sees_its_secret_once_then_disables_and_deletes_it(
+        stack, client, console, gateway, browser):
+    """The Webhooks page: a refused URL is shown next to its field; an added endpoint's secret is
+    shown once, and it is the secret the deliveries are signed with (checked with the
+    standardwebhooks library); disabling and deleting change what the admin API lists."""
+    from standardwebhooks.webhooks import Webhook
+    from webhook_receiver import WebhookReceiver
+
+    app = stack.create_app(name=f"Console webhooks {os.getpid()}")
+    email, _ = console_user(stack, client, console, app, "owner", totp=False)
+    sign_in(browser, gateway, email)
+    receiver = WebhookReceiver()
+    try:
+        page = f"{gateway}/console/apps/{app['app_id']}/webhooks"
+        browser.open(page)
+        assert "No endpoint yet" in text(browser), text(browser)
+        set_field(browser, "#webhook_url", "ftp://example.com/hooks")
+        set_field(browser, "#webhook_events", "user.created, Not-An-Event")
+        submit(browser, "#add")
+        assert "Not added" in text(browser) and find(browser, "#webhook_url[aria-invalid=true]"), text(browser)
+        assert find(browser, "#webhook_events[aria-invalid=true]"), text(browser)
+        shot(browser, "22-webhook-refused")
+        assert admin(client, app, "GET", "/v1/admin/webhooks").data == []
+
+        set_field(browser, "#webhook_url", receiver.url)
+        set_field(browser, "#webhook_events", "user.created")
+        set_field(browser, "#webhook_description", "from the console")
+        submit(browser, "#add")
+        secret = find(browser, "#webhook-secret")[0].text
+        assert secret.startswith("whsec_") and "shown this once" in text(browser), text(browser)
+        shot(browser, "23-webhook-secret")
+        [endpoint] = admin(client, app, "GET", "/v1/admin/webhooks").data
+        assert endpoint["url"] == receiver.url and endpoint["events"] == ["user.created"], endpoint
+        assert endpoint["description"] == "from the console" and endpoint["enabled"] is True, endpoint
+        browser.open(page)
+        assert secret not in browser.driver.page_source  # once only
+        assert [r.get_attribute("data-webhook") for r in find(browser, "#webhooks tbody tr")] == [endpoint["id"]]
+
+        # The secret shown is the one deliveries are signed with.
+        made = client.sign_up(app, email=unique_email("hooked"))
+        assert made.status == 201, made
+        uid = made.data["user"]["uid"]
+        [message] = receiver.wait_for(1, lambda m: m.payload["data"].get("uid") == uid)
+        assert Webhook(secret).verify(message.body, message.headers)["type"] == "user.created"
+
+        submit(browser, f"#disable-{endpoint['id']}")
+        assert "Endpoint disabled" in text(browser), text(browser)
+        assert "disabled" in find(browser, "#webhooks tbody tr")[0].text
+        shot(browser, "24-webhook-disabled")
+        assert admin(client, app, "GET", "/v1/admin/webhooks").data[0]["enabled"] is False
+
+        submit(browser, f"#delete-{endpoint['id']}")
+        assert "Delete this endpoint?" in text(browser), text(browser)
+        assert len(admin(client, app, "GET", "/v1/admin/webhooks").data) == 1  # not before the confirmation
+        submit(browser, "#confirm")
+        assert "Endpoint deleted." in text(browser) and "No endpoint yet" in text(browser), text(browser)
+        shot(browser, "25-webhook-deleted")
+        assert admin(client, app, "GET", "/v1/admin/webhooks").data == []
+    finally:
+        receiver.stop()
+
+    [[console_uid]] = db_tools.rows(
+        f"select uid from users where app_id={db_tools.literal(console['app_id'])} and email={db_tools.literal(email)}")
+    audit = admin(client, app, "GET", f"/v1/admin/audit?actor=console:{console_uid}").json["data"]
+    assert {"admin.webhooks.create", "admin.webhooks.update", "admin.webhooks.delete"} <= {r["action"] for r in audit}, audit

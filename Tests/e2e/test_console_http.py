@@ -159,3 +159,23 @@ def test_console_forms_are_limited_per_account_and_per_ip(stack, client, console
     answers = [client.request("POST", base + "/end-sessions", data="", headers={"X-Forwarded-For": ip, "Origin": gateway},
                               content_type="application/x-www-form-urlencoded").status for _ in range(121)]
     assert answers == [401] * 120 + [429], answers  # signed out (refused), but counted per address first
+
+
+def test_a_viewer_sees_the_webhooks_but_cannot_add_change_or_delete_one(stack, client, console, gateway):
+    app = stack.create_app()
+    made = admin(client, app, "POST", "/v1/admin/webhooks", {"url": "http://127.0.0.1:9/viewer-hooks"})
+    assert made.status == 201, made
+    webhook_id = made.data["id"]
+    email, _ = console_user(stack, client, console, app, "viewer", totp=False)
+    viewer = ConsoleSession(client, gateway, email)
+    base = f"/console/apps/{app['app_id']}/webhooks"
+    page = viewer.get(base)
+    assert page.status == 200, page
+    html = page.body.decode()
+    assert "http://127.0.0.1:9/viewer-hooks" in html and 'id="add-webhook"' not in html and "<button id=\"delete-" not in html, html
+    assert viewer.post(base, {"url": "https://attacker.example.com/"}).status == 403
+    for action in ("disable", "delete"):
+        refused = viewer.post(f"{base}/{webhook_id}/{action}", {"confirm": "yes"})
+        assert refused.status == 403 and "only lets you look" in refused.body.decode(), (action, refused)
+    [endpoint] = admin(client, app, "GET", "/v1/admin/webhooks").data
+    assert endpoint["id"] == webhook_id and endpoint["enabled"] is True, endpoint

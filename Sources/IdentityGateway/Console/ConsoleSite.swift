@@ -174,6 +174,19 @@ final class ConsoleSite: Sendable {
             return try ConsoleKeys(site: self).rotate(request, user: user, membership: membership,
                                                       form: try checkedForm(request, user: user))
         }
+        if let found = path("apps", "*", "webhooks") {
+            let (user, membership) = try member(request, appId: found[0], changing: method == "POST")
+            if method == "GET" { return ConsoleWebhooks(site: self).show(request, user: user, membership: membership) }
+            if method == "POST" {
+                return try ConsoleWebhooks(site: self).create(request, user: user, membership: membership,
+                                                              form: try checkedForm(request, user: user))
+            }
+        }
+        if method == "POST", let found = path("apps", "*", "webhooks", "*", "*"), ["disable", "enable", "delete"].contains(found[2]) {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            return try ConsoleWebhooks(site: self).act(found[2], webhookId: found[1], request, user: user, membership: membership,
+                                                       form: try checkedForm(request, user: user))
+        }
         if method == "GET", let found = path("apps", "*", "audit") {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleAudit(site: self).list(request, user: user, membership: membership)))

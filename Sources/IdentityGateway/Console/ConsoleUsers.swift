@@ -64,7 +64,7 @@ struct ConsoleUsers {
             ("User id", u.uid), ("Email", (u.email ?? "—") + (u.email == nil ? "" : u.emailVerified ? " (verified)" : " (not verified)")),
             ("Phone", u.phone ?? "—"), ("Username", u.username ?? "—"),
             ("Name", [u.firstName, u.lastName].compactMap { $0 }.joined(separator: " ")),
-            ("Sign-in methods", ([u.hasPassword ? "password" : nil].compactMap { $0 } + u.providers).joined(separator: ", ")),
+            ("Sign-in methods", Self.methods(password: u.hasPassword, providers: u.providers)),
             ("Two-step verification", u.mfaEnabled ? "on" : "off"), ("Guest", u.isGuest ? "yes" : "no"),
             ("Created", u.createdAt),
         ]
@@ -109,6 +109,13 @@ struct ConsoleUsers {
         }
         html += "<p><a href=\"/console/apps/\(ConsoleHTML.component(membership.appId))/users\">← All users</a></p>"
         return ConsoleHTML.page(title: u.email ?? u.uid, user: user, app: (membership.appId, membership.appName, "users"), body: html)
+    }
+
+    /// The password once, then each provider (the profile may list `password` among them too).
+    static func methods(password: Bool, providers: [String]) -> String {
+        var names: [String] = password ? ["password"] : []
+        for provider in providers where !names.contains(provider) { names.append(provider) }
+        return names.joined(separator: ", ")
     }
 
     static func state(_ disabled: Bool) -> String {

@@ -15,7 +15,7 @@ import Foundation
 /// hash), which may act for any user of that app and of no other. The web console's admin
 /// commands forward the console user's own session token of the console app instead, and count
 /// only with that user's role in the command's app (`ConsoleStore`): owner or admin to change
-/// anything, a viewer only to read the settings. An owner's or admin's console session token
+/// anything, a viewer only to read the settings and the webhook endpoints. An owner's or admin's console session token
 /// also passes `check` for any user of that app, as the secret key does: the console ends a
 /// user's sessions with the admin API's own revocation command.
 ///
@@ -59,7 +59,7 @@ public struct CallerAuthority: Sendable {
             return ServiceError.invalidToken
         }
         guard let role = try consoleRole(message, appId: appId, refuse: refuse) else { throw refuse("no role in the app") }
-        guard role.mayChange || Self.readsSettingsOnly(message) else { throw refuse("role \(role.rawValue) may not change") }
+        guard role.mayChange || Self.readsOnly(message) else { throw refuse("role \(role.rawValue) may not change") }
     }
 
     /// The role in `appId` of the console user whose session token `message` carries, nil when
@@ -78,8 +78,13 @@ public struct CallerAuthority: Sendable {
         return try console.role(consoleAppId: consoleId, uid: claims.sub, appId: appId)
     }
 
-    /// An `UpdateAppSettings` that changes nothing: the settings read.
-    static func readsSettingsOnly(_ message: BusMessage) -> Bool {
+    /// What a viewer may send: an `UpdateAppSettings` that changes nothing (the settings read)
+    /// or the list of the app's webhook endpoints.
+    static func readsOnly(_ message: BusMessage) -> Bool {
+        if message.type == AdminV1.ManageWebhooks.protoName,
+           let command = try? ProtoJSON.decode(AdminV1.ManageWebhooks.self, from: message.body) {
+            return command.action == "list"
+        }
         guard message.type == AdminV1.UpdateAppSettings.protoName,
               let command = try? ProtoJSON.decode(AdminV1.UpdateAppSettings.self, from: message.body) else { return false }
         return JSONValue.parse(Data(command.settingsJson.utf8)) == .object([:])
