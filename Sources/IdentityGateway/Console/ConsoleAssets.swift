@@ -58,6 +58,8 @@ extension ConsoleSite {
         td form.inline button { padding: 3px 10px; font-size: 13px; }
         section.card > h2:first-child { margin-top: 0; }
         section.secret code { font-size: 15px; padding: 4px 8px; background: #f0f1f4; border-radius: 4px; user-select: all; }
+        #webhooks { margin-bottom: 16px; }
+        td form.inline + form.inline button { margin-top: 4px; }
         """#)
 
     /// web/console/console.js
