@@ -83,7 +83,7 @@ struct ConsoleWebhooks {
         if action != "delete" { command.enabled = action == "enable" }
         return send(command, request, user: user, membership: membership).flatMap { response in
             let top = response.status == 200
-                ? ConsoleHTML.notice("ok", action == "delete" ? "Endpoint deleted." : action == "enable" ? "Endpoint enabled." : "Endpoint disabled: it gets no events until enabled again.")
+                ? ConsoleHTML.notice("ok", action == "delete" ? "Endpoint deleted." : action == "enable" ? "Endpoint enabled." : "Endpoint disabled: its events wait, undelivered, until it is enabled again.")
                 : ConsoleHTML.notice("error", "Not done: " + ConsoleSite.problem(response).message)
             return self.list(request, user: user, membership: membership, status: response.status, top: top, form: nil)
         }
