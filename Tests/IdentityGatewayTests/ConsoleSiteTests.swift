@@ -43,14 +43,50 @@ final class ConsoleSiteTests: XCTestCase {
         XCTAssertEqual(ConsoleHTML.component("a b/c?d"), "a%20b%2Fc%3Fd")
     }
 
-    func testOnlyAnEmptySettingsUpdateCountsAsARead() throws {
-        func message(_ settings: String, type: String = AdminV1.UpdateAppSettings.protoName) throws -> BusMessage {
-            let body = try ProtoJSON.encode(AdminV1.UpdateAppSettings(appId: "app", settingsJson: settings, actor: "console:u"))
-            return BusMessage(type: type, body: body, correlationId: "", replyTo: "", messageId: "", appId: "app", requestId: "req_test",
-                              callerToken: "st_x", deliveryTag: 0, linkGeneration: 0, redelivered: false)
+    func testAViewerReadsOnlyTheSettingsAndTheWebhookList() throws {
+        func message(_ type: String, _ body: Data) -> BusMessage {
+            BusMessage(type: type, body: body, correlationId: "", replyTo: "", messageId: "", appId: "app", requestId: "req_test",
+                       callerToken: "st_x", deliveryTag: 0, linkGeneration: 0, redelivered: false)
         }
-        XCTAssertTrue(CallerAuthority.readsSettingsOnly(try message("{}")))
-        XCTAssertFalse(CallerAuthority.readsSettingsOnly(try message(#"{"google_client_ids":["x"]}"#)))
-        XCTAssertFalse(CallerAuthority.readsSettingsOnly(try message("{}", type: AdminV1.SetUserDisabled.protoName)))
+        func settings(_ json: String, type: String = AdminV1.UpdateAppSettings.protoName) throws -> BusMessage {
+            message(type, try ProtoJSON.encode(AdminV1.UpdateAppSettings(appId: "app", settingsJson: json, actor: "console:u")))
+        }
+        func webhooks(_ action: String) throws -> BusMessage {
+            message(AdminV1.ManageWebhooks.protoName,
+                    try ProtoJSON.encode(AdminV1.ManageWebhooks(appId: "app", actor: "console:u", action: action)))
+        }
+        XCTAssertTrue(CallerAuthority.readsOnly(try settings("{}")))
+        XCTAssertFalse(CallerAuthority.readsOnly(try settings(#"{"google_client_ids":["x"]}"#)))
+        XCTAssertFalse(CallerAuthority.readsOnly(try settings("{}", type: AdminV1.SetUserDisabled.protoName)))
+        XCTAssertTrue(CallerAuthority.readsOnly(try webhooks("list")))
+        for action in ["create", "update", "delete", "rotate_secret", "get", "deliveries", "replay"] {
+            XCTAssertFalse(CallerAuthority.readsOnly(try webhooks(action)), action)
+        }
+    }
+
+    /// A user action's path: the five named ones, and one session's end with a plain id only.
+    func testUserActionPathsAreTheDeclaredOnesOnly() {
+        XCTAssertEqual(ConsoleUserActions.Action(["delete"]), .delete)
+        XCTAssertEqual(ConsoleUserActions.Action(["reset-mfa"]), .resetMfa)
+        XCTAssertEqual(ConsoleUserActions.Action(["end-sessions"]), .endSessions)
+        XCTAssertEqual(ConsoleUserActions.Action(["sessions", "ses_01abc", "end"]), .endSession("ses_01abc"))
+        XCTAssertNil(ConsoleUserActions.Action(["sessions", "a/b", "end"]))
+        XCTAssertNil(ConsoleUserActions.Action(["sessions", "", "end"]))
+        XCTAssertNil(ConsoleUserActions.Action(["sessions", String(repeating: "a", count: 65), "end"]))
+        XCTAssertNil(ConsoleUserActions.Action(["remove"]))
+        XCTAssertNil(ConsoleUserActions.Action(["delete", "now"]))
+        XCTAssertEqual(ConsoleUserActions.Action.endSession("ses_1").path, "sessions/ses_1/end")
+    }
+
+    /// Destructive actions that take something from the account need a recent sign-in; ending
+    /// sessions and enabling do not.
+    func testWhichUserActionsNeedAFreshSignIn() {
+        XCTAssertEqual([ConsoleUserActions.Action.disable, .enable, .endSessions, .endSession("s"), .resetMfa, .delete]
+            .map(\.needsFreshSignIn), [true, false, false, false, true, true])
+    }
+
+    func testSignInMethodsNameThePasswordOnce() {
+        XCTAssertEqual(ConsoleUsers.methods(password: true, providers: ["password", "google"]), "password, google")
+        XCTAssertEqual(ConsoleUsers.methods(password: false, providers: ["apple"]), "apple")
     }
 }

@@ -396,3 +396,149 @@ def test_disabling_needs_a_recent_sign_in(stack, client, console, gateway, brows
     submit(browser, "#confirm")
     assert "every session of this user has ended" in text(browser), text(browser)
     assert client.me(app, victim.data["access_token"]).status == 401
+
+
+def test_an_admin_ends_sessions_resets_mfa_and_deletes_a_user(stack, client, console, gateway, browser):
+    """A user's page lists their live sessions. Ending one refuses that session's refresh token
+    and leaves the other; ending all refuses the other; resetting two-step verification leaves
+    the user none; deleting leaves the admin API nothing to find. Each asks for confirmation
+    first (nothing happens before it), and each is in the audit log with the console user."""
+    app = stack.create_app(name=f"Console actions {os.getpid()}")
+    victim_email = unique_email("victim")
+    first = client.sign_up(app, email=victim_email)
+    assert first.status == 201, first
+    uid = first.data["user"]["uid"]
+    second = client.sign_in(app, email=victim_email)
+    assert second.status == 200, second
+    enrol_totp(client, app, second.data["access_token"])
+    assert admin(client, app, "GET", f"/v1/admin/users/{uid}").data["mfa_enabled"] is True
+    email, _ = console_user(stack, client, console, app, "admin", totp=False)
+    sign_in(browser, gateway, email)
+
+    user_page = f"{gateway}/console/apps/{app['app_id']}/users/{uid}"
+    browser.open(user_page)
+    rows = {r.get_attribute("data-session") for r in find(browser, "#sessions tbody tr")}
+    assert rows == {first.data["session_id"], second.data["session_id"]}, rows
+    shot(browser, "16-user-sessions")
+
+    submit(browser, f"#end-{first.data['session_id']}")
+    assert "End this session of " + victim_email in text(browser), text(browser)
+    shot(browser, "17-end-session-confirm")
+    assert client.me(app, first.data["access_token"]).status == 200  # nothing happened before the confirmation
+    submit(browser, "#confirm")
+    assert "Session ended." in text(browser), text(browser)
+    assert [r.get_attribute("data-session") for r in find(browser, "#sessions tbody tr")] == [second.data["session_id"]]
+    assert client.me(app, first.data["access_token"]).status == 401
+    assert client.refresh(app, first.data["refresh_token"]).status == 401
+    assert client.me(app, second.data["access_token"]).status == 200
+
+    submit(browser, "#end-sessions")
+    assert "End every session of " + victim_email in text(browser), text(browser)
+    assert client.me(app, second.data["access_token"]).status == 200  # not before the confirmation
+    submit(browser, "#confirm")
+    assert "Ended 1 session." in text(browser), text(browser)
+    assert find(browser, "#no-sessions") and not find(browser, "#end-sessions")
+    shot(browser, "18-sessions-ended")
+    refused = client.refresh(app, second.data["refresh_token"])
+    assert refused.status == 401, refused
+    assert client.me(app, second.data["access_token"]).status == 401
+
+    submit(browser, "#reset-mfa")
+    assert "Reset two-step verification of " + victim_email in text(browser), text(browser)
+    shot(browser, "19-reset-mfa-confirm")
+    assert admin(client, app, "GET", f"/v1/admin/users/{uid}").data["mfa_enabled"] is True
+    submit(browser, "#confirm")
+    assert "no second factor or backup code is left" in text(browser), text(browser)
+    assert not find(browser, "#reset-mfa")
+    assert admin(client, app, "GET", f"/v1/admin/users/{uid}").data["mfa_enabled"] is False
+    # Without a second factor the password alone signs in again (no MFA challenge).
+    again = client.sign_in(app, email=victim_email)
+    assert again.status == 200 and "access_token" in again.data, again
+
+    submit(browser, "#delete")
+    assert "Delete " + victim_email in text(browser) and "cannot be undone" in text(browser), text(browser)
+    shot(browser, "20-delete-confirm")
+    submit(browser, "#confirm")
+    assert victim_email + " is deleted" in text(browser), text(browser)
+    shot(browser, "21-deleted")
+    gone = admin(client, app, "GET", f"/v1/admin/users/{uid}")
+    assert gone.status == 404, gone
+    assert client.me(app, again.data["access_token"]).status == 401
+    browser.open(user_page)
+    assert "Not found" in text(browser)
+
+    [[console_uid]] = db_tools.rows(
+        f"select uid from users where app_id={db_tools.literal(console['app_id'])} and email={db_tools.literal(email)}")
+    audit = admin(client, app, "GET", f"/v1/admin/audit?actor=console:{console_uid}").json["data"]
+    assert {(row["action"], row["target"]) for row in audit} >= {
+        ("admin.sessions.revoke", f"user:{uid}"), ("admin.sessions.revoke_all", f"user:{uid}"),
+        ("admin.users.mfa_reset", f"user:{uid}"), ("admin.users.delete", f"user:{uid}")}, audit
+    revoke = next(row for row in audit if row["action"] == "admin.sessions.revoke")
+    assert revoke["detail"]["session_id"] == first.data["session_id"] and revoke["detail"]["console_email"] == email, revoke
+
+
+def test_an_owner_adds_an_endpoint_sees_its_secret_once_then_disables_and_deletes_it(
+        stack, client, console, gateway, browser):
+    """The Webhooks page: a refused URL is shown next to its field; an added endpoint's secret is
+    shown once, and it is the secret the deliveries are signed with (checked with the
+    standardwebhooks library); disabling and deleting change what the admin API lists."""
+    from standardwebhooks.webhooks import Webhook
+    from webhook_receiver import WebhookReceiver
+
+    app = stack.create_app(name=f"Console webhooks {os.getpid()}")
+    email, _ = console_user(stack, client, console, app, "owner", totp=False)
+    sign_in(browser, gateway, email)
+    receiver = WebhookReceiver()
+    try:
+        page = f"{gateway}/console/apps/{app['app_id']}/webhooks"
+        browser.open(page)
+        assert "No endpoint yet" in text(browser), text(browser)
+        set_field(browser, "#webhook_url", "ftp://example.com/hooks")
+        set_field(browser, "#webhook_events", "user.created, Not-An-Event")
+        submit(browser, "#add")
+        assert "Not added" in text(browser) and find(browser, "#webhook_url[aria-invalid=true]"), text(browser)
+        assert find(browser, "#webhook_events[aria-invalid=true]"), text(browser)
+        shot(browser, "22-webhook-refused")
+        assert admin(client, app, "GET", "/v1/admin/webhooks").data == []
+
+        set_field(browser, "#webhook_url", receiver.url)
+        set_field(browser, "#webhook_events", "user.created")
+        set_field(browser, "#webhook_description", "from the console")
+        submit(browser, "#add")
+        secret = find(browser, "#webhook-secret")[0].text
+        assert secret.startswith("whsec_") and "shown this once" in text(browser), text(browser)
+        shot(browser, "23-webhook-secret")
+        [endpoint] = admin(client, app, "GET", "/v1/admin/webhooks").data
+        assert endpoint["url"] == receiver.url and endpoint["events"] == ["user.created"], endpoint
+        assert endpoint["description"] == "from the console" and endpoint["enabled"] is True, endpoint
+        browser.open(page)
+        assert secret not in browser.driver.page_source  # once only
+        assert [r.get_attribute("data-webhook") for r in find(browser, "#webhooks tbody tr")] == [endpoint["id"]]
+
+        # The secret shown is the one deliveries are signed with.
+        made = client.sign_up(app, email=unique_email("hooked"))
+        assert made.status == 201, made
+        uid = made.data["user"]["uid"]
+        [message] = receiver.wait_for(1, lambda m: m.payload["data"].get("uid") == uid)
+        assert Webhook(secret).verify(message.body, message.headers)["type"] == "user.created"
+
+        submit(browser, f"#disable-{endpoint['id']}")
+        assert "Endpoint disabled" in text(browser), text(browser)
+        assert "disabled" in find(browser, "#webhooks tbody tr")[0].text
+        shot(browser, "24-webhook-disabled")
+        assert admin(client, app, "GET", "/v1/admin/webhooks").data[0]["enabled"] is False
+
+        submit(browser, f"#delete-{endpoint['id']}")
+        assert "Delete this endpoint?" in text(browser), text(browser)
+        assert len(admin(client, app, "GET", "/v1/admin/webhooks").data) == 1  # not before the confirmation
+        submit(browser, "#confirm")
+        assert "Endpoint deleted." in text(browser) and "No endpoint yet" in text(browser), text(browser)
+        shot(browser, "25-webhook-deleted")
+        assert admin(client, app, "GET", "/v1/admin/webhooks").data == []
+    finally:
+        receiver.stop()
+
+    [[console_uid]] = db_tools.rows(
+        f"select uid from users where app_id={db_tools.literal(console['app_id'])} and email={db_tools.literal(email)}")
+    audit = admin(client, app, "GET", f"/v1/admin/audit?actor=console:{console_uid}").json["data"]
+    assert {"admin.webhooks.create", "admin.webhooks.update", "admin.webhooks.delete"} <= {r["action"] for r in audit}, audit

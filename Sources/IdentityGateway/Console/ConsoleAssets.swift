@@ -54,6 +54,12 @@ extension ConsoleSite {
         dl.facts dt { color: var(--muted); }
         dl.facts dd { margin: 0; }
         .pager { margin-top: 12px; }
+        form.inline { display: inline; margin: 0; }
+        td form.inline button { padding: 3px 10px; font-size: 13px; }
+        section.card > h2:first-child { margin-top: 0; }
+        section.secret code { font-size: 15px; padding: 4px 8px; background: #f0f1f4; border-radius: 4px; user-select: all; }
+        #webhooks { margin-bottom: 16px; }
+        td form.inline + form.inline button { margin-top: 4px; }
         """#)
 
     /// web/console/console.js

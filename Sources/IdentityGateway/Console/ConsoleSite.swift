@@ -28,6 +28,8 @@ final class ConsoleSite: Sendable {
         let consoleApp: AppRecord
         let profile: ClientProfile
         let uid: String
+        /// The session's own claims (the per-account rate limit counts their user).
+        let claims: AccessTokenClaims
         let email: String
         let sessionToken: String
         let memberships: [ConsoleStore.Membership]
@@ -49,12 +51,15 @@ final class ConsoleSite: Sendable {
     let commands: CommandSender
     let audit: AuditLog
     let signingKeys: SigningKeyStore
+    let sessions: SessionStore
+    let rateLimits: RateLimitStep
     /// The gateway's whole pipeline (`ClientEdge` and `dispatch`), for the console app's own
     /// sign-in calls; set once the gateway exists.
     let pipeline: PipelineEntry
 
     init(apps: AppResolver, console: ConsoleStore, users: UserProfileStore, freshProof: FreshProofStep,
-         commands: CommandSender, audit: AuditLog, signingKeys: SigningKeyStore, pipeline: PipelineEntry) {
+         commands: CommandSender, audit: AuditLog, signingKeys: SigningKeyStore, sessions: SessionStore,
+         rateLimits: RateLimitStep, pipeline: PipelineEntry) {
         self.apps = apps
         self.console = console
         self.users = users
@@ -62,6 +67,8 @@ final class ConsoleSite: Sendable {
         self.commands = commands
         self.audit = audit
         self.signingKeys = signingKeys
+        self.sessions = sessions
+        self.rateLimits = rateLimits
         self.pipeline = pipeline
     }
 
@@ -80,6 +87,12 @@ final class ConsoleSite: Sendable {
                 <form method="post" action="/console/sign-out">\(user.map(ConsoleHTML.csrfField) ?? "")
                 <button id="sign-in-again" type="submit">Sign in again</button></form></section>
                 """), status: 403))
+        } catch let error as ServiceError where error.status == 429 {
+            let wait = error.retryAfter.map { " Try again in \($0) seconds." } ?? " Try again later."
+            return .now(Self.html(ConsoleHTML.page(title: "Too many requests", user: nil, body: """
+                <section class="card"><h1>Too many requests</h1>\(ConsoleHTML.notice("error", "Too many attempts from here." + wait))
+                <p><a href="/console">Back to the console</a></p></section>
+                """), status: 429, headers: error.retryAfter.map { [("Retry-After", String($0))] } ?? []))
         } catch let refusal as Refusal where refusal.status == 401 && request.method == "GET" {
             return .now(Self.redirect("/console/sign-in"))
         } catch let refusal as Refusal {
@@ -115,6 +128,10 @@ final class ConsoleSite: Sendable {
         let parts = Array(request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init))
         let method = request.method
         func path(_ pattern: String...) -> [String]? { Self.match(parts, pattern) }
+        if method == "POST" {
+            try limit(path("sign-in") != nil || path("sign-in", "code") != nil ? .consoleSignIn : .consolePost,
+                      request, user: nil)
+        }
         if method == "GET", parts.isEmpty || parts == [""] {
             guard let user = try session(request) else { return .now(Self.redirect("/console/sign-in")) }
             return .now(Self.html(ConsolePages.apps(user)))
@@ -157,6 +174,19 @@ final class ConsoleSite: Sendable {
             return try ConsoleKeys(site: self).rotate(request, user: user, membership: membership,
                                                       form: try checkedForm(request, user: user))
         }
+        if let found = path("apps", "*", "webhooks") {
+            let (user, membership) = try member(request, appId: found[0], changing: method == "POST")
+            if method == "GET" { return ConsoleWebhooks(site: self).show(request, user: user, membership: membership) }
+            if method == "POST" {
+                return try ConsoleWebhooks(site: self).create(request, user: user, membership: membership,
+                                                              form: try checkedForm(request, user: user))
+            }
+        }
+        if method == "POST", let found = path("apps", "*", "webhooks", "*", "*"), ["disable", "enable", "delete"].contains(found[2]) {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            return try ConsoleWebhooks(site: self).act(found[2], webhookId: found[1], request, user: user, membership: membership,
+                                                       form: try checkedForm(request, user: user))
+        }
         if method == "GET", let found = path("apps", "*", "audit") {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleAudit(site: self).list(request, user: user, membership: membership)))
@@ -165,10 +195,11 @@ final class ConsoleSite: Sendable {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleUsers(site: self).show(user: user, membership: membership, uid: found[1], notice: nil)))
         }
-        if method == "POST", let found = path("apps", "*", "users", "*", "*"), ["disable", "enable"].contains(found[2]) {
-            let (user, membership) = try member(request, appId: found[0], changing: true)
-            return try ConsoleUsers(site: self).setDisabled(request, user: user, membership: membership, uid: found[1],
-                                                            disabled: found[2] == "disable", form: try checkedForm(request, user: user))
+        if method == "POST", parts.count >= 5, parts[0] == "apps", parts[2] == "users",
+           let action = ConsoleUserActions.Action(Array(parts[4...])), !parts[1].isEmpty, !parts[3].isEmpty {
+            let (user, membership) = try member(request, appId: parts[1], changing: true)
+            return try ConsoleUserActions(site: self).run(action, request, user: user, membership: membership, uid: parts[3],
+                                                          form: try checkedForm(request, user: user))
         }
         throw Refusal.notFound
     }
@@ -208,7 +239,7 @@ final class ConsoleSite: Sendable {
             return nil
         }
         guard let user = try users.find(appId: app.id, uid: claims.sub) else { return nil }
-        return Session(consoleApp: app, profile: profile, uid: claims.sub, email: user.message.email ?? "",
+        return Session(consoleApp: app, profile: profile, uid: claims.sub, claims: claims, email: user.message.email ?? "",
                        sessionToken: token, memberships: try console.memberships(consoleAppId: app.id, uid: claims.sub))
     }
 
@@ -234,10 +265,20 @@ final class ConsoleSite: Sendable {
         }
         let form = Self.form(request.body)
         if let user {
+            try limit(.consoleAccountPost, request, user: user)
             guard let sent = form["csrf"],
                   Digest.constantTimeEqual(Array(sent.utf8), Array(user.csrfToken.utf8)) else { throw Refusal.badOrigin }
         }
         return form
+    }
+
+    /// Takes one request from each of `limits` (declared with the API's, `RouteLimit`), counted
+    /// against the console app; a spent one is the "Too many requests" page (429).
+    private func limit(_ limits: [RouteLimit], _ request: HTTPRequest, user: Session?) throws {
+        let (app, _) = try consoleApp()
+        var context = RouteContext(request: request, app: app)
+        context.caller = user?.claims
+        _ = try rateLimits.apply(limits, context: context, appId: app.id)
     }
 
     /// The session is at most `FreshProofStep.maximumAgeSeconds` old (`auth/reauth-required`
@@ -259,10 +300,11 @@ final class ConsoleSite: Sendable {
     /// An admin command carrying the console user's session token as its authority; the answer
     /// is the reply's JSON (200) or the problem the worker or bus gave.
     func send<Command: ProtoMessage, Reply: ProtoMessage>(
-        _ command: Command, expecting: Reply.Type, appId: String, user: Session, request: HTTPRequest,
-        render: @escaping @Sendable (Reply) -> JSONValue
+        _ command: Command, expecting: Reply.Type, queue: String = BusTopology.tokenCommands, appId: String, user: Session,
+        request: HTTPRequest, render: @escaping @Sendable (Reply) -> JSONValue
     ) -> RouteResult {
-        commands.send(command, expecting: expecting, appId: appId, request: Self.bearing(user.sessionToken, request)) {
+        commands.send(command, expecting: expecting, queue: queue, appId: appId,
+                      request: Self.bearing(user.sessionToken, request)) {
             HTTPResponse.data(render($0))
         }
     }

@@ -2,9 +2,8 @@ import Foundation
 import IdentityKit
 
 /// An app's Users pages: search (the admin API's own `UserProfileStore` read, by email, phone or
-/// username prefix, 25 a page), a user's profile, and disable or enable, each after a
-/// confirmation page, as the admin API's `SetUserDisabled` command. Disabling needs a fresh
-/// sign-in: it ends every session of the user at once.
+/// username prefix, 25 a page), and a user's page: profile, live sessions (the admin API's own
+/// `SessionStore.live` read) and, for owners and admins, the buttons of `ConsoleUserActions`.
 struct ConsoleUsers {
     let site: ConsoleSite
     static let pageSize = 25
@@ -65,7 +64,7 @@ struct ConsoleUsers {
             ("User id", u.uid), ("Email", (u.email ?? "—") + (u.email == nil ? "" : u.emailVerified ? " (verified)" : " (not verified)")),
             ("Phone", u.phone ?? "—"), ("Username", u.username ?? "—"),
             ("Name", [u.firstName, u.lastName].compactMap { $0 }.joined(separator: " ")),
-            ("Sign-in methods", ([u.hasPassword ? "password" : nil].compactMap { $0 } + u.providers).joined(separator: ", ")),
+            ("Sign-in methods", Self.methods(password: u.hasPassword, providers: u.providers)),
             ("Two-step verification", u.mfaEnabled ? "on" : "off"), ("Guest", u.isGuest ? "yes" : "no"),
             ("Created", u.createdAt),
         ]
@@ -73,59 +72,50 @@ struct ConsoleUsers {
         html += "<section class=\"card\"><dl class=\"facts\">"
             + facts.map { "<dt>\($0.0)</dt><dd>\(ConsoleHTML.escape($0.1))</dd>" }.joined()
             + "<dt>State</dt><dd id=\"user-state\">\(Self.state(u.disabled))</dd></dl></section>"
-        if membership.role.mayChange {
-            let action = u.disabled ? "enable" : "disable"
-            html += "<form method=\"post\" action=\"/console/apps/\(ConsoleHTML.component(membership.appId))/users/\(ConsoleHTML.component(u.uid))/\(action)\">"
-                + ConsoleHTML.csrfField(user)
-                + "<button id=\"\(action)\" type=\"submit\"\(u.disabled ? "" : " class=\"danger\"")>\(u.disabled ? "Enable user" : "Disable user")…</button></form>"
+        let base = "/console/apps/\(ConsoleHTML.component(membership.appId))/users/\(ConsoleHTML.component(u.uid))"
+        let editable = membership.role.mayChange
+        /// A button opening an action's confirmation page (`ConsoleUserActions`).
+        func button(_ action: ConsoleUserActions.Action, id: String, label: String) -> String {
+            "<form class=\"inline\" method=\"post\" action=\"\(base)/\(action.path)\">" + ConsoleHTML.csrfField(user)
+                + "<button id=\"\(ConsoleHTML.escape(id))\" type=\"submit\"\(action.destructive ? " class=\"danger\"" : "")>\(label)…</button></form>"
+        }
+        let sessions = try site.sessions.live(appId: membership.appId, uid: u.uid)
+        html += "<section class=\"card\"><h2>Sessions</h2>"
+        if sessions.isEmpty {
+            html += "<p class=\"hint\" id=\"no-sessions\">No live session: this user is signed in nowhere.</p>"
+        } else {
+            html += "<table id=\"sessions\"><thead><tr><th>Signed in</th><th>Last seen</th><th>IP</th><th>Device</th>"
+                + "<th>Methods</th><th></th></tr></thead><tbody>"
+            for session in sessions {
+                html += "<tr data-session=\"\(ConsoleHTML.escape(session.id))\">"
+                    + "<td>\(ConsoleHTML.escape(Timestamp.rfc3339(microsecondsSinceEpoch: session.createdAtMicros)))</td>"
+                    + "<td>\(ConsoleHTML.escape(Timestamp.rfc3339(microsecondsSinceEpoch: session.lastSeenAtMicros)))</td>"
+                    + "<td>\(ConsoleHTML.escape(session.ip ?? "—"))</td><td>\(ConsoleHTML.escape(session.userAgent ?? "—"))</td>"
+                    + "<td>\(ConsoleHTML.escape(session.amr.joined(separator: ", ")))</td>"
+                    + "<td>\(editable ? button(.endSession(session.id), id: "end-" + session.id, label: "End") : "")</td></tr>"
+            }
+            html += "</tbody></table>"
+        }
+        if editable, !sessions.isEmpty {
+            html += "<div class=\"actions\">" + button(.endSessions, id: "end-sessions", label: "End all sessions") + "</div>"
+        }
+        html += "</section>"
+        if editable {
+            html += "<section class=\"card\"><h2>Actions</h2><div class=\"actions\">"
+                + (u.disabled ? button(.enable, id: "enable", label: "Enable user") : button(.disable, id: "disable", label: "Disable user"))
+                + (u.mfaEnabled ? button(.resetMfa, id: "reset-mfa", label: "Reset two-step verification") : "")
+                + button(.delete, id: "delete", label: "Delete user")
+                + "</div></section>"
         }
         html += "<p><a href=\"/console/apps/\(ConsoleHTML.component(membership.appId))/users\">← All users</a></p>"
         return ConsoleHTML.page(title: u.email ?? u.uid, user: user, app: (membership.appId, membership.appName, "users"), body: html)
     }
 
-    /// Without `confirm=yes`, the confirmation page (a form of its own, with the token); with it,
-    /// the command, after the fresh sign-in disabling needs and the audit row.
-    func setDisabled(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership, uid: String,
-                     disabled: Bool, form: [String: String]) throws -> RouteResult {
-        guard uid.utf8.count <= 64, let profile = try site.users.find(appId: membership.appId, uid: uid) else {
-            throw ConsoleSite.Refusal.notFound
-        }
-        let name = profile.message.email ?? uid
-        let action = disabled ? "disable" : "enable"
-        guard form["confirm"] == "yes" else {
-            let consequence = disabled
-                ? "They are signed out everywhere at once and cannot sign in until enabled again."
-                : "They can sign in again."
-            return .now(ConsoleSite.html(ConsoleHTML.page(
-                title: "Confirm", user: user, app: (membership.appId, membership.appName, "users"), body: """
-                    <section class="card"><h1>\(disabled ? "Disable" : "Enable") \(ConsoleHTML.escape(name))?</h1>
-                    <p>\(consequence)</p>
-                    <form method="post" action="\(ConsoleHTML.escape(request.path))">\(ConsoleHTML.csrfField(user))
-                    <input type="hidden" name="confirm" value="yes">
-                    <div class="actions"><button id="confirm" type="submit"\(disabled ? " class=\"danger\"" : "")>Yes, \(action)</button>
-                    <a class="button secondary" href="/console/apps/\(ConsoleHTML.component(membership.appId))/users/\(ConsoleHTML.component(uid))">Cancel</a></div>
-                    </form></section>
-                    """)))
-        }
-        if disabled { try site.requireFreshSignIn(request, user: user) }
-        try site.audit("admin.users." + action, appId: membership.appId, user: user, target: "user:" + uid, request: request,
-                       detail: ["via": "console"])
-        let command = AdminV1.SetUserDisabled(appId: membership.appId, uid: uid, disabled: disabled, actor: "console:" + user.uid,
-                                              ip: request.clientIP)
-        let site = self.site
-        return site.send(command, expecting: TokenV1.UserResult.self, appId: membership.appId, user: user, request: request) { _ in
-            .object([:])
-        }.flatMap { response in
-            let notice = response.status == 200
-                ? ConsoleHTML.notice("ok", disabled ? "Disabled: every session of this user has ended." : "Enabled.")
-                : ConsoleHTML.notice("error", "Not changed: " + ConsoleSite.problem(response).message)
-            do {
-                return .now(ConsoleSite.html(try ConsoleUsers(site: site).show(user: user, membership: membership, uid: uid, notice: notice),
-                                             status: response.status == 200 ? 200 : response.status))
-            } catch {
-                return .now(ConsoleSite.redirect("/console/apps/\(ConsoleHTML.component(membership.appId))/users"))
-            }
-        }
+    /// The password once, then each provider (the profile may list `password` among them too).
+    static func methods(password: Bool, providers: [String]) -> String {
+        var names: [String] = password ? ["password"] : []
+        for provider in providers where !names.contains(provider) { names.append(provider) }
+        return names.joined(separator: ", ")
     }
 
     static func state(_ disabled: Bool) -> String {

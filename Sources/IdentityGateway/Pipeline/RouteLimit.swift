@@ -64,4 +64,10 @@ extension [RouteLimit] {
     static let passwordCheck: [RouteLimit] = [.perUser(Catalogue.passwordCheckPerUser)]
     static let admin: [RouteLimit] = [.perApp(Catalogue.adminPerApp)]
     static let appleNotifications: [RouteLimit] = [.perApp(Catalogue.appleNotificationsPerApp)]
+    /// The web console's forms (`ConsoleSite`, outside the route table): the sign-in forms per
+    /// IP; every other form per IP before anything is read, then per signed-in console account
+    /// (`.user`: the console user of the session cookie).
+    static let consoleSignIn: [RouteLimit] = [.perIP(Catalogue.consoleSignInPerIP)]
+    static let consolePost: [RouteLimit] = [.perIP(Catalogue.consolePostPerIP)]
+    static let consoleAccountPost: [RouteLimit] = [.perUser(Catalogue.consolePostPerAccount)]
 }

@@ -15,7 +15,9 @@ import Foundation
 /// hash), which may act for any user of that app and of no other. The web console's admin
 /// commands forward the console user's own session token of the console app instead, and count
 /// only with that user's role in the command's app (`ConsoleStore`): owner or admin to change
-/// anything, a viewer only to read the settings.
+/// anything, a viewer only to read the settings and the webhook endpoints. An owner's or admin's console session token
+/// also passes `check` for any user of that app, as the secret key does: the console ends a
+/// user's sessions with the admin API's own revocation command.
 ///
 /// Not checked here: that the session is still live. The gateway checks that before sending, and
 /// the flows that depend on it (linking's recent sign-in, device registration) check it again in
@@ -56,6 +58,14 @@ public struct CallerAuthority: Sendable {
             Log.warning("admin command refused: not a console user allowed in the app", fields.merging(["why": why]) { $1 })
             return ServiceError.invalidToken
         }
+        guard let role = try consoleRole(message, appId: appId, refuse: refuse) else { throw refuse("no role in the app") }
+        guard role.mayChange || Self.readsOnly(message) else { throw refuse("role \(role.rawValue) may not change") }
+    }
+
+    /// The role in `appId` of the console user whose session token `message` carries, nil when
+    /// they hold none; throws `refuse(why)` when the token is no live console session.
+    private func consoleRole(_ message: BusMessage, appId: String, refuse: (String) -> ServiceError) throws
+        -> ConsoleStore.Role? {
         guard let consoleId = try console.consoleAppId(), let consoleApp = try apps.find(id: consoleId) else {
             throw refuse("no console app")
         }
@@ -65,14 +75,16 @@ public struct CallerAuthority: Sendable {
         } catch {
             throw refuse("session token does not verify")
         }
-        guard let role = try console.role(consoleAppId: consoleId, uid: claims.sub, appId: appId) else {
-            throw refuse("no role in the app")
-        }
-        guard role.mayChange || Self.readsSettingsOnly(message) else { throw refuse("role \(role.rawValue) may not change") }
+        return try console.role(consoleAppId: consoleId, uid: claims.sub, appId: appId)
     }
 
-    /// An `UpdateAppSettings` that changes nothing: the settings read.
-    static func readsSettingsOnly(_ message: BusMessage) -> Bool {
+    /// What a viewer may send: an `UpdateAppSettings` that changes nothing (the settings read)
+    /// or the list of the app's webhook endpoints.
+    static func readsOnly(_ message: BusMessage) -> Bool {
+        if message.type == AdminV1.ManageWebhooks.protoName,
+           let command = try? ProtoJSON.decode(AdminV1.ManageWebhooks.self, from: message.body) {
+            return command.action == "list"
+        }
         guard message.type == AdminV1.UpdateAppSettings.protoName,
               let command = try? ProtoJSON.decode(AdminV1.UpdateAppSettings.self, from: message.body) else { return false }
         return JSONValue.parse(Data(command.settingsJson.utf8)) == .object([:])
@@ -103,6 +115,13 @@ public struct CallerAuthority: Sendable {
         } catch let error as ServiceError where error.code == ServiceError.tokenExpired.code {
             throw refuse("caller token expired")
         } catch {
+            // Not the app's own token: a console owner's or admin's session token of the
+            // console app stands for the app's backend, as the secret key does (the console's
+            // Users page ends sessions with the admin API's command).
+            if SessionToken.isSessionToken(message.callerToken), appId != (try console.consoleAppId()),
+               let role = try? consoleRole(message, appId: appId, refuse: refuse), role.mayChange {
+                return nil
+            }
             throw refuse("caller token does not verify")
         }
         guard claims.sub == uid else { throw refuse("token of another user") }

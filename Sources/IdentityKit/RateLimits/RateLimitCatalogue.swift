@@ -56,12 +56,22 @@ public enum RateLimitCatalogue {
     /// so a flood of forgeries delays the real ones without losing them.
     public static let appleNotificationsPerApp = RateLimitPolicy(name: "apple_notifications_per_app", count: 1000, window: 60)
 
+    /// The web console (`/console`), counted against the console app before any other work.
+    /// Sign-in forms (password and code) per IP: the console app's own sign-in limits
+    /// (`sign_in_per_ip`, `sign_in_per_identifier` per console account, `mfa_verify_per_ip`)
+    /// apply besides, since the console signs in through them. Every other form per IP and per
+    /// signed-in console account: a stolen console session cannot flood the workers or the
+    /// audit log.
+    public static let consoleSignInPerIP = RateLimitPolicy(name: "console_sign_in_per_ip", count: 30, window: 900)
+    public static let consolePostPerIP = RateLimitPolicy(name: "console_post_per_ip", count: 120, window: 60)
+    public static let consolePostPerAccount = RateLimitPolicy(name: "console_post_per_account", count: 60, window: 60)
+
     public static let all: [RateLimitPolicy] = [
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
         codeSendPerIP, codeSendPerAddress, codeResendPerAddress, codeVerifyPerIP, codeGuessPerAddress,
         passwordCheckPerUser, adminPerApp, mfaGuessPerUser, mfaVerifyPerIP, passkeyOptionsPerIP,
         smsSendPerNumber, smsResendPerNumber, smsSendPerIP, smsSendPerApp, graphqlPerIP, signInPerDevice,
-        appleNotificationsPerApp,
+        appleNotificationsPerApp, consoleSignInPerIP, consolePostPerIP, consolePostPerAccount,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }

@@ -50,8 +50,12 @@ public struct ConsoleStore: Sendable {
         }
     }
 
-    /// The console user's role in `appId`, nil when they hold none.
+    /// The console user's role in `appId`, nil when they hold none: `console_role` (migration
+    /// 0041), which the revocation worker may call without reading profiles or roles.
     public func role(consoleAppId: String, uid: String, appId: String) throws -> Role? {
-        try memberships(consoleAppId: consoleAppId, uid: uid).first { $0.appId == appId }?.role
+        let row = try pool.withConnection { connection in
+            try connection.query("SELECT console_role($1, $2, $3) AS role", [consoleAppId, uid, appId]).first
+        }
+        return try row?.optionalString("role").flatMap(Role.init(rawValue:))
     }
 }

@@ -1,0 +1,181 @@
+"""The web console's user actions and rate limits over plain HTTP (docs/console.md): forms
+posted as a browser would (the console's Origin, the session cookie, the page's form token),
+and as a forger would.
+
+- A viewer's user page has no action forms, and each action posted anyway (with the viewer's
+  own form token) is refused 403 with nothing done; an owner's post without the form token or
+  from another origin is refused too.
+- Reset MFA and delete need a sign-in of the last minutes; ending sessions does not.
+- The console's forms are rate limited: sign-in forms per IP (`console_sign_in_per_ip`), every
+  other form per IP (`console_post_per_ip`) and per console account
+  (`console_post_per_account`); a console account's wrong passwords are its sign-in limit's
+  (`sign_in_per_identifier` of the console app).
+"""
+
+import re
+import urllib.parse
+
+import db_tools
+from admin_tools import admin
+from identity_client import PASSWORD, random_client_ip, unique_email
+from test_console_browser import console, console_user, gateway  # noqa: F401 (fixtures)
+
+
+class ConsoleSession:
+    """A console user's cookie and form token, as the browser would hold them."""
+
+    def __init__(self, client, gateway, email, password=PASSWORD, ip=None):
+        self.client, self.gateway, self.ip = client, gateway, ip or random_client_ip()
+        signed_in = self.post("/console/sign-in", {"email": email, "password": password}, signed_in=False)
+        assert signed_in.status == 303 and signed_in.header("Location") == "/console", signed_in
+        cookie = signed_in.header("Set-Cookie")
+        self.cookie = cookie.split(";", 1)[0]
+        page = self.get("/console")
+        assert page.status == 200, page
+        self.csrf = re.search(r'name="csrf" value="([^"]+)"', page.body.decode()).group(1)
+
+    def get(self, path):
+        return self.client.get(path, headers={"Cookie": self.cookie, "X-Forwarded-For": self.ip})
+
+    def post(self, path, form, *, signed_in=True, origin=None, csrf=True):
+        fields = dict(form)
+        if signed_in and csrf:
+            fields["csrf"] = self.csrf
+        headers = {"Origin": origin or self.gateway, "X-Forwarded-For": self.ip}
+        if signed_in:
+            headers["Cookie"] = self.cookie
+        return self.client.request("POST", path, data=urllib.parse.urlencode(fields), headers=headers,
+                                   content_type="application/x-www-form-urlencoded")
+
+
+def two_sessions(client, app):
+    """A user of `app` signed in twice: (uid, [sign-in data, sign-in data])."""
+    email = unique_email("victim")
+    first = client.sign_up(app, email=email)
+    assert first.status == 201, first
+    second = client.sign_in(app, email=email)
+    assert second.status == 200, second
+    return first.data["user"]["uid"], [first.data, second.data]
+
+
+def test_a_viewer_gets_no_user_actions_and_each_forged_one_is_refused(stack, client, console, gateway):
+    app = stack.create_app()
+    uid, sessions = two_sessions(client, app)
+    email, _ = console_user(stack, client, console, app, "viewer", totp=False)
+    viewer = ConsoleSession(client, gateway, email)
+    base = f"/console/apps/{app['app_id']}/users/{uid}"
+    page = viewer.get(base)
+    assert page.status == 200, page
+    html = page.body.decode()
+    assert sessions[0]["session_id"] in html  # the viewer sees the sessions…
+    for action in ("end-sessions", "reset-mfa", "delete", "disable", f"sessions/{sessions[0]['session_id']}/end"):
+        assert f'action="{base}/{action}"' not in html, action  # …and no form that acts on them
+        refused = viewer.post(f"{base}/{action}", {"confirm": "yes"})
+        assert refused.status == 403 and "only lets you look" in refused.body.decode(), (action, refused)
+    assert admin(client, app, "GET", f"/v1/admin/users/{uid}").status == 200
+    assert len(admin(client, app, "GET", f"/v1/admin/users/{uid}/sessions").data) == 2
+    for data in sessions:
+        assert client.me(app, data["access_token"]).status == 200
+
+
+def test_an_owner_action_needs_the_form_token_and_the_origin_and_a_recent_sign_in(stack, client, console, gateway):
+    app = stack.create_app()
+    uid, sessions = two_sessions(client, app)
+    email, _ = console_user(stack, client, console, app, "owner", totp=False)
+    owner = ConsoleSession(client, gateway, email)
+    base = f"/console/apps/{app['app_id']}/users/{uid}"
+    assert f'action="{base}/delete"' in owner.get(base).body.decode()
+    no_token = owner.post(f"{base}/end-sessions", {"confirm": "yes"}, csrf=False)
+    assert no_token.status == 403 and "not sent from the console" in no_token.body.decode(), no_token
+    elsewhere = owner.post(f"{base}/delete", {"confirm": "yes"}, origin="http://attacker.example")
+    assert elsewhere.status == 403, elsewhere
+    assert client.me(app, sessions[0]["access_token"]).status == 200
+
+    # Without confirm=yes, only the confirmation page: nothing is done.
+    asked = owner.post(f"{base}/delete", {})
+    assert asked.status == 200 and "cannot be undone" in asked.body.decode(), asked
+    assert admin(client, app, "GET", f"/v1/admin/users/{uid}").status == 200
+
+    db_tools.rows("update sessions set created_at = now() - interval '10 minutes' "
+                  f"where app_id = {db_tools.literal(console['app_id'])} and ended_at is null and uid = "
+                  f"(select uid from users where app_id = {db_tools.literal(console['app_id'])} "
+                  f"and email = {db_tools.literal(email)})")
+    for action in ("delete", "reset-mfa"):
+        stale = owner.post(f"{base}/{action}", {"confirm": "yes"})
+        assert stale.status == 403 and "needs a sign-in of the last few minutes" in stale.body.decode(), (action, stale)
+    assert admin(client, app, "GET", f"/v1/admin/users/{uid}").status == 200
+    # Ending sessions signs the user out without touching the account: no fresh sign-in needed.
+    ended = owner.post(f"{base}/end-sessions", {"confirm": "yes"})
+    assert ended.status == 200 and "Ended 2 sessions." in ended.body.decode(), ended
+    for data in sessions:
+        assert client.refresh(app, data["refresh_token"]).status == 401
+    gone = owner.post(f"{base}/sessions/{sessions[0]['session_id']}/end", {"confirm": "yes"})
+    assert gone.status == 200 and "That session had ended already." in gone.body.decode(), gone
+
+
+def test_console_sign_in_forms_are_limited_per_ip(client, console, gateway):
+    ip = random_client_ip()
+    headers = {"Origin": gateway, "X-Forwarded-For": ip}
+    answers = [client.request("POST", "/console/sign-in", data="email=nobody%40example.com&password=x",
+                              headers={"X-Forwarded-For": ip}, content_type="application/x-www-form-urlencoded").status
+               for _ in range(30)]
+    assert answers == [403] * 30, answers  # forged (no Origin), refused, but counted first
+    refused = client.request("POST", "/console/sign-in", data="email=nobody%40example.com&password=x", headers=headers,
+                             content_type="application/x-www-form-urlencoded")
+    assert refused.status == 429 and int(refused.header("Retry-After")) > 0, refused
+    assert "Too many requests" in refused.body.decode()
+    code = client.request("POST", "/console/sign-in/code", data="challenge_token=x&code=1", headers=headers,
+                          content_type="application/x-www-form-urlencoded")
+    assert code.status == 429, code  # the code step shares the budget
+    other = client.request("POST", "/console/sign-in", data="email=nobody%40example.com&password=x",
+                           headers={"Origin": gateway}, content_type="application/x-www-form-urlencoded")
+    assert other.status == 401, other  # another address is not held back
+
+
+def test_a_console_accounts_wrong_passwords_are_limited(stack, client, console, gateway):
+    app = stack.create_app()
+    email, _ = console_user(stack, client, console, app, "owner", totp=False)
+    form = urllib.parse.urlencode({"email": email, "password": "wrong password"})
+    answers = [client.request("POST", "/console/sign-in", data=form, headers={"Origin": gateway},
+                              content_type="application/x-www-form-urlencoded").status for _ in range(11)]
+    assert answers == [401] * 10 + [429], answers  # from 11 addresses: the account's own budget
+    assert client.request("POST", "/console/sign-in", data=urllib.parse.urlencode({"email": email, "password": PASSWORD}),
+                          headers={"Origin": gateway}, content_type="application/x-www-form-urlencoded").status == 429
+
+
+def test_console_forms_are_limited_per_account_and_per_ip(stack, client, console, gateway):
+    app = stack.create_app()
+    uid, _ = two_sessions(client, app)
+    email, _ = console_user(stack, client, console, app, "admin", totp=False)
+    base = f"/console/apps/{app['app_id']}/users/{uid}"
+    owner = ConsoleSession(client, gateway, email)
+    answers = []
+    for _ in range(61):
+        owner.ip = random_client_ip()  # a new address each time: the account's budget alone
+        answers.append(owner.post(f"{base}/end-sessions", {}).status)  # the confirmation page
+    assert answers == [200] * 60 + [429], answers
+
+    ip = random_client_ip()
+    answers = [client.request("POST", base + "/end-sessions", data="", headers={"X-Forwarded-For": ip, "Origin": gateway},
+                              content_type="application/x-www-form-urlencoded").status for _ in range(121)]
+    assert answers == [401] * 120 + [429], answers  # signed out (refused), but counted per address first
+
+
+def test_a_viewer_sees_the_webhooks_but_cannot_add_change_or_delete_one(stack, client, console, gateway):
+    app = stack.create_app()
+    made = admin(client, app, "POST", "/v1/admin/webhooks", {"url": "http://127.0.0.1:9/viewer-hooks"})
+    assert made.status == 201, made
+    webhook_id = made.data["id"]
+    email, _ = console_user(stack, client, console, app, "viewer", totp=False)
+    viewer = ConsoleSession(client, gateway, email)
+    base = f"/console/apps/{app['app_id']}/webhooks"
+    page = viewer.get(base)
+    assert page.status == 200, page
+    html = page.body.decode()
+    assert "http://127.0.0.1:9/viewer-hooks" in html and 'id="add-webhook"' not in html and "<button id=\"delete-" not in html, html
+    assert viewer.post(base, {"url": "https://attacker.example.com/"}).status == 403
+    for action in ("disable", "delete"):
+        refused = viewer.post(f"{base}/{webhook_id}/{action}", {"confirm": "yes"})
+        assert refused.status == 403 and "only lets you look" in refused.body.decode(), (action, refused)
+    [endpoint] = admin(client, app, "GET", "/v1/admin/webhooks").data
+    assert endpoint["id"] == webhook_id and endpoint["enabled"] is True, endpoint
