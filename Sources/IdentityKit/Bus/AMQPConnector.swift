@@ -21,6 +21,14 @@ enum AMQPConnector {
             return nil
         }
         var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        // A broker that takes the connection and then says nothing (one stuck deleting a vhost,
+        // a half-dead node) must not hold us: the login and every RPC (channel open, queue
+        // declarations, confirm.select) give up after these, close, and the caller retries,
+        // the next node first. rabbitmq-c waits 12 s for a login and forever for an RPC.
+        var handshake = timeval(tv_sec: Self.handshakeSeconds, tv_usec: 0)
+        var rpc = timeval(tv_sec: Self.rpcSeconds, tv_usec: 0)
+        amqp_set_handshake_timeout(connection, &handshake)
+        amqp_set_rpc_timeout(connection, &rpc)
         guard amqp_socket_open_noblock(socket, url.host, url.port, &timeout) == 0,
               crabbitmqshim_login(connection, url.vhost, Int32(clamping: heartbeatSeconds), url.user, url.password,
                                   connectionName(name)) == 0
@@ -35,6 +43,11 @@ enum AMQPConnector {
         }
         return connection
     }
+
+    /// Seconds a login may take (the broker's own limit is 10).
+    static let handshakeSeconds = 5
+    /// Seconds an RPC may take: a quorum queue's declaration waits for its election.
+    static let rpcSeconds = 10
 
     static func close(_ connection: amqp_connection_state_t) {
         amqp_connection_close(connection, AMQP_REPLY_SUCCESS)
