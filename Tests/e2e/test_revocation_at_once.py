@@ -13,7 +13,7 @@ import pytest
 
 import db_tools
 import ops_metrics
-from admin_tools import admin
+from admin_tools import admin, introspect
 from conftest import ServiceProcess, _free_port
 from identity_client import Client, assert_no_content, assert_problem, unique_email
 from jwt_tools import split
@@ -137,12 +137,16 @@ class _Load:
             thread.join()
 
 
-@pytest.mark.parametrize("how", ["sign_out", "sign_out_all", "delete_session", "disable"])
-def test_ended_session_is_refused_by_the_other_replica_within_100_ms(client, replica, app, how):
+@pytest.mark.parametrize("how", ["sign_out", "sign_out_all", "delete_session", "disable", "refresh_reuse"])
+def test_ended_session_is_refused_by_the_other_replica_within_100_ms(stack, client, replica, app, how):
     bystander = client.new_user(app)
     email = unique_email()
     tokens = client.new_user(app, email=email)
     other = client.sign_in(app, email=email, headers={"X-Forwarded-For": "203.0.113.51"}).data
+    if how == "refresh_reuse":
+        # Spent, and past its grace: presenting it again is theft, which ends the session.
+        assert client.refresh(app, tokens["refresh_token"]).status == 200
+        time.sleep(stack.refresh_grace_seconds + 0.5)
     _warm(replica, app, tokens["access_token"])
     _warm(replica, app, other["access_token"])
     _served_from_memory(replica, app, tokens["access_token"])
@@ -155,9 +159,13 @@ def test_ended_session_is_refused_by_the_other_replica_within_100_ms(client, rep
         elif how == "delete_session":
             assert_no_content(client.delete(f"/v1/me/sessions/{sid}", app_key=app["app_key"],
                                             token=other["access_token"]))
-        else:
+        elif how == "disable":
             resp = admin(client, app, "POST", f"/v1/admin/users/{tokens['user']['uid']}/disable")
             assert resp.status == 200, resp
+        else:
+            # A refresh's success answers without waiting for its replica to hear the store; its
+            # refusal may have ended the session, and waits like any other answer.
+            assert_problem(client.refresh(app, tokens["refresh_token"]), 401, "auth/refresh-token-revoked")
         answered_at = time.time()
         # The gateway that carried the end reads its own write: the very next request.
         assert_problem(client.me(app, tokens["access_token"]), 401, "auth/invalid-token")
@@ -208,6 +216,28 @@ def test_a_cut_notification_channel_fails_closed(client, replica, app):
     assert_problem(replica.me(app, ended["access_token"]), 401, "auth/invalid-token")
     _served_from_memory(replica, app, live["access_token"])
     print(f"\nreads from the store while the channel was cut: {_cache(replica, 'bypass') - bypass_before:.0f}")
+
+
+def test_a_new_session_is_served_at_once_by_every_replica(client, replica, app):
+    """A sign-in's or a refresh's success answers without waiting for its replica to hear the
+    store (nothing held in memory changed): the new session, held nowhere yet, is read from the
+    store on its first use, on either replica, and is never refused as unknown, though its user
+    is held."""
+    email = unique_email()
+    first = client.new_user(app, email=email)
+    _served_from_memory(replica, app, first["access_token"])
+    _warm(client, app, first["access_token"], times=5)
+    for _ in range(5):
+        signed_in = client.sign_in(app, email=email)
+        assert signed_in.status == 200, signed_in
+        assert client.me(app, signed_in.data["access_token"]).status == 200
+        assert replica.me(app, signed_in.data["access_token"]).status == 200
+        introspected = introspect(replica, app, signed_in.data["access_token"])
+        assert introspected.status == 200 and introspected.json["active"] is True, introspected
+        refreshed = client.refresh(app, signed_in.data["refresh_token"])
+        assert refreshed.status == 200, refreshed
+        assert client.me(app, refreshed.data["access_token"]).status == 200
+        assert replica.me(app, refreshed.data["access_token"]).status == 200
 
 
 def test_refresh_rotation_keeps_the_session_live_on_the_replica(client, replica, app):

@@ -1,0 +1,47 @@
+import XCTest
+@testable import IdentityGateway
+@testable import IdentityKit
+
+/// Which command answers go without waiting for this replica to hear the store
+/// (`CommandSender.answersAtOnce`, from `only_adds_sessions` in proto/): the successes of the
+/// sign-ins and the refresh, and nothing that may end a session or change a user.
+final class ReadYourWritesTests: XCTestCase {
+    func testSignInsAndRefreshSucceedAtOnce() {
+        for command in [TokenV1.SignIn.protoName, TokenV1.Refresh.protoName, TokenV1.GuestSignIn.protoName,
+                        TokenV1.VerifyPasskey.protoName, TokenV1.VerifyMfa.protoName] {
+            XCTAssertTrue(CommandSender.answersAtOnce(command, status: 200), command)
+        }
+        // The MFA challenge of a sign-in is a success too.
+        XCTAssertTrue(CommandSender.answersAtOnce(TokenV1.SignIn.protoName, status: 202))
+    }
+
+    /// A refused refresh may have ended its session (a reused token, the absolute lifetime), a
+    /// timed-out one may still commit: they wait like every other answer.
+    func testRefusalsWait() {
+        for status in [401, 403, 409, 429, 503] {
+            XCTAssertFalse(CommandSender.answersAtOnce(TokenV1.Refresh.protoName, status: status), "\(status)")
+            XCTAssertFalse(CommandSender.answersAtOnce(TokenV1.SignIn.protoName, status: status), "\(status)")
+        }
+    }
+
+    /// Ending sessions, changing users, and the flows that may upgrade the caller's guest.
+    func testWhatMayChangeAHeldReadWaits() {
+        for command in [RevocationV1.EndSession.protoName, RevocationV1.EndAllSessions.protoName,
+                        AdminV1.SetUserDisabled.protoName, AdminV1.DeleteUser.protoName, AdminV1.UpdateUser.protoName,
+                        TokenV1.DeleteAccount.protoName, TokenV1.ChangePassword.protoName, TokenV1.ResetPassword.protoName,
+                        TokenV1.UpdateProfile.protoName, TokenV1.SignUp.protoName, TokenV1.ProviderSignIn.protoName,
+                        TokenV1.VerifyEmailCode.protoName, TokenV1.IssueSessionToken.protoName] {
+            XCTAssertFalse(CommandSender.answersAtOnce(command, status: 200), command)
+        }
+    }
+
+    /// The flag is a promise about every operation that sends the command.
+    func testEveryOperationOfAnAtOnceCommandDeclaresIt() {
+        XCTAssertFalse(DeclaredOperation.commandsOnlyAddingSessions.isEmpty)
+        for operation in DeclaredOperation.all {
+            guard let command = operation.command, DeclaredOperation.commandsOnlyAddingSessions.contains(command) else { continue }
+            XCTAssertTrue(operation.onlyAddsSessions, operation.id)
+            XCTAssertEqual(operation.access, .appKey, operation.id)
+        }
+    }
+}
