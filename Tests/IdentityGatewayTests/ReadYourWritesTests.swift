@@ -45,3 +45,32 @@ final class ReadYourWritesTests: XCTestCase {
         }
     }
 }
+
+/// Introspection renders a live token's answer once (`LiveTokenAnswers`), for that token of that
+/// app and issuer only.
+final class LiveTokenAnswersTests: XCTestCase {
+    private let app = AppRecord(id: "app_1", name: "Acme", appKey: "pk_1", issuer: "https://id.example.com/v1/apps/app_1",
+                                accessTokenTTL: 900)
+
+    func testAnAnswerIsRenderedOncePerTokenAppAndIssuer() {
+        let answers = LiveTokenAnswers()
+        var renders = 0
+        let render = { () -> JSONValue in
+            renders += 1
+            return .object(["active": .bool(true), "n": JSONValue(renders)])
+        }
+        let first = answers.answer(token: "t1", app: app, render: render)
+        XCTAssertEqual(first.status, 200)
+        XCTAssertEqual(first.headers.first { $0.0 == "Content-Type" }?.1, "application/json")
+        XCTAssertEqual(answers.answer(token: "t1", app: app, render: render).body, first.body)
+        XCTAssertEqual(renders, 1)
+        _ = answers.answer(token: "t2", app: app, render: render)
+        XCTAssertEqual(renders, 2)
+        let other = AppRecord(id: "app_2", name: "Other", appKey: "pk_2", issuer: app.issuer, accessTokenTTL: 900)
+        XCTAssertNotEqual(answers.answer(token: "t1", app: other, render: render).body, first.body)
+        let moved = AppRecord(id: app.id, name: app.name, appKey: app.appKey, issuer: "https://new.example.com/v1/apps/app_1",
+                              accessTokenTTL: 900)
+        _ = answers.answer(token: "t1", app: moved, render: render)
+        XCTAssertEqual(renders, 4)
+    }
+}
