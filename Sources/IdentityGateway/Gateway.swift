@@ -255,7 +255,18 @@ public final class Gateway: Service {
 
     /// A `Content-Type`'s media type, lower-cased, without its parameters ("" when absent).
     static func mediaType(_ contentType: String?) -> String {
-        contentType?.split(separator: ";").first.map { TextScanning.trimmed($0).lowercased() } ?? ""
+        guard let contentType else { return "" }
+        let bytes = contentType.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            return contentType.split(separator: ";").first.map { TextScanning.trimmed($0).lowercased() } ?? ""
+        }
+        // ASCII (every real one), as bytes: the first non-empty part, spaces and tabs trimmed.
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let part = bytes.split(separator: UInt8(ascii: ";")).first,
+              let first = part.firstIndex(where: { !blank($0) }), let last = part.lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
+        return String(decoding: part[first...last].map { (0x41...0x5A).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }
 

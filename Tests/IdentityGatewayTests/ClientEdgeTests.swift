@@ -13,6 +13,25 @@ final class ClientEdgeTests: XCTestCase {
         for bad in ["", "a:b", "a:0", "a:70000", "a/b", "a b", "a:1:2", "évil.example", ":80", "a@b"] {
             XCTAssertNil(ClientProfile.normalizedHost(bad), bad)
         }
+        // Decided on bytes when plain, by the general rules otherwise: the same answers.
+        XCTAssertEqual(ClientProfile.normalizedHost(" Auth.Example.COM:8443 "), "auth.example.com:8443")
+        XCTAssertEqual(ClientProfile.normalizedHost("A-1.example:080"), "a-1.example:080")
+        for bad in ["a:", "a::1", "a:-1", "a:+80x", "-:65536", "\u{0130}.example"] {
+            XCTAssertNil(ClientProfile.normalizedHost(bad), bad)
+        }
+        XCTAssertNil(ClientProfile.normalizedHost(String(repeating: "a", count: 261)))
+        XCTAssertNotNil(ClientProfile.normalizedHost(String(repeating: "a", count: 260)))
+    }
+
+    func testMediaTypesAreTheFirstPartTrimmedAndLowerCased() {
+        XCTAssertEqual(Gateway.mediaType("Application/X-WWW-Form-URLEncoded; charset=UTF-8"), "application/x-www-form-urlencoded")
+        XCTAssertEqual(Gateway.mediaType(" \tapplication/json \t;q=1"), "application/json")
+        XCTAssertEqual(Gateway.mediaType(";;Text/Plain"), "text/plain")
+        XCTAssertEqual(Gateway.mediaType("application/json\n"), "application/json\n")  // a newline is no blank here
+        XCTAssertEqual(Gateway.mediaType("Applicatión/JSON"), "applicatión/json")
+        for empty in [nil, "", ";", "  ;x"] as [String?] {  // the first non-empty part is blank
+            XCTAssertEqual(Gateway.mediaType(empty), "", String(describing: empty))
+        }
     }
 
     func testOriginsAreExactSchemeHostPort() {

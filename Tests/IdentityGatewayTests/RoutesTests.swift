@@ -199,6 +199,27 @@ final class RoutesTests: XCTestCase {
         XCTAssertEqual(parameters, ["id": "pk_1"])
     }
 
+    /// A path equal to a pattern without parameters is matched by that pattern's routes alone.
+    func testEveryLiteralPathFindsItsOwnRoutes() throws {
+        let table = try routes()
+        let router = Router(routes: table)
+        let literal = table.filter { !$0.pattern.contains("{") }
+        XCTAssertGreaterThan(literal.count, 50)
+        for route in literal {
+            guard case .found(let found, let parameters) = router.match(method: route.method, path: route.pattern) else {
+                XCTFail("\(route.method) \(route.pattern) not matched")
+                continue
+            }
+            XCTAssertEqual(found.method + " " + found.pattern, route.method + " " + route.pattern)
+            XCTAssertTrue(parameters.isEmpty)
+            guard case .methodNotAllowed(let allowed) = router.match(method: "TRACE", path: route.pattern) else {
+                XCTFail("TRACE \(route.pattern) should be 405")
+                continue
+            }
+            XCTAssertEqual(Set(allowed), Set(table.filter { $0.pattern == route.pattern }.map(\.method)), route.pattern)
+        }
+    }
+
     func testRequestIdsAreEchoedOnlyWhenSane() {
         XCTAssertEqual(HTTPServer.requestId(from: "test-req_1.2:3"), "test-req_1.2:3")
         XCTAssertTrue(HTTPServer.requestId(from: "has space").hasPrefix("req_"))

@@ -173,6 +173,9 @@ def test_reuse_after_grace_is_theft_and_ends_the_session(stack, client, app, eve
 
     successor = _refreshed(client, app, victim["refresh_token"])
     time.sleep(stack.refresh_grace_seconds + 0.5)
+    # Both access tokens served (from the gateway's memory) before the theft ends them.
+    for token in (successor["access_token"], victim["access_token"]):
+        assert client.me(app, token).status == 200
     assert_problem(client.refresh(app, victim["refresh_token"]), 401, "auth/refresh-token-revoked")
     # The whole session is over: the successor, and every access token it issued.
     assert_problem(client.refresh(app, successor["refresh_token"]), 401,
@@ -222,6 +225,7 @@ def test_a_session_past_its_absolute_lifetime_cannot_refresh(client, configured_
                              f"where id = {db_tools.literal(signed_up['session_id'])}")
     assert expires == "t"
 
+    assert client.me(app, data["access_token"]).status == 200  # held in the gateway's memory
     _age_session(app, signed_up["session_id"], 86400 + 60)
     assert_problem(client.refresh(app, data["refresh_token"]), 401, "auth/session-expired")
     # Ended for good: the access token is refused at once, and later refreshes are revoked.

@@ -13,7 +13,7 @@ import pytest
 
 import db_tools
 import ops_metrics
-from admin_tools import admin
+from admin_tools import admin, introspect
 from conftest import ServiceProcess, _free_port
 from identity_client import Client, assert_no_content, assert_problem, unique_email
 from jwt_tools import split
@@ -208,6 +208,49 @@ def test_a_cut_notification_channel_fails_closed(client, replica, app):
     assert_problem(replica.me(app, ended["access_token"]), 401, "auth/invalid-token")
     _served_from_memory(replica, app, live["access_token"])
     print(f"\nreads from the store while the channel was cut: {_cache(replica, 'bypass') - bypass_before:.0f}")
+
+
+def test_a_refused_refresh_that_ends_its_session_is_read_by_every_replica(stack, client, replica, app):
+    """A refresh's success answers without waiting for its replica to hear the store; its refusal
+    may have ended the session (a spent token presented past its grace is theft) and waits like
+    any other answer: the replica that carried it refuses the session's tokens on the very next
+    request, and the other one soon after, though both served them from memory just before."""
+    tokens = client.new_user(app)
+    rotated = client.refresh(app, tokens["refresh_token"])
+    assert rotated.status == 200, rotated
+    time.sleep(stack.refresh_grace_seconds + 0.5)
+    access = rotated.data["access_token"]
+    _served_from_memory(replica, app, access)
+    _warm(client, app, access, times=5)
+    assert_problem(client.refresh(app, tokens["refresh_token"]), 401, "auth/refresh-token-revoked")
+    assert_problem(client.me(app, access), 401, "auth/invalid-token")
+    deadline = time.monotonic() + 2
+    while replica.me(app, access).status == 200:
+        assert time.monotonic() < deadline, "the other replica still serves the session 2 s after its end"
+        time.sleep(0.01)
+    assert_problem(replica.me(app, access), 401, "auth/invalid-token")
+
+
+def test_a_new_session_is_served_at_once_by_every_replica(client, replica, app):
+    """A sign-in's or a refresh's success answers without waiting for its replica to hear the
+    store (nothing held in memory changed): the new session, held nowhere yet, is read from the
+    store on its first use, on either replica, and is never refused as unknown, though its user
+    is held."""
+    email = unique_email()
+    first = client.new_user(app, email=email)
+    _served_from_memory(replica, app, first["access_token"])
+    _warm(client, app, first["access_token"], times=5)
+    for _ in range(5):
+        signed_in = client.sign_in(app, email=email)
+        assert signed_in.status == 200, signed_in
+        assert client.me(app, signed_in.data["access_token"]).status == 200
+        assert replica.me(app, signed_in.data["access_token"]).status == 200
+        introspected = introspect(replica, app, signed_in.data["access_token"])
+        assert introspected.status == 200 and introspected.json["active"] is True, introspected
+        refreshed = client.refresh(app, signed_in.data["refresh_token"])
+        assert refreshed.status == 200, refreshed
+        assert client.me(app, refreshed.data["access_token"]).status == 200
+        assert replica.me(app, refreshed.data["access_token"]).status == 200
 
 
 def test_refresh_rotation_keeps_the_session_live_on_the_replica(client, replica, app):

@@ -68,6 +68,7 @@ class Operation:
     errors: list = field(default_factory=list)
     audit: str = ""
     session_checked_by_handler: bool = False
+    only_adds_sessions: bool = False
     where: str = ""
     summary: str = ""
     description: str = ""
@@ -107,7 +108,8 @@ def operations(files, options):
                 op = Operation(service.name, method.name, pf.service_docs.get((6, si, 2, mi), []),
                                method.input_type.lstrip("."), method.output_type.lstrip("."), access,
                                limits=list(decl.limits), errors=list(decl.errors), audit=decl.audit,
-                               session_checked_by_handler=decl.session_checked_by_handler, where=where,
+                               session_checked_by_handler=decl.session_checked_by_handler,
+                               only_adds_sessions=decl.only_adds_sessions, where=where,
                                service_doc=pf.service_docs.get((6, si), []))
                 if decl.HasField("http"):
                     op.method, op.path = decl.http.method, decl.http.path
@@ -143,6 +145,9 @@ def operations(files, options):
                     raise ProtoError(where, "an admin operation names its audit action")
                 if op.session_checked_by_handler and access != "BEARER":
                     raise ProtoError(where, "session_checked_by_handler is for BEARER operations")
+                if op.only_adds_sessions and (access != "APP_KEY" or op.input == "identity.gateway.v1.Served"):
+                    # Any caller's token (a guest's upgrade, a bearer) names reads the command may change.
+                    raise ProtoError(where, "only_adds_sessions is for APP_KEY operations that send a command")
                 if access == "PUBLIC" and op.limits and "{app_id}" not in op.path:
                     # A limit counts against an app: a public route names its app in its path.
                     raise ProtoError(where, "a PUBLIC operation with limits names its app in its path ({app_id})")

@@ -5,17 +5,26 @@ import IdentityKit
 /// type is rendered, `identity.common.v1.Error` becomes problem+json with the worker's code,
 /// and no reply by the deadline becomes 503 `auth/unavailable`. The answer waits until this
 /// replica has heard the store's changes the command committed (`SessionReads.afterCommitted`),
-/// so the caller's next request here never reads a session or profile from before them.
+/// so the caller's next request here never reads a session or profile from before them; only
+/// the success of a command that only adds sessions (`DeclaredOperation.onlyAddsSessions`: a
+/// sign-in, a refresh) goes at once, as nothing held in memory changed and the new session is
+/// read from the store on its first use.
 struct CommandSender: Sendable {
     let bus: BusClient
     let timeout: Double
     var reads: SessionReads? = nil
 
-    /// Answers once what was committed before now is heard (at once without `reads`).
-    private static func answer(_ response: HTTPResponse, reads: SessionReads?,
+    /// Answers once what was committed before now is heard (at once without `reads`, or when
+    /// `command` only added sessions and succeeded; a refusal may have ended one).
+    private static func answer(_ response: HTTPResponse, of command: String, reads: SessionReads?,
                                _ respond: @escaping @Sendable (HTTPResponse) -> Void) {
-        guard let reads else { return respond(response) }
+        guard let reads, !answersAtOnce(command, status: response.status) else { return respond(response) }
         reads.afterCommitted { respond(response) }
+    }
+
+    /// Whether an answer of `status` to `command` changed nothing `SessionReads` may hold.
+    static func answersAtOnce(_ command: String, status: Int) -> Bool {
+        status < 400 && DeclaredOperation.commandsOnlyAddingSessions.contains(command)
     }
 
     /// `authority`: what the command carries as its caller's token when it is not the request's
@@ -32,7 +41,7 @@ struct CommandSender: Sendable {
             bus.request(command, queue: queue, appId: appId, requestId: requestId, callerToken: callerToken,
                         languages: languages, timeout: timeout) { result in
                 Self.answer(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render),
-                            reads: reads, respond)
+                            of: Command.protoName, reads: reads, respond)
             }
         }
     }
@@ -64,14 +73,14 @@ struct CommandSender: Sendable {
                 }
                 guard let intermediate else {
                     if let firstRefusal, (400...499).contains(failure.status) {
-                        return Self.answer(.problem(firstRefusal, requestId: requestId), reads: reads, respond)
+                        return Self.answer(.problem(firstRefusal, requestId: requestId), of: First.protoName, reads: reads, respond)
                     }
-                    return Self.answer(failure, reads: reads, respond)
+                    return Self.answer(failure, of: First.protoName, reads: reads, respond)
                 }
                 bus.request(next(intermediate), queue: secondQueue, appId: appId, requestId: requestId,
                             callerToken: secondCaller, languages: languages, timeout: timeout) { result in
                     Self.answer(Self.response(to: result, expecting: Reply.self, requestId: requestId, render: render),
-                                reads: reads, respond)
+                                of: Second.protoName, reads: reads, respond)
                 }
             }
         }

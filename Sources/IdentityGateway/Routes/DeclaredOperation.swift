@@ -58,6 +58,9 @@ struct DeclaredOperation: Sendable {
     let audit: String?
     /// A BEARER read whose own query checks the session is live.
     let sessionCheckedByHandler: Bool
+    /// An APP_KEY sign-in or refresh whose success only adds a session: its answer does not wait
+    /// for this replica to hear the store's changes (`CommandSender`).
+    let onlyAddsSessions: Bool
     /// The proto name of the command the route sends; nil when the gateway answers itself.
     let command: String?
     /// What the API document says of it beyond the rules above.
@@ -78,6 +81,16 @@ struct DeclaredOperation: Sendable {
         /// which must then agree with it (RequestSchemaDriftTests).
         let generatedRequest: String?
     }
+}
+
+extension DeclaredOperation {
+    /// The commands whose success answers go at once (`onlyAddsSessions`): those that every
+    /// operation sending them declares so. Any other command (a bus-only one too) waits.
+    static let commandsOnlyAddingSessions: Set<String> = {
+        let sending = all.filter { $0.command != nil }
+        let flagged = Set(sending.filter(\.onlyAddsSessions).compactMap(\.command))
+        return flagged.subtracting(sending.filter { !$0.onlyAddsSessions }.compactMap(\.command))
+    }()
 }
 
 extension Route {

@@ -6,11 +6,13 @@ import IdentityKit
 /// not `{"data": …}`: `active` with the token's claims, or only `{"active": false}` for anything
 /// dead, unknown, expired, malformed or of another app, so the answer says nothing more about
 /// a token that does not work. Backends call it per request: one cached key lookup, one cached
-/// signature check and the session read from memory (`SessionReads`) for an access token.
+/// signature check, the session read from memory (`SessionReads`) and the answer rendered once
+/// per token (`LiveTokenAnswers`) for an access token.
 struct IntrospectionRoutes: IntrospectionApiHandlers {
     let verifier: TokenVerifier
     let store: IntrospectionStore
     let reads: SessionReads
+    let answers = LiveTokenAnswers()
 
     func introspectToken(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireAdmin().app
@@ -29,8 +31,10 @@ struct IntrospectionRoutes: IntrospectionApiHandlers {
               live.sessionExpiresAt > Timestamp.nowSeconds(), !live.profile.disabled else {
             return .now(inactive)
         }
-        return .now(.json(Self.active(app: app, sub: claims.sub, sid: claims.sid, amr: claims.amr, aal: claims.aal, iat: claims.iat,
-                                      exp: claims.exp, type: "Bearer")))
+        return .now(answers.answer(token: token, app: app) {
+            Self.active(app: app, sub: claims.sub, sid: claims.sid, amr: claims.amr, aal: claims.aal, iat: claims.iat,
+                        exp: claims.exp, type: "Bearer")
+        })
     }
 
     /// The claims of a live token, as its access tokens carry them: `aal` is the JWT's integer
@@ -73,5 +77,32 @@ struct IntrospectionRoutes: IntrospectionApiHandlers {
             throw ServiceError.validationFailed([.init(location: "body.token", message: "is required")])
         }
         return token
+    }
+}
+
+/// The `active` answers of live access tokens, by the token's exact text: such an answer says
+/// only what the verified token and its app's issuer say, so a backend asking about one token
+/// again pays for the liveness check alone, not for rendering the same JSON. Only ever read
+/// after that check passed; bounded like `TokenVerifier`'s memory of verified tokens.
+final class LiveTokenAnswers: Sendable {
+    private struct Rendered: Sendable {
+        let appId: String
+        let issuer: String
+        let body: Data
+    }
+
+    static let limit = 20_000
+    private let rendered = Locked<[String: Rendered]>([:])
+
+    func answer(token: String, app: AppRecord, render: () -> JSONValue) -> HTTPResponse {
+        if let known = rendered.withLock({ $0[token] }), known.appId == app.id, known.issuer == app.issuer {
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: known.body)
+        }
+        let response = HTTPResponse.json(render())
+        rendered.withLock { rendered in
+            if rendered.count >= Self.limit { rendered.removeAll(keepingCapacity: true) }
+            rendered[token] = Rendered(appId: app.id, issuer: app.issuer, body: response.body)
+        }
+        return response
     }
 }

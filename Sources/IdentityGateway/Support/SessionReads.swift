@@ -12,7 +12,9 @@ import IdentityKit
 ///
 /// A replica reads its own writes: the answer of every command it relays waits until this
 /// replica has heard every change committed before the answer came (`afterCommitted`), so a
-/// sign-out, a disable or a profile change is seen by the very next request here.
+/// sign-out, a disable or a profile change is seen by the very next request here. Only the
+/// success of a command that only adds sessions (a sign-in, a refresh: `CommandSender`) goes at
+/// once: nothing held changed, and a session not held is read from the store.
 final class SessionReads: Sendable {
     enum Held: Sendable {
         case session(uid: String, expiresAt: Int64)

@@ -24,6 +24,8 @@ public struct ClientProfile: Sendable, Equatable {
 
     /// A host as `Host` carries it, lower-cased; host or host:port, nothing else.
     public static func normalizedHost(_ host: String) -> String? {
+        let bytes = Array(host.utf8)
+        if bytes.allSatisfy(isPlainHostByte) { return plainHost(bytes) }
         let lowered = TextScanning.trimmed(host).lowercased()
         guard !lowered.isEmpty, lowered.utf8.count <= 260 else { return nil }
         let parts = lowered.split(separator: ":", omittingEmptySubsequences: false)
@@ -34,6 +36,29 @@ public struct ClientProfile: Sendable, Equatable {
             guard let port = Int(parts[1]), (1...65_535).contains(port), parts[1].allSatisfy(\.isASCII) else { return nil }
         }
         return lowered
+    }
+
+    /// `normalizedHost` of a Host made of ASCII letters, digits, dots, hyphens and colons only
+    /// (nothing to trim), decided on its bytes: the same answer without Unicode properties, for
+    /// every request that names its app by Host.
+    private static func plainHost(_ bytes: [UInt8]) -> String? {
+        guard !bytes.isEmpty, bytes.count <= 260 else { return nil }
+        let colons = bytes.indices.filter { bytes[$0] == UInt8(ascii: ":") }
+        guard colons.count <= 1, (colons.first ?? bytes.count) > 0 else { return nil }
+        if let colon = colons.first {
+            guard let port = Int(String(decoding: bytes[(colon + 1)...], as: UTF8.self)), (1...65_535).contains(port) else {
+                return nil
+            }
+        }
+        return String(decoding: bytes.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    private static func isPlainHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"): true
+        default: false
+        }
     }
 
     /// An origin as browsers send it: `scheme://host[:port]`, http or https, no path.
