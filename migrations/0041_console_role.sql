@@ -10,7 +10,10 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
     SELECT r.role
     FROM user_profiles p
     JOIN console_roles r ON r.email = lower(p.email)
-    WHERE p.app_id = p_console_app AND p.uid = p_uid AND p.email_verified AND NOT p.disabled
+    -- Only the console app's users hold roles: a caller cannot learn another app's users by
+    -- naming their app as the console's.
+    WHERE p.app_id = p_console_app AND p_console_app = (SELECT app_id FROM console_app)
+      AND p.uid = p_uid AND p.email_verified AND NOT p.disabled
       AND r.app_id = p_app
 $$;
 GRANT EXECUTE ON FUNCTION console_role(text, text, text)

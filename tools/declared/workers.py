@@ -115,7 +115,10 @@ def render_worker(ops, sources, worker):
         out += [f"{i2}{t}.protoName: {{ {entry_args} in",
                 f"{i3}let command = try ProtoJSON.decode({t}.self, from: message.body)"]
         if uid:
-            out += [f"{i3}try authority.check(message, appId: command.appId, uid: command.{json_name(uid.name)})"]
+            # A command the admin API also sends (a SECRET_KEY route) may come from a console
+            # owner or admin of the app, as the console's Users page sends it; no other may.
+            console = ", consoleAdmins: true" if any(op.access == "SECRET_KEY" for op in users) else ""
+            out += [f"{i3}try authority.check(message, appId: command.appId, uid: command.{json_name(uid.name)}{console})"]
         out += [f"{i3}return try handlers.handle(command, message)", f"{i2}}},"]
     out += [f"{i1}]", "}"]
     return "\n".join(out) + "\n"

@@ -91,10 +91,12 @@ public struct CallerAuthority: Sendable {
     }
 
     /// The verified claims when `message` carries an access token of `appId` for `uid` (and for
-    /// `sessionId` when one is given), nil when it carries a live secret key of `appId`, else
-    /// throws 401 `auth/invalid-token` after logging why.
+    /// `sessionId` when one is given), nil when it carries a live secret key of `appId` (or, with
+    /// `consoleAdmins`, for a command the admin API also sends, a console owner's or admin's
+    /// session token for `appId`), else throws 401 `auth/invalid-token` after logging why.
     @discardableResult
-    public func check(_ message: BusMessage, appId: String, uid: String, sessionId: String? = nil) throws -> AccessTokenClaims? {
+    public func check(_ message: BusMessage, appId: String, uid: String, sessionId: String? = nil,
+                      consoleAdmins: Bool = false) throws -> AccessTokenClaims? {
         let fields = ["app_id": appId, "type": message.type, "request_id": message.requestId]
         func refuse(_ why: String) -> ServiceError {
             Log.warning("command refused: it does not carry the acting user's access token", fields.merging(["why": why]) { $1 })
@@ -118,7 +120,7 @@ public struct CallerAuthority: Sendable {
             // Not the app's own token: a console owner's or admin's session token of the
             // console app stands for the app's backend, as the secret key does (the console's
             // Users page ends sessions with the admin API's command).
-            if SessionToken.isSessionToken(message.callerToken), appId != (try console.consoleAppId()),
+            if consoleAdmins, SessionToken.isSessionToken(message.callerToken), appId != (try console.consoleAppId()),
                let role = try? consoleRole(message, appId: appId, refuse: refuse), role.mayChange {
                 return nil
             }

@@ -107,7 +107,13 @@ public final class PGPool: Sendable {
     /// What the end-to-end tests look for in every process's log.
     public static let nestedAcquireMessage = "a thread holding a database connection asked the same pool for another"
 
-    private static func currentThread() -> UInt { UInt(pthread_self()) }
+    private static func currentThread() -> UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
 
     private func release(_ connection: PGConnection) {
         lent.withLock { $0 -= 1 }
