@@ -56,7 +56,7 @@ public final class Gateway: Service {
         let consoleEntry = PipelineEntry()
         console = ConsoleSite(apps: apps, console: ConsoleStore(pool: pool), users: UserProfileStore(pool: pool),
                               freshProof: freshProof, commands: commands, audit: audit,
-                              signingKeys: SigningKeyStore(pool: pool), sessions: sessions, rateLimits: rateLimits,
+                              signingKeys: SigningKeyStore(pool: pool), secretKeys: secretKeys, sessions: sessions, rateLimits: rateLimits,
                               pipeline: consoleEntry)
         let box = DispatchBox()
         server = HTTPServer { request in

@@ -273,6 +273,17 @@ def test_owner_sets_providers_then_google_signs_in_and_a_disabled_user_is_refuse
     kids = {key["kid"] for key in client.get(f"/v1/apps/{app['app_id']}/jwks.json").json["keys"]}
     assert len(kids) == 2, kids
 
+    # The secret key: rotated with a day's overlap, the new key shown once and working at once.
+    set_field(browser, "#overlap_seconds", "86400")
+    submit(browser, "#rotate-secret")
+    assert "Rotate the secret key?" in text(browser), text(browser)
+    submit(browser, "#confirm")
+    assert "shown only this once" in text(browser), text(browser)
+    new_key = find(browser, "#secret-key")[0].text
+    shot(browser, "16-secret-key-rotated")
+    assert new_key.startswith("sk_") and admin(client, app, "GET", "/v1/admin/settings", key=new_key).status == 200
+    assert admin(client, app, "GET", "/v1/admin/settings").status == 200  # the old key, during the overlap
+
 
 def test_a_viewer_sees_no_edit_controls_and_a_forged_post_is_refused(stack, client, console, gateway, browser):
     app = stack.create_app(name=f"Console viewer {os.getpid()}")
@@ -309,6 +320,13 @@ def test_a_viewer_sees_no_edit_controls_and_a_forged_post_is_refused(stack, clie
         return r.status;""", f"{gateway}/console/apps/{app['app_id']}/keys/rotate", csrf)
     assert rotate == 403
     assert len(client.get(f"/v1/apps/{app['app_id']}/jwks.json").json["keys"]) == 1
+    assert not find(browser, "#rotate-secret")
+    secret = browser.run("""
+        const body = new URLSearchParams({csrf: args[1], overlap_seconds: "0", confirm: "yes"});
+        const r = await fetch(args[0], {method: "POST", body});
+        return r.status;""", f"{gateway}/console/apps/{app['app_id']}/keys/secret/rotate", csrf)
+    assert secret == 403
+    assert admin(client, app, "GET", "/v1/admin/audit?action=admin.secret_keys.rotate").data == []
     assert admin(client, app, "GET", "/v1/admin/settings").data["google_client_ids"] == []
     assert client.me(app, victim.data["access_token"]).status == 200
 

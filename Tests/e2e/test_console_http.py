@@ -6,6 +6,10 @@ and as a forger would.
   own form token) is refused 403 with nothing done; an owner's post without the form token or
   from another origin is refused too.
 - Reset MFA and delete need a sign-in of the last minutes; ending sessions does not.
+- The Keys page rotates the app's secret key with an overlap: the new key is shown once (never
+  on a later page nor in the audit log) and works at once, the old one keeps working for the
+  overlap; a refused overlap shows next to its field; a viewer's POST is 403; a stale sign-in is
+  asked to sign in again.
 - The console's forms are rate limited: sign-in forms per IP (`console_sign_in_per_ip`), every
   other form per IP (`console_post_per_ip`) and per console account
   (`console_post_per_account`); a console account's wrong passwords are its sign-in limit's
@@ -179,3 +183,68 @@ def test_a_viewer_sees_the_webhooks_but_cannot_add_change_or_delete_one(stack, c
         assert refused.status == 403 and "only lets you look" in refused.body.decode(), (action, refused)
     [endpoint] = admin(client, app, "GET", "/v1/admin/webhooks").data
     assert endpoint["id"] == webhook_id and endpoint["enabled"] is True, endpoint
+
+
+def test_an_admin_rotates_the_secret_key_and_sees_the_new_one_once(stack, client, console, gateway):
+    app = stack.create_app()
+    old_key = app["secret_key"]
+    email, _ = console_user(stack, client, console, app, "admin", totp=False)
+    owner = ConsoleSession(client, gateway, email)
+    keys = f"/console/apps/{app['app_id']}/keys"
+    rotate = f"{keys}/secret/rotate"
+    assert f'action="{rotate}"' in owner.get(keys).body.decode()
+
+    # A value the API refuses is shown next to the field, and nothing is rotated.
+    for value, message in (("2592001", "must be 0 to 2592000"), ("a day", "must be a whole number of seconds")):
+        refused = owner.post(rotate, {"overlap_seconds": value, "confirm": "yes"})
+        html = refused.body.decode()
+        assert refused.status == 422 and f'<p class="field-error">{message}</p>' in html, (value, refused)
+        assert f'value="{value}"' in html and "sk_" not in html, value
+    assert admin(client, app, "GET", "/v1/admin/audit", key=old_key).status == 200
+
+    asked = owner.post(rotate, {"overlap_seconds": "3600"})
+    assert asked.status == 200 and "Rotate the secret key?" in asked.body.decode(), asked
+    assert "sk_" not in asked.body.decode()
+    done = owner.post(rotate, {"overlap_seconds": "3600", "confirm": "yes"})
+    html = done.body.decode()
+    assert done.status == 200 and "shown only this once" in html, done
+    assert done.header("Cache-Control") == "no-store", done.headers
+    new_key = re.search(r'<code id="secret-key">(sk_[^<]+)</code>', html).group(1)
+    assert new_key != old_key
+
+    # The new key works at once; the old one keeps working for the overlap.
+    audit = admin(client, app, "GET", "/v1/admin/audit?action=admin.secret_keys.rotate", key=new_key)
+    assert audit.status == 200, audit
+    assert admin(client, app, "GET", "/v1/admin/audit", key=old_key).status == 200
+    rows = [row for row in audit.data if row["detail"].get("overlap_seconds") == 3600]
+    assert len(rows) == 1 and rows[0]["actor"].startswith("console:"), audit.data
+    # Shown once: not in the audit log, nor on any later page.
+    assert new_key not in audit.body.decode() and new_key[3:] not in audit.body.decode()
+    for page in (keys, f"/console/apps/{app['app_id']}/audit"):
+        later = owner.get(page)
+        assert later.status == 200 and new_key not in later.body.decode(), page
+
+    # A sign-in older than a few minutes is asked to sign in again, and nothing is rotated.
+    db_tools.rows("update sessions set created_at = now() - interval '10 minutes' "
+                  f"where app_id = {db_tools.literal(console['app_id'])} and ended_at is null and uid = "
+                  f"(select uid from users where app_id = {db_tools.literal(console['app_id'])} "
+                  f"and email = {db_tools.literal(email)})")
+    stale = owner.post(rotate, {"overlap_seconds": "0", "confirm": "yes"})
+    assert stale.status == 403 and "needs a sign-in of the last few minutes" in stale.body.decode(), stale
+    assert admin(client, app, "GET", "/v1/admin/audit", key=new_key).status == 200
+    assert admin(client, app, "GET", "/v1/admin/audit", key=old_key).status == 200
+
+
+def test_a_viewer_cannot_rotate_the_secret_key(stack, client, console, gateway):
+    app = stack.create_app()
+    email, _ = console_user(stack, client, console, app, "viewer", totp=False)
+    viewer = ConsoleSession(client, gateway, email)
+    keys = f"/console/apps/{app['app_id']}/keys"
+    page = viewer.get(keys)
+    assert page.status == 200 and "Secret keys" in page.body.decode(), page
+    assert "/secret/rotate" not in page.body.decode() and 'id="rotate-secret"' not in page.body.decode()
+    refused = viewer.post(f"{keys}/secret/rotate", {"overlap_seconds": "0", "confirm": "yes"})
+    assert refused.status == 403 and "only lets you look" in refused.body.decode(), refused
+    audit = admin(client, app, "GET", "/v1/admin/audit?action=admin.secret_keys.rotate")
+    assert audit.status == 200 and audit.data == [], audit  # refused before any row or command
+    assert admin(client, app, "GET", "/v1/admin/audit").status == 200  # the key still the same

@@ -4,11 +4,13 @@ import IdentityKit
 /// An app's Keys page: its published signing keys with their states (the JWKS's own read), and
 /// "Rotate signing key", after a confirmation and a fresh sign-in, as the admin API's
 /// `RotateSigningKey` command: the next key is published at once and signs one JWKS cache
-/// period later, so no verifier meets a token whose key it has not fetched.
+/// period later, so no verifier meets a token whose key it has not fetched. Below them, the
+/// secret key's rotation (`ConsoleSecretKeys`).
 struct ConsoleKeys {
     let site: ConsoleSite
 
-    func show(user: ConsoleSite.Session, membership: ConsoleStore.Membership, notice: String?) throws -> String {
+    func show(user: ConsoleSite.Session, membership: ConsoleStore.Membership, notice: String?,
+              overlap: String = ConsoleSecretKeys.defaultOverlap, overlapErrors: [String] = []) throws -> String {
         let keys = try site.signingKeys.published(appId: membership.appId)
         var html = "<h1>Signing keys</h1>" + (notice ?? "")
         html += "<p class=\"hint\">Access tokens are signed with the current key; backends verify them with the keys at "
@@ -26,6 +28,7 @@ struct ConsoleKeys {
                 + ConsoleHTML.csrfField(user)
                 + "<div class=\"actions\"><button id=\"rotate\" type=\"submit\">Rotate signing key…</button></div></form>"
         }
+        html += ConsoleSecretKeys.section(user, membership, overlap: overlap, errors: overlapErrors)
         return ConsoleHTML.page(title: "Keys", user: user, app: (membership.appId, membership.appName, "keys"), body: html)
     }
 

@@ -51,6 +51,8 @@ final class ConsoleSite: Sendable {
     let commands: CommandSender
     let audit: AuditLog
     let signingKeys: SigningKeyStore
+    /// Told to forget the app's remembered keys after a rotation here, as the admin route does.
+    let secretKeys: SecretKeyStep
     let sessions: SessionStore
     let rateLimits: RateLimitStep
     /// The gateway's whole pipeline (`ClientEdge` and `dispatch`), for the console app's own
@@ -58,8 +60,8 @@ final class ConsoleSite: Sendable {
     let pipeline: PipelineEntry
 
     init(apps: AppResolver, console: ConsoleStore, users: UserProfileStore, freshProof: FreshProofStep,
-         commands: CommandSender, audit: AuditLog, signingKeys: SigningKeyStore, sessions: SessionStore,
-         rateLimits: RateLimitStep, pipeline: PipelineEntry) {
+         commands: CommandSender, audit: AuditLog, signingKeys: SigningKeyStore, secretKeys: SecretKeyStep,
+         sessions: SessionStore, rateLimits: RateLimitStep, pipeline: PipelineEntry) {
         self.apps = apps
         self.console = console
         self.users = users
@@ -67,6 +69,7 @@ final class ConsoleSite: Sendable {
         self.commands = commands
         self.audit = audit
         self.signingKeys = signingKeys
+        self.secretKeys = secretKeys
         self.sessions = sessions
         self.rateLimits = rateLimits
         self.pipeline = pipeline
@@ -173,6 +176,11 @@ final class ConsoleSite: Sendable {
             let (user, membership) = try member(request, appId: found[0], changing: true)
             return try ConsoleKeys(site: self).rotate(request, user: user, membership: membership,
                                                       form: try checkedForm(request, user: user))
+        }
+        if method == "POST", let found = path("apps", "*", "keys", "secret", "rotate") {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            return try ConsoleSecretKeys(site: self).rotate(request, user: user, membership: membership,
+                                                            form: try checkedForm(request, user: user))
         }
         if let found = path("apps", "*", "webhooks") {
             let (user, membership) = try member(request, appId: found[0], changing: method == "POST")
