@@ -62,6 +62,23 @@ enum ConsoleHTML {
         "<p class=\"notice \(kind)\" role=\"\(kind == "error" ? "alert" : "status")\">\(escape(text))</p>"
     }
 
+    /// The page every console action shows before it acts: the question, what follows, and a
+    /// form posting `confirm=yes` (with `hidden` fields carried over) back to `action`.
+    static func confirmation(_ user: ConsoleSite.Session, app: (id: String, name: String, tab: String),
+                             question: String, consequence: String, button: String, danger: Bool,
+                             action: String, cancel: String, hidden: [(String, String)] = []) -> String {
+        let carried = hidden.map { "<input type=\"hidden\" name=\"\(escape($0.0))\" value=\"\(escape($0.1))\">\n" }.joined()
+        return page(title: "Confirm", user: user, app: app, body: """
+            <section class="card"><h1>\(escape(question))</h1>
+            <p>\(escape(consequence))</p>
+            <form method="post" action="\(escape(action))">\(csrfField(user))
+            \(carried)<input type="hidden" name="confirm" value="yes">
+            <div class="actions"><button id="confirm" type="submit"\(danger ? " class=\"danger\"" : "")>\(escape(button))</button>
+            <a class="button secondary" href="\(escape(cancel))">Cancel</a></div>
+            </form></section>
+            """)
+    }
+
     /// A field's messages, next to the field (the API's `errors[].location` of that field).
     static func fieldErrors(_ messages: [String]) -> String {
         messages.map { "<p class=\"field-error\">\(escape($0))</p>" }.joined()

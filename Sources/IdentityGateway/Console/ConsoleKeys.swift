@@ -35,17 +35,12 @@ struct ConsoleKeys {
     func rotate(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership,
                 form: [String: String]) throws -> RouteResult {
         guard form["confirm"] == "yes" else {
-            return .now(ConsoleSite.html(ConsoleHTML.page(
-                title: "Confirm", user: user, app: (membership.appId, membership.appName, "keys"), body: """
-                    <section class="card"><h1>Rotate the signing key?</h1>
-                    <p>A new key is published now and starts signing one JWKS cache period later; the current key keeps
-                    verifying its tokens until they have expired.</p>
-                    <form method="post" action="\(ConsoleHTML.escape(request.path))">\(ConsoleHTML.csrfField(user))
-                    <input type="hidden" name="confirm" value="yes">
-                    <div class="actions"><button id="confirm" type="submit">Yes, rotate</button>
-                    <a class="button secondary" href="/console/apps/\(ConsoleHTML.component(membership.appId))/keys">Cancel</a></div>
-                    </form></section>
-                    """)))
+            return .now(ConsoleSite.html(ConsoleHTML.confirmation(
+                user, app: (membership.appId, membership.appName, "keys"), question: "Rotate the signing key?",
+                consequence: "A new key is published now and starts signing one JWKS cache period later; the current key "
+                    + "keeps verifying its tokens until they have expired.",
+                button: "Yes, rotate", danger: false, action: request.path,
+                cancel: "/console/apps/\(ConsoleHTML.component(membership.appId))/keys")))
         }
         try site.requireFreshSignIn(request, user: user)
         try site.audit("admin.keys.rotate", appId: membership.appId, user: user, target: "app", request: request,

@@ -37,18 +37,13 @@ struct ConsoleSecretKeys {
                                 overlap: given, errors: ["must be a whole number of seconds"], status: 422)
         }
         guard form["confirm"] == "yes" else {
-            return .now(ConsoleSite.html(ConsoleHTML.page(
-                title: "Confirm", user: user, app: (membership.appId, membership.appName, "keys"), body: """
-                    <section class="card"><h1>Rotate the secret key?</h1>
-                    <p>A new secret key is made now and shown once. The keys your backends use now keep working for
-                    \(overlap) seconds, then stop.</p>
-                    <form method="post" action="\(ConsoleHTML.escape(request.path))">\(ConsoleHTML.csrfField(user))
-                    <input type="hidden" name="overlap_seconds" value="\(overlap)">
-                    <input type="hidden" name="confirm" value="yes">
-                    <div class="actions"><button id="confirm" type="submit">Yes, rotate</button>
-                    <a class="button secondary" href="/console/apps/\(ConsoleHTML.component(membership.appId))/keys">Cancel</a></div>
-                    </form></section>
-                    """)))
+            return .now(ConsoleSite.html(ConsoleHTML.confirmation(
+                user, app: (membership.appId, membership.appName, "keys"), question: "Rotate the secret key?",
+                consequence: "A new secret key is made now and shown once. The keys your backends use now keep working "
+                    + "for \(overlap) seconds, then stop.",
+                button: "Yes, rotate", danger: false, action: request.path,
+                cancel: "/console/apps/\(ConsoleHTML.component(membership.appId))/keys",
+                hidden: [("overlap_seconds", String(overlap))])))
         }
         try site.requireFreshSignIn(request, user: user)
         try site.audit("admin.secret_keys.rotate", appId: membership.appId, user: user, target: "app", request: request,

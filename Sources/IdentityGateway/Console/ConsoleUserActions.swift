@@ -95,15 +95,9 @@ struct ConsoleUserActions {
         let userPage = "/console/apps/\(ConsoleHTML.component(membership.appId))/users/\(ConsoleHTML.component(uid))"
         guard form["confirm"] == "yes" else {
             let (question, consequence, button) = action.confirmation(name)
-            return .now(ConsoleSite.html(ConsoleHTML.page(title: "Confirm", user: user, app: tab, body: """
-                <section class="card"><h1>\(ConsoleHTML.escape(question))</h1>
-                <p>\(ConsoleHTML.escape(consequence))</p>
-                <form method="post" action="\(userPage)/\(action.path)">\(ConsoleHTML.csrfField(user))
-                <input type="hidden" name="confirm" value="yes">
-                <div class="actions"><button id="confirm" type="submit"\(action.destructive ? " class=\"danger\"" : "")>\(button)</button>
-                <a class="button secondary" href="\(userPage)">Cancel</a></div>
-                </form></section>
-                """)))
+            return .now(ConsoleSite.html(ConsoleHTML.confirmation(
+                user, app: tab, question: question, consequence: consequence, button: button,
+                danger: action.destructive, action: "\(userPage)/\(action.path)", cancel: userPage)))
         }
         if action.needsFreshSignIn { try site.requireFreshSignIn(request, user: user) }
         var detail: [String: JSONValue] = ["via": "console"]

@@ -62,16 +62,11 @@ struct ConsoleWebhooks {
         guard webhookId.utf8.count <= 64 else { throw ConsoleSite.Refusal.notFound }
         let base = "/console/apps/\(ConsoleHTML.component(membership.appId))/webhooks"
         if action == "delete", form["confirm"] != "yes" {
-            return .now(ConsoleSite.html(ConsoleHTML.page(
-                title: "Confirm", user: user, app: (membership.appId, membership.appName, "webhooks"), body: """
-                    <section class="card"><h1>Delete this endpoint?</h1>
-                    <p>It gets no more events, and its secret and delivery history go. This cannot be undone.</p>
-                    <form method="post" action="\(base)/\(ConsoleHTML.component(webhookId))/delete">\(ConsoleHTML.csrfField(user))
-                    <input type="hidden" name="confirm" value="yes">
-                    <div class="actions"><button id="confirm" type="submit" class="danger">Yes, delete</button>
-                    <a class="button secondary" href="\(base)">Cancel</a></div>
-                    </form></section>
-                    """)))
+            return .now(ConsoleSite.html(ConsoleHTML.confirmation(
+                user, app: (membership.appId, membership.appName, "webhooks"), question: "Delete this endpoint?",
+                consequence: "It gets no more events, and its secret and delivery history go. This cannot be undone.",
+                button: "Yes, delete", danger: true, action: "\(base)/\(ConsoleHTML.component(webhookId))/delete",
+                cancel: base)))
         }
         if action == "delete" { try site.requireFreshSignIn(request, user: user) }
         try site.audit(action == "delete" ? "admin.webhooks.delete" : "admin.webhooks.update", appId: membership.appId,
