@@ -263,3 +263,38 @@ def test_refresh_rotation_keeps_the_session_live_on_the_replica(client, replica,
     _warm(replica, app, tokens["access_token"], times=2)
     again = client.refresh(app, tokens["refresh_token"])
     assert again.status == 200 and again.data["refresh_token"] == rotated.data["refresh_token"], again
+
+
+def test_a_later_expiry_is_not_announced_and_a_passed_held_expiry_is_read_again(client, replica, app):
+    """A refresh moves its session's expiry later without a notification (every refresh's
+    commit would otherwise queue on PostgreSQL's notify lock): the replica keeps serving the
+    session from memory, and once the expiry it holds has passed it reads the session again
+    instead of refusing it."""
+    tokens = client.new_user(app)
+    sid = split(tokens["access_token"])[1]["sid"]
+    where = f"WHERE app_id = {db_tools.literal(app['app_id'])} AND id = {db_tools.literal(sid)}"
+    # An earlier expiry is announced: the replica forgets what it held and reads this one.
+    db_tools.rows(f"UPDATE sessions SET expires_at = now() + interval '4 seconds' {where}")
+    held_until = time.monotonic() + 4
+    deadline = time.monotonic() + 2
+    while True:
+        before = _cache(replica, "hit")
+        resp = introspect(replica, app, tokens["access_token"])
+        assert resp.status == 200 and resp.json["active"] is True, resp
+        if _cache(replica, "hit") > before:
+            break
+        assert time.monotonic() < deadline, "the replica does not serve the session from memory"
+    # A later expiry, as a refresh writes it: no word to the replica, which still holds the old one.
+    db_tools.rows(f"UPDATE sessions SET expires_at = now() + interval '1 hour' {where}")
+    refreshed = client.refresh(app, tokens["refresh_token"])
+    assert refreshed.status == 200, refreshed
+    time.sleep(0.3)
+    before = _cache(replica, "hit")
+    resp = introspect(replica, app, tokens["access_token"])
+    assert resp.status == 200 and resp.json["active"] is True, resp
+    assert _cache(replica, "hit") == before + 1, "a later expiry was announced and dropped the held session"
+    # Past the expiry the replica held: read again, still live.
+    time.sleep(max(0.0, held_until - time.monotonic()) + 0.5)
+    resp = introspect(replica, app, tokens["access_token"])
+    assert resp.status == 200 and resp.json["active"] is True, resp
+    assert replica.me(app, refreshed.data["access_token"]).status == 200

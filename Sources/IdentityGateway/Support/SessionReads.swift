@@ -107,8 +107,11 @@ final class SessionReads: Sendable {
     func liveSession(appId: String, uid: String, sessionId: String) throws -> (profile: UserProfile, sessionExpiresAt: Int64)? {
         let sessionKey = Self.sessionKey(appId: appId, sessionId: sessionId)
         let userKey = Self.userKey(appId: appId, uid: uid)
+        // A held expiry that has passed is read again rather than believed: a refresh moves the
+        // stored expiry later without a notification (migration 0042), never earlier.
         if let (session, user) = cache.values(sessionKey, userKey, now: Self.now()),
-           case .session(let owner, let expiresAt) = session, owner == uid, case .profile(let profile) = user {
+           case .session(let owner, let expiresAt) = session, owner == uid, case .profile(let profile) = user,
+           expiresAt > Timestamp.nowSeconds() {
             ServiceMetrics.sessionCache.inc("hit")
             return (profile, expiresAt)
         }
