@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import secrets
 import shutil
 import signal
@@ -174,24 +175,46 @@ def cpu_seconds(pids):
     return total / TICKS
 
 
+def broker_pids():
+    """The private RabbitMQ's Erlang VM (scripts/services.sh starts one beam.smp): shared with
+    anything else on the broker, so its share is exact only on a quiet machine."""
+    out = subprocess.run(["pgrep", "-x", "beam.smp"], capture_output=True, text=True).stdout
+    return [int(pid) for pid in out.split()]
+
+
+def children_cpu_seconds():
+    """CPU of this process's finished children so far: the load generator (wrk) of a run."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measured(stack, run_load):
     """`run_load()`'s wrk figure with the CPU it cost, in milliseconds per request: the service's
-    processes and the PostgreSQL backends of the bench database. Robust where req/s is not: on
-    a machine shared with other work, throughput moves with the neighbours, CPU per request less."""
+    processes, the PostgreSQL backends of the bench database, the broker and the load generator.
+    Robust where req/s is not: on a machine shared with other work, throughput moves with the
+    neighbours, CPU per request less. `ceiling_per_second` is what the machine's cores would
+    carry if this path's whole cost (ours, PostgreSQL and the broker; not the load generator)
+    were all they did: no ratio to a limit can pass what that allows."""
     db = stack.env["IDENTITY_DATABASE_URL"]
     backends = lambda: [int(p) for p in psql(db, "SELECT pid FROM pg_stat_activity WHERE datname = "
                                                   "current_database() AND pid <> pg_backend_pid()").split()]
     ours = {name: proc.pid for name, proc in stack.procs.items()}
+    brokers = broker_pids()
     before_pg = {pid: cpu_seconds([pid]) for pid in backends()}
     before = {name: cpu_seconds([pid]) for name, pid in ours.items()}
+    before_broker, before_load = cpu_seconds(brokers), children_cpu_seconds()
     figure = run_load()
     spent = {name: cpu_seconds([pid]) - before[name] for name, pid in ours.items()}
     postgres = sum(cpu_seconds([pid]) - before_pg.get(pid, 0) for pid in backends())
+    broker, load = cpu_seconds(brokers) - before_broker, children_cpu_seconds() - before_load
     requests = max(1, figure.get("requests", 0))
     per_request = lambda seconds: round(1000 * seconds / requests, 3)
+    cost = per_request(sum(spent.values()) + postgres + broker)
     figure["cpu_ms_per_request"] = {"service": per_request(sum(spent.values())), "postgres": per_request(postgres),
+                                    "broker": per_request(broker), "load_generator": per_request(load),
                                     "by_process": {name.removeprefix("identity-"): per_request(value)
-                                                   for name, value in spent.items() if value > 0}}
+                                                   for name, value in spent.items() if value > 0},
+                                    "ceiling_per_second": round(1000 * os.cpu_count() / cost, 1) if cost > 0 else None}
     return figure
 
 
@@ -455,12 +478,14 @@ def report(rows, extra, smoke):
     print("\nmachine: %d cores, %s; load average before the run %s" % (
         machine["cores"], machine["cpu_model"], " ".join("%.2f" % v for v in machine["load_average_before"])))
     summary.print_table(rows, "%d round(s) of %g s per figure" % (extra["rounds"], extra["seconds"]))
-    print("\nCPU per request (ms, median round; service processes + PostgreSQL backends of the bench database):")
+    print("\nCPU per request (ms, median round; service processes, PostgreSQL backends of the bench database,"
+          "\nthe broker, the load generator) and the rate the cores would carry at that cost (ceiling):")
     for row in rows:
         cpu = row["figure"].get("cpu_ms_per_request")
         if cpu:
-            print("  %-44s service %7.3f   postgres %7.3f   (%s)" % (
-                row["path"], cpu["service"], cpu["postgres"],
+            print("  %-44s service %7.3f   postgres %7.3f   broker %6.3f   wrk %6.3f   ceiling %9s/s   (%s)" % (
+                row["path"], cpu["service"], cpu["postgres"], cpu.get("broker", 0), cpu.get("load_generator", 0),
+                "{:,.0f}".format(cpu["ceiling_per_second"]) if cpu.get("ceiling_per_second") else "?",
                 ", ".join("%s %.3f" % item for item in cpu["by_process"].items())))
     copies = extra.get("scale")
     if copies:
