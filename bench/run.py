@@ -119,6 +119,7 @@ class Stack:
             except OSError:
                 pass
             time.sleep(0.1)
+        self.stop()  # nothing of a failed start stays running
         raise SystemExit("bench: the gateway never became ready (logs in %s)" % self.log_dir)
 
     def add_copy(self, name):
