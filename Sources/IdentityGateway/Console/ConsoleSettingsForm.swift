@@ -67,8 +67,11 @@ struct ConsoleSettingField: Sendable {
         }
     }
 
-    /// The field's value when the form changed it (a secret: when one was given).
+    /// The field's value when the form changed it (a secret: when one was given). A field the
+    /// form never had (neither it nor its shown value) is left alone; an unticked checkbox is
+    /// absent but its shown value is not.
     func changedValue(in form: [String: String]) -> JSONValue? {
+        guard form[formName] != nil || form[shownName] != nil else { return nil }
         let raw = form[formName] ?? ""
         guard let value = value(raw) else { return nil }
         if isSecret { return value }
