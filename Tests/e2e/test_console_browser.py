@@ -211,6 +211,11 @@ def test_owner_sets_providers_then_google_signs_in_and_a_disabled_user_is_refuse
     assert key_body not in browser.driver.page_source
     assert find(browser, "#apple_private_key")[0].get_attribute("value") == ""
     shot(browser, "05-settings-saved")
+    # Message texts: the preview renders the typed text with sample values, markup as text.
+    set_field(browser, "#template_text", "Hi <b>{{email}}</b>, {{code}}")
+    submit(browser, "#preview-template")
+    assert find(browser, "#preview-subject")[0].text == "Hi <b>ada@example.com</b>, 123456"
+    shot(browser, "05b-template-preview")
     settings = admin(client, app, "GET", "/v1/admin/settings").data
     assert settings["google_client_ids"] == list(GOOGLE_CLIENT_IDS), settings
     assert settings["apple_team_id"] == "TEAM123456" and settings["apple_private_key_set"] is True, settings
