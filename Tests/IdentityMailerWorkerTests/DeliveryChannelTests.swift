@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 @testable import IdentityMailerWorker
-import IdentityKit
+@testable import IdentityKit
 
 /// The channel machinery every channel shares: names, retries and dead letters.
 final class DeliveryChannelTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import IdentityMailerWorker
 import IdentityCredentials
-import IdentityKit
+@testable import IdentityKit
 
 final class MailRenderingTests: XCTestCase {
     /// Every built-in language has texts for exactly the kinds of the one lists (`MailKind`,

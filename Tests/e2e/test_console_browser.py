@@ -193,7 +193,7 @@ def test_owner_sets_providers_then_google_signs_in_and_a_disabled_user_is_refuse
     set_field(browser, "#apple_team_id", "TEAM123456")
     set_field(browser, "#apple_key_id", "KEY1234567")
     set_field(browser, "#apple_private_key", "not a key")
-    submit(browser, "#save")
+    submit(browser, "#save-providers")
     # Refused by the admin API's own rule, shown next to its field; nothing saved.
     assert "must be an EC private key in PEM" in text(browser), text(browser)
     assert find(browser, "#apple_private_key[aria-invalid=true]")
@@ -203,7 +203,7 @@ def test_owner_sets_providers_then_google_signs_in_and_a_disabled_user_is_refuse
     set_field(browser, "#apple_private_key", "")
     find(browser, "#apple_private_key_file")[0].send_keys(providers.apple_p8_path)  # the upload, read by console.js
     wait_for(browser, lambda: "BEGIN" in find(browser, "#apple_private_key")[0].get_attribute("value"), "key file not read")
-    submit(browser, "#save")
+    submit(browser, "#save-providers")
     assert "Saved." in text(browser), text(browser)
     assert find(browser, "#apple_private_key_state")[0].text == "set"
     # The key is never shown back: neither its body on the page nor in the field.
@@ -211,6 +211,11 @@ def test_owner_sets_providers_then_google_signs_in_and_a_disabled_user_is_refuse
     assert key_body not in browser.driver.page_source
     assert find(browser, "#apple_private_key")[0].get_attribute("value") == ""
     shot(browser, "05-settings-saved")
+    # Message texts: the preview renders the typed text with sample values, markup as text.
+    set_field(browser, "#template_text", "Hi <b>{{email}}</b>, {{code}}")
+    submit(browser, "#preview-template")
+    assert find(browser, "#preview-subject")[0].text == "Hi <b>ada@example.com</b>, 123456"
+    shot(browser, "05b-template-preview")
     settings = admin(client, app, "GET", "/v1/admin/settings").data
     assert settings["google_client_ids"] == list(GOOGLE_CLIENT_IDS), settings
     assert settings["apple_team_id"] == "TEAM123456" and settings["apple_private_key_set"] is True, settings
@@ -294,7 +299,7 @@ def test_a_viewer_sees_no_edit_controls_and_a_forged_post_is_refused(stack, clie
 
     browser.open(f"{gateway}/console/apps/{app['app_id']}/settings")
     assert "you can see its settings but not change them" in text(browser)
-    assert not find(browser, "#save") and not find(browser, "form#settings") and not find(browser, "input[type=file]")
+    assert not find(browser, "#save-providers") and not find(browser, "form#settings-providers") and not find(browser, "input[type=file]")
     assert find(browser, "#google_client_ids")[0].get_attribute("readonly") is not None
     shot(browser, "10-viewer-settings")
     browser.open(f"{gateway}/console/apps/{app['app_id']}/users/{victim.data['user']['uid']}")

@@ -1,6 +1,6 @@
 // The console's one script (served by the gateway; the page's CSP allows no other script and no
-// inline code). Everything works without it; it only reads a chosen .p8 file into the key field,
-// so the key can be uploaded as a file rather than pasted.
+// inline code). Everything works without it; it only reads a chosen key file (.p8, a service account's
+// JSON, a token) into its field, so a secret can be uploaded as a file rather than pasted.
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -11,7 +11,7 @@ document.addEventListener("DOMContentLoaded", () => {
       if (!target || !file) return;
       if (file.size > 16384) {
         target.value = "";
-        input.setCustomValidity("A .p8 key is a few hundred bytes; this file is too large.");
+        input.setCustomValidity("A key file is a few kilobytes at most; this file is too large.");
         input.reportValidity();
         return;
       }

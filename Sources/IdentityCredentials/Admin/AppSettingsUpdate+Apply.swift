@@ -53,7 +53,9 @@ extension AppSettingsUpdate {
         if let locale = defaultLocale { mail.defaultLocale = LanguageTag.normalized(locale) }
         for (target, value) in mailTemplates {
             guard let target = Self.templateTarget(target) else { continue }  // `problems` refused it
-            mail.templates[target.kind, default: [:]][target.part] = value
+            // An empty text removes the app's own: the built-in text applies again.
+            mail.templates[target.kind, default: [:]][target.part] = value.isEmpty ? nil : value
+            if mail.templates[target.kind]?.isEmpty == true { mail.templates[target.kind] = nil }
         }
         try mailStore.save(appId: appId, mail)
         for (name, value) in rateLimits {
@@ -70,6 +72,7 @@ extension AppSettingsUpdate {
             "mail_from_name": JSONValue(mail.fromName),
             "mail_from_address": JSONValue(mail.fromAddress),
             "default_locale": JSONValue(mail.defaultLocale),
+            "mail_templates": .object(Self.flatTemplates(mail.templates)),
             "google_client_ids": JSONValue(providers.googleClientIds),
             "apple_bundle_ids": JSONValue(providers.appleBundleIds),
             "apple_services_ids": JSONValue(providers.appleServicesIds),
@@ -121,6 +124,15 @@ extension AppSettingsUpdate {
         }
         try store.save(appId: appId, push, sealedAPNsKey: sealedAPNs, sealedFCMServiceAccount: sealedFCM)
         return push
+    }
+
+    /// The app's texts as `mail_templates` takes them: `KIND.PART[.LANGUAGE]` → text.
+    static func flatTemplates(_ templates: [String: [String: String]]) -> [String: JSONValue] {
+        var flat: [String: JSONValue] = [:]
+        for (kind, parts) in templates {
+            for (part, text) in parts { flat[kind + "." + part] = .string(text) }
+        }
+        return flat
     }
 
     /// Every limit's effective setting: `"100/60s"` or `"off"`.

@@ -60,6 +60,15 @@ extension ConsoleSite {
         section.secret code { font-size: 15px; padding: 4px 8px; background: #f0f1f4; border-radius: 4px; user-select: all; }
         #webhooks { margin-bottom: 16px; }
         td form.inline + form.inline button { margin-top: 4px; }
+        nav.toc { display: flex; flex-wrap: wrap; gap: 6px 14px; margin: -4px 0 16px; }
+        label.check { display: flex; gap: 8px; align-items: center; }
+        label.check input { margin: 0; }
+        div.row { display: grid; grid-template-columns: 2fr 1fr 1fr; gap: 12px; }
+        ul.facts { color: var(--muted); font-size: 13px; margin: 12px 0 0; padding-left: 18px; }
+        .preview { margin-top: 16px; border-top: 1px solid var(--line); padding-top: 8px; }
+        .preview h3 { font-size: 15px; margin: 8px 0; }
+        .preview pre, details pre { white-space: pre-wrap; word-break: break-word; margin: 0; font-size: 13px; background: #f6f7f9; padding: 6px 8px; border-radius: 4px; }
+        details { margin-top: 8px; }
         """#)
 
     /// web/console/console.js
@@ -67,8 +76,8 @@ extension ConsoleSite {
         mediaType: "text/javascript; charset=utf-8",
         text: #"""
         // The console's one script (served by the gateway; the page's CSP allows no other script and no
-        // inline code). Everything works without it; it only reads a chosen .p8 file into the key field,
-        // so the key can be uploaded as a file rather than pasted.
+        // inline code). Everything works without it; it only reads a chosen key file (.p8, a service account's
+        // JSON, a token) into its field, so a secret can be uploaded as a file rather than pasted.
         "use strict";
 
         document.addEventListener("DOMContentLoaded", () => {
@@ -79,7 +88,7 @@ extension ConsoleSite {
               if (!target || !file) return;
               if (file.size > 16384) {
                 target.value = "";
-                input.setCustomValidity("A .p8 key is a few hundred bytes; this file is too large.");
+                input.setCustomValidity("A key file is a few kilobytes at most; this file is too large.");
                 input.reportValidity();
                 return;
               }

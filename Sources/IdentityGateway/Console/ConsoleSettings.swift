@@ -1,91 +1,105 @@
 import Foundation
 import IdentityKit
 
-/// An app's Settings page: its sign-in providers, read and written with the admin API's own
-/// command (`UpdateAppSettings`, an empty update reading them) and checked first by the same
-/// `AppSettingsUpdate` rules, so a refused value shows the API's message next to its field. The
-/// Apple key is write-only: sealed by the worker, shown only as set or not.
+/// An app's Settings page: every setting its team manages, in sections (ConsoleSettingsSections.swift),
+/// each its own form. Read and written with the admin API's own command (`UpdateAppSettings`,
+/// an empty update reading them) and checked first by the same `AppSettingsUpdate` rules, so a
+/// refused value shows the API's message next to its field and nothing is saved. A section
+/// sends only the settings its form changed. Secrets (keys, tokens) are write-only: sealed by
+/// the worker, shown only as set or not, and setting one needs a fresh sign-in.
 struct ConsoleSettings {
     let site: ConsoleSite
 
-    /// The form's fields: (settings name, label, hint, kind).
-    enum Kind { case lines, text, key }
-    static let fields: [(name: String, label: String, hint: String, kind: Kind)] = [
-        ("google_client_ids", "Google client IDs",
-         "Paste each OAuth client ID on its own line: web, iOS and Android (Google Cloud console → Credentials). "
-            + "A Google id token is accepted when its audience is one of these.", .lines),
-        ("apple_bundle_ids", "Apple bundle IDs", "Your iOS apps' bundle IDs, one a line (Sign in with Apple on iOS).", .lines),
-        ("apple_services_ids", "Apple Services IDs", "Services IDs for Sign in with Apple on the web, one a line.", .lines),
-        ("apple_team_id", "Apple team ID", "The 10-character team ID of your Apple developer account.", .text),
-        ("apple_key_id", "Apple key ID", "The ID of the Sign in with Apple key (.p8) below.", .text),
-        ("apple_private_key", "Apple private key (.p8)",
-         "Upload or paste the .p8 file. It is stored sealed and never shown again; leave empty to keep the one set.", .key),
-        ("firebase_project_id", "Firebase project ID", "For apps whose clients sign in with Firebase.", .text),
-    ]
+    /// What a section's form got back: the values typed (shown again when refused), messages by
+    /// form name ("" for the section's own) and the notice.
+    struct Outcome: Sendable {
+        let section: String
+        var typed: [String: String]?
+        var errors: [String: [String]]
+        let notice: String
+    }
 
     func show(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership) -> RouteResult {
         read(request, user: user, membership: membership) { settings in
-            ConsoleSite.html(Self.page(user: user, membership: membership, settings: settings, form: nil, notice: nil))
+            let editor = ConsoleMailTemplates.Editor(opening: request.query["template"], settings: settings)
+            return ConsoleSite.html(Self.page(user: user, membership: membership, settings: settings, outcome: nil, editor: editor))
         }
     }
 
-    func save(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership,
+    func save(_ sectionId: String, _ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership,
               form: [String: String]) throws -> RouteResult {
-        var body: [String: JSONValue] = [:]
-        for field in Self.fields {
-            let value = form[field.name] ?? ""
-            switch field.kind {
-            case .lines:
-                body[field.name] = .array(value.split(whereSeparator: \.isNewline)
-                    .map { TextScanning.trimmed($0) }.filter { !$0.isEmpty }.map(JSONValue.string))
-            case .text:
-                body[field.name] = .string(TextScanning.trimmed(Substring(value)))
-            case .key:
-                if !TextScanning.trimmed(Substring(value)).isEmpty { body[field.name] = .string(value) }
-            }
+        if sectionId == ConsoleMailTemplates.sectionId {
+            return try ConsoleMailTemplates(site: site).post(request, user: user, membership: membership, form: form)
         }
-        let settingsBody = JSONValue.object(body)
-        // The admin API's own checks, before any command: the same messages, next to their fields.
-        let (update, shape) = AppSettingsUpdate.parse(settingsBody)
-        let rules = update.problems(offAllowed: true).map { ServiceError.FieldProblem(location: "body.\($0.setting)", message: $0.message) }
-        if !(shape + rules).isEmpty {
-            var fieldErrors: [String: [String]] = [:]
-            for problem in shape + rules {
-                let name = problem.location.split(separator: ".").dropFirst().first.map(String.init) ?? problem.location
-                fieldErrors[name, default: []].append(problem.message)
-            }
-            let errors = fieldErrors
+        guard let section = ConsoleSettingsSections.named(sectionId) else { throw ConsoleSite.Refusal.notFound }
+        let body = section.body(form)
+        let editor = ConsoleMailTemplates.Editor()
+        guard !body.isEmpty else {
             return read(request, user: user, membership: membership) { settings in
-                ConsoleSite.html(Self.page(user: user, membership: membership, settings: settings, form: (form, errors),
-                                           notice: ConsoleHTML.notice("error", "Nothing was saved: fix the fields marked below.")),
-                                 status: 422)
+                ConsoleSite.html(Self.page(user: user, membership: membership, settings: settings, outcome: Outcome(
+                    section: section.id, errors: [:], notice: ConsoleHTML.notice("info", "Nothing was changed.")), editor: editor))
             }
         }
-        let keyGiven = body["apple_private_key"] != nil
-        if keyGiven { try site.requireFreshSignIn(request, user: user) }
+        let problems = Self.problems(body)
+        if !problems.isEmpty {
+            return refused(section.id, typed: form, errors: section.place(problems), status: 422, request, user: user,
+                           membership: membership, editor: editor)
+        }
+        let secretGiven = section.fields.contains { $0.isSecret && body[$0.name] != nil }
+        return try update(body, section: section.id, freshSignIn: secretGiven, request, user: user, membership: membership,
+                          editor: editor, place: { section.place($0) }, typed: form)
+    }
+
+    /// The admin API's own checks of a body (`PATCH /v1/admin/settings`'s 422), by setting.
+    static func problems(_ body: [String: JSONValue]) -> [(setting: String, message: String)] {
+        let (update, shape) = AppSettingsUpdate.parse(.object(body))
+        let shapes = shape.map { problem in
+            (setting: problem.location.split(separator: ".").dropFirst().first.map(String.init) ?? problem.location,
+             message: problem.message)
+        }
+        return shapes + update.problems(offAllowed: true)
+    }
+
+    /// Sends a checked update; what the worker still refuses (an operator's ceiling, a host that
+    /// is another app's) shows like the checks' messages, and nothing is saved.
+    func update(_ body: [String: JSONValue], section: String, freshSignIn: Bool, _ request: HTTPRequest,
+                user: ConsoleSite.Session, membership: ConsoleStore.Membership, editor: ConsoleMailTemplates.Editor,
+                place: @escaping @Sendable ([(setting: String, message: String)]) -> [String: [String]],
+                typed: [String: String]) throws -> RouteResult {
+        if freshSignIn { try site.requireFreshSignIn(request, user: user) }
         try site.audit("admin.settings.update", appId: membership.appId, user: user, target: "app", request: request,
                        detail: ["settings": .array(body.keys.sorted().map(JSONValue.string)), "via": "console"])
-        let command = AdminV1.UpdateAppSettings(appId: membership.appId, settingsJson: settingsBody.serialized,
+        let command = AdminV1.UpdateAppSettings(appId: membership.appId, settingsJson: JSONValue.object(body).serialized,
                                                 actor: "console:" + user.uid)
         return site.send(command, expecting: AdminV1.AppSettings.self, appId: membership.appId, user: user, request: request) {
             JSONValue.parse(Data($0.settingsJson.utf8)) ?? .null
         }.flatMap { response in
             guard response.status == 200, let settings = ConsoleSite.data(response) else {
                 let (message, fields) = ConsoleSite.problem(response)
-                return self.read(request, user: user, membership: membership) { settings in
-                    ConsoleSite.html(Self.page(user: user, membership: membership, settings: settings, form: (form, fields),
-                                               notice: ConsoleHTML.notice("error", "Not saved: " + message)),
-                                     status: response.status)
-                }
+                let problems = fields.flatMap { setting, messages in messages.map { (setting: setting, message: $0) } }
+                return self.refused(section, typed: typed, errors: place(problems), status: response.status, request,
+                                    user: user, membership: membership, editor: editor, detail: "Not saved: " + message)
             }
-            return .now(ConsoleSite.html(Self.page(user: user, membership: membership, settings: settings, form: nil,
-                                                   notice: ConsoleHTML.notice("ok", "Saved. The new settings apply to the next sign-in."))))
+            return .now(ConsoleSite.html(Self.page(user: user, membership: membership, settings: settings, outcome: Outcome(
+                section: section, errors: [:], notice: ConsoleHTML.notice("ok", "Saved. The new settings apply from now on.")),
+                editor: editor)))
+        }
+    }
+
+    private func refused(_ section: String, typed: [String: String], errors: [String: [String]], status: Int,
+                         _ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership,
+                         editor: ConsoleMailTemplates.Editor,
+                         detail: String = "Nothing was saved: fix the fields marked below.") -> RouteResult {
+        read(request, user: user, membership: membership) { settings in
+            ConsoleSite.html(Self.page(user: user, membership: membership, settings: settings, outcome: Outcome(
+                section: section, typed: typed, errors: errors, notice: ConsoleHTML.notice("error", detail)), editor: editor),
+                status: status)
         }
     }
 
     /// The settings as the worker answers them (the same read as `GET /v1/admin/settings`).
-    private func read(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership,
-                      then render: @escaping @Sendable (JSONValue) -> HTTPResponse) -> RouteResult {
+    func read(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership,
+              then render: @escaping @Sendable (JSONValue) -> HTTPResponse) -> RouteResult {
         let command = AdminV1.UpdateAppSettings(appId: membership.appId, settingsJson: "{}", actor: "console:" + user.uid)
         return site.send(command, expecting: AdminV1.AppSettings.self, appId: membership.appId, user: user, request: request) {
             JSONValue.parse(Data($0.settingsJson.utf8)) ?? .null
@@ -101,47 +115,46 @@ struct ConsoleSettings {
         }
     }
 
-    /// The page: each field with its current value (or what was typed, when refused), its hint
-    /// and its errors; read-only without a save button for a viewer.
+    /// The page: a list of the sections, then each with its fields (current values, or what
+    /// was typed when refused), hints and errors; read-only without forms for a viewer.
     static func page(user: ConsoleSite.Session, membership: ConsoleStore.Membership, settings: JSONValue,
-                     form: (values: [String: String], errors: [String: [String]])?, notice: String?) -> String {
+                     outcome: Outcome?, editor: ConsoleMailTemplates.Editor) -> String {
         let editable = membership.role.mayChange
-        let locked = editable ? "" : " readonly"
-        var html = "<h1>Settings</h1>" + (notice ?? "")
+        var html = "<h1>Settings</h1>"
         if !editable {
             html += ConsoleHTML.notice("info", "You are a viewer of this app: you can see its settings but not change them.")
         }
-        html += editable ? "<form method=\"post\" action=\"/console/apps/\(ConsoleHTML.component(membership.appId))/settings\" id=\"settings\">"
-            + ConsoleHTML.csrfField(user) : "<div id=\"settings\">"
-        html += "<section class=\"card\"><h2>Sign-in providers</h2>"
-        for field in fields {
-            let errors = form?.errors[field.name] ?? []
-            let invalid = errors.isEmpty ? "" : " class=\"invalid\" aria-invalid=\"true\""
-            let current: String
-            switch settings[field.name] {
-            case .array(let items)?: current = items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }.joined(separator: "\n")
-            case .string(let text)?: current = text
-            default: current = ""
+        html += "<nav class=\"toc\" aria-label=\"Sections\">" + ConsoleSettingsSections.all.map { section in
+            "<a href=\"#\(section.id)\">\(ConsoleHTML.escape(section.title))</a>"
+        }.joined() + "</nav>"
+        let base = "/console/apps/\(ConsoleHTML.component(membership.appId))/settings"
+        for section in ConsoleSettingsSections.all {
+            let mine = outcome?.section == section.id ? outcome : nil
+            html += "<section class=\"card\" id=\"\(section.id)\"><h2>\(ConsoleHTML.escape(section.title))</h2>"
+                + "<p class=\"hint\">\(ConsoleHTML.escape(section.intro))</p>"
+                + (mine?.notice ?? "") + ConsoleHTML.fieldErrors(mine?.errors[""] ?? [])
+            html += editable
+                ? "<form method=\"post\" action=\"\(base)/\(section.id)#\(section.id)\" id=\"settings-\(section.id)\">"
+                    + ConsoleHTML.csrfField(user)
+                : "<div id=\"settings-\(section.id)\">"
+            for field in section.fields {
+                html += field.html(settings: settings, typed: mine?.typed, errors: mine?.errors[field.formName] ?? [],
+                                   editable: editable)
             }
-            let value = ConsoleHTML.escape(form?.values[field.name] ?? current)
-            html += "<label for=\"\(field.name)\">\(field.label)</label>"
-            switch field.kind {
-            case .lines:
-                html += "<textarea id=\"\(field.name)\" name=\"\(field.name)\" rows=\"3\"\(invalid)\(locked)>\(value)</textarea>"
-            case .text:
-                html += "<input id=\"\(field.name)\" name=\"\(field.name)\" type=\"text\" value=\"\(value)\"\(invalid)\(locked)>"
-            case .key:
-                let set = settings["apple_private_key_set"] == .bool(true)
-                html += "<p><span class=\"badge \(set ? "set" : "off")\" id=\"apple_private_key_state\">\(set ? "set" : "not set")</span></p>"
-                if editable {
-                    html += "<input id=\"apple_private_key_file\" type=\"file\" accept=\".p8,.pem,text/plain\" data-into=\"\(field.name)\">"
-                        + "<textarea id=\"\(field.name)\" name=\"\(field.name)\" rows=\"4\" placeholder=\"-----BEGIN PRIVATE KEY-----\"\(invalid)></textarea>"
-                }
+            let facts = section.facts(settings)
+            if !facts.isEmpty {
+                html += "<ul class=\"facts\">" + facts.map { "<li>\(ConsoleHTML.escape($0))</li>" }.joined() + "</ul>"
             }
-            html += "<p class=\"hint\">\(ConsoleHTML.escape(field.hint))</p>" + ConsoleHTML.fieldErrors(errors)
+            html += editable
+                ? "<div class=\"actions\"><button id=\"save-\(section.id)\" type=\"submit\">Save \(ConsoleHTML.escape(section.title.lowercased()))</button></div></form>"
+                : "</div>"
+            html += "</section>"
+            if section.id == "mail" {
+                let templates = outcome?.section == ConsoleMailTemplates.sectionId ? outcome : nil
+                html += ConsoleMailTemplates.html(user: user, membership: membership, settings: settings, editor: editor,
+                                                  outcome: templates, editable: editable)
+            }
         }
-        html += "</section>"
-        html += editable ? "<div class=\"actions\"><button id=\"save\" type=\"submit\">Save settings</button></div></form>" : "</div>"
         return ConsoleHTML.page(title: "Settings", user: user, app: (membership.appId, membership.appName, "settings"), body: html)
     }
 }

@@ -160,9 +160,14 @@ final class ConsoleSite: Sendable {
             let (user, membership) = try member(request, appId: found[0], changing: method == "POST")
             if method == "GET" { return ConsoleSettings(site: self).show(request, user: user, membership: membership) }
             if method == "POST" {
-                return try ConsoleSettings(site: self).save(request, user: user, membership: membership,
+                return try ConsoleSettings(site: self).save("providers", request, user: user, membership: membership,
                                                              form: try checkedForm(request, user: user))
             }
+        }
+        if method == "POST", let found = path("apps", "*", "settings", "*") {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            return try ConsoleSettings(site: self).save(found[1], request, user: user, membership: membership,
+                                                         form: try checkedForm(request, user: user))
         }
         if method == "GET", let found = path("apps", "*", "users") {
             let (user, membership) = try member(request, appId: found[0])

@@ -82,9 +82,8 @@ struct SmsDelivery: Sendable {
             let mail = try texts.settings(appId: command.appId)
             let templates = MessageTemplates(overrides: mail.templates, defaultLanguage: mail.defaultLocale)
             let language = templates.language(kind: command.kind, preferences: command.languages)
-            let template = templates.part("text", kind: command.kind, language: language) ?? "{{code}}"
-            let text = template.replacingOccurrences(of: "{{app_name}}", with: appName)
-                .replacingOccurrences(of: "{{code}}", with: code)
+            let text = MailRenderer().renderSms(kind: command.kind, templates: templates, language: language,
+                                                values: ["app_name": appName, "code": code])
             return (try transport(appId: command.appId), text, language)
         } catch {
             // The store could not be read, or a key is wrong: try again later (dead letter last).

@@ -1,16 +1,15 @@
 import Foundation
-import IdentityKit
 
 /// The texts one app's messages are written from, in every language: its overrides
 /// (`mail_templates`: kind → `part` or `part.LANGUAGE` → text) over the built-in texts
 /// (`MessageTexts`). A part without a language is the app's text for its default language.
-struct MessageTemplates: Sendable {
+public struct MessageTemplates: Sendable {
     /// kind → part (`subject`, `subject.de`) → text, as `MailSettingsStore` reads them.
-    let overrides: [String: [String: String]]
+    public let overrides: [String: [String: String]]
     /// The app's default language (BCP 47); English when it set none.
-    let defaultLanguage: String
+    public let defaultLanguage: String
 
-    init(overrides: [String: [String: String]], defaultLanguage: String?) {
+    public init(overrides: [String: [String: String]], defaultLanguage: String?) {
         self.overrides = overrides
         self.defaultLanguage = defaultLanguage.flatMap(LanguageTag.normalized) ?? "en"
     }
@@ -18,7 +17,7 @@ struct MessageTemplates: Sendable {
     /// The language a message of `kind` is written in: the first of `preferences` (the user's
     /// locale, then the request's languages), then the app's default, then English, for which
     /// there are texts, each tried as given and then shorter (`pt-BR`, then `pt`; RFC 4647's lookup).
-    func language(kind: String, preferences: [String]) -> String {
+    public func language(kind: String, preferences: [String]) -> String {
         for preference in preferences + [defaultLanguage, "en"] {
             for candidate in LanguageTag.fallbacks(preference) where hasTexts(kind: kind, language: candidate) {
                 return candidate
@@ -30,7 +29,7 @@ struct MessageTemplates: Sendable {
     /// One part of a message in `language`: the app's text for that language, else its text
     /// without a language when that is its default language, else the built-in text, else the
     /// app's text without a language, else English.
-    func part(_ part: String, kind: String, language: String) -> String? {
+    public func part(_ part: String, kind: String, language: String) -> String? {
         let own = overrides[kind] ?? [:]
         let isDefault = LanguageTag.primary(language) == LanguageTag.primary(defaultLanguage)
         return own[part + "." + language]

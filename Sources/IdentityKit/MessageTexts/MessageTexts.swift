@@ -1,4 +1,3 @@
-import IdentityKit
 
 /// The built-in texts of one language: what every mail, alert and SMS says unless the app
 /// overrides it (`mail_templates`, per kind and language). Placeholders are the renderer's
