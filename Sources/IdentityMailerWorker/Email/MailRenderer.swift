@@ -14,7 +14,7 @@ struct MailRenderer: Sendable {
     }
 
     /// The placeholders a command may fill besides the code (`SendEmail.values`, `SendPush.values`).
-    static let extraPlaceholders: Set<String> = ["device", "ip", "time", "provider"]
+    static let extraPlaceholders: Set<String> = ["device", "ip", "time", "provider", "member_app", "role", "inviter"]
 
     /// A push notification's title and body in `language` (plain text, no escaping: not markup).
     func renderPush(kind: String, templates: MessageTemplates, language: String,
