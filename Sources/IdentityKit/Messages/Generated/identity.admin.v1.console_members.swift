@@ -12,7 +12,7 @@
 import Foundation
 
 extension AdminV1 {
-    /// An email given a role in `app_id`; the invitation mail is queued with it.
+    /// An email given a role in `app_id`; the invitation mail is queued with it → ConsoleMemberChanged.
     public struct InviteConsoleMember: ProtoMessage {
         public static let protoName = "identity.admin.v1.InviteConsoleMember"
 
@@ -60,7 +60,7 @@ extension AdminV1 {
         }
     }
 
-    /// A member's role changed; the app's last owner keeps it.
+    /// A member's role changed; the app's last owner keeps it → ConsoleMemberChanged.
     public struct ChangeConsoleMemberRole: ProtoMessage {
         public static let protoName = "identity.admin.v1.ChangeConsoleMemberRole"
 
@@ -104,7 +104,7 @@ extension AdminV1 {
     }
 
     /// A member removed at once: their next console request for the app is refused. Never the app's
-    /// last owner.
+    /// last owner → ConsoleMemberChanged.
     public struct RemoveConsoleMember: ProtoMessage {
         public static let protoName = "identity.admin.v1.RemoveConsoleMember"
 
