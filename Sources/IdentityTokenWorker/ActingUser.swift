@@ -26,3 +26,12 @@ extension ActsForUser {
 protocol ActsForAppBackend {
     var appId: String { get }
 }
+
+/// The web console's member changes (`CONSOLE_OWNER`): only with the session token of the
+/// console user the command names, who holds `owner` in the command's app
+/// (`CallerAuthority.checkConsoleOwner`). Generated for each, with its audit action.
+protocol ActsForConsoleOwner {
+    var appId: String { get }
+    var consoleUid: String { get }
+    static var auditAction: String { get }
+}

@@ -188,7 +188,8 @@ struct CommandRouter: Sendable {
         /// The command in `message`, of the type its entry names; a command that acts for a
         /// user (`ActsForUser`) only with that user's access token in the message, one that
         /// changes a way in (`ChangesWayIn`) only with the fresh proof its rule declares, and an
-        /// admin command (`ActsForAppBackend`) only with a live secret key of its app.
+        /// admin command (`ActsForAppBackend`) only with a live secret key of its app, and a
+        /// console member change (`ActsForConsoleOwner`) only with an owner's console session.
         func decode<Command: ProtoMessage>(_ message: BusMessage) throws -> Command {
             let command = try ProtoJSON.decode(Command.self, from: message.body)
             if let acting = command as? ActsForUser, !acting.actingUid.isEmpty {
@@ -199,6 +200,9 @@ struct CommandRouter: Sendable {
             }
             if let backend = command as? ActsForAppBackend {
                 try authority.checkAppBackend(message, appId: backend.appId)
+            }
+            if let owner = command as? ActsForConsoleOwner {
+                try authority.checkConsoleOwner(message, appId: owner.appId, uid: owner.consoleUid)
             }
             return command
         }

@@ -108,6 +108,22 @@ final class MailRenderingTests: XCTestCase {
         XCTAssertTrue(rendered.html.hasPrefix("<p>") && rendered.html.hasSuffix("</p>"), rendered.html)
     }
 
+    /// A console invitation names the app, the role, the inviter and the console's address,
+    /// each escaped in the HTML part (an app's name is its owners' text).
+    func testAConsoleInvitationNamesTheAppRoleInviterAndConsoleLink() {
+        let templates = MessageTemplates(overrides: [:], defaultLanguage: nil)
+        let rendered = MailRenderer().render(kind: "console_invitation", templates: templates, language: "en", values: [
+            "app_name": "Console", "code": "", "email": "new@example.com", "link": "https://id.example.com/console",
+            "member_app": "Shop <b>", "role": "admin", "inviter": "lead@example.com",
+        ])
+        XCTAssertTrue(rendered.subject.contains("lead@example.com") && rendered.subject.contains("Shop <b>"), rendered.subject)
+        for part in ["admin", "Shop <b>", "lead@example.com", "new@example.com", "https://id.example.com/console"] {
+            XCTAssertTrue(rendered.text.contains(part), part)
+        }
+        XCTAssertTrue(rendered.html.contains("Shop &lt;b&gt;") && !rendered.html.contains("<b>"), rendered.html)
+        XCTAssertFalse(rendered.text.contains("{{"), rendered.text)
+    }
+
     /// RFC 2047: each encoded word at most 75 characters, split between characters, each
     /// decoding to valid UTF-8, together the subject.
     func testALongSubjectBecomesSeveralEncodedWordsThatDecodeBack() throws {

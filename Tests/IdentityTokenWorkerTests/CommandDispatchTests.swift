@@ -18,13 +18,16 @@ struct CommandCase {
     /// instance changes no way in).
     let wayIn: FreshProofRule??
     let appBackend: Bool
+    /// A console owner's command (`ActsForConsoleOwner`): that owner's console session only.
+    let consoleOwner: Bool
 
     init(_ command: any ProtoMessage, actsFor: (uid: String, session: String)? = nil, wayIn: FreshProofRule?? = .none,
-         appBackend: Bool = false) {
+         appBackend: Bool = false, consoleOwner: Bool = false) {
         self.command = command
         self.actsFor = actsFor
         self.wayIn = wayIn
         self.appBackend = appBackend
+        self.consoleOwner = consoleOwner
     }
 
     var type: String { Swift.type(of: command).protoName }
@@ -128,6 +131,13 @@ struct CommandCase {
             CommandCase(AdminV1.SaveAuthHook(appId: app, kind: "before_token", url: "https://hooks.example.com/t", actor: "test"),
                         appBackend: true),
             CommandCase(AdminV1.DeleteAuthHook(appId: app, kind: "before_token", actor: "test"), appBackend: true),
+            // The console's Members page: an owner's console session, never a user's or a secret key.
+            CommandCase(AdminV1.InviteConsoleMember(appId: app, consoleUid: "usr_console", email: "new@example.com", role: "viewer"),
+                        consoleOwner: true),
+            CommandCase(AdminV1.ChangeConsoleMemberRole(appId: app, consoleUid: "usr_console", email: "new@example.com",
+                                                        role: "admin"), consoleOwner: true),
+            CommandCase(AdminV1.RemoveConsoleMember(appId: app, consoleUid: "usr_console", email: "new@example.com"),
+                        consoleOwner: true),
         ]
     }
 }
@@ -163,6 +173,7 @@ final class CommandCatalogueTests: XCTestCase {
             .union(Self.documentedCommands(in: "proto/identity/admin/v1/signing_keys_import.proto",
                                            package: "identity.admin.v1"))
             .union(Self.documentedCommands(in: "proto/identity/admin/v1/auth_hooks.proto", package: "identity.admin.v1"))
+            .union(Self.documentedCommands(in: "proto/identity/admin/v1/console_members.proto", package: "identity.admin.v1"))
         // The parse finds the files' commands (and not their replies): a change of the comment
         // style must not leave this test comparing two empty sets.
         XCTAssertGreaterThanOrEqual(documented.count, 45)
@@ -242,6 +253,23 @@ final class CommandCatalogueTests: XCTestCase {
         }
         XCTAssertEqual(CommandCase.catalogue().filter(\.appBackend).count, 13)
     }
+
+    func testConsoleMemberChangesNeedAConsoleOwnerAndNameTheirAuditAction() {
+        for item in CommandCase.catalogue() {
+            let owner = item.command as? ActsForConsoleOwner
+            if item.consoleOwner {
+                XCTAssertEqual(owner?.appId, "app_test", "\(item.type) must conform to ActsForConsoleOwner")
+                XCTAssertEqual(owner?.consoleUid, "usr_console", item.type)
+                XCTAssertNil(item.command as? ActsForUser, item.type)
+                XCTAssertNil(item.command as? ActsForAppBackend, "\(item.type): a console owner's, not the app backend's")
+            } else {
+                XCTAssertNil(owner, "\(item.type) is no console member change")
+            }
+        }
+        XCTAssertEqual(AdminV1.InviteConsoleMember.auditAction, "console.members.invite")
+        XCTAssertEqual(AdminV1.ChangeConsoleMemberRole.auditAction, "console.members.role_change")
+        XCTAssertEqual(AdminV1.RemoveConsoleMember.auditAction, "console.members.remove")
+    }
 }
 
 /// The router itself, on a database it cannot reach: what it answers shows which commands it
@@ -283,10 +311,10 @@ final class CommandRouterTests: XCTestCase {
     /// Without the user's access token, a command naming a user is refused before its flow;
     /// so is an admin command without the app's secret key.
     func testCommandsActingForSomeoneAreRefusedWithoutTheirCredential() throws {
-        for item in CommandCase.catalogue() where item.appBackend || !(item.actsFor?.uid.isEmpty ?? true) {
+        for item in CommandCase.catalogue() where item.appBackend || item.consoleOwner || !(item.actsFor?.uid.isEmpty ?? true) {
             XCTAssertEqual(parts.router.handle(try item.message()).errorCode, ServiceError.invalidToken.code, item.type)
             XCTAssertEqual(parts.router.handle(try item.message(appId: "app_test", callerToken: "not-a-token")).errorCode,
-                           item.appBackend ? ServiceError.invalidToken.code : ServiceError.unavailable.code,
+                           item.appBackend || item.consoleOwner ? ServiceError.invalidToken.code : ServiceError.unavailable.code,
                            "\(item.type): a token is checked against the store")
         }
     }

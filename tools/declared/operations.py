@@ -14,7 +14,7 @@ from .descriptors import MARKER, ProtoError, namespace
 ACCESS_SWIFT = {"PUBLIC": "public", "APP_KEY": "appKey", "GUEST": "guest", "BEARER": "bearer",
                 "BEARER_FRESH": "bearerFresh", "BEARER_FRESH_OR_PASSWORD": "bearerFreshOrPassword",
                 "BEARER_OWN_PROOF": "bearerOwnProof", "SECRET_KEY": "secretKey", "INTERNAL": "internal",
-                "BEARER_OPTIONAL": "bearerOptional"}
+                "BEARER_OPTIONAL": "bearerOptional", "CONSOLE_OWNER": "consoleOwner"}
 # The worker's half of each access (FreshProofRule in IdentityTokenWorker), when it has one.
 FRESH_RULE = {"BEARER_FRESH": ".freshSignIn", "BEARER_FRESH_OR_PASSWORD": ".freshSignInOrPassword(command.password)",
               "BEARER_OWN_PROOF": ".stepUpWhenMfaOn"}
@@ -139,8 +139,10 @@ def operations(files, options):
                         raise ProtoError(where, "an HTTP operation has a summary (the API document's)")
                     if op.method not in ("GET", "POST", "PATCH", "PUT", "DELETE") or not op.path.startswith("/"):
                         raise ProtoError(where, f"bad http method or path: {op.method} {op.path}")
-                elif access != "INTERNAL":
+                elif access not in ("INTERNAL", "CONSOLE_OWNER"):
                     raise ProtoError(where, "an rpc reached over HTTP declares `http`; bus-only rpcs are INTERNAL")
+                if access == "CONSOLE_OWNER" and (decl.HasField("http") or not op.audit):
+                    raise ProtoError(where, "a CONSOLE_OWNER command is bus only and names its audit action")
                 if access == "SECRET_KEY" and op.path.startswith("/v1/admin/") and not op.audit:
                     raise ProtoError(where, "an admin operation names its audit action")
                 if op.session_checked_by_handler and access != "BEARER":

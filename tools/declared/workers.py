@@ -3,6 +3,8 @@ to, the dispatch table that decodes a command by its AMQP `type`, and the caller
 command declares (who it acts for, the fresh proof it needs), so no command reaches its handler
 without them.
 """
+import json
+
 from .descriptors import ProtoError, json_name
 from .operations import FRESH_RULE, GENERATED_HEADER, WORKER_OF_PACKAGE, swift_type_of
 
@@ -40,6 +42,12 @@ def render_token_worker(ops, sources):
     for full, users in commands.items():
         t, accesses = swift_type_of(full), {op.access for op in users}
         src = sources.get(full, {})
+        if "CONSOLE_OWNER" in accesses:
+            if accesses != {"CONSOLE_OWNER"} or len(users) != 1:
+                raise ProtoError(users[0].where, "a console owner's command is sent by one console rpc only")
+            out += [f"extension {t}: ActsForConsoleOwner {{",
+                    f"{i1}static let auditAction = {json.dumps(users[0].audit)}", "}"]
+            continue
         if "SECRET_KEY" in accesses:
             if accesses != {"SECRET_KEY"}:
                 raise ProtoError(users[0].where, "a command of the admin API is sent by admin routes only")

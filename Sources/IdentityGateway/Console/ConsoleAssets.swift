@@ -56,6 +56,7 @@ extension ConsoleSite {
         .pager { margin-top: 12px; }
         form.inline { display: inline; margin: 0; }
         td form.inline button { padding: 3px 10px; font-size: 13px; }
+        td form.inline select { width: auto; padding: 3px 6px; margin-right: 4px; }
         section.card > h2:first-child { margin-top: 0; }
         section.secret code { font-size: 15px; padding: 4px 8px; background: #f0f1f4; border-radius: 4px; user-select: all; }
         #webhooks { margin-bottom: 16px; }

@@ -27,7 +27,8 @@ enum ConsoleHTML {
         var nav = ""
         if let app {
             let base = "/console/apps/\(component(app.id))"
-            let tabs = [("settings", "Settings"), ("users", "Users"), ("keys", "Keys"), ("webhooks", "Webhooks"), ("audit", "Audit log")].map { slug, label in
+            let tabs = [("settings", "Settings"), ("users", "Users"), ("keys", "Keys"), ("webhooks", "Webhooks"), ("members", "Members"),
+                        ("audit", "Audit log")].map { slug, label in
                 "<a href=\"\(base)/\(slug)\"\(slug == app.tab ? " class=\"current\" aria-current=\"page\"" : "")>\(label)</a>"
             }.joined()
             nav = "<nav class=\"app\"><span class=\"name\">\(escape(app.name))</span>\(tabs)</nav>"

@@ -200,6 +200,9 @@ final class ConsoleSite: Sendable {
             return try ConsoleWebhooks(site: self).act(found[2], webhookId: found[1], request, user: user, membership: membership,
                                                        form: try checkedForm(request, user: user))
         }
+        if let found = path("apps", "*", "members") ?? path("apps", "*", "members", "*") {
+            return try members(request, appId: found[0], action: found.count == 2 ? found[1] : nil)
+        }
         if method == "GET", let found = path("apps", "*", "audit") {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleAudit(site: self).list(request, user: user, membership: membership)))
@@ -215,6 +218,21 @@ final class ConsoleSite: Sendable {
                                                           form: try checkedForm(request, user: user))
         }
         throw Refusal.notFound
+    }
+
+    /// The Members page (`ConsoleMembers`): every member sees it; a change is sent for any
+    /// member, since the token worker alone decides who is an owner.
+    private func members(_ request: HTTPRequest, appId: String, action: String?) throws -> RouteResult {
+        let (user, membership) = try member(request, appId: appId)
+        switch (request.method, action) {
+        case ("GET", nil):
+            return .now(Self.html(try ConsoleMembers(site: self).show(user: user, membership: membership, notice: nil)))
+        case ("POST", nil), ("POST", "role"?), ("POST", "remove"?):
+            return try ConsoleMembers(site: self).act(action ?? "invite", request, user: user, membership: membership,
+                                                      form: try checkedForm(request, user: user))
+        default:
+            throw Refusal.notFound
+        }
     }
 
     /// The `*` segments of `pattern` when `parts` matches it (none empty), else nil.
@@ -287,7 +305,7 @@ final class ConsoleSite: Sendable {
 
     /// Takes one request from each of `limits` (declared with the API's, `RouteLimit`), counted
     /// against the console app; a spent one is the "Too many requests" page (429).
-    private func limit(_ limits: [RouteLimit], _ request: HTTPRequest, user: Session?) throws {
+    func limit(_ limits: [RouteLimit], _ request: HTTPRequest, user: Session?) throws {
         let (app, _) = try consoleApp()
         var context = RouteContext(request: request, app: app)
         context.caller = user?.claims

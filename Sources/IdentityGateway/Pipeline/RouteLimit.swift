@@ -70,4 +70,6 @@ extension [RouteLimit] {
     static let consoleSignIn: [RouteLimit] = [.perIP(Catalogue.consoleSignInPerIP)]
     static let consolePost: [RouteLimit] = [.perIP(Catalogue.consolePostPerIP)]
     static let consoleAccountPost: [RouteLimit] = [.perUser(Catalogue.consolePostPerAccount)]
+    /// An invitation from the Members page (a mail), per console account, besides the above.
+    static let consoleInvite: [RouteLimit] = [.perUser(Catalogue.consoleInvitePerAccount)]
 }

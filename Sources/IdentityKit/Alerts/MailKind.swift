@@ -8,6 +8,9 @@ public enum MailKind: Sendable, Hashable {
     case emailVerification
     /// A code of the email second factor (enrolment and sign-in challenges).
     case mfaCode
+    /// A console member's invitation to an app (the console's Members page): no code, a link to
+    /// the console, written as the console app's mail.
+    case consoleInvitation
     case alert(SecurityAlertKind)
 
     public var name: String {
@@ -16,11 +19,12 @@ public enum MailKind: Sendable, Hashable {
         case .passwordReset: "password_reset"
         case .emailVerification: "email_verification"
         case .mfaCode: "mfa_code"
+        case .consoleInvitation: "console_invitation"
         case .alert(let kind): kind.template
         }
     }
 
-    public static let all: [MailKind] = [.emailCode, .passwordReset, .emailVerification, .mfaCode]
+    public static let all: [MailKind] = [.emailCode, .passwordReset, .emailVerification, .mfaCode, .consoleInvitation]
         + SecurityAlertKind.allCases.map { .alert($0) }
 
     public static let names: [String] = all.map(\.name)

@@ -78,6 +78,34 @@ public struct CallerAuthority: Sendable {
         return try console.role(consoleAppId: consoleId, uid: claims.sub, appId: appId)
     }
 
+    /// A console owner's command (`CONSOLE_OWNER`, the Members page): `message` carries the
+    /// session token of console user `uid` (of the console app), whose verified email holds
+    /// `owner` in `appId`. Throws 401 when the token is not that console user's, 403
+    /// `auth/console-owner-required` when they hold another role there or none.
+    public func checkConsoleOwner(_ message: BusMessage, appId: String, uid: String) throws {
+        let fields = ["app_id": appId, "type": message.type, "request_id": message.requestId]
+        func refuse(_ why: String) -> ServiceError {
+            Log.warning("console member change refused", fields.merging(["why": why]) { $1 })
+            return ServiceError.invalidToken
+        }
+        guard SessionToken.isSessionToken(message.callerToken) else { throw refuse("no console session token") }
+        guard message.appId.isEmpty || message.appId == appId else { throw refuse("message app differs from the command's") }
+        guard let consoleId = try console.consoleAppId(), appId != consoleId, let consoleApp = try apps.find(id: consoleId) else {
+            throw refuse("no console app, or the console app itself")
+        }
+        let claims: AccessTokenClaims
+        do {
+            claims = try verifier.verify(authorization: "Bearer " + message.callerToken, app: consoleApp)
+        } catch {
+            throw refuse("session token does not verify")
+        }
+        guard claims.sub == uid else { throw refuse("token of another console user") }
+        guard try console.role(consoleAppId: consoleId, uid: uid, appId: appId) == .owner else {
+            Log.warning("console member change refused", fields.merging(["why": "not an owner of the app"]) { $1 })
+            throw ServiceError.consoleOwnerRequired
+        }
+    }
+
     /// What a viewer may send: an `UpdateAppSettings` that changes nothing (the settings read)
     /// or the list of the app's webhook endpoints.
     static func readsOnly(_ message: BusMessage) -> Bool {

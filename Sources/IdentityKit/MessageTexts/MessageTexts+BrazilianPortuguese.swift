@@ -14,6 +14,9 @@ extension MessageTexts {
             "email_verification": Mail(
                 subject: "Confirme seu e-mail do {{app_name}}",
                 text: "Seu código de verificação do {{app_name}} é {{code}}.\n{{link}}\n\nEle expira em 10 minutos."),
+            "console_invitation": Mail(
+                subject: "{{inviter}} convidou você para {{member_app}}",
+                text: "Olá,\n\n{{inviter}} deu ao seu endereço ({{email}}) o papel {{role}} em {{member_app}} no {{app_name}}.\n\nEntre, ou cadastre-se com este endereço e confirme-o, em:\n{{link}}\n\nSe você não esperava por isso, ignore este e-mail."),
         ],
         alerts: [
             .newSignIn: Alert(title: "Novo login no {{app_name}}", sentence: "Sua conta do {{app_name}} foi acessada de um novo dispositivo ({{device}}, {{ip}}) em {{time}}."),

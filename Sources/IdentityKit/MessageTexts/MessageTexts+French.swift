@@ -14,6 +14,9 @@ extension MessageTexts {
             "email_verification": Mail(
                 subject: "Vérifiez votre adresse e-mail pour {{app_name}}",
                 text: "Votre code de vérification pour {{app_name}} est {{code}}.\n{{link}}\n\nIl expire dans 10 minutes."),
+            "console_invitation": Mail(
+                subject: "{{inviter}} vous invite sur {{member_app}}",
+                text: "Bonjour,\n\n{{inviter}} a donné à votre adresse ({{email}}) le rôle {{role}} dans {{member_app}} sur {{app_name}}.\n\nConnectez-vous, ou inscrivez-vous avec cette adresse et vérifiez-la, ici :\n{{link}}\n\nSi vous ne vous y attendiez pas, ignorez cet e-mail."),
         ],
         alerts: [
             .newSignIn: Alert(title: "Nouvelle connexion à {{app_name}}", sentence: "Une connexion à votre compte {{app_name}} a été effectuée depuis un nouvel appareil ({{device}}, {{ip}}) le {{time}}."),

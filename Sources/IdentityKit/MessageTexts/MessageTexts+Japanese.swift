@@ -14,6 +14,9 @@ extension MessageTexts {
             "email_verification": Mail(
                 subject: "{{app_name}}のメールアドレスの確認",
                 text: "{{app_name}}の確認コードは {{code}} です。\n{{link}}\n\nこのコードの有効期限は10分間です。"),
+            "console_invitation": Mail(
+                subject: "{{inviter}}さんが{{member_app}}に招待しました",
+                text: "こんにちは。\n\n{{inviter}}さんが、このアドレス（{{email}}）に{{app_name}}の{{member_app}}での{{role}}の役割を付与しました。\n\n次のページでサインインするか、このアドレスで登録して確認してください：\n{{link}}\n\n心当たりがない場合は、このメールを無視してください。"),
         ],
         alerts: [
             .newSignIn: Alert(title: "{{app_name}}への新しいログイン", sentence: "{{time}}に、新しいデバイス（{{device}}、{{ip}}）から{{app_name}}のアカウントへのログインがありました。"),

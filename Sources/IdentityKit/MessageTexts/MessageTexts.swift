@@ -1,9 +1,10 @@
 
 /// The built-in texts of one language: what every mail, alert and SMS says unless the app
 /// overrides it (`mail_templates`, per kind and language). Placeholders are the renderer's
-/// (`{{app_name}}`, `{{code}}`, `{{link}}`, `{{email}}`, and for alerts `{{device}}`, `{{ip}}`,
-/// `{{time}}`, `{{provider}}`); every language uses the placeholders the English text uses
-/// (a test checks it), so no translation drops the code or the link.
+/// (`{{app_name}}`, `{{code}}`, `{{link}}`, `{{email}}`, for alerts `{{device}}`, `{{ip}}`,
+/// `{{time}}`, `{{provider}}`, for a console invitation `{{member_app}}`, `{{role}}`,
+/// `{{inviter}}`); every language uses the placeholders the English text uses (a test checks
+/// it), so no translation drops the code or the link.
 struct MessageTexts: Sendable {
     struct Mail: Sendable {
         let subject: String
@@ -18,7 +19,7 @@ struct MessageTexts: Sendable {
         let sentence: String
     }
 
-    /// `email_code`, `password_reset`, `email_verification`, `mfa_code`.
+    /// `email_code`, `password_reset`, `email_verification`, `mfa_code`, `console_invitation`.
     let mails: [String: Mail]
     /// One per `SecurityAlertKind`.
     let alerts: [SecurityAlertKind: Alert]

@@ -65,6 +65,10 @@ public enum RateLimitCatalogue {
     public static let consoleSignInPerIP = RateLimitPolicy(name: "console_sign_in_per_ip", count: 30, window: 900)
     public static let consolePostPerIP = RateLimitPolicy(name: "console_post_per_ip", count: 120, window: 60)
     public static let consolePostPerAccount = RateLimitPolicy(name: "console_post_per_account", count: 60, window: 60)
+    /// Invitations sent from the console's Members page per console account: each is a mail to
+    /// an address the owner typed, so a stolen owner session cannot turn the service into a
+    /// mailer.
+    public static let consoleInvitePerAccount = RateLimitPolicy(name: "console_invite_per_account", count: 20, window: 3600)
 
     public static let all: [RateLimitPolicy] = [
         signInPerIP, signInPerIdentifier, signUpPerIP, guestPerIP, noncePerIP, refreshPerIP,
@@ -72,6 +76,7 @@ public enum RateLimitCatalogue {
         passwordCheckPerUser, adminPerApp, mfaGuessPerUser, mfaVerifyPerIP, passkeyOptionsPerIP,
         smsSendPerNumber, smsResendPerNumber, smsSendPerIP, smsSendPerApp, graphqlPerIP, signInPerDevice,
         appleNotificationsPerApp, consoleSignInPerIP, consolePostPerIP, consolePostPerAccount,
+        consoleInvitePerAccount,
     ]
 
     public static func named(_ name: String) -> RateLimitPolicy? { all.first { $0.name == name } }

@@ -4,7 +4,8 @@ import Foundation
 /// and the role a console user holds in each app. A role is given to an email and counts only
 /// for the console user whose email is that address and verified. Read by the gateway (which
 /// pages it shows) and by the token worker (`CallerAuthority`: an admin command carrying a
-/// console user's session token); written only by identityctl.
+/// console user's session token); written by identityctl (`console invite`) and by the token
+/// worker for an app's owners (`ConsoleMemberAdministration`, the Members page).
 public struct ConsoleStore: Sendable {
     public enum Role: String, Sendable, CaseIterable, Comparable {
         case viewer, admin, owner

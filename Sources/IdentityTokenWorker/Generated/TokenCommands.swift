@@ -104,6 +104,12 @@ protocol TokenCommandHandlers: Sendable {
     func handle(_ command: AdminV1.DeleteAuthHook, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// POST /v1/admin/webhooks, GET /v1/admin/webhooks, GET /v1/admin/webhooks/{webhook_id}, PATCH /v1/admin/webhooks/{webhook_id}, DELETE /v1/admin/webhooks/{webhook_id}, POST /v1/admin/webhooks/{webhook_id}/rotate-secret, GET /v1/admin/webhooks/{webhook_id}/deliveries, POST /v1/admin/webhooks/{webhook_id}/deliveries/replay
     func handle(_ command: AdminV1.ManageWebhooks, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// ConsoleMembers.InviteConsoleMember (bus only)
+    func handle(_ command: AdminV1.InviteConsoleMember, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// ConsoleMembers.ChangeConsoleMemberRole (bus only)
+    func handle(_ command: AdminV1.ChangeConsoleMemberRole, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// ConsoleMembers.RemoveConsoleMember (bus only)
+    func handle(_ command: AdminV1.RemoveConsoleMember, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// Internal.IssueSessionToken (bus only)
     func handle(_ command: TokenV1.IssueSessionToken, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// Internal.Ping (bus only)
@@ -314,6 +320,18 @@ enum TokenCommandDispatch {
             let command: AdminV1.ManageWebhooks = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
         },
+        AdminV1.InviteConsoleMember.protoName: { handlers, checks, message in
+            let command: AdminV1.InviteConsoleMember = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
+        AdminV1.ChangeConsoleMemberRole.protoName: { handlers, checks, message in
+            let command: AdminV1.ChangeConsoleMemberRole = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
+        AdminV1.RemoveConsoleMember.protoName: { handlers, checks, message in
+            let command: AdminV1.RemoveConsoleMember = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
         TokenV1.IssueSessionToken.protoName: { handlers, checks, message in
             let command: TokenV1.IssueSessionToken = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
@@ -454,6 +472,15 @@ extension AdminV1.ListAuthHooks: ActsForAppBackend {}
 extension AdminV1.SaveAuthHook: ActsForAppBackend {}
 extension AdminV1.DeleteAuthHook: ActsForAppBackend {}
 extension AdminV1.ManageWebhooks: ActsForAppBackend {}
+extension AdminV1.InviteConsoleMember: ActsForConsoleOwner {
+    static let auditAction = "console.members.invite"
+}
+extension AdminV1.ChangeConsoleMemberRole: ActsForConsoleOwner {
+    static let auditAction = "console.members.role_change"
+}
+extension AdminV1.RemoveConsoleMember: ActsForConsoleOwner {
+    static let auditAction = "console.members.remove"
+}
 extension TokenV1.IssueSessionToken: ActsForUser {
     var actingUid: String { uid }
     var actingSessionId: String { sessionId }
