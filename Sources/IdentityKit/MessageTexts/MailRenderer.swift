@@ -16,7 +16,7 @@ public struct MailRenderer: Sendable {
     }
 
     /// The placeholders a command may fill besides the code (`SendEmail.values`, `SendPush.values`).
-    public static let extraPlaceholders: Set<String> = ["device", "ip", "time", "provider"]
+    public static let extraPlaceholders: Set<String> = ["device", "ip", "time", "provider", "member_app", "role", "inviter"]
 
     /// A push notification's title and body in `language` (plain text, no escaping: not markup).
     public func renderPush(kind: String, templates: MessageTemplates, language: String,
