@@ -195,6 +195,15 @@ final class ConsoleSite: Sendable {
             return try ConsoleWebhooks(site: self).act(found[2], webhookId: found[1], request, user: user, membership: membership,
                                                        form: try checkedForm(request, user: user))
         }
+        if method == "GET", let found = path("apps", "*", "webhooks", "*") {
+            let (user, membership) = try member(request, appId: found[0])
+            return try ConsoleWebhookEndpoint(site: self).show(request, user: user, membership: membership, webhookId: found[1])
+        }
+        if method == "POST", let found = path("apps", "*", "webhooks", "*", "*"), ["replay", "rotate-secret"].contains(found[2]) {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            return try ConsoleWebhookEndpoint(site: self).act(found[2], webhookId: found[1], request, user: user,
+                                                              membership: membership, form: try checkedForm(request, user: user))
+        }
         if method == "GET", let found = path("apps", "*", "audit") {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleAudit(site: self).list(request, user: user, membership: membership)))

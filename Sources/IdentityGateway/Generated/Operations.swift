@@ -2559,7 +2559,7 @@ extension GatewayV1.RotateSecretKeyRequest {
     /// its fields' declared rules.
     init(declaredBodyOf context: RouteContext) throws {
         var body = try BodyReader(context)
-        let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: 0...2592000) ?? 86400)
+        let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: Self.overlapSecondsRange) ?? Self.overlapSecondsDefault)
         try body.finish()
         self.init(overlapSeconds: overlapSeconds)
     }
@@ -2645,7 +2645,7 @@ extension GatewayV1.AuthHookRequest {
         if let url, url.unicodeScalars.count > 2048 {
             body.add(.init(location: "body.url", message: "must be at most 2048 characters"))
         }
-        let timeoutMs = body.optionalInteger("timeout_ms", in: 100...5000).map { Int32($0) }
+        let timeoutMs = body.optionalInteger("timeout_ms", in: Self.timeoutMsRange).map { Int32($0) }
         let failurePolicy = body.optionalString("failure_policy", maxLength: 16, validate: { ["fail_closed", "fail_open"].contains($0) ? nil : "must be fail_closed or fail_open" }).string
         let rotateSecret = body.optionalBool("rotate_secret")
         try body.finish()
@@ -2693,7 +2693,7 @@ extension GatewayV1.WebhookRotateSecretRequest {
     /// its fields' declared rules.
     init(declaredBodyOf context: RouteContext) throws {
         var body = try BodyReader(context)
-        let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: 0...604800) ?? 86400)
+        let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: Self.overlapSecondsRange) ?? Self.overlapSecondsDefault)
         try body.finish()
         self.init(overlapSeconds: overlapSeconds)
     }
