@@ -210,7 +210,7 @@ final class ConsoleSite: Sendable {
         }
         if method == "GET", let found = path("apps", "*", "users", "*") {
             let (user, membership) = try member(request, appId: found[0])
-            return .now(Self.html(try ConsoleUsers(site: self).show(user: user, membership: membership, uid: found[1], notice: nil)))
+            return try ConsoleUsers(site: self).showing(request, user: user, membership: membership, uid: found[1], notice: nil)
         }
         if method == "POST", parts.count >= 5, parts[0] == "apps", parts[2] == "users",
            let action = ConsoleUserActions.Action(Array(parts[4...])), !parts[1].isEmpty, !parts[3].isEmpty {

@@ -117,9 +117,8 @@ struct ConsoleUserActions {
                 ? ConsoleHTML.notice("error", "Not done: " + ConsoleSite.problem(response).message)
                 : ConsoleHTML.notice("ok", Self.done(action, ConsoleSite.data(response)))
             do {
-                return .now(ConsoleSite.html(try ConsoleUsers(site: site).show(user: user, membership: membership, uid: uid,
-                                                                                notice: notice),
-                                             status: response.status))
+                return try ConsoleUsers(site: site).showing(request, user: user, membership: membership, uid: uid,
+                                                            notice: notice, status: response.status)
             } catch {
                 return .now(ConsoleSite.redirect("/console/apps/\(ConsoleHTML.component(membership.appId))/users"))
             }
