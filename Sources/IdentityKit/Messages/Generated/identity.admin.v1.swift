@@ -421,9 +421,6 @@ extension AdminV1 {
         }
     }
 
-    /// POST /v1/admin/users/{uid}/mfa/reset → UserResult: removes every second factor and backup code
-    /// of a user who lost them all (PRODUCT.md, MFA recovery); `mfa.disabled` (reason admin_reset)
-    /// and an audit row.
     /// GET /v1/admin/users/{uid}/passkeys → identity.token.v1.PasskeyList: the user's passkeys.
     public struct ListUserPasskeys: ProtoMessage {
         public static let protoName = "identity.admin.v1.ListUserPasskeys"
@@ -452,6 +449,9 @@ extension AdminV1 {
         }
     }
 
+    /// POST /v1/admin/users/{uid}/mfa/reset → UserResult: removes every second factor and backup code
+    /// of a user who lost them all (PRODUCT.md, MFA recovery); `mfa.disabled` (reason admin_reset)
+    /// and an audit row.
     public struct ResetUserMfa: ProtoMessage {
         public static let protoName = "identity.admin.v1.ResetUserMfa"
 
