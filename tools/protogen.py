@@ -51,7 +51,7 @@ def generate():
             continue
         name = Path(pf.path).stem
         out_name = f"{pf.package}.swift" if pf.package not in packages else f"{pf.package}.{name}.swift"
-        outputs[f"{rel}/{out_name}"] = render_file(pf, pf.package not in packages)
+        outputs[f"{rel}/{out_name}"] = render_file(pf, pf.package not in packages, options)
         packages.add(pf.package)
     ops = operations(files, options)
     outputs[f"{TOKEN_OUT.relative_to(ROOT).as_posix()}/TokenCommands.swift"] = render_token_worker(ops, field_sources(files, options))

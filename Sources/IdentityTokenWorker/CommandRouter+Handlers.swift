@@ -117,6 +117,9 @@ extension CommandRouter: TokenCommandHandlers {
     func handle(_ command: AdminV1.DeleteUser, _ context: CommandContext) throws -> CommandConsumer.Reply {
         try .init(admin.users.delete(command))
     }
+    func handle(_ command: AdminV1.ListUserPasskeys, _ context: CommandContext) throws -> CommandConsumer.Reply {
+        try .init(passkeyManagement.list(command))
+    }
     func handle(_ command: AdminV1.ResetUserMfa, _ context: CommandContext) throws -> CommandConsumer.Reply {
         try .init(admin.users.resetMfa(command))
     }

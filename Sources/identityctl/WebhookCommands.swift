@@ -39,8 +39,10 @@ func webhookCommand(_ arguments: [String], env: inout EnvironmentReader, common:
             answer = .object(["deleted": .string(id)])
         case "rotate-secret":
             let id = endpointId()
-            guard let overlap = Int(option("--overlap", in: rest) ?? "86400"), (0...604_800).contains(overlap) else {
-                fail("--overlap must be 0 to 604800 seconds (7 days)")
+            let overlapRange = GatewayV1.WebhookRotateSecretRequest.overlapSecondsRange
+            guard let overlap = Int(option("--overlap", in: rest) ?? String(GatewayV1.WebhookRotateSecretRequest.overlapSecondsDefault)),
+                  overlapRange.contains(overlap) else {
+                fail("--overlap must be \(overlapRange.lowerBound) to \(overlapRange.upperBound) seconds (7 days)")
             }
             guard let rotated = try store.rotateSecret(appId: appId, id: id, overlapSeconds: overlap) else {
                 fail("no webhook \(id) in app \(appId)")

@@ -341,8 +341,10 @@ case ("apps", "rotate-secret-key"):
     // live now keep working for --overlap seconds (default 1 day; 0: they stop at once).
     let rest = Array(arguments.dropFirst(2))
     guard let appId = rest.first, !appId.hasPrefix("--") else { fail("apps rotate-secret-key needs APP_ID\n\(usage)") }
-    guard let overlap = Int(option("--overlap", in: rest) ?? "86400"), (0...2_592_000).contains(overlap) else {
-        fail("--overlap must be 0 to 2592000 seconds (30 days)")
+    let overlapRange = GatewayV1.RotateSecretKeyRequest.overlapSecondsRange
+    guard let overlap = Int(option("--overlap", in: rest) ?? String(GatewayV1.RotateSecretKeyRequest.overlapSecondsDefault)),
+          overlapRange.contains(overlap) else {
+        fail("--overlap must be \(overlapRange.lowerBound) to \(overlapRange.upperBound) seconds (30 days)")
     }
     env.validateOrExit(program: "identityctl")
     do {

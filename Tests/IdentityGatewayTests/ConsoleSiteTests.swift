@@ -43,7 +43,7 @@ final class ConsoleSiteTests: XCTestCase {
         XCTAssertEqual(ConsoleHTML.component("a b/c?d"), "a%20b%2Fc%3Fd")
     }
 
-    func testAViewerReadsOnlyTheSettingsAndTheWebhookList() throws {
+    func testAViewerOnlyReadsTheSettingsTheWebhooksAndAUsersPasskeys() throws {
         func message(_ type: String, _ body: Data) -> BusMessage {
             BusMessage(type: type, body: body, correlationId: "", replyTo: "", messageId: "", appId: "app", requestId: "req_test",
                        callerToken: "st_x", deliveryTag: 0, linkGeneration: 0, redelivered: false)
@@ -58,8 +58,12 @@ final class ConsoleSiteTests: XCTestCase {
         XCTAssertTrue(CallerAuthority.readsOnly(try settings("{}")))
         XCTAssertFalse(CallerAuthority.readsOnly(try settings(#"{"google_client_ids":["x"]}"#)))
         XCTAssertFalse(CallerAuthority.readsOnly(try settings("{}", type: AdminV1.SetUserDisabled.protoName)))
-        XCTAssertTrue(CallerAuthority.readsOnly(try webhooks("list")))
-        for action in ["create", "update", "delete", "rotate_secret", "get", "deliveries", "replay"] {
+        XCTAssertTrue(CallerAuthority.readsOnly(message(AdminV1.ListUserPasskeys.protoName,
+                                                        try ProtoJSON.encode(AdminV1.ListUserPasskeys(appId: "app", uid: "u")))))
+        for action in ["list", "get", "deliveries"] {
+            XCTAssertTrue(CallerAuthority.readsOnly(try webhooks(action)), action)
+        }
+        for action in ["create", "update", "delete", "rotate_secret", "replay", "List", ""] {
             XCTAssertFalse(CallerAuthority.readsOnly(try webhooks(action)), action)
         }
     }

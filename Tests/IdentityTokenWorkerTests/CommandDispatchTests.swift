@@ -126,6 +126,7 @@ struct CommandCase {
             CommandCase(AdminV1.DeleteUser(appId: app, uid: uid, actor: "test"), appBackend: true),
             CommandCase(AdminV1.UpdateAppSettings(appId: app, settingsJson: "{}", actor: "test"), appBackend: true),
             CommandCase(AdminV1.ResetUserMfa(appId: app, uid: uid, actor: "test"), appBackend: true),
+            CommandCase(AdminV1.ListUserPasskeys(appId: app, uid: uid), appBackend: true),
             CommandCase(AdminV1.ManageWebhooks(appId: app, actor: "test", action: "list"), appBackend: true),
             CommandCase(AdminV1.ListAuthHooks(appId: app, actor: "test"), appBackend: true),
             CommandCase(AdminV1.SaveAuthHook(appId: app, kind: "before_token", url: "https://hooks.example.com/t", actor: "test"),
@@ -251,7 +252,7 @@ final class CommandCatalogueTests: XCTestCase {
                 XCTAssertNil(backend, "\(item.type) is not an admin command")
             }
         }
-        XCTAssertEqual(CommandCase.catalogue().filter(\.appBackend).count, 13)
+        XCTAssertEqual(CommandCase.catalogue().filter(\.appBackend).count, 14)
     }
 
     func testConsoleMemberChangesNeedAConsoleOwnerAndNameTheirAuditAction() {

@@ -277,9 +277,9 @@ def render_body_reading(fields, optional_body=False, either=(), needs=(), either
             lines.append(f'{i2}let {var} = body.optionalBool("{key}")')
             continue
         if f.type == "int32":
-            read = f'body.optionalInteger("{key}", in: {rules.minimum}...{rules.maximum})'
+            read = f'body.optionalInteger("{key}", in: Self.{var}Range)'
             if rules.default:
-                lines.append(f"{i2}let {var} = Int32({read} ?? {int(rules.default)})")
+                lines.append(f"{i2}let {var} = Int32({read} ?? Self.{var}Default)")
             elif f.label == "optional":
                 lines.append(f"{i2}let {var} = {read}.map {{ Int32($0) }}")
             else:

@@ -93,11 +93,30 @@ def doc_lines(doc, indent):
     return [f"{indent}///{' ' + line if line else ''}" for line in doc]
 
 
-def render_message(pf, msg, used):
+def render_bounds(msg, options, indent):
+    """Each integer field's declared bounds (and default) as constants of its message: the one
+    declaration that the gateway's body reader, the worker carrying the command out and the
+    console's forms all check against."""
+    out = []
+    for f in msg.fields:
+        rules = f.options.Extensions[options.field]
+        if f.type != "int32" or f.label == "repeated" or not rules.maximum > rules.minimum:
+            continue
+        prop = swift_ident(json_name(f.name))
+        out += [f"{indent}/// `{f.name}`'s declared bounds.",
+                f"{indent}public static let {prop}Range: ClosedRange<Int> = {rules.minimum}...{rules.maximum}"]
+        if rules.default:
+            out += [f"{indent}/// `{f.name}`'s declared default.",
+                    f"{indent}public static let {prop}Default = {int(rules.default)}"]
+    return out
+
+
+def render_message(pf, msg, used, options):
     i1, i2, i3 = " " * 4, " " * 8, " " * 12
     fields = [(swift_ident(json_name(f.name)), f, *render_field(f, used)) for f in msg.fields]
     out = doc_lines(msg.doc, i1) + [f"{i1}public struct {msg.name}: ProtoMessage {{",
                                     f'{i2}public static let protoName = "{pf.package}.{msg.name}"']
+    out += render_bounds(msg, options, i2)
     out += [""] if fields else []
     for prop, f, decl, *_ in fields:
         out += doc_lines(f.doc, i2) + [f"{i2}public var {prop}: {decl}"]
@@ -119,11 +138,11 @@ def render_message(pf, msg, used):
     return out + [f"{i2}}}", f"{i1}}}"]
 
 
-def render_file(pf, declares_namespace):
+def render_file(pf, declares_namespace, options):
     ns, used = namespace(pf.package), set()
     body = []
     for msg in pf.messages:
-        body += ([""] if body else []) + render_message(pf, msg, used)
+        body += ([""] if body else []) + render_message(pf, msg, used, options)
     out = [f"{MARKER} from proto/{pf.path}. Do not edit: change the .proto file and run `make proto`."]
     if pf.doc:  # the file's own comment explains what the messages are for
         out += [""] + [f"//{' ' + line if line else ''}" for line in pf.doc]

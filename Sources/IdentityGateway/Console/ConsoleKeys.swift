@@ -43,7 +43,7 @@ struct ConsoleKeys {
                 cancel: "/console/apps/\(ConsoleHTML.component(membership.appId))/keys")))
         }
         try site.requireFreshSignIn(request, user: user)
-        try site.audit("admin.keys.rotate", appId: membership.appId, user: user, target: "app", request: request,
+        try site.audit(.adminRotateSigningKey, appId: membership.appId, user: user, target: "app", request: request,
                        detail: ["via": "console"])
         let command = AdminV1.RotateSigningKey(appId: membership.appId, alg: "", actor: "console:" + user.uid)
         let site = self.site

@@ -8,10 +8,11 @@ import IdentityKit
 struct ConsoleSecretKeys {
     let site: ConsoleSite
 
-    /// The overlap the admin API offers: `RotateSecretKeyRequest.overlap_seconds`'s default and
-    /// limits (its worker refuses any other value, shown next to the field).
-    static let defaultOverlap = "86400"
-    static let maximumOverlap = 2_592_000
+    /// The overlap the admin API offers: `RotateSecretKeyRequest.overlap_seconds`'s declared
+    /// default and bounds, which its body reader and its worker check too; a value outside them is
+    /// refused here, next to the field, before anything is audited.
+    static let defaultOverlap = String(GatewayV1.RotateSecretKeyRequest.overlapSecondsDefault)
+    static let overlapRange = GatewayV1.RotateSecretKeyRequest.overlapSecondsRange
 
     static func section(_ user: ConsoleSite.Session, _ membership: ConsoleStore.Membership,
                         overlap: String, errors: [String]) -> String {
@@ -21,9 +22,10 @@ struct ConsoleSecretKeys {
         html += "<form method=\"post\" action=\"/console/apps/\(ConsoleHTML.component(membership.appId))/keys/secret/rotate\">"
             + ConsoleHTML.csrfField(user)
             + "<label for=\"overlap_seconds\">Seconds the current keys keep working</label>"
-            + "<input id=\"overlap_seconds\" name=\"overlap_seconds\" type=\"number\" min=\"0\" max=\"\(maximumOverlap)\" "
+            + "<input id=\"overlap_seconds\" name=\"overlap_seconds\" type=\"number\" min=\"\(overlapRange.lowerBound)\" "
+            + "max=\"\(overlapRange.upperBound)\" "
             + "value=\"\(ConsoleHTML.escape(overlap))\">"
-            + "<p class=\"hint\">0 to \(maximumOverlap) (30 days); 0: they stop at once. A day (86400) gives your backends "
+            + "<p class=\"hint\">\(overlapRange.lowerBound) to \(overlapRange.upperBound) (30 days); 0: they stop at once. A day (86400) gives your backends "
             + "time to move to the new key.</p>" + ConsoleHTML.fieldErrors(errors)
             + "<div class=\"actions\"><button id=\"rotate-secret\" type=\"submit\">Rotate secret key…</button></div></form>"
         return html
@@ -32,9 +34,13 @@ struct ConsoleSecretKeys {
     func rotate(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership,
                 form: [String: String]) throws -> RouteResult {
         let given = (form["overlap_seconds"] ?? Self.defaultOverlap).trimmingCharacters(in: .whitespaces)
-        guard let overlap = Int32(given) else {
+        guard let overlap = Int(given) else {
             return try keysPage(user, membership, notice: ConsoleHTML.notice("error", "Not rotated: check the field below."),
                                 overlap: given, errors: ["must be a whole number of seconds"], status: 422)
+        }
+        if let problem = DeclaredBounds.problem(overlap, in: Self.overlapRange) {
+            return try keysPage(user, membership, notice: ConsoleHTML.notice("error", "Not rotated: check the field below."),
+                                overlap: given, errors: [problem], status: 422)
         }
         guard form["confirm"] == "yes" else {
             return .now(ConsoleSite.html(ConsoleHTML.confirmation(
@@ -46,9 +52,9 @@ struct ConsoleSecretKeys {
                 hidden: [("overlap_seconds", String(overlap))])))
         }
         try site.requireFreshSignIn(request, user: user)
-        try site.audit("admin.secret_keys.rotate", appId: membership.appId, user: user, target: "app", request: request,
+        try site.audit(.adminRotateSecretKey, appId: membership.appId, user: user, target: "app", request: request,
                        detail: ["via": "console", "overlap_seconds": .number(Double(overlap))])
-        let command = AdminV1.RotateSecretKey(appId: membership.appId, overlapSeconds: overlap, actor: "console:" + user.uid)
+        let command = AdminV1.RotateSecretKey(appId: membership.appId, overlapSeconds: Int32(overlap), actor: "console:" + user.uid)
         let site = self.site
         let appId = membership.appId
         return site.send(command, expecting: AdminV1.SecretKeyRotated.self, appId: appId, user: user, request: request) {

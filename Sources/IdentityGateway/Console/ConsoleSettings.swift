@@ -67,7 +67,7 @@ struct ConsoleSettings {
                 place: @escaping @Sendable ([(setting: String, message: String)]) -> [String: [String]],
                 typed: [String: String]) throws -> RouteResult {
         if freshSignIn { try site.requireFreshSignIn(request, user: user) }
-        try site.audit("admin.settings.update", appId: membership.appId, user: user, target: "app", request: request,
+        try site.audit(.adminUpdateSettings, appId: membership.appId, user: user, target: "app", request: request,
                        detail: ["settings": .array(body.keys.sorted().map(JSONValue.string)), "via": "console"])
         let command = AdminV1.UpdateAppSettings(appId: membership.appId, settingsJson: JSONValue.object(body).serialized,
                                                 actor: "console:" + user.uid)

@@ -203,13 +203,22 @@ final class ConsoleSite: Sendable {
         if let found = path("apps", "*", "members") ?? path("apps", "*", "members", "*") {
             return try members(request, appId: found[0], action: found.count == 2 ? found[1] : nil)
         }
+        if method == "GET", let found = path("apps", "*", "webhooks", "*") {
+            let (user, membership) = try member(request, appId: found[0])
+            return try ConsoleWebhookEndpoint(site: self).show(request, user: user, membership: membership, webhookId: found[1])
+        }
+        if method == "POST", let found = path("apps", "*", "webhooks", "*", "*"), ["replay", "rotate-secret"].contains(found[2]) {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            return try ConsoleWebhookEndpoint(site: self).act(found[2], webhookId: found[1], request, user: user,
+                                                              membership: membership, form: try checkedForm(request, user: user))
+        }
         if method == "GET", let found = path("apps", "*", "audit") {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleAudit(site: self).list(request, user: user, membership: membership)))
         }
         if method == "GET", let found = path("apps", "*", "users", "*") {
             let (user, membership) = try member(request, appId: found[0])
-            return .now(Self.html(try ConsoleUsers(site: self).show(user: user, membership: membership, uid: found[1], notice: nil)))
+            return try ConsoleUsers(site: self).showing(request, user: user, membership: membership, uid: found[1], notice: nil)
         }
         if method == "POST", parts.count >= 5, parts[0] == "apps", parts[2] == "users",
            let action = ConsoleUserActions.Action(Array(parts[4...])), !parts[1].isEmpty, !parts[3].isEmpty {

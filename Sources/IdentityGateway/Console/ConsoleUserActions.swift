@@ -44,15 +44,15 @@ struct ConsoleUserActions {
             }
         }
 
-        /// The admin API operation's audit action (`Operations`), so both read alike in the log.
-        var auditAction: String {
+        /// The admin API operation the action is: its declared audit action names the audit row.
+        var operation: DeclaredOperation {
             switch self {
-            case .disable: "admin.users.disable"
-            case .enable: "admin.users.enable"
-            case .endSessions: "admin.sessions.revoke_all"
-            case .endSession: "admin.sessions.revoke"
-            case .resetMfa: "admin.users.mfa_reset"
-            case .delete: "admin.users.delete"
+            case .disable: .adminDisableUser
+            case .enable: .adminEnableUser
+            case .endSessions: .adminEndAllSessions
+            case .endSession: .adminEndSession
+            case .resetMfa: .adminResetUserMfa
+            case .delete: .adminDeleteUser
             }
         }
 
@@ -102,7 +102,7 @@ struct ConsoleUserActions {
         if action.needsFreshSignIn { try site.requireFreshSignIn(request, user: user) }
         var detail: [String: JSONValue] = ["via": "console"]
         if case .endSession(let id) = action { detail["session_id"] = .string(id) }
-        try site.audit(action.auditAction, appId: membership.appId, user: user, target: "user:" + uid, request: request,
+        try site.audit(action.operation, appId: membership.appId, user: user, target: "user:" + uid, request: request,
                        detail: detail)
         let site = self.site
         return send(action, request, user: user, appId: membership.appId, uid: uid).flatMap { response in
@@ -117,9 +117,8 @@ struct ConsoleUserActions {
                 ? ConsoleHTML.notice("error", "Not done: " + ConsoleSite.problem(response).message)
                 : ConsoleHTML.notice("ok", Self.done(action, ConsoleSite.data(response)))
             do {
-                return .now(ConsoleSite.html(try ConsoleUsers(site: site).show(user: user, membership: membership, uid: uid,
-                                                                                notice: notice),
-                                             status: response.status))
+                return try ConsoleUsers(site: site).showing(request, user: user, membership: membership, uid: uid,
+                                                            notice: notice, status: response.status)
             } catch {
                 return .now(ConsoleSite.redirect("/console/apps/\(ConsoleHTML.component(membership.appId))/users"))
             }

@@ -3,7 +3,8 @@ import IdentityKit
 
 /// An app's Users pages: search (the admin API's own `UserProfileStore` read, by email, phone or
 /// username prefix, 25 a page), and a user's page: profile, live sessions (the admin API's own
-/// `SessionStore.live` read) and, for owners and admins, the buttons of `ConsoleUserActions`.
+/// `SessionStore.live` read), passkeys (the admin API's `ListUserPasskeys` command: only the token
+/// worker reads them) and, for owners and admins, the buttons of `ConsoleUserActions`.
 struct ConsoleUsers {
     let site: ConsoleSite
     static let pageSize = 25
@@ -55,7 +56,35 @@ struct ConsoleUsers {
         return ConsoleHTML.page(title: "Users", user: user, app: (membership.appId, membership.appName, "users"), body: html)
     }
 
-    func show(user: ConsoleSite.Session, membership: ConsoleStore.Membership, uid: String, notice: String?) throws -> String {
+    /// The user's page with their passkeys, read first (`status`: the page's HTTP status).
+    func showing(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership, uid: String,
+                 notice: String?, status: Int = 200) throws -> RouteResult {
+        guard uid.utf8.count <= 64, try site.users.find(appId: membership.appId, uid: uid) != nil else {
+            throw ConsoleSite.Refusal.notFound
+        }
+        let command = AdminV1.ListUserPasskeys(appId: membership.appId, uid: uid)
+        let site = self.site
+        return site.send(command, expecting: TokenV1.PasskeyList.self, appId: membership.appId, user: user, request: request) {
+            .array($0.passkeys.map { passkey in
+                .object(["id": .string(passkey.id), "name": .string(passkey.name), "created_at": .string(passkey.createdAt),
+                         "last_used_at": passkey.lastUsedAt.map(JSONValue.string) ?? .null])
+            })
+        }
+        .flatMap { response in
+            let passkeys: [JSONValue]? = if response.status == 200, case .array(let list)? = ConsoleSite.data(response) { list } else { nil }
+            do {
+                return .now(ConsoleSite.html(try ConsoleUsers(site: site).show(user: user, membership: membership, uid: uid,
+                                                                                notice: notice, passkeys: passkeys),
+                                             status: status))
+            } catch {
+                return .now(ConsoleSite.redirect("/console/apps/\(ConsoleHTML.component(membership.appId))/users"))
+            }
+        }
+    }
+
+    /// `passkeys`: the admin API's answer, nil when it could not be read.
+    func show(user: ConsoleSite.Session, membership: ConsoleStore.Membership, uid: String, notice: String?,
+              passkeys: [JSONValue]?) throws -> String {
         guard uid.utf8.count <= 64, let profile = try site.users.find(appId: membership.appId, uid: uid) else {
             throw ConsoleSite.Refusal.notFound
         }
@@ -99,7 +128,7 @@ struct ConsoleUsers {
         if editable, !sessions.isEmpty {
             html += "<div class=\"actions\">" + button(.endSessions, id: "end-sessions", label: "End all sessions") + "</div>"
         }
-        html += "</section>"
+        html += "</section>" + Self.passkeys(passkeys)
         if editable {
             html += "<section class=\"card\"><h2>Actions</h2><div class=\"actions\">"
                 + (u.disabled ? button(.enable, id: "enable", label: "Enable user") : button(.disable, id: "disable", label: "Disable user"))
@@ -109,6 +138,23 @@ struct ConsoleUsers {
         }
         html += "<p><a href=\"/console/apps/\(ConsoleHTML.component(membership.appId))/users\">← All users</a></p>"
         return ConsoleHTML.page(title: u.email ?? u.uid, user: user, app: (membership.appId, membership.appName, "users"), body: html)
+    }
+
+    /// The user's passkeys: name, when added and last used (the admin API has no removal: the user
+    /// removes their own).
+    static func passkeys(_ passkeys: [JSONValue]?) -> String {
+        func text(_ value: JSONValue?) -> String { if case .string(let s)? = value, !s.isEmpty { s } else { "—" } }
+        var html = "<section class=\"card\"><h2>Passkeys</h2>"
+        guard let passkeys else {
+            return html + ConsoleHTML.notice("error", "The passkeys could not be read. Reload the page to try again.") + "</section>"
+        }
+        guard !passkeys.isEmpty else { return html + "<p class=\"hint\" id=\"no-passkeys\">No passkey.</p></section>" }
+        html += "<table id=\"passkeys\"><thead><tr><th>Name</th><th>Created</th><th>Last used</th></tr></thead><tbody>"
+        for passkey in passkeys {
+            html += "<tr data-passkey=\"\(ConsoleHTML.escape(text(passkey["id"])))\"><td>\(ConsoleHTML.escape(text(passkey["name"])))</td>"
+                + "<td>\(ConsoleHTML.escape(text(passkey["created_at"])))</td><td>\(ConsoleHTML.escape(text(passkey["last_used_at"])))</td></tr>"
+        }
+        return html + "</tbody></table></section>"
     }
 
     /// The password once, then each provider (the profile may list `password` among them too).

@@ -31,7 +31,7 @@ struct ConsoleWebhooks {
                         top: ConsoleHTML.notice("error", "Not added: fix the fields marked below."), form: (form, errors))
         }
         try site.requireFreshSignIn(request, user: user)
-        try site.audit("admin.webhooks.create", appId: membership.appId, user: user, target: "app", request: request,
+        try site.audit(.adminCreateWebhook, appId: membership.appId, user: user, target: "app", request: request,
                        detail: ["url": .string(url), "via": "console"])
         var command = AdminV1.ManageWebhooks(appId: membership.appId, actor: "console:" + user.uid, action: "create")
         command.url = url
@@ -69,7 +69,7 @@ struct ConsoleWebhooks {
                 cancel: base)))
         }
         if action == "delete" { try site.requireFreshSignIn(request, user: user) }
-        try site.audit(action == "delete" ? "admin.webhooks.delete" : "admin.webhooks.update", appId: membership.appId,
+        try site.audit(action == "delete" ? .adminDeleteWebhook : .adminUpdateWebhook, appId: membership.appId,
                        user: user, target: "app", request: request,
                        detail: ["webhook_id": .string(webhookId), "via": "console"])
         var command = AdminV1.ManageWebhooks(appId: membership.appId, actor: "console:" + user.uid,
@@ -122,7 +122,8 @@ struct ConsoleWebhooks {
             let id = text(endpoint["id"])
             let enabled = endpoint["enabled"] == .bool(true)
             let events: [String] = if case .array(let items)? = endpoint["events"] { items.map { text($0) } } else { [] }
-            html += "<tr data-webhook=\"\(ConsoleHTML.escape(id))\"><td><code>\(ConsoleHTML.escape(text(endpoint["url"])))</code></td>"
+            html += "<tr data-webhook=\"\(ConsoleHTML.escape(id))\"><td><a id=\"open-\(ConsoleHTML.escape(id))\" "
+                + "href=\"\(base)/\(ConsoleHTML.component(id))\"><code>\(ConsoleHTML.escape(text(endpoint["url"])))</code></a></td>"
                 + "<td>\(ConsoleHTML.escape(events == ["*"] ? "every event" : events.joined(separator: ", ")))</td>"
                 + "<td>\(ConsoleHTML.escape(text(endpoint["description"])))</td>"
                 + "<td>\(enabled ? "<span class=\"badge on\">enabled</span>" : "<span class=\"badge off\">disabled</span>")</td>"

@@ -777,6 +777,17 @@ extension DeclaredOperation {
                         request: nil, response: "AdminUser",
                         parameters: ["Uid"], mfaChallenge: false,
                         generatedRequest: nil))
+    static let adminListUserPasskeys = DeclaredOperation(
+        id: "adminListUserPasskeys", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users/{uid}/passkeys",
+        access: .secretKey, status: 200, takesBody: false,
+        limits: [RouteLimit].admin, errors: [.notFound],
+        audit: "admin.users.passkeys", sessionCheckedByHandler: false,
+        onlyAddsSessions: false,
+        command: AdminV1.ListUserPasskeys.protoName,
+        document: .init(summary: "The user's passkeys", description: "Each passkey with its name, when it was added and last used: what GET /v1/me/passkeys answers the user.",
+                        request: nil, response: "Passkeys",
+                        parameters: ["Uid"], mfaChallenge: false,
+                        generatedRequest: nil))
     static let adminListSessions = DeclaredOperation(
         id: "adminListSessions", service: "AdminUserApi", method: "GET", pattern: "/v1/admin/users/{uid}/sessions",
         access: .secretKey, status: 200, takesBody: false,
@@ -1185,6 +1196,7 @@ extension DeclaredOperation {
         .adminDisableUser,
         .adminEnableUser,
         .adminResetUserMfa,
+        .adminListUserPasskeys,
         .adminListSessions,
         .adminEndAllSessions,
         .adminEndSession,
@@ -1815,8 +1827,10 @@ extension AdminAppApiHandlers {
     }
 }
 
-/// The routes of `AdminUserApi` (gateway.proto): the conforming type implements one handler per operation.
+/// The routes of `AdminUserApi` (gateway.proto): the conforming type implements one handler per operation (those with a declared answer are generated below).
 protocol AdminUserApiHandlers: Sendable {
+    /// Sends the commands of the generated handlers.
+    var commands: CommandSender { get }
     /// GET /v1/admin/users
     func adminListUsers(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/admin/users
@@ -1833,6 +1847,8 @@ protocol AdminUserApiHandlers: Sendable {
     func adminEnableUser(_ context: RouteContext) throws -> RouteResult
     /// POST /v1/admin/users/{uid}/mfa/reset
     func adminResetUserMfa(_ context: RouteContext) throws -> RouteResult
+    /// GET /v1/admin/users/{uid}/passkeys
+    func adminListUserPasskeys(_ context: RouteContext) throws -> RouteResult
     /// GET /v1/admin/users/{uid}/sessions
     func adminListSessions(_ context: RouteContext) throws -> RouteResult
     /// DELETE /v1/admin/users/{uid}/sessions
@@ -1852,10 +1868,18 @@ extension AdminUserApiHandlers {
             Route(.adminDisableUser, handler: adminDisableUser),
             Route(.adminEnableUser, handler: adminEnableUser),
             Route(.adminResetUserMfa, handler: adminResetUserMfa),
+            Route(.adminListUserPasskeys, handler: adminListUserPasskeys),
             Route(.adminListSessions, handler: adminListSessions),
             Route(.adminEndAllSessions, handler: adminEndAllSessions),
             Route(.adminEndSession, handler: adminEndSession),
         ]
+    }
+
+    /// GET /v1/admin/users/{uid}/passkeys: generated from its declaration.
+    func adminListUserPasskeys(_ context: RouteContext) throws -> RouteResult {
+        let command = try AdminV1.ListUserPasskeys(declaredBodyOf: context)
+        return commands.send(command, expecting: TokenV1.PasskeyList.self, appId: command.appId,
+                             request: context.request, render: DeclaredAnswer.passkeyList)
     }
 }
 
@@ -2453,6 +2477,16 @@ extension TokenV1.RegenerateBackupCodes {
     }
 }
 
+extension AdminV1.ListUserPasskeys {
+    /// The command of GET /v1/admin/users/{uid}/passkeys: the body read by its fields' declared rules,
+    /// the caller's fields filled by the gateway.
+    init(declaredBodyOf context: RouteContext) throws {
+        let app = try context.requireApp()
+        guard let uid = context.request.parameters["uid"], uid.utf8.count <= 64 else { throw ServiceError.notFound }
+        self.init(appId: app.id, uid: uid)
+    }
+}
+
 extension GatewayV1.SignInRequest {
     /// The body of POST /v1/auth/sign-in (and any other operation that names it), read by
     /// its fields' declared rules.
@@ -2559,7 +2593,7 @@ extension GatewayV1.RotateSecretKeyRequest {
     /// its fields' declared rules.
     init(declaredBodyOf context: RouteContext) throws {
         var body = try BodyReader(context)
-        let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: 0...2592000) ?? 86400)
+        let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: Self.overlapSecondsRange) ?? Self.overlapSecondsDefault)
         try body.finish()
         self.init(overlapSeconds: overlapSeconds)
     }
@@ -2645,7 +2679,7 @@ extension GatewayV1.AuthHookRequest {
         if let url, url.unicodeScalars.count > 2048 {
             body.add(.init(location: "body.url", message: "must be at most 2048 characters"))
         }
-        let timeoutMs = body.optionalInteger("timeout_ms", in: 100...5000).map { Int32($0) }
+        let timeoutMs = body.optionalInteger("timeout_ms", in: Self.timeoutMsRange).map { Int32($0) }
         let failurePolicy = body.optionalString("failure_policy", maxLength: 16, validate: { ["fail_closed", "fail_open"].contains($0) ? nil : "must be fail_closed or fail_open" }).string
         let rotateSecret = body.optionalBool("rotate_secret")
         try body.finish()
@@ -2693,7 +2727,7 @@ extension GatewayV1.WebhookRotateSecretRequest {
     /// its fields' declared rules.
     init(declaredBodyOf context: RouteContext) throws {
         var body = try BodyReader(context)
-        let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: 0...604800) ?? 86400)
+        let overlapSeconds = Int32(body.optionalInteger("overlap_seconds", in: Self.overlapSecondsRange) ?? Self.overlapSecondsDefault)
         try body.finish()
         self.init(overlapSeconds: overlapSeconds)
     }

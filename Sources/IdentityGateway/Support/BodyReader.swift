@@ -108,7 +108,7 @@ struct BodyReader {
             return Int(value)
         default:
             problems.append(.init(location: "body.\(key)",
-                                  message: "must be an integer from \(range.lowerBound) to \(range.upperBound)"))
+                                  message: DeclaredBounds.message(range)))
             return nil
         }
     }

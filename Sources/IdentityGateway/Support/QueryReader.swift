@@ -22,7 +22,7 @@ struct QueryReader {
     mutating func integer(_ name: String, in range: ClosedRange<Int>) -> Int? {
         guard let text = string(name, maxLength: 12) else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            problems.append(.init(location: "query.\(name)", message: "must be an integer from \(range.lowerBound) to \(range.upperBound)"))
+            problems.append(.init(location: "query.\(name)", message: DeclaredBounds.message(range)))
             return nil
         }
         return value

@@ -15,7 +15,7 @@ import Foundation
 /// hash), which may act for any user of that app and of no other. The web console's admin
 /// commands forward the console user's own session token of the console app instead, and count
 /// only with that user's role in the command's app (`ConsoleStore`): owner or admin to change
-/// anything, a viewer only to read the settings and the webhook endpoints. An owner's or admin's console session token
+/// anything, a viewer only to read the settings, the webhook endpoints and their delivery logs, and a user's passkeys. An owner's or admin's console session token
 /// also passes `check` for any user of that app, as the secret key does: the console ends a
 /// user's sessions with the admin API's own revocation command.
 ///
@@ -106,12 +106,14 @@ public struct CallerAuthority: Sendable {
         }
     }
 
-    /// What a viewer may send: an `UpdateAppSettings` that changes nothing (the settings read)
-    /// or the list of the app's webhook endpoints.
+    /// What a viewer may send: an `UpdateAppSettings` that changes nothing (the settings read),
+    /// a read of the app's webhook endpoints (the list, one endpoint, its delivery log) or of a
+    /// user's passkeys.
     static func readsOnly(_ message: BusMessage) -> Bool {
+        if message.type == AdminV1.ListUserPasskeys.protoName { return true }
         if message.type == AdminV1.ManageWebhooks.protoName,
            let command = try? ProtoJSON.decode(AdminV1.ManageWebhooks.self, from: message.body) {
-            return command.action == "list"
+            return ["list", "get", "deliveries"].contains(command.action)
         }
         guard message.type == AdminV1.UpdateAppSettings.protoName,
               let command = try? ProtoJSON.decode(AdminV1.UpdateAppSettings.self, from: message.body) else { return false }

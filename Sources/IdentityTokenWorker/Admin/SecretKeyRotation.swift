@@ -8,8 +8,9 @@ struct SecretKeyRotation: Sendable {
     let keys: SecretKeyStore
 
     func handle(_ command: AdminV1.RotateSecretKey) throws -> AdminV1.SecretKeyRotated {
-        guard (0...2_592_000).contains(command.overlapSeconds) else {
-            throw ServiceError.validationFailed([.init(location: "body.overlap_seconds", message: "must be 0 to 2592000")])
+        if let problem = DeclaredBounds.problem(Int(command.overlapSeconds),
+                                                in: GatewayV1.RotateSecretKeyRequest.overlapSecondsRange) {
+            throw ServiceError.validationFailed([.init(location: "body.overlap_seconds", message: problem)])
         }
         guard let rotation = try keys.rotate(appId: command.appId, overlapSeconds: Int(command.overlapSeconds)) else {
             throw ServiceError.notFound

@@ -28,8 +28,9 @@ struct WebhookAdministration: Sendable {
             guard try store.delete(appId: command.appId, id: command.webhookId) else { throw ServiceError.notFound }
             data = .null
         case "rotate_secret":
-            guard (0...604_800).contains(command.overlapSeconds) else {
-                throw ServiceError.validationFailed([.init(location: "body.overlap_seconds", message: "must be 0 to 604800")])
+            if let problem = DeclaredBounds.problem(Int(command.overlapSeconds),
+                                                    in: GatewayV1.WebhookRotateSecretRequest.overlapSecondsRange) {
+                throw ServiceError.validationFailed([.init(location: "body.overlap_seconds", message: problem)])
             }
             data = try found(store.rotateSecret(appId: command.appId, id: command.webhookId,
                                                 overlapSeconds: Int(command.overlapSeconds)))

@@ -92,6 +92,8 @@ protocol TokenCommandHandlers: Sendable {
     func handle(_ command: AdminV1.SetUserDisabled, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// POST /v1/admin/users/{uid}/mfa/reset
     func handle(_ command: AdminV1.ResetUserMfa, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// GET /v1/admin/users/{uid}/passkeys
+    func handle(_ command: AdminV1.ListUserPasskeys, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// POST /v1/admin/users/import
     func handle(_ command: AdminV1.ImportUsers, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// POST /v1/admin/keys/rotate
@@ -296,6 +298,10 @@ enum TokenCommandDispatch {
             let command: AdminV1.ResetUserMfa = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
         },
+        AdminV1.ListUserPasskeys.protoName: { handlers, checks, message in
+            let command: AdminV1.ListUserPasskeys = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
         AdminV1.ImportUsers.protoName: { handlers, checks, message in
             let command: AdminV1.ImportUsers = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
@@ -466,6 +472,7 @@ extension AdminV1.UpdateUser: ActsForAppBackend {}
 extension AdminV1.DeleteUser: ActsForAppBackend {}
 extension AdminV1.SetUserDisabled: ActsForAppBackend {}
 extension AdminV1.ResetUserMfa: ActsForAppBackend {}
+extension AdminV1.ListUserPasskeys: ActsForAppBackend {}
 extension AdminV1.ImportUsers: ActsForAppBackend {}
 extension AdminV1.RotateSigningKey: ActsForAppBackend {}
 extension AdminV1.ListAuthHooks: ActsForAppBackend {}

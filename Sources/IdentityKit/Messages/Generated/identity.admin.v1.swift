@@ -421,6 +421,34 @@ extension AdminV1 {
         }
     }
 
+    /// GET /v1/admin/users/{uid}/passkeys → identity.token.v1.PasskeyList: the user's passkeys.
+    public struct ListUserPasskeys: ProtoMessage {
+        public static let protoName = "identity.admin.v1.ListUserPasskeys"
+
+        public var appId: String
+        public var uid: String
+
+        public init(
+            appId: String = "",
+            uid: String = ""
+        ) {
+            self.appId = appId
+            self.uid = uid
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.uid = try container.decodeProto(String.self, "uid") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.uid.isEmpty { try container.encode(self.uid, forKey: ProtoJSONKey("uid")) }
+        }
+    }
+
     /// POST /v1/admin/users/{uid}/mfa/reset → UserResult: removes every second factor and backup code
     /// of a user who lost them all (PRODUCT.md, MFA recovery); `mfa.disabled` (reason admin_reset)
     /// and an audit row.

@@ -227,6 +227,10 @@ extension GatewayV1 {
     /// POST /v1/admin/secret-keys/rotate: how long the keys live now keep working.
     public struct RotateSecretKeyRequest: ProtoMessage {
         public static let protoName = "identity.gateway.v1.RotateSecretKeyRequest"
+        /// `overlap_seconds`'s declared bounds.
+        public static let overlapSecondsRange: ClosedRange<Int> = 0...2592000
+        /// `overlap_seconds`'s declared default.
+        public static let overlapSecondsDefault = 86400
 
         public var overlapSeconds: Int32
 
@@ -326,6 +330,10 @@ extension GatewayV1 {
     /// POST /v1/admin/webhooks/{webhook_id}/rotate-secret.
     public struct WebhookRotateSecretRequest: ProtoMessage {
         public static let protoName = "identity.gateway.v1.WebhookRotateSecretRequest"
+        /// `overlap_seconds`'s declared bounds.
+        public static let overlapSecondsRange: ClosedRange<Int> = 0...604800
+        /// `overlap_seconds`'s declared default.
+        public static let overlapSecondsDefault = 86400
 
         public var overlapSeconds: Int32
 
@@ -372,6 +380,8 @@ extension GatewayV1 {
     /// PUT /v1/admin/hooks/{kind}: where the hook is and how it fails.
     public struct AuthHookRequest: ProtoMessage {
         public static let protoName = "identity.gateway.v1.AuthHookRequest"
+        /// `timeout_ms`'s declared bounds.
+        public static let timeoutMsRange: ClosedRange<Int> = 100...5000
 
         public var url: String
         public var timeoutMs: Int32?

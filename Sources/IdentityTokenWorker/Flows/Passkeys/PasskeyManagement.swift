@@ -1,7 +1,8 @@
 import IdentityCredentials
 import IdentityKit
 
-/// A signed-in user's own passkeys: list, rename, remove (never the account's last way to sign in).
+/// A signed-in user's own passkeys: list, rename, remove (never the account's last way to sign in);
+/// and the admin API's list of one user's.
 struct PasskeyManagement: Sendable {
     let pool: PGPool
     let users: UserStore
@@ -11,6 +12,15 @@ struct PasskeyManagement: Sendable {
     func list(_ command: TokenV1.ListPasskeys) throws -> TokenV1.PasskeyList {
         TokenV1.PasskeyList(passkeys: try passkeys.credentials(appId: command.appId, uid: command.uid)
             .map(PasskeyCeremony.message))
+    }
+
+    /// The admin API's read of one user's passkeys (the console's user page); no such user is 404.
+    func list(_ command: AdminV1.ListUserPasskeys) throws -> TokenV1.PasskeyList {
+        try pool.withConnection { connection in
+            guard try users.find(appId: command.appId, uid: command.uid, on: connection) != nil else { throw ServiceError.notFound }
+            return TokenV1.PasskeyList(passkeys: try passkeys.credentials(appId: command.appId, uid: command.uid, on: connection)
+                .map(PasskeyCeremony.message))
+        }
     }
 
     func rename(_ command: TokenV1.RenamePasskey) throws -> TokenV1.PasskeyResult {
