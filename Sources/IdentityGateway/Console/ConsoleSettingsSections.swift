@@ -212,5 +212,6 @@ enum ConsoleRateLimitHints {
         "console_sign_in_per_ip": "Console sign-ins from one address (for the console app).",
         "console_post_per_ip": "Console forms from one address (for the console app).",
         "console_post_per_account": "Console forms of one console account (for the console app).",
+        "console_invite_per_account": "Member invitations sent by one console account (for the console app).",
     ]
 }
