@@ -302,7 +302,7 @@ final class ConsoleSite: Sendable {
 
     /// A POST's form, once its origin is the console's own and (when signed in) its CSRF token
     /// the session's.
-    func checkedForm(_ request: HTTPRequest, user: Session?) throws -> [String: String] {
+    private func checkedForm(_ request: HTTPRequest, user: Session?) throws -> [String: String] {
         let (_, profile) = try consoleApp()
         guard let origin = request.header("origin").flatMap(ClientProfile.normalizedOrigin),
               profile.allowedOrigins.contains(origin) else { throw Refusal.badOrigin }
