@@ -2,10 +2,12 @@ import Foundation
 import IdentityCredentials
 import IdentityKit
 
-/// `identityctl console init|invite`: the web console (docs/console.md). `init` makes the
-/// console app once (a `session-object` app whose only allowed origin is the console's, so its
-/// cookie sessions accept state changes only from the console's pages) and records it; `invite`
-/// gives an email a role in an app. A role counts for the console user with that verified email.
+/// `identityctl console init|invite|require-mfa`: the web console (docs/console.md). `init`
+/// makes the console app once (a `session-object` app whose only allowed origin is the
+/// console's, so its cookie sessions accept state changes only from the console's pages, and
+/// its passkey relying party the console's host) and records it; `invite` gives an email a role
+/// in an app. A role counts for the console user with that verified email. `require-mfa` turns
+/// on or off the need for a strong sign-in (on for a new console).
 func consoleCommand(_ arguments: [String], env: inout EnvironmentReader, common: CommonConfiguration) -> Never {
     let action = arguments.dropFirst().first ?? ""
     let rest = Array(arguments.dropFirst(2))
@@ -20,6 +22,7 @@ func consoleCommand(_ arguments: [String], env: inout EnvironmentReader, common:
         guard let normalized = ClientProfile.normalizedOrigin(origin) else {
             fail("--origin must be the console's origin, such as https://id.example.com (scheme, host and port only)")
         }
+        let requireMfa = onOff(option("--require-mfa", in: rest) ?? "on", flag: "--require-mfa")
         do {
             if let existing = try ConsoleStore(pool: pool).consoleAppId() {
                 fail("the console app exists already: \(existing) (change its origins with identityctl apps settings \(existing) --allowed-origins ...)")
@@ -29,14 +32,25 @@ func consoleCommand(_ arguments: [String], env: inout EnvironmentReader, common:
             var update = AppSettingsUpdate()
             update.profile = ClientProfile.Shape.sessionObject.rawValue
             update.allowedOrigins = [normalized]
+            // Passkeys for console accounts: the relying party is the console's host, when it
+            // can be one (https, or http on localhost; never an IP address).
+            if let host = URLComponents(string: normalized)?.host,
+               WebAuthnSettings.problem(origin: normalized, rpId: host) == nil {
+                update.webauthnRpId = host
+                update.webauthnOrigins = [normalized]
+                update.webauthnRpName = option("--name", in: rest) ?? "Identity console"
+            }
             if let problem = update.problems(offAllowed: false).first {
                 fail("\(AppSettingsUpdate.flag(problem.setting)) \(problem.message)")
             }
             _ = try update.apply(appId: created.app.id, pool: pool, masterKey: masterKey, offAllowed: false,
                                  authority: .operator(operatorLimits))
-            try pool.withConnection { try $0.query("INSERT INTO console_app (app_id) VALUES ($1)", [created.app.id]) }
+            try pool.withConnection {
+                try $0.query("INSERT INTO console_app (app_id, require_mfa) VALUES ($1, $2)",
+                             [created.app.id, PGParam.bool(requireMfa)])
+            }
             printJSON(["app_id": created.app.id, "app_key": created.app.appKey, "secret_key": created.secretKey,
-                       "origin": normalized, "console_url": normalized + "/console"])
+                       "origin": normalized, "console_url": normalized + "/console", "require_mfa": requireMfa])
         } catch {
             fail("console init failed: \(error)")
         }
@@ -60,8 +74,29 @@ func consoleCommand(_ arguments: [String], env: inout EnvironmentReader, common:
         } catch {
             fail("console invite failed: \(error)")
         }
+    case "require-mfa":
+        env.validateOrExit(program: "identityctl")
+        let requireMfa = onOff(rest.first ?? "", flag: "console require-mfa")
+        do {
+            let changed = try pool.withConnection {
+                try $0.query("UPDATE console_app SET require_mfa = $1 RETURNING app_id", [PGParam.bool(requireMfa)])
+            }
+            guard let row = changed.first else { fail("there is no console app yet: run identityctl console init") }
+            printJSON(["app_id": try row.string("app_id"), "require_mfa": requireMfa])
+        } catch {
+            fail("console require-mfa failed: \(error)")
+        }
     default:
-        fail("console needs init or invite\n\(usage)")
+        fail("console needs init, invite or require-mfa\n\(usage)")
     }
     exit(0)
+}
+
+/// `on` or `off` (as the operator types it), else exits naming `flag`.
+private func onOff(_ value: String, flag: String) -> Bool {
+    switch value {
+    case "on": return true
+    case "off": return false
+    default: fail("\(flag) takes on or off")
+    }
 }

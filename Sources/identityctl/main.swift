@@ -68,9 +68,12 @@ let usage = """
       identityctl keys webhook-secret-key
                                       the key webhook workers get to open the endpoints' secrets
                                       (IDENTITY_WEBHOOK_SECRET_KEY), derived from IDENTITY_MASTER_KEY
-      identityctl console init [--origin https://HOST[:PORT]] [--name NAME]
+      identityctl console init [--origin https://HOST[:PORT]] [--name NAME] [--require-mfa on|off]
                                       makes the web console's app (session-object, its one allowed origin
-                                      the console's; default IDENTITY_PUBLIC_BASE_URL), once; serves /console
+                                      the console's; default IDENTITY_PUBLIC_BASE_URL), once; serves /console;
+                                      console accounts need two-step verification or a passkey (default on)
+      identityctl console require-mfa on|off
+                                      whether console sessions need two-step verification or a passkey
       identityctl console invite --app APP_ID --email EMAIL --role owner|admin|viewer
                                       gives EMAIL that role in the app's console (docs/console.md); it counts
                                       once a console user with that email has verified it

@@ -57,6 +57,9 @@ def console(stack, gateway, client):
         app = {"app_id": app_id, "secret_key": json.loads(rotated.stdout)["secret_key"]}
         [[app["app_key"]]] = db_tools.rows(f"select app_key from apps where id={db_tools.literal(app_id)}")
     [[app["name"]]] = db_tools.rows(f"select name from apps where id={db_tools.literal(app['app_id'])}")
+    # These tests' console accounts mostly sign in with a password alone (test_console_account_browser.py
+    # covers the requirement of a second step).
+    assert stack.ctl("console", "require-mfa", "off").returncode == 0
     settings = stack.configure_app(app["app_id"], allowed_origins=[gateway])
     assert settings["profile"] == "session-object", settings
     return app

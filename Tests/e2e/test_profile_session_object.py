@@ -229,3 +229,24 @@ def test_an_mfa_user_gets_the_guides_202_challenge_then_a_session(client, seed00
     done = api(client, seed002_app, "POST", "/v1/auth/mfa/verify",
                {"challenge_token": mfa["challenge_token"], "code": code_at(secret, 1)})  # the enrolment spent this step
     assert done.status == 200, done
+
+
+def test_a_passkey_sign_in_answers_the_same_session(client, stack, seed002_app):
+    """POST /v1/auth/passkey/verify takes `transport` like /v1/auth/mfa/verify: a session
+    answer with the token in the body, or with `transport: "cookie"` in the cookie."""
+    import webauthn_authenticator as wa
+    from test_passkeys import ORIGIN, RP_ID, _registered
+    stack.configure_app(seed002_app["app_id"], webauthn_rp_id=RP_ID, webauthn_origins=[ORIGIN])
+    user = client.new_user(seed002_app, email=unique_email("seed002-passkey"))
+    cred, _ = _registered(client, seed002_app, user["access_token"])
+    for transport in (None, "cookie"):
+        started = api(client, seed002_app, "POST", "/v1/auth/passkey/options", {})
+        assert started.status == 200, started
+        body = {"flow_id": started.data["flow_id"], "response": wa.get(cred, started.data["options"], ORIGIN)}
+        if transport:
+            body["transport"] = transport
+        resp = api(client, seed002_app, "POST", "/v1/auth/passkey/verify", body, headers={"Origin": seed002_app["origin"]})
+        assert resp.status == 200 and set(resp.json) == ({"session", "user"} if transport else {"token", "session", "user"}), resp
+        assert resp.json["session"]["mfa_verified"] is True, resp.json  # a passkey with user verification
+        assert resp.json["user"]["id"].endswith(user["user"]["uid"]), resp.json
+        assert (session_cookie(resp)[0] == COOKIE) if transport else resp.json["token"].startswith("st_"), resp

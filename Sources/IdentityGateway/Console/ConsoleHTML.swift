@@ -20,6 +20,7 @@ enum ConsoleHTML {
         var header = "<header class=\"top\"><a class=\"brand\" href=\"/console\">Identity console</a>"
         if let user {
             header += "<span class=\"who\">\(escape(user.email))</span>"
+                + "<a id=\"account\" href=\"/console/account\">Account</a>"
                 + "<form method=\"post\" action=\"/console/sign-out\">\(csrfField(user))"
                 + "<button class=\"secondary\" type=\"submit\">Sign out</button></form>"
         }

@@ -1,7 +1,9 @@
 import Foundation
 import IdentityKit
 
-/// The console's pages that read nothing but the session: sign-in, the code step, the apps list.
+/// The console's pages that read nothing but the session: sign-in (password, or a passkey
+/// through console.js, which shows that form only where the browser has WebAuthn), the code
+/// step, the apps list.
 enum ConsolePages {
     static func signIn(message: String?, email: String = "") -> String {
         ConsoleHTML.page(title: "Sign in", user: nil, body: """
@@ -14,6 +16,12 @@ enum ConsolePages {
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="current-password" required>
             <div class="actions"><button id="sign-in" type="submit">Continue</button></div>
+            </form>
+            <form id="passkey-sign-in" method="post" action="/console/sign-in/passkey" \
+            data-options="/console/sign-in/passkey/options" hidden>
+            <input type="hidden" name="flow_id"><input type="hidden" name="response">
+            <p class="notice error" id="passkey-error" role="alert" hidden></p>
+            <div class="actions"><button id="sign-in-passkey" class="secondary" type="button" data-passkey="get">Sign in with a passkey</button></div>
             </form>
             </section>
             """)

@@ -2,8 +2,9 @@ import Foundation
 import IdentityKit
 
 /// Signing in to the console: the console app's own `session-object` calls (`POST
-/// /v1/auth/login`, then `POST /v1/auth/mfa/verify` when the account has a second factor, both
-/// with `transport: "cookie"`), sent through the gateway's whole pipeline as the browser's
+/// /v1/auth/login`, or a passkey's `POST /v1/auth/passkey/options` and `/verify`, then `POST
+/// /v1/auth/mfa/verify` when the account asks for a second factor, all with `transport:
+/// "cookie"`), sent through the gateway's whole pipeline as the browser's
 /// request, so their rate limits, MFA challenge and session cookie are the service's own. The
 /// cookie they set is handed to the browser with a redirect to the console.
 struct ConsoleSignIn {
@@ -32,6 +33,29 @@ struct ConsoleSignIn {
                                              status: response.status))
             }
             return .now(Self.finish(response, email: email))
+        }
+    }
+
+    /// A passkey sign-in's options (for the typed email, or usernameless when none is typed),
+    /// as the console app's `POST /v1/auth/passkey/options` answers them: console.js hands them
+    /// to `navigator.credentials.get`.
+    func passkeyOptions(_ request: HTTPRequest, form: [String: String]) throws -> RouteResult {
+        let (app, _) = try site.consoleApp()
+        let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+        let body: JSONValue = .object(email.isEmpty ? [:] : ["identifier": .string(email)])
+        return call("/v1/auth/passkey/options", body: body, app: app, request: request).flatMap { .now(ConsoleSite.json($0)) }
+    }
+
+    /// The browser's assertion, as the console app's `POST /v1/auth/passkey/verify` with the
+    /// cookie transport: the same session answer (or MFA challenge) as a password's.
+    func passkey(_ request: HTTPRequest, form: [String: String]) throws -> RouteResult {
+        let (app, _) = try site.consoleApp()
+        guard case .value(let credential) = JSONValue.parseBody(Data((form["response"] ?? "").utf8)), case .object = credential else {
+            return .now(ConsoleSite.html(ConsolePages.signIn(message: "The browser sent no passkey. Try again."), status: 422))
+        }
+        let body: JSONValue = .object(["flow_id": .string(form["flow_id"] ?? ""), "response": credential, "transport": "cookie"])
+        return call("/v1/auth/passkey/verify", body: body, app: app, request: request).flatMap { response in
+            .now(Self.finish(response, email: ""))
         }
     }
 

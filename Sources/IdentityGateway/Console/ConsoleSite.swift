@@ -13,6 +13,10 @@ import IdentityKit
 ///   owner or admin role in that app (`CallerAuthority`), so the gateway cannot act for an app
 ///   on its own word. The same checks run first here (`AppSettingsUpdate`), and the audit row
 ///   names the console user.
+/// - A console that requires two-step verification (`identityctl console require-mfa`) shows a
+///   session signed in without a second step or a passkey only its Account page (to set one
+///   up, through the console app's own `/v1/me` routes) and sign-out (`member` refuses the
+///   rest); the workers refuse such a session as a command's authority too (`CallerAuthority`).
 /// - Every POST must come from the console's own origin (the console app's `allowed_origins`)
 ///   and carry the session's CSRF token; pages forbid framing; destructive actions and key
 ///   handling need a sign-in under `FreshProofStep.maximumAgeSeconds` old; a viewer gets no
@@ -33,6 +37,13 @@ final class ConsoleSite: Sendable {
         let email: String
         let sessionToken: String
         let memberships: [ConsoleStore.Membership]
+        /// The console requires a strong sign-in (`identityctl console require-mfa`).
+        let requiresStrongSignIn: Bool
+
+        /// Signed in with two steps or a passkey (`ConsoleStore.isStrongSignIn`).
+        var signedInStrongly: Bool { ConsoleStore.isStrongSignIn(amr: claims.amr) }
+        /// This session may reach only its Account page (to set up a second step) and sign-out.
+        var mustSetUpTwoStep: Bool { requiresStrongSignIn && !signedInStrongly }
 
         /// Per session, unguessable without the session's own (HttpOnly) token, and needing no
         /// server state or key: the SHA-256 of the token under a label of its own.
@@ -83,13 +94,7 @@ final class ConsoleSite: Sendable {
             return try route(request)
         } catch let error as ServiceError where error.code == ServiceError.reauthRequired.code {
             // The console user signs in again (a new session) and repeats the action.
-            let user = try? session(request)
-            return .now(Self.html(ConsoleHTML.page(title: "Sign in again", user: user, body: """
-                <section class="card signin"><h1>Sign in again</h1>
-                \(ConsoleHTML.notice("info", "This action needs a sign-in of the last few minutes. Sign in again, then repeat it."))
-                <form method="post" action="/console/sign-out">\(user.map(ConsoleHTML.csrfField) ?? "")
-                <button id="sign-in-again" type="submit">Sign in again</button></form></section>
-                """), status: 403))
+            return .now(Self.signInAgain(try? session(request)))
         } catch let error as ServiceError where error.status == 429 {
             let wait = error.retryAfter.map { " Try again in \($0) seconds." } ?? " Try again later."
             return .now(Self.html(ConsoleHTML.page(title: "Too many requests", user: nil, body: """
@@ -112,6 +117,17 @@ final class ConsoleSite: Sendable {
         }
     }
 
+    /// The page asking for a new sign-in (403): a step-up action with a session older than
+    /// `FreshProofStep.maximumAgeSeconds`.
+    static func signInAgain(_ user: Session?) -> HTTPResponse {
+        html(ConsoleHTML.page(title: "Sign in again", user: user, body: """
+            <section class="card signin"><h1>Sign in again</h1>
+            \(ConsoleHTML.notice("info", "This action needs a sign-in of the last few minutes. Sign in again, then repeat it."))
+            <form method="post" action="/console/sign-out">\(user.map(ConsoleHTML.csrfField) ?? "")
+            <button id="sign-in-again" type="submit">Sign in again</button></form></section>
+            """), status: 403)
+    }
+
     /// A refusal shown as a page of its own (not an API problem).
     struct Refusal: Error {
         let status: Int
@@ -125,6 +141,10 @@ final class ConsoleSite: Sendable {
                                        message: "This form was not sent from the console's own pages (origin or form token did not match).")
         static let noConsole = Refusal(status: 404, title: "No console",
                                        message: "The console is not set up: the operator runs identityctl console init.")
+        static let setUpTwoStepFirst = Refusal(
+            status: 403, title: "Set up two-step verification first",
+            message: "This console needs two-step verification: on your Account page, set up an authenticator app "
+                + "or add a passkey, then sign in with it.")
     }
 
     private func route(_ request: HTTPRequest) throws -> RouteResult {
@@ -132,11 +152,11 @@ final class ConsoleSite: Sendable {
         let method = request.method
         func path(_ pattern: String...) -> [String]? { Self.match(parts, pattern) }
         if method == "POST" {
-            try limit(path("sign-in") != nil || path("sign-in", "code") != nil ? .consoleSignIn : .consolePost,
-                      request, user: nil)
+            try limit(parts.first == "sign-in" ? .consoleSignIn : .consolePost, request, user: nil)
         }
         if method == "GET", parts.isEmpty || parts == [""] {
             guard let user = try session(request) else { return .now(Self.redirect("/console/sign-in")) }
+            if user.mustSetUpTwoStep { return .now(Self.redirect("/console/account")) }
             return .now(Self.html(ConsolePages.apps(user)))
         }
         if method == "GET", path("console.css") != nil { return .now(Self.asset(Self.stylesheet)) }
@@ -150,6 +170,22 @@ final class ConsoleSite: Sendable {
         }
         if method == "POST", path("sign-in", "code") != nil {
             return try ConsoleSignIn(site: self).code(request, form: try checkedForm(request, user: nil))
+        }
+        if method == "POST", path("sign-in", "passkey", "options") != nil {
+            return try ConsoleSignIn(site: self).passkeyOptions(request, form: try checkedForm(request, user: nil))
+        }
+        if method == "POST", path("sign-in", "passkey") != nil {
+            return try ConsoleSignIn(site: self).passkey(request, form: try checkedForm(request, user: nil))
+        }
+        if parts.first == "account" {
+            guard let user = try session(request) else {
+                if method == "GET" { return .now(Self.redirect("/console/sign-in")) }
+                throw Refusal(status: 401, title: "Signed out", message: "Your console session ended. Sign in again.")
+            }
+            let form = method == "POST" ? try checkedForm(request, user: user) : [:]
+            if let answer = ConsoleAccount(site: self).route(method, Array(parts.dropFirst()), request, user: user, form: form) {
+                return answer
+            }
         }
         if method == "POST", path("sign-out") != nil {
             guard let user = try session(request) else { return .now(Self.redirect("/console/sign-in")) }
@@ -280,7 +316,8 @@ final class ConsoleSite: Sendable {
         }
         guard let user = try users.find(appId: app.id, uid: claims.sub) else { return nil }
         return Session(consoleApp: app, profile: profile, uid: claims.sub, claims: claims, email: user.message.email ?? "",
-                       sessionToken: token, memberships: try console.memberships(consoleAppId: app.id, uid: claims.sub))
+                       sessionToken: token, memberships: try console.memberships(consoleAppId: app.id, uid: claims.sub),
+                       requiresStrongSignIn: try console.requiresStrongSignIn())
     }
 
     /// The signed-in user and their role in `appId`; an app they hold no role in does not exist
@@ -289,6 +326,7 @@ final class ConsoleSite: Sendable {
         -> (Session, ConsoleStore.Membership) {
         guard let user = try session(request) else { throw Refusal(status: 401, title: "Signed out",
                                                                     message: "Your console session ended. Sign in again.") }
+        if user.mustSetUpTwoStep { throw Refusal.setUpTwoStepFirst }
         guard let membership = user.membership(appId) else { throw Refusal.notFound }
         if changing, !membership.role.mayChange { throw Refusal.forbidden }
         return (user, membership)
@@ -395,6 +433,13 @@ final class ConsoleSite: Sendable {
         HTTPResponse(status: 200, headers: [("Content-Type", asset.mediaType), ("Content-Security-Policy", contentSecurityPolicy),
                                             ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-cache")],
                      body: Data(asset.text.utf8))
+    }
+
+    /// An API answer handed to console.js as it is (a passkey ceremony's options, or the problem).
+    static func json(_ response: HTTPResponse) -> HTTPResponse {
+        HTTPResponse(status: response.status, headers: [("Content-Type", "application/json"), ("X-Content-Type-Options", "nosniff"),
+                                                        ("Cache-Control", "no-store")],
+                     body: response.body)
     }
 
     /// The problem an answer carries: its message and, per field, its `errors[]`.

@@ -6,8 +6,9 @@ import IdentityKit
 /// - `POST /v1/auth/login {email, password, transport?}` is `POST /v1/auth/sign-in`;
 ///   `POST /v1/auth/apple/nonce` is `GET /v1/auth/nonce` (answered bare: `{nonce, expires_at}`);
 ///   `POST /v1/auth/apple/token {id_token, nonce, authorization_code?, name?, transport?}` is
-///   `POST /v1/auth/apple`, with the guide's length limits; `POST /v1/auth/mfa/verify` takes
-///   `transport?` too, so a sign-in with a second factor ends in the same session answer.
+///   `POST /v1/auth/apple`, with the guide's length limits; `POST /v1/auth/mfa/verify` and
+///   `POST /v1/auth/passkey/verify` take `transport?` too, so a sign-in with a second factor or
+///   a passkey ends in the same session answer.
 /// - A sign-in's answer becomes `{token, session, user}`: the session gets its opaque session
 ///   token from the token worker (`IssueSessionToken`, sent with the new access token, which
 ///   the client never sees), the session and user objects carry `ses_`/`usr_` ids.
@@ -63,14 +64,14 @@ struct SessionObjectEdge: Sendable {
                 if parts.count == 2 { core["last_name"] = .string(parts[1]) }
             }
             return (request.with(path: "/v1/auth/apple", body: .object(core)), SignIn(transport: transport), false)
-        case ("POST", "/v1/auth/mfa/verify"):
+        case ("POST", "/v1/auth/mfa/verify"), ("POST", "/v1/auth/passkey/verify"):
             // The core's own body, less `transport`; its fields are the core route's to check.
             var body = try Self.reader(request)
             let transport = try Self.transport(&body)
             try body.finish()
             guard case .object(var core) = try BodyReader.parse(request.body) else { throw ServiceError.invalidJSON }
             core["transport"] = nil
-            return (request.with(path: "/v1/auth/mfa/verify", body: .object(core)), SignIn(transport: transport), false)
+            return (request.with(path: request.path, body: .object(core)), SignIn(transport: transport), false)
         case ("POST", "/v1/auth/sign-out"), ("POST", "/v1/auth/sign-out-all"):
             return (request, nil, request.header("cookie").flatMap(Self.sessionCookie) != nil)
         default:

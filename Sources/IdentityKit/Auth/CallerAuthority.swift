@@ -15,9 +15,11 @@ import Foundation
 /// hash), which may act for any user of that app and of no other. The web console's admin
 /// commands forward the console user's own session token of the console app instead, and count
 /// only with that user's role in the command's app (`ConsoleStore`): owner or admin to change
-/// anything, a viewer only to read the settings, the webhook endpoints and their delivery logs, and a user's passkeys. An owner's or admin's console session token
-/// also passes `check` for any user of that app, as the secret key does: the console ends a
-/// user's sessions with the admin API's own revocation command.
+/// anything, a viewer only to read the settings, the webhook endpoints and their delivery logs,
+/// and a user's passkeys; and, when the console requires two-step verification, only from a
+/// session signed in with it. An owner's or admin's console session token also passes `check`
+/// for any user of that app, as the secret key does: the console ends a user's sessions with
+/// the admin API's own revocation command.
 ///
 /// Not checked here: that the session is still live. The gateway checks that before sending, and
 /// the flows that depend on it (linking's recent sign-in, device registration) check it again in
@@ -74,6 +76,11 @@ public struct CallerAuthority: Sendable {
             claims = try verifier.verify(authorization: "Bearer " + message.callerToken, app: consoleApp)
         } catch {
             throw refuse("session token does not verify")
+        }
+        // The gateway shows such a session only its Account page; a command it carries anyway
+        // (published straight to the queue) is refused the same way.
+        if try console.requiresStrongSignIn(), !ConsoleStore.isStrongSignIn(amr: claims.amr) {
+            throw refuse("the console requires two-step verification and this session signed in without it")
         }
         return try console.role(consoleAppId: consoleId, uid: claims.sub, appId: appId)
     }

@@ -33,6 +33,17 @@ public struct ConsoleStore: Sendable {
         try pool.withConnection { try $0.query("SELECT app_id FROM console_app").first?.string("app_id") }
     }
 
+    /// Whether the console needs a strong sign-in (`console_app.require_mfa`, migration 0044):
+    /// false when there is no console.
+    public func requiresStrongSignIn() throws -> Bool {
+        try pool.withConnection { try $0.query("SELECT require_mfa FROM console_app").first?.bool("require_mfa") } ?? false
+    }
+
+    /// A sign-in strong enough for a console that requires one: two steps (`mfa`: a password and
+    /// a code, or a passkey with user verification) or a passkey (`hwk`, phishing-resistant).
+    /// The gateway (which pages it shows) and the workers (`CallerAuthority`) ask the same.
+    public static func isStrongSignIn(amr: [String]) -> Bool { amr.contains("mfa") || amr.contains("hwk") }
+
     /// Every app the console user `uid` (of the console app) holds a role in, by app name.
     public func memberships(consoleAppId: String, uid: String) throws -> [Membership] {
         let rows = try pool.withConnection { connection in
