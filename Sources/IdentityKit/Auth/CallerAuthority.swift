@@ -107,6 +107,10 @@ public struct CallerAuthority: Sendable {
             throw refuse("session token does not verify")
         }
         guard claims.sub == uid else { throw refuse("token of another console user") }
+        // As for every console command (`consoleRole`): no weaker session where a strong one is required.
+        if try console.requiresStrongSignIn(), !ConsoleStore.isStrongSignIn(amr: claims.amr) {
+            throw refuse("the console requires two-step verification and this session signed in without it")
+        }
         guard try console.role(consoleAppId: consoleId, uid: uid, appId: appId) == .owner else {
             Log.warning("console member change refused", fields.merging(["why": "not an owner of the app"]) { $1 })
             throw ServiceError.consoleOwnerRequired
