@@ -292,6 +292,13 @@ def test_owner_sets_providers_then_google_signs_in_and_a_disabled_user_is_refuse
     assert new_key.startswith("sk_") and admin(client, app, "GET", "/v1/admin/settings", key=new_key).status == 200
     assert admin(client, app, "GET", "/v1/admin/settings").status == 200  # the old key, during the overlap
 
+    # The Members page: the owner listed, with the form to invite another.
+    browser.open(f"{gateway}/console/apps/{app['app_id']}/members")
+    rows = [row.text for row in find(browser, "#members tbody tr")]
+    assert any(email in row and "owner" in row for row in rows), rows
+    assert find(browser, "form#invite #send-invite"), text(browser)
+    shot(browser, "16b-members")
+
 
 def test_a_viewer_sees_no_edit_controls_and_a_forged_post_is_refused(stack, client, console, gateway, browser):
     app = stack.create_app(name=f"Console viewer {os.getpid()}")
@@ -547,6 +554,14 @@ def test_an_owner_adds_an_endpoint_sees_its_secret_once_then_disables_and_delete
         uid = made.data["user"]["uid"]
         [message] = receiver.wait_for(1, lambda m: m.payload["data"].get("uid") == uid)
         assert Webhook(secret).verify(message.body, message.headers)["type"] == "user.created"
+
+        # The endpoint's own page: its delivery log has that delivery, delivered.
+        def delivered():  # the log is the page's own: read again until the delivery's state is written
+            browser.open(f"{page}/{endpoint['id']}")
+            return any("delivered" in row.text for row in find(browser, "#deliveries tbody tr"))
+        wait_for(browser, delivered, "the delivery in the endpoint's log")
+        shot(browser, "23b-webhook-endpoint")
+        browser.open(page)
 
         submit(browser, f"#disable-{endpoint['id']}")
         assert "Endpoint disabled" in text(browser), text(browser)

@@ -23,10 +23,10 @@ extension ConsoleSite {
         main { max-width: 980px; margin: 24px auto; padding: 0 24px; }
         h1 { font-size: 22px; margin: 0 0 16px; }
         h2 { font-size: 17px; margin: 24px 0 8px; }
-        section.card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; margin-bottom: 16px; }
+        section.card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; margin-bottom: 16px; overflow-x: auto; }
         label { display: block; font-weight: 600; margin: 12px 0 4px; }
         .hint { color: var(--muted); font-size: 13px; margin: 2px 0 0; font-weight: 400; }
-        input[type=text], input[type=email], input[type=password], input[type=search], textarea, select {
+        input[type=text], input[type=email], input[type=password], input[type=search], input[type=number], textarea, select {
           width: 100%; padding: 7px 9px; border: 1px solid var(--line); border-radius: 6px; font: inherit; background: #fff; }
         textarea { min-height: 70px; font-family: "DejaVu Sans Mono", monospace; font-size: 13px; }
         input[readonly], textarea[readonly] { background: #f0f1f4; color: var(--muted); }

@@ -81,6 +81,20 @@ enum ConsoleHTML {
             """)
     }
 
+    /// The page that shows a new secret once (a secret key, a webhook signing secret): a warning
+    /// that it will never be shown again, the secret in `<code id=codeId>`, what it is for
+    /// (`hintHTML`, already escaped) and the way back. Served `no-store` like every console page.
+    static func secretShownOnce(_ user: ConsoleSite.Session, app: (id: String, name: String, tab: String), title: String,
+                                warning: String, codeId: String, secret: String, hintHTML: String, done: String) -> String {
+        page(title: title, user: user, app: app, body: """
+            <section class="card secret"><h1>\(escape(title))</h1>
+            \(notice("error", warning))
+            <p><code id="\(escape(codeId))">\(escape(secret))</code></p>
+            <p class="hint">\(hintHTML)</p>
+            <p><a class="button" href="\(escape(done))">Done</a></p></section>
+            """)
+    }
+
     /// A field's messages, next to the field (the API's `errors[].location` of that field).
     static func fieldErrors(_ messages: [String]) -> String {
         messages.map { "<p class=\"field-error\">\(escape($0))</p>" }.joined()

@@ -80,15 +80,13 @@ struct ConsoleSecretKeys {
             if case .string(let end)? = data?["previous_keys_expire_at"], !end.isEmpty {
                 until = " The previous keys keep working until \(ConsoleHTML.escape(end))."
             }
-            return .now(ConsoleSite.html(ConsoleHTML.page(
-                title: "New secret key", user: user, app: (membership.appId, membership.appName, "keys"), body: """
-                    <section class="card secret"><h1>New secret key</h1>
-                    \(ConsoleHTML.notice("error", "Copy this key into your backend's secrets now: it is shown only this once "
-                        + "and can never be shown again (only its hash is stored)."))
-                    <p><code id="secret-key">\(ConsoleHTML.escape(secret))</code></p>
-                    <p class="hint">Key id <code>\(ConsoleHTML.escape(keyId))</code>.\(until)</p>
-                    <p><a class="button" href="/console/apps/\(ConsoleHTML.component(appId))/keys">Done</a></p></section>
-                    """)))
+            return .now(ConsoleSite.html(ConsoleHTML.secretShownOnce(
+                user, app: (membership.appId, membership.appName, "keys"), title: "New secret key",
+                warning: "Copy this key into your backend's secrets now: it is shown only this once "
+                    + "and can never be shown again (only its hash is stored).",
+                codeId: "secret-key", secret: secret,
+                hintHTML: "Key id <code>\(ConsoleHTML.escape(keyId))</code>." + until,
+                done: "/console/apps/\(ConsoleHTML.component(appId))/keys")))
         }
     }
 

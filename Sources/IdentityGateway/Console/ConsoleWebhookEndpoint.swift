@@ -104,15 +104,11 @@ struct ConsoleWebhookEndpoint {
             if case .string(let end)? = data?["previous_secret_expires_at"], !end.isEmpty {
                 until = " The previous secret signs too, beside it, until \(ConsoleHTML.escape(end))."
             }
-            return .now(ConsoleSite.html(ConsoleHTML.page(
-                title: "New signing secret", user: user, app: (membership.appId, membership.appName, "webhooks"), body: """
-                    <section class="card secret"><h1>New signing secret</h1>
-                    \(ConsoleHTML.notice("error", "Copy this secret into your receiver now: it is shown only this once "
-                        + "and can never be shown again."))
-                    <p><code id="webhook-secret">\(ConsoleHTML.escape(secret))</code></p>
-                    <p class="hint">Your endpoint checks each delivery's webhook-signature header with it.\(until)</p>
-                    <p><a class="button" href="\(here)">Done</a></p></section>
-                    """)))
+            return .now(ConsoleSite.html(ConsoleHTML.secretShownOnce(
+                user, app: (membership.appId, membership.appName, "webhooks"), title: "New signing secret",
+                warning: "Copy this secret into your receiver now: it is shown only this once and can never be shown again.",
+                codeId: "webhook-secret", secret: secret,
+                hintHTML: "Your endpoint checks each delivery's webhook-signature header with it." + until, done: here)))
         }
     }
 
