@@ -196,13 +196,17 @@ extension OpenAPIDocument {
         .originNotAllowed, .internal, .unavailable,
     ]
 
+    /// Errors of commands that only the console sends (its Members page): no HTTP route
+    /// answers them, but they are codes of this service, so the catalogue explains them too.
+    static let errorsOfConsoleCommands: [ServiceError] = [.consoleOwnerRequired, .lastConsoleOwner, .consoleMemberExists]
+
     /// Every code the service may answer, once, by code: its status, the status's title and
     /// what it means (each distinct `detail` it is answered with). The reference page makes a
     /// section of each, which is where a problem's `type` (`/api/docs#error-<code>`) points.
     static func errorCatalogue(routes: [Route]) -> JSONValue {
         var order: [String] = []
         var byCode: [String: (status: Int, details: [String])] = [:]
-        let all = errorsOfEveryRequest + routes.flatMap { documentedErrors(of: $0).flatMap(\.errors) }
+        let all = errorsOfEveryRequest + errorsOfConsoleCommands + routes.flatMap { documentedErrors(of: $0).flatMap(\.errors) }
         for error in all {
             if var known = byCode[error.code] {
                 if !known.details.contains(error.detail) { known.details.append(error.detail) }
