@@ -68,6 +68,14 @@ public struct CallerAuthority: Sendable {
     /// they hold none; throws `refuse(why)` when the token is no live console session.
     private func consoleRole(_ message: BusMessage, appId: String, refuse: (String) -> ServiceError) throws
         -> ConsoleStore.Role? {
+        let session = try consoleSession(message, refuse: refuse)
+        return try console.role(consoleAppId: session.consoleId, uid: session.claims.sub, appId: appId)
+    }
+
+    /// The console session whose token `message` carries: verified against the console app, and
+    /// signed in strongly enough for the console's rule. Every console command passes here.
+    private func consoleSession(_ message: BusMessage, refuse: (String) -> ServiceError) throws
+        -> (consoleId: String, claims: AccessTokenClaims) {
         guard let consoleId = try console.consoleAppId(), let consoleApp = try apps.find(id: consoleId) else {
             throw refuse("no console app")
         }
@@ -82,7 +90,7 @@ public struct CallerAuthority: Sendable {
         if try console.requiresStrongSignIn(), !ConsoleStore.isStrongSignIn(amr: claims.amr) {
             throw refuse("the console requires two-step verification and this session signed in without it")
         }
-        return try console.role(consoleAppId: consoleId, uid: claims.sub, appId: appId)
+        return (consoleId, claims)
     }
 
     /// A console owner's command (`CONSOLE_OWNER`, the Members page): `message` carries the
@@ -97,21 +105,10 @@ public struct CallerAuthority: Sendable {
         }
         guard SessionToken.isSessionToken(message.callerToken) else { throw refuse("no console session token") }
         guard message.appId.isEmpty || message.appId == appId else { throw refuse("message app differs from the command's") }
-        guard let consoleId = try console.consoleAppId(), appId != consoleId, let consoleApp = try apps.find(id: consoleId) else {
-            throw refuse("no console app, or the console app itself")
-        }
-        let claims: AccessTokenClaims
-        do {
-            claims = try verifier.verify(authorization: "Bearer " + message.callerToken, app: consoleApp)
-        } catch {
-            throw refuse("session token does not verify")
-        }
-        guard claims.sub == uid else { throw refuse("token of another console user") }
-        // As for every console command (`consoleRole`): no weaker session where a strong one is required.
-        if try console.requiresStrongSignIn(), !ConsoleStore.isStrongSignIn(amr: claims.amr) {
-            throw refuse("the console requires two-step verification and this session signed in without it")
-        }
-        guard try console.role(consoleAppId: consoleId, uid: uid, appId: appId) == .owner else {
+        let session = try consoleSession(message, refuse: refuse)
+        guard appId != session.consoleId else { throw refuse("the console app itself") }
+        guard session.claims.sub == uid else { throw refuse("token of another console user") }
+        guard try console.role(consoleAppId: session.consoleId, uid: uid, appId: appId) == .owner else {
             Log.warning("console member change refused", fields.merging(["why": "not an owner of the app"]) { $1 })
             throw ServiceError.consoleOwnerRequired
         }
