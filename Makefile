@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check lint image migrate run test stop bench chaos cluster deploy-check clean
+.PHONY: deps services build proto proto-check api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check lint image migrate run test stop bench bench-profile chaos cluster deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -90,6 +90,10 @@ stop:
 
 bench: services
 	scripts/bench.sh $(BENCH_ARGS)
+
+# Where refresh, sign-in and the reads spend the machine's CPU, by process and library (perf).
+bench-profile: services
+	scripts/bench.sh --profile $(BENCH_ARGS)
 
 # Rolling restarts under load, longer than make test's one round (Tests/e2e/test_rolling_restart.py)
 # on a database and vhost of its own: ROUNDS=N restarts every process N times. Then node failures on

@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 
 import hook_cost
 import peers
+import profile as cpu_profile
 import scale
 import summary
 
@@ -255,7 +256,12 @@ def main():
                              "measure the table again, with the per-session footprint and the growing tables' sizes")
     parser.add_argument("--scale-users", type=int, default=None, help="seeded users (1,000,000; 2,000 with --smoke)")
     parser.add_argument("--scale-sessions-per-user", type=int, default=2)
+    parser.add_argument("--profile", action="store_true",
+                        help="instead of the table: refresh and sign-in under perf, CPU per request by process "
+                             "and library (bench/profile.py)")
     args = parser.parse_args()
+    if args.profile:
+        args.peers = False
     with_peers = (not args.smoke) if args.peers is None else args.peers
     seconds = 1 if args.smoke else args.seconds
     limit_seconds = 1 if args.smoke else min(5, seconds)
@@ -295,6 +301,12 @@ def main():
     started_peers = []
     stack.start()
     try:
+        if args.profile:
+            profiles = profile_paths(stack, app, base, max(8, seconds), cores)
+            extra = {"profile": profiles, "machine": machine}
+            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+            write(os.path.join(ROOT, "bench", "results", "profile-%s.json" % stamp), [], extra, stamp, False)
+            return
         if with_peers:
             # Set up once; measured in every round between ours and the limits.
             started_peers = peers.start_peers(os.environ["BENCH_PEERS_VENV"], admin_db, BENCH_DB, log_dir, free_port,
@@ -325,6 +337,33 @@ def main():
     finally:
         peers.stop_peers(started_peers)
         stack.stop()
+
+
+def profile_paths(stack, app, base, seconds, cores):
+    """bench/profile.py's loads: refresh at 32 connections and sign-in at the table's count."""
+    key = app["app_key"]
+    email, password = "profile-%s@example.com" % secrets.token_hex(4), "bench-" + secrets.token_hex(8)
+    status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password}, {"X-App-Key": key})
+    assert status == 201, body
+    token = body["data"]["access_token"]
+    tokens_file = refresh_tokens(base, key, 34, os.path.join(stack.log_dir, "refresh-tokens-profile.txt"))
+    loads = {
+        "GET /v1/me": lambda: wrk("me.lua", base + "/v1/me", seconds, 32, 2, {"BENCH_APP_KEY": key, "BENCH_TOKEN": token}),
+        "introspection": lambda: wrk("introspect.lua", base + "/v1/token/introspect", seconds, 32, 2,
+                                     {"BENCH_SECRET_KEY": app["secret_key"], "BENCH_TOKEN": token}),
+        "refresh RS256": lambda: wrk("refresh.lua", base + "/v1/auth/token/refresh", seconds, 32, 2,
+                                     {"BENCH_APP_KEY": key, "BENCH_TOKENS_FILE": tokens_file}),
+        "sign-in": lambda: wrk("sign_in.lua", base + "/v1/auth/sign-in", seconds, sign_in_connections(cores), 2,
+                               {"BENCH_APP_KEY": key, "BENCH_EMAIL": email, "BENCH_PASSWORD": password}),
+    }
+
+    def names_by_pid():
+        names = {proc.pid: name.removeprefix("identity-").replace("-", " ") for name, proc in stack.procs.items()}
+        names.update({pid: "RabbitMQ" for pid in broker_pids()})
+        postgres = subprocess.run(["pgrep", "-x", "postgres"], capture_output=True, text=True).stdout.split()
+        names.update({int(pid): "PostgreSQL" for pid in postgres})
+        return names
+    return cpu_profile.run(loads, seconds, cores, stack.log_dir, names_by_pid)
 
 
 def machine_facts(cores):

@@ -38,6 +38,11 @@ if (( peers )) && ! "$BENCH_PEERS_VENV/bin/python" -c 'import django, rest_frame
     { python3 -m venv "$BENCH_PEERS_VENV" && "$BENCH_PEERS_VENV/bin/pip" install -q -r bench/peers/requirements.txt; } \
         || echo "bench: warning: the peer stacks did not install; their rows will say so" >&2
 fi
+# The profile (--profile, make bench-profile) samples with perf, installed here when missing.
+if [[ " $* " == *" --profile "* ]] && ! command -v perf >/dev/null; then
+    echo "bench: installing perf (linux-perf)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends linux-perf >/dev/null
+fi
 export BENCH_DB BENCH_PEERS_VENV
 # run.py needs a database it may create others from.
 IDENTITY_DATABASE_URL=$IDENTITY_DATABASE_URL BENCH_ADMIN_URL=$ADMIN_URL python3 bench/run.py "$@"
