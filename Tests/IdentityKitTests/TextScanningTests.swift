@@ -6,7 +6,8 @@ import XCTest
 /// checked against what Foundation answers, so the rewrite changes the cost and nothing else.
 final class TextScanningTests: XCTestCase {
     func testTrimmedMatchesFoundation() {
-        let samples = ["  a b  ", "\tvalue\t", "", "   ", "x", " \u{00A0}nbsp\u{2003} ", "line\n", "\r\nboth \n"]
+        let samples = ["  a b  ", "\tvalue\t", "", "   ", "x", " \u{00A0}nbsp\u{2003} ", "line\n", "\r\nboth \n",
+                       "sk_key", "a\u{2003}b", "\u{2003}a", "a\u{00A0}", "é x", "x\u{0301}"]
         for sample in samples {
             XCTAssertEqual(TextScanning.trimmed(sample), sample.trimmingCharacters(in: .whitespaces), sample.debugDescription)
             XCTAssertEqual(TextScanning.trimmed(sample, newlines: true),
@@ -39,5 +40,14 @@ final class TextScanningTests: XCTestCase {
         XCTAssertNil(value("token=%E2%82"), "a cut UTF-8 sequence does not decode")
         XCTAssertNil(value("token=%G0"))
         XCTAssertEqual(value("a=1&&token=%E2%82%AC&b"), "€")
+        XCTAssertNil(TextScanning.formValue("token", in: Array("token=".utf8) + [0xFF]),
+                     "a value with nothing to decode is still checked as UTF-8")
+        XCTAssertEqual(value("tok+en=1&tok en=2", "tok en"), "1", "+ in a name is a space")
+    }
+
+    func testHasNUL() {
+        XCTAssertFalse(TextScanning.hasNUL(String(repeating: "a", count: 700)))
+        XCTAssertTrue(TextScanning.hasNUL(String(repeating: "a", count: 700) + "\u{0}b"))
+        XCTAssertFalse(TextScanning.hasNUL(""))
     }
 }

@@ -44,7 +44,8 @@ final class SecretKeyStep: Sendable {
 
     static let cacheSeconds = 5.0
     private let store: SecretKeyStore
-    private let cache = Locked<[String: Entry]>([:])
+    /// By the key's SHA-256 (the cache never holds a key itself).
+    private let cache = Locked<[[UInt8]: Entry]>([:])
 
     init(store: SecretKeyStore) { self.store = store }
 
@@ -68,7 +69,7 @@ final class SecretKeyStep: Sendable {
     }
 
     private func owner(ofKey key: String) throws -> SecretKeyStore.Owner? {
-        let name = Hex.encode(Digest.sha256(key))  // the cache never holds a key itself
+        let name = Digest.sha256(key)
         let now = Date().timeIntervalSince1970
         if let entry = cache.withLock({ $0[name] }), entry.until > now {
             if let end = entry.owner?.expiresAtMicros, Double(end) / 1_000_000 <= now { return nil }
@@ -104,9 +105,33 @@ final class SecretKeyStep: Sendable {
     /// is no form or has no `client_secret`.
     static func formCredentials(_ request: HTTPRequest) -> (key: String, clientId: String?)? {
         guard Gateway.mediaType(request.header("content-type")) == "application/x-www-form-urlencoded" else { return nil }
+        // A body that names no client_secret, even escaped (no `%`), has none: not parsed.
+        guard Self.mayName("client_secret", request.body) else { return nil }
         let body = [UInt8](request.body)
         guard let secret = TextScanning.formValue("client_secret", in: body) else { return nil }
         return (secret, TextScanning.formValue("client_id", in: body))
+    }
+
+    /// Whether a form body may hold a field called `name`: it holds `name`'s bytes, or a `%`
+    /// (an escaped name could be anything), or a `+` (a space).
+    static func mayName(_ name: String, _ body: Data) -> Bool {
+        body.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return false }
+            if memchr(base, Int32(UInt8(ascii: "%")), raw.count) != nil || memchr(base, Int32(UInt8(ascii: "+")), raw.count) != nil {
+                return true
+            }
+            let needle = Array(name.utf8)
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var from = 0
+            // Each candidate start found by memchr, then compared (memmem is not in Glibc's module).
+            while from + needle.count <= bytes.count,
+                  let hit = memchr(base + from, Int32(needle[0]), bytes.count - from - needle.count + 1) {
+                let at = base.distance(to: UnsafeRawPointer(hit))
+                if memcmp(hit, needle, needle.count) == 0 { return true }
+                from = at + 1
+            }
+            return false
+        }
     }
 
     static func credentials(_ header: String?, basicAllowed: Bool) -> (key: String, clientId: String?)? {

@@ -17,7 +17,7 @@ struct IntrospectionRoutes: IntrospectionApiHandlers {
     func introspectToken(_ context: RouteContext) throws -> RouteResult {
         let app = try context.requireAdmin().app
         let token = try Self.token(context.request)
-        let inactive = HTTPResponse.json(.object(["active": .bool(false)]))
+        let inactive = Self.inactive
         if token.hasPrefix("rt_") {
             guard token.utf8.count <= 128, let found = try store.refreshToken(appId: app.id, token: token) else {
                 return .now(inactive)
@@ -28,7 +28,7 @@ struct IntrospectionRoutes: IntrospectionApiHandlers {
         // Live: the session not ended nor past its expiry, its user not disabled.
         guard let claims = try? verifier.verify(authorization: "Bearer " + token, app: app),
               let live = try reads.liveSession(appId: app.id, uid: claims.sub, sessionId: claims.sid),
-              live.sessionExpiresAt > Timestamp.nowSeconds(), !live.profile.disabled else {
+              live.sessionExpiresAt > Timestamp.nowSeconds(), !live.user.profile.disabled else {
             return .now(inactive)
         }
         return .now(answers.answer(token: token, app: app) {
@@ -36,6 +36,9 @@ struct IntrospectionRoutes: IntrospectionApiHandlers {
                         exp: claims.exp, type: "Bearer")
         })
     }
+
+    /// The answer for anything not live, rendered once.
+    static let inactive = HTTPResponse.json(.object(["active": .bool(false)]))
 
     /// The claims of a live token, as its access tokens carry them: `aal` is the JWT's integer
     /// (a refresh token's is its session's, which every token it refreshes to carries).
@@ -73,7 +76,7 @@ struct IntrospectionRoutes: IntrospectionApiHandlers {
         } else {
             throw ServiceError.unsupportedMediaType
         }
-        guard let token, !token.isEmpty, token.utf8.count <= 8192, !token.utf8.contains(0) else {
+        guard let token, !token.isEmpty, token.utf8.count <= 8192, !TextScanning.hasNUL(token) else {
             throw ServiceError.validationFailed([.init(location: "body.token", message: "is required")])
         }
         return token

@@ -15,6 +15,6 @@ struct MeRoutes: MeApiHandlers {
         guard let live = try reads.liveSession(appId: claims.aud, uid: claims.sub, sessionId: claims.sid) else {
             throw ServiceError.invalidToken
         }
-        return .now(.data(UserJSON.make(live.profile.message)))
+        return .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: live.user.meBody))
     }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Trimming and form decoding in Swift itself, for the request path. Foundation's
 /// `trimmingCharacters`, `replacingOccurrences` and `removingPercentEncoding` go through
 /// NSString on Linux: a profile of `POST /v1/token/introspect` under load put them at a third of
@@ -6,6 +8,13 @@ public enum TextScanning {
     /// `text` without leading and trailing white space (Unicode White_Space, as Foundation's
     /// `.whitespaces`; with `newlines`, as `.whitespacesAndNewlines`).
     public static func trimmed<S: StringProtocol>(_ text: S, newlines: Bool = false) -> String {
+        // Most text has nothing to trim: its first and last bytes are printable ASCII, which no
+        // white space is, so it is returned without walking its Characters.
+        let whole = String(text)
+        if let first = whole.utf8.first, let last = whole.utf8.last, (0x21...0x7E).contains(first),
+           (0x21...0x7E).contains(last) {
+            return whole
+        }
         let blank: (Character) -> Bool = { $0.isWhitespace && (newlines || !$0.isNewline) }
         guard let first = text.firstIndex(where: { !blank($0) }),
               let last = text.lastIndex(where: { !blank($0) }) else { return "" }
@@ -20,8 +29,7 @@ public enum TextScanning {
         while start < body.count {
             let end = body[start...].firstIndex(of: UInt8(ascii: "&")) ?? body.count
             let pair = body[start..<end]
-            if let equals = pair.firstIndex(of: UInt8(ascii: "=")),
-               percentDecoded(pair[..<equals], plusIsSpace: true) == name {
+            if let equals = pair.firstIndex(of: UInt8(ascii: "=")), named(pair[..<equals], name) {
                 return percentDecoded(pair[(equals + 1)...], plusIsSpace: true)
             }
             start = end + 1
@@ -36,7 +44,20 @@ public enum TextScanning {
         return percentDecoded(bytes[...], plusIsSpace: plusIsSpace)
     }
 
+    /// Whether a form field's encoded name is `name`: compared as bytes when it has no escape
+    /// (the usual case), decoded first otherwise.
+    private static func named(_ encoded: ArraySlice<UInt8>, _ name: String) -> Bool {
+        if !contains(UInt8(ascii: "%"), in: encoded), !contains(UInt8(ascii: "+"), in: encoded) {
+            return encoded.elementsEqual(name.utf8)
+        }
+        return percentDecoded(encoded, plusIsSpace: true) == name
+    }
+
     static func percentDecoded(_ text: ArraySlice<UInt8>, plusIsSpace: Bool) -> String? {
+        // Nothing to decode (a token, a key): one UTF-8 check, no byte-by-byte copy.
+        if !contains(UInt8(ascii: "%"), in: text), !(plusIsSpace && contains(UInt8(ascii: "+"), in: text)) {
+            return String(validating: text, as: UTF8.self)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count)
         var index = text.startIndex
@@ -56,5 +77,25 @@ public enum TextScanning {
             }
         }
         return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+extension TextScanning {
+    /// Whether `byte` is in `bytes` (memchr: a long token is scanned in wide steps, not a byte at
+    /// a time).
+    public static func contains(_ byte: UInt8, in bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return memchr(base, Int32(byte), buffer.count) != nil
+        }
+    }
+
+    /// Whether `text` holds a NUL byte: memchr over its UTF-8 where it is contiguous (a native
+    /// String always is), instead of a Swift loop over a long token's bytes.
+    public static func hasNUL(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, 0, bytes.count) != nil
+        } ?? text.utf8.contains(0)
     }
 }
