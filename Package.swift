@@ -44,6 +44,8 @@ let package = Package(
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
         .target(name: "COpenSSLShim", dependencies: ["COpenSSL"]),
         .target(name: "CRabbitMQShim", dependencies: ["CRabbitMQ"]),
+        // Argon2id's working memory kept between libsodium's hashes (its shim.c says why).
+        .target(name: "CSodiumShim"),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
@@ -67,7 +69,7 @@ let package = Package(
         // gateway, which never reads a secret and holds no master key, does not link it: every
         // worker and identityctl do; IdentityGateway must not (the same check fails if it does).
         .target(name: "IdentityCredentials",
-                dependencies: ["IdentityKit", "COpenSSL", "CArgon2", "CSodium", "CCrypt"]),
+                dependencies: ["IdentityKit", "COpenSSL", "CArgon2", "CSodium", "CSodiumShim", "CCrypt"]),
         // GraphQL documents: lexer, parser, validation, executor, introspection (seed 003). No
         // dependency on the service: the gateway gives it a schema with resolvers.
         .target(name: "GraphQL"),

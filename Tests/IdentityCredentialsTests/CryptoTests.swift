@@ -1,5 +1,6 @@
 import Foundation
 import CArgon2
+import CSodiumShim
 import XCTest
 @testable import IdentityCredentials
 @testable import IdentityKit
@@ -70,6 +71,25 @@ final class CryptoTests: XCTestCase {
         XCTAssertFalse(hasher.verify("correct horse", against:
             "$argon2i$v=19$m=1024,t=1,p=1$b2xkLWxpYmFyZ29uMi1zYQ$AWRGODWkzhsllCfD56tgeC++R4lU1XOqQgebkKZnA+g"))
         XCTAssertFalse(hasher.verify("correct horse", against: "$argon2id$v=19$m=1024,t=1,p=1$garbage"))
+    }
+
+    /// libsodium's working memory is kept between hashes (CSodiumShim): one thread hashing
+    /// again and again maps its area once, and every hash made in reused (dirty) memory is still
+    /// right, as libargon2, which allocates its own, checks it.
+    func testArgon2idWorkingMemoryIsReusedAndHashesStayRight() throws {
+        // A cost no other test uses, so its area is this test's own.
+        let hasher = try PasswordHasher(cost: .init(memoryKiB: 1_536, iterations: 1, parallelism: 1))
+        let before = csodiumshim_hash_memory_reuses()
+        var hashes: [String] = []
+        for index in 0..<4 { hashes.append(try hasher.hash("correct horse \(index)")) }
+        XCTAssertGreaterThanOrEqual(csodiumshim_hash_memory_reuses() - before, 3,
+                                    "each hash mapped its working memory anew")
+        for (index, hash) in hashes.enumerated() {
+            let password = Array("correct horse \(index)".utf8)
+            XCTAssertEqual(hash.withCString { argon2id_verify($0, password, password.count) }, ARGON2_OK.rawValue, hash)
+            XCTAssertTrue(hasher.verify("correct horse \(index)", against: hash))
+            XCTAssertFalse(hasher.verify("correct horse \(index + 1)", against: hash))
+        }
     }
 
     /// The other way round: what libsodium writes, libargon2 reads (a rollback keeps every hash).
