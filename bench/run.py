@@ -25,6 +25,7 @@ import hook_cost
 import peers
 import profile as cpu_profile
 import scale
+import soak
 import summary
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -259,8 +260,11 @@ def main():
     parser.add_argument("--profile", action="store_true",
                         help="instead of the table: refresh and sign-in under perf, CPU per request by process "
                              "and library (bench/profile.py)")
+    parser.add_argument("--soak", type=int, default=None, metavar="SECONDS",
+                        help="instead of the table: refresh and sign-in together for SECONDS (600: ten minutes), "
+                             "the tables that grow with traffic sampled each minute (bench/soak.py)")
     args = parser.parse_args()
-    if args.profile:
+    if args.profile or args.soak:
         args.peers = False
     with_peers = (not args.smoke) if args.peers is None else args.peers
     seconds = 1 if args.smoke else args.seconds
@@ -306,6 +310,14 @@ def main():
             extra = {"profile": profiles, "machine": machine}
             stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
             write(os.path.join(ROOT, "bench", "results", "profile-%s.json" % stamp), [], extra, stamp, False)
+            return
+        if args.soak:
+            extra = {"soak": soak.measure(stack, app, base, args.soak, cores, wrk, http, refresh_tokens,
+                                          sign_in_connections, psql), "machine": machine}
+            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+            name = "soak-smoke-latest.json" if args.smoke else "soak-%s.json" % stamp
+            write(os.path.join(ROOT, "bench", "results", name), [], extra, stamp, args.smoke)
+            soak.check(extra["soak"])
             return
         if with_peers:
             # Set up once; measured in every round between ours and the limits.

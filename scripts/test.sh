@@ -110,6 +110,8 @@ export IDENTITY_RUN_DIR=$RUN_DIR
 # It runs before the end-to-end tests so that pytest's summary is the run's closing line.
 step "bench smoke run"
 "$REPO_DIR/scripts/bench.sh" --smoke
+# And its soak (make bench BENCH_ARGS="--soak 600"), for a few seconds: the tables are sampled.
+"$REPO_DIR/scripts/bench.sh" --smoke --soak 3
 
 # Node failures on a cluster of its own (three RabbitMQ nodes, a PostgreSQL standby; ports
 # 31701-31722, data under $RUN_DIR/cluster), short form: docs/operations.md, "Running past one machine".

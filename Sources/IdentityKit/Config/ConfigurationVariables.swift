@@ -277,7 +277,8 @@ public enum ConfigurationVariables {
         ConfigurationVariable(
             "IDENTITY_PASSWORD_HASH_CONCURRENCY", read: [.tokenWorker], default: "cores",
             meaning: "Argon2id hashes and checks at once; other sign-ins wait their turn (more than the "
-                + "cores costs throughput: docs/performance.md)"),
+                + "cores costs throughput: docs/performance.md). Each slot keeps its Argon2id memory mapped "
+                + "between hashes, so the token worker holds this many times `IDENTITY_ARGON2_MEMORY_KIB` resident"),
         ConfigurationVariable(
             "IDENTITY_ARGON2_MEMORY_KIB", read: [.tokenWorker, .identityctl], default: "`19456`",
             meaning: "Argon2id memory (the OWASP minimum; tests use 1024)"),
