@@ -5,7 +5,6 @@ IDENTITY_ALLOW_INSECURE_OUTBOUND=1 so the receiver may listen on loopback over p
 
 import json
 import os
-import secrets
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,7 +31,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-def measure(stack, plain, base, seconds, cores, smoke, http, wrk, refresh_tokens, limit_flags, sign_in_connections):
+def measure(stack, plain, base, seconds, cores, smoke, sign_up, wrk, refresh_tokens, limit_flags, sign_in_connections):
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -44,12 +43,9 @@ def measure(stack, plain, base, seconds, cores, smoke, http, wrk, refresh_tokens
         connections = 32 if not smoke else 4
         users = {}
         for label, app in (("hook", hooked), ("none", plain)):
-            email, password = "bench-%s@example.com" % secrets.token_hex(4), "bench-" + secrets.token_hex(8)
-            status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password},
-                                {"X-App-Key": app["app_key"]})
-            assert status == 201, body
+            email, password, signed_up = sign_up(base, app["app_key"])
             if label == "hook":
-                assert body["data"]["access_token"], body
+                assert signed_up["access_token"], signed_up
             users[label] = (app, email, password)
         out = {"refresh": {"hook": [], "none": []}, "sign_in": {"hook": [], "none": []}}
         for round_number in range(1 if smoke else 2):

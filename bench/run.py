@@ -73,6 +73,14 @@ def http(method, url, body=None, headers=None):
         return error.code, json.loads(error.read() or b"null")
 
 
+def sign_up(base, key, prefix="bench"):
+    """A new password user of app `key` for a load: (email, password, the sign-up's data)."""
+    email, password = "%s-%s@example.com" % (prefix, secrets.token_hex(4)), "bench-" + secrets.token_hex(8)
+    status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password}, {"X-App-Key": key})
+    assert status == 201, body
+    return email, password, body["data"]
+
+
 def http_form(url, body, secret_key):
     request = urllib.request.Request(url, data=body.encode(), method="POST", headers={
         "Authorization": "Bearer " + secret_key, "Content-Type": "application/x-www-form-urlencoded"})
@@ -312,7 +320,7 @@ def main():
             write(os.path.join(ROOT, "bench", "results", "profile-%s.json" % stamp), [], extra, stamp, False)
             return
         if args.soak:
-            extra = {"soak": soak.measure(stack, app, base, args.soak, cores, wrk, http, refresh_tokens,
+            extra = {"soak": soak.measure(stack, app, base, args.soak, cores, wrk, sign_up, refresh_tokens,
                                           sign_in_connections, psql), "machine": machine}
             stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
             name = "soak-smoke-latest.json" if args.smoke else "soak-%s.json" % stamp
@@ -331,7 +339,7 @@ def main():
         if not args.no_rate_limit_cost:
             extra["rate_limit_cost"] = rate_limit_cost(stack, app, unlimited, base, seconds, cores, args.smoke)
         if not args.no_hook_cost:
-            extra["before_token_hook_5ms"] = hook_cost.measure(stack, app, base, seconds, cores, args.smoke, http, wrk,
+            extra["before_token_hook_5ms"] = hook_cost.measure(stack, app, base, seconds, cores, args.smoke, sign_up, wrk,
                                                                refresh_tokens, limit_flags, sign_in_connections)
         peers.stop_peers(started_peers)
         started_peers = []
@@ -354,10 +362,8 @@ def main():
 def profile_paths(stack, app, base, seconds, cores):
     """bench/profile.py's loads: refresh at 32 connections and sign-in at the table's count."""
     key = app["app_key"]
-    email, password = "profile-%s@example.com" % secrets.token_hex(4), "bench-" + secrets.token_hex(8)
-    status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password}, {"X-App-Key": key})
-    assert status == 201, body
-    token = body["data"]["access_token"]
+    email, password, signed_up = sign_up(base, key, "profile")
+    token = signed_up["access_token"]
     tokens_file = refresh_tokens(base, key, 34, os.path.join(stack.log_dir, "refresh-tokens-profile.txt"))
     loads = {
         "GET /v1/me": lambda: wrk("me.lua", base + "/v1/me", seconds, 32, 2, {"BENCH_APP_KEY": key, "BENCH_TOKEN": token}),
@@ -417,10 +423,7 @@ def rate_limit_cost(stack, limited, unlimited, base, seconds, cores, smoke):
     out = {"refresh": {"on": [], "off": []}, "sign_in": {"on": [], "off": []}}
     users = {}
     for label, app in (("on", limited), ("off", unlimited)):
-        email, password = "bench-%s@example.com" % secrets.token_hex(4), "bench-" + secrets.token_hex(8)
-        status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password},
-                            {"X-App-Key": app["app_key"]})
-        assert status == 201, body
+        email, password, _ = sign_up(base, app["app_key"])
         users[label] = (email, password)
     for _ in range(rounds):
         for label, app in (("on", limited), ("off", unlimited)):
@@ -444,10 +447,8 @@ def run(stack, app, key, base, seconds, limit_seconds, cores, admin_db, smoke, e
     then every limit; so a drift of the machine lands on all of them alike. Rows carry every
     round's figure and their median and spread (summary.py)."""
     headers = {"X-App-Key": key}
-    email, password = "bench-%s@example.com" % secrets.token_hex(4), "bench-" + secrets.token_hex(8)
-    status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password}, headers)
-    assert status == 201, body
-    token = body["data"]["access_token"]
+    email, password, signed_up = sign_up(base, key)
+    token = signed_up["access_token"]
     idle = stack.rss_kib()
     connections = 32 if not smoke else 4
     pool = int(os.environ.get("IDENTITY_WORKER_CONCURRENCY", str(max(2, cores * 2))))

@@ -4,11 +4,11 @@ its own schedule, and the size of every table that grows with traffic sampled ea
 
 A table with a purge that keeps up ends the run about where it was after the first minutes;
 one that only grows shows it. Live data grows with what it counts (every sign-in starts a
-session that lives until it ends or expires), so the report puts each table's rows beside the
-live sessions, and the spent refresh tokens, kept for theft detection for the retention
-period (IDENTITY_RETENTION_SECONDS, 30 days), beside the refreshes."""
+session that lives until it ends or expires), so the report gives the live sessions at each
+sample beside the tables, and the run's refresh count beside `refresh_tokens`, whose spent
+rows are kept for theft detection for the retention period (IDENTITY_RETENTION_SECONDS,
+30 days)."""
 import os
-import secrets
 import threading
 import time
 
@@ -17,12 +17,10 @@ import scale
 SAMPLE_EVERY = 60
 
 
-def measure(stack, app, base, seconds, cores, wrk, http, refresh_tokens, sign_in_connections, psql):
+def measure(stack, app, base, seconds, cores, wrk, sign_up, refresh_tokens, sign_in_connections, psql):
     db = stack.env["IDENTITY_DATABASE_URL"]
     key = app["app_key"]
-    email, password = "soak-%s@example.com" % secrets.token_hex(4), "bench-" + secrets.token_hex(8)
-    status, body = http("POST", base + "/v1/auth/sign-up", {"email": email, "password": password}, {"X-App-Key": key})
-    assert status == 201, body
+    email, password, _ = sign_up(base, key, "soak")
     tokens = refresh_tokens(base, key, 18, os.path.join(stack.log_dir, "refresh-tokens-soak.txt"))
     psql(db, "ANALYZE")
     samples = [{"at_s": 0, "tables": scale.table_sizes(db, psql), "live_sessions": live_sessions(db, psql)}]

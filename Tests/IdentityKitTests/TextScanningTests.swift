@@ -45,6 +45,24 @@ final class TextScanningTests: XCTestCase {
         XCTAssertEqual(value("tok+en=1&tok en=2", "tok en"), "1", "+ in a name is a space")
     }
 
+    /// The pre-scan before a form is parsed: it may say yes wrongly, never no wrongly.
+    func testMayHoldField() {
+        func may(_ body: String) -> Bool {
+            Array(body.utf8).withUnsafeBytes { TextScanning.mayHoldField("client_secret", inForm: $0) }
+        }
+        XCTAssertTrue(may("client_id=a&client_secret=sk"))
+        XCTAssertTrue(may("client_secret"), "at the very start and end")
+        XCTAssertTrue(may("client%5Fsecret=sk"), "an escaped name could be it")
+        XCTAssertTrue(may("client+secret=sk"), "a + could be part of it")
+        XCTAssertFalse(may("token=abc&client_id=a"))
+        XCTAssertFalse(may("client_secre"), "shorter than the name")
+        XCTAssertFalse(may(""))
+        for body in ["client_secret=x", "a=1&client_secret=x", "client%5Fsecret=x"] {
+            XCTAssertNotNil(TextScanning.formValue("client_secret", in: Array(body.utf8)))
+            XCTAssertTrue(may(body), "a body whose field parses must pass the pre-scan: \(body)")
+        }
+    }
+
     func testHasNUL() {
         XCTAssertFalse(TextScanning.hasNUL(String(repeating: "a", count: 700)))
         XCTAssertTrue(TextScanning.hasNUL(String(repeating: "a", count: 700) + "\u{0}b"))

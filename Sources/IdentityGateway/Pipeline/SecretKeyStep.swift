@@ -106,32 +106,10 @@ final class SecretKeyStep: Sendable {
     static func formCredentials(_ request: HTTPRequest) -> (key: String, clientId: String?)? {
         guard Gateway.mediaType(request.header("content-type")) == "application/x-www-form-urlencoded" else { return nil }
         // A body that names no client_secret, even escaped (no `%`), has none: not parsed.
-        guard Self.mayName("client_secret", request.body) else { return nil }
+        guard request.body.withUnsafeBytes({ TextScanning.mayHoldField("client_secret", inForm: $0) }) else { return nil }
         let body = [UInt8](request.body)
         guard let secret = TextScanning.formValue("client_secret", in: body) else { return nil }
         return (secret, TextScanning.formValue("client_id", in: body))
-    }
-
-    /// Whether a form body may hold a field called `name`: it holds `name`'s bytes, or a `%`
-    /// (an escaped name could be anything), or a `+` (a space).
-    static func mayName(_ name: String, _ body: Data) -> Bool {
-        body.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return false }
-            if memchr(base, Int32(UInt8(ascii: "%")), raw.count) != nil || memchr(base, Int32(UInt8(ascii: "+")), raw.count) != nil {
-                return true
-            }
-            let needle = Array(name.utf8)
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var from = 0
-            // Each candidate start found by memchr, then compared (memmem is not in Glibc's module).
-            while from + needle.count <= bytes.count,
-                  let hit = memchr(base + from, Int32(needle[0]), bytes.count - from - needle.count + 1) {
-                let at = base.distance(to: UnsafeRawPointer(hit))
-                if memcmp(hit, needle, needle.count) == 0 { return true }
-                from = at + 1
-            }
-            return false
-        }
     }
 
     static func credentials(_ header: String?, basicAllowed: Bool) -> (key: String, clientId: String?)? {

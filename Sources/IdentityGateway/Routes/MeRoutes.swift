@@ -15,6 +15,6 @@ struct MeRoutes: MeApiHandlers {
         guard let live = try reads.liveSession(appId: claims.aud, uid: claims.sub, sessionId: claims.sid) else {
             throw ServiceError.invalidToken
         }
-        return .now(HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: live.user.meBody))
+        return .now(live.user.meResponse)
     }
 }

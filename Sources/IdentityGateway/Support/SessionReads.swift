@@ -26,16 +26,16 @@ final class SessionReads: Sendable {
     /// to the user forgets both). Rendering was an eighth of the gateway's CPU per `/v1/me`.
     final class HeldUser: Sendable {
         let profile: UserProfile
-        private let rendered = Locked<Data?>(nil)
+        private let rendered = Locked<HTTPResponse?>(nil)
 
         init(_ profile: UserProfile) { self.profile = profile }
 
-        /// `{"data": <the user>}`, as `HTTPResponse.data(UserJSON.make(profile.message))` writes it.
-        var meBody: Data {
-            if let body = rendered.withLock({ $0 }) { return body }
-            let body = HTTPResponse.data(UserJSON.make(profile.message)).body
-            rendered.withLock { $0 = body }
-            return body
+        /// `GET /v1/me`'s answer: `{"data": <the user>}`.
+        var meResponse: HTTPResponse {
+            if let response = rendered.withLock({ $0 }) { return response }
+            let response = HTTPResponse.data(UserJSON.make(profile.message))
+            rendered.withLock { $0 = response }
+            return response
         }
     }
 

@@ -90,6 +90,25 @@ extension TextScanning {
         }
     }
 
+    /// Whether a form body may hold a field called `name`: it holds `name`'s bytes, or a `%`
+    /// (an escaped name could be anything), or a `+` (a space). A body without any of them is
+    /// known not to hold the field before it is parsed.
+    public static func mayHoldField(_ name: String, inForm body: UnsafeRawBufferPointer) -> Bool {
+        guard let base = body.baseAddress, !name.isEmpty else { return false }
+        if memchr(base, Int32(UInt8(ascii: "%")), body.count) != nil || memchr(base, Int32(UInt8(ascii: "+")), body.count) != nil {
+            return true
+        }
+        let needle = Array(name.utf8)
+        var from = 0
+        // Each candidate start found by memchr, then compared (memmem is not in Glibc's module).
+        while from + needle.count <= body.count,
+              let hit = memchr(base + from, Int32(needle[0]), body.count - from - needle.count + 1) {
+            if memcmp(hit, needle, needle.count) == 0 { return true }
+            from = base.distance(to: UnsafeRawPointer(hit)) + 1
+        }
+        return false
+    }
+
     /// Whether `text` holds a NUL byte: memchr over its UTF-8 where it is contiguous (a native
     /// String always is), instead of a Swift loop over a long token's bytes.
     public static func hasNUL(_ text: String) -> Bool {
