@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check lint image migrate run test stop bench bench-profile chaos cluster deploy-check clean
+.PHONY: deps services build proto proto-check generator-test api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check lint image migrate run test stop bench bench-profile chaos cluster deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -27,6 +27,10 @@ proto: deps
 
 proto-check: deps
 	python3 tools/protogen.py --check
+
+# tools/protogen.py tested on its own: a fixture's output against references (tools/tests/).
+generator-test: deps
+	python3 -m pytest -q tools/tests
 
 # The API reference page (web/api-reference/) and the console's files (web/console/), embedded into
 # the gateway (tools/apirefgen.py, tools/consolegen.py).
@@ -82,7 +86,7 @@ migrate: services build
 run: services build
 	scripts/run.sh
 
-test: services proto-check api-reference-check phone-table-check breached-passwords-check gateway-secrets-check config-doc-check lint
+test: services proto-check generator-test api-reference-check phone-table-check breached-passwords-check gateway-secrets-check config-doc-check lint
 	scripts/test.sh
 
 stop:

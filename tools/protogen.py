@@ -22,7 +22,7 @@ import argparse, difflib, sys
 from pathlib import Path
 
 # The reading and the emitters are the package tools/declared/, found next to this file.
-from declared.descriptors import MARKER, ProtoError, parse_all, resolve
+from declared.descriptors import MARKER, PROTO_DIR, ProtoError, parse_all, resolve
 from declared.gateway import render_gateway
 from declared.messages import render_file
 from declared.operations import field_sources, operations
@@ -37,9 +37,10 @@ WORKER_OUT = {w: ROOT / "Sources" / f"Identity{w.capitalize()}Worker" / "Generat
               for w in ("revocation", "provider", "mailer")}
 
 
-def generate():
-    """Every expected output file (path relative to the repository) -> its content."""
-    files, options = parse_all()
+def generate(proto_dir=PROTO_DIR):
+    """Every expected output file (path relative to the repository) -> its content, from proto/
+    or another tree of .proto files (tools/tests/ renders its fixture with this)."""
+    files, options = parse_all(proto_dir)
     resolve(files)
     outputs, packages = {}, set()
     rel = OUT_DIR.relative_to(ROOT).as_posix()

@@ -79,36 +79,39 @@ TYPE_MESSAGE, TYPE_ENUM, LABEL_REPEATED = 11, 14, 3
 OPTIONS_FILE = "identity/options/v1/options.proto"
 
 
-def protoc(args):
-    """Run protoc with proto/ and the well-known types (Debian's libprotobuf-dev) on the path."""
+def protoc(args, proto_dir=PROTO_DIR):
+    """Run protoc with `proto_dir` (then proto/, for options.proto) and the well-known types
+    (Debian's libprotobuf-dev) on the path."""
     import shutil, subprocess
     if not shutil.which("protoc"):
         raise ProtoError("protoc", "not found: install Debian's protobuf-compiler (make deps)")
-    include = [f"-I{PROTO_DIR}"] + [f"-I{p}" for p in ("/usr/include", "/usr/local/include")
-                                     if Path(p, "google/protobuf/descriptor.proto").is_file()]
+    include = [f"-I{d}" for d in dict.fromkeys((proto_dir, PROTO_DIR))]
+    include += [f"-I{p}" for p in ("/usr/include", "/usr/local/include")
+                if Path(p, "google/protobuf/descriptor.proto").is_file()]
     done = subprocess.run(["protoc", *include, *args], capture_output=True, text=True)
     if done.returncode != 0:
         raise ProtoError("protoc", done.stderr.strip())
 
 
-def load_descriptors():
-    """proto/ as protoc reads it: a FileDescriptorSet with comments, the custom options of
+def load_descriptors(proto_dir=PROTO_DIR):
+    """proto/ (or another tree such as tools/tests/fixtures/, whose files may import proto/'s
+    options.proto) as protoc reads it: a FileDescriptorSet with comments, the custom options of
     options.proto understood (its Python module generated into a scratch directory)."""
     import importlib, tempfile
     try:
         from google.protobuf import descriptor_pb2
     except ImportError:
         raise ProtoError("python", "the protobuf package is missing (make deps installs it)")
-    sources = sorted(p.relative_to(PROTO_DIR).as_posix() for p in PROTO_DIR.rglob("*.proto"))
+    sources = sorted(p.relative_to(proto_dir).as_posix() for p in proto_dir.rglob("*.proto"))
     with tempfile.TemporaryDirectory() as scratch:
-        protoc([f"--python_out={scratch}", OPTIONS_FILE])
+        protoc([f"--python_out={scratch}", OPTIONS_FILE], proto_dir)
         sys.path.insert(0, scratch)
         try:
             options = importlib.import_module(OPTIONS_FILE[:-len(".proto")].replace("/", ".") + "_pb2")
         finally:
             sys.path.remove(scratch)
         out = Path(scratch, "set.pb")
-        protoc(["--include_source_info", f"--descriptor_set_out={out}", *sources])
+        protoc(["--include_source_info", f"--descriptor_set_out={out}", *sources], proto_dir)
         descriptors = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
     return descriptors, options
 
@@ -165,9 +168,9 @@ def from_descriptor(fd):
     return pf
 
 
-def parse_all():
-    """Every file under proto/ but options.proto, in path order, and the options module."""
-    descriptors, options = load_descriptors()
+def parse_all(proto_dir=PROTO_DIR):
+    """Every file under proto/ (or `proto_dir`) but options.proto, in path order, and the options module."""
+    descriptors, options = load_descriptors(Path(proto_dir))
     files = [from_descriptor(fd) for fd in descriptors.file if fd.name != OPTIONS_FILE]
     return sorted(files, key=lambda pf: pf.path), options
 
