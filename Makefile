@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check generator-test api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check lint image migrate run test stop bench bench-profile chaos cluster deploy-check clean
+.PHONY: deps services build proto proto-check generator-test api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check references-check lint image migrate run test stop bench bench-profile chaos cluster deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -69,6 +69,13 @@ config-doc:
 config-doc-check:
 	python3 tools/configdoc.py --check
 
+# Every file the tracked sources, tests, protos, docs and scripts cite exists in the repository
+# (a path, a Markdown link or .md name, a section by its heading: scripts/check-references.py),
+# and the check's own test.
+references-check:
+	python3 scripts/check-references.py
+	python3 scripts/tests/test_check_references.py
+
 # swift-format's lint with the repository's .swift-format, on every hand-written Swift file
 # (generated files come from tools/ and are checked against their generators instead).
 lint:
@@ -86,7 +93,7 @@ migrate: services build
 run: services build
 	scripts/run.sh
 
-test: services proto-check generator-test api-reference-check phone-table-check breached-passwords-check gateway-secrets-check config-doc-check lint
+test: services proto-check generator-test api-reference-check phone-table-check breached-passwords-check gateway-secrets-check config-doc-check references-check lint
 	scripts/test.sh
 
 stop:

@@ -47,8 +47,8 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 
-    /// The service's error codes (PRODUCT.md's catalogue). A code this version of the SDK does
-    /// not know is kept as ``unknown(_:)`` so nothing is lost.
+    /// The service's error codes (the API contract's catalogue, docs/api-contract.md). A code
+    /// this version of the SDK does not know is kept as ``unknown(_:)`` so nothing is lost.
     public enum Code: Sendable, Hashable, RawRepresentable {
         case validationFailed, invalidJSON, payloadTooLarge, unsupportedMediaType, notFound
         case methodNotAllowed, rateLimited, `internal`, unavailable, badRequest

@@ -198,7 +198,7 @@ enum OpenAPIAdminDocument {
             "default_locale": {"type": ["string", "null"], "maxLength": 35, "description": "BCP 47: the language of messages to a user whose locale and Accept-Language have no texts; null: en"},
             "rate_limits": {"type": "object", "description": "Limit name → COUNT/WINDOW (e.g. 1000/1h), default, or off where the operator allows it; at most the operator's ceiling (by default 10 times the limit's default, in count and in rate)", "additionalProperties": {"type": "string"}},
             "default_metadata": {"type": "object", "properties": {"app_metadata": {"type": "object"}, "user_metadata": {"type": "object"}}, "additionalProperties": false},
-            "profile": {"type": "string", "enum": ["standard", "single-token", "session-object"], "description": "The shape the app's shipped clients speak (COMPATIBILITY.md)"},
+            "profile": {"type": "string", "enum": ["standard", "single-token", "session-object"], "description": "The shape the app's shipped clients speak (docs/client-profiles.md)"},
             "domains": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string"}, "description": "Hosts (host or host:port) the app asks for; a new one is only requested (answered in domains_pending with the token to publish at https://HOST/.well-known/identity-domain-verification) and selects the app without X-App-Key once the operator verified it"},
             "path_prefix": {"type": ["string", "null"], "maxLength": 64, "description": "Answered as well as /v1 (e.g. /api/v2); null: /v1 only"},
             "allowed_origins": {"type": ["array", "null"], "maxItems": 50, "items": {"type": "string"}, "description": "Exact browser origins (scheme://host[:port]), no wildcard"},

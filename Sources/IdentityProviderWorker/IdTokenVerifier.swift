@@ -2,7 +2,7 @@ import Foundation
 import IdentityCredentials
 import IdentityKit
 
-/// The rules of each provider (PRODUCT.md, "Sign-in methods"): issuer, audience among the
+/// The rules of each provider (docs/api-contract.md, "Sign-in methods"): issuer, audience among the
 /// app's configured ids, times, and nonces. Returns who the token says the user is.
 struct IdTokenVerifier: Sendable {
     let settings: ProviderSettingsStore

@@ -14,9 +14,10 @@ public struct TokenWorkerConfiguration: Sendable {
     /// Commands handled at once (also the broker prefetch).
     public var concurrency: Int
     public var refreshTokenLifetimeSeconds: Int
-    /// How long a spent refresh token is still answered with its successor (PRODUCT.md: 30 s).
+    /// How long a spent refresh token is still answered with its successor (30 s:
+    /// docs/api-contract.md, "Tokens and sessions").
     public var refreshGraceSeconds: Int
-    /// Lifetime of mailed codes (PRODUCT.md: 10 minutes).
+    /// Lifetime of mailed codes (10 minutes: docs/api-contract.md, "Sign-in methods").
     public var codeLifetimeSeconds: Int
     /// At most one email-verification mail per user in this many seconds.
     public var emailVerificationCooldownSeconds: Int

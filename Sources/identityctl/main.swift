@@ -276,8 +276,8 @@ case ("apps", "settings"):
         guard let value = JSONValue.parse(Data(text.utf8)) else { fail("--default-metadata wants a JSON object") }
         update.defaultMetadata = value
     }
-    // How clients reach the app (COMPATIBILITY.md) and its passkey relying party; an empty
-    // value clears a list, the prefix or the relying party's name.
+    // How clients reach the app (docs/client-profiles.md, "App settings") and its passkey relying
+    // party; an empty value clears a list, the prefix or the relying party's name.
     update.profile = option("--profile", in: rest)
     update.domains = list("--domains").map { $0.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
     update.pathPrefix = option("--path-prefix", in: rest)

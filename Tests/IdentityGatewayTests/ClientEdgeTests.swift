@@ -5,7 +5,7 @@ import XCTest
 
 /// The parts of the client-profile edges that decide on their own, without a store or a worker:
 /// what counts as a host, an origin, a path prefix, the session cookie, and the single-token
-/// error table (COMPATIBILITY.md).
+/// error table (docs/client-profiles.md, "Profiles").
 final class ClientEdgeTests: XCTestCase {
     func testHostsAreLowerCasedHostOrHostPort() {
         XCTAssertEqual(ClientProfile.normalizedHost("Auth.Example.COM"), "auth.example.com")

@@ -68,7 +68,8 @@ final class JWTTests: XCTestCase {
         XCTAssertThrowsError(try verify("not.a.jwt")) { XCTAssertEqual($0 as? JWT.VerificationFailure, .malformed) }
     }
 
-    /// `exp` has no grace: one second past it is expired (PRODUCT.md: 401 auth/token-expired).
+    /// `exp` has no grace: one second past it is expired (401 auth/token-expired:
+    /// docs/api-contract.md, "Tokens and sessions").
     func testASecondPastExpiryIsExpired() throws {
         let key = try signingKey()
         let now = Timestamp.nowSeconds()

@@ -2,7 +2,8 @@ import XCTest
 @testable import IdentityKit
 
 final class StandardWebhookSignatureTests: XCTestCase {
-    /// The specification's own example (standard-webhooks, spec/standard-webhooks.md).
+    /// The specification's own example
+    /// (https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md).
     func testTheSpecificationsExampleSignsAsPublished() throws {
         let key = try XCTUnwrap(StandardWebhookSignature.key(ofSecret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
         let body = Array(#"{"test": 2432232314}"#.utf8)

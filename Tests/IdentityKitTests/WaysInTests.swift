@@ -1,7 +1,7 @@
 import XCTest
 @testable import IdentityKit
 
-/// The one "last way in" rule (PRODUCT.md, "Ways in") that every removal asks.
+/// The one "last way in" rule (docs/api-contract.md, "Account") that every removal asks.
 final class WaysInTests: XCTestCase {
     func testEachKindCountsAndOneMayGoOnlyWhenAnotherStays() {
         XCTAssertEqual(WaysIn().count, 0)

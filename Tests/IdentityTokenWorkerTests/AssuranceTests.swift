@@ -1,8 +1,8 @@
 import XCTest
 @testable import IdentityTokenWorker
 
-/// What a sign-in proved (PRODUCT.md, "Tokens and sessions"): `amr` and `aal` of each first
-/// factor, the second factor's completion, and the sign-in metric's method label.
+/// What a sign-in proved (docs/api-contract.md, "Tokens and sessions"): `amr` and `aal` of each
+/// first factor, the second factor's completion, and the sign-in metric's method label.
 final class AssuranceTests: XCTestCase {
     func testEveryOneFactorMethodIsAal1WithItsRFC8176Name() {
         XCTAssertEqual(Assurance.password, Assurance(amr: ["pwd"], aal: 1))

@@ -4,8 +4,8 @@ import XCTest
 @testable import IdentityKit
 @testable import IdentityTokenWorker
 
-/// The one sign-in outcome (ARCHITECTURE.md, "Seams"): which second factors may answer a
-/// challenge, and how every ending of a sign-in is counted in `identity_sign_ins_total`
+/// The one sign-in outcome (docs/architecture.md, "Processes"): which second factors may answer
+/// a challenge, and how every ending of a sign-in is counted in `identity_sign_ins_total`
 /// (success, mfa_challenge, the failures). The tests read the process's own registry.
 final class SignInOutcomeChallengeMethodsTests: XCTestCase {
     func testEveryEnabledFactorAnswersAfterAPasswordAndBackupCodesAlways() {

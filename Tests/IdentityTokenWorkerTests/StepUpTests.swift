@@ -3,8 +3,9 @@ import XCTest
 @testable import IdentityKit
 @testable import IdentityTokenWorker
 
-/// Step-up (PRODUCT.md, "MFA"): a session signed in less than 5 minutes ago, at aal 2 once MFA
-/// is on; the rule on its own first, then each `FreshProofRule` against the real store.
+/// Step-up (docs/api-contract.md, "Account": fresh proof): a session signed in less than 5 minutes
+/// ago, at aal 2 once MFA is on; the rule on its own first, then each `FreshProofRule` against the
+/// real store.
 final class StepUpRuleTests: XCTestCase {
     func testTheWindowIsFiveMinutes() {
         XCTAssertEqual(StepUp.maximumAgeSeconds, 300)

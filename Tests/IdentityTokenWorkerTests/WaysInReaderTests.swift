@@ -3,7 +3,7 @@ import XCTest
 @testable import IdentityKit
 @testable import IdentityTokenWorker
 
-/// The last way in (PRODUCT.md, "Ways in"), as the token worker reads it from the store
+/// The last way in (docs/api-contract.md, "Account"), as the token worker reads it from the store
 /// (`WaysInReader`) and as the removals ask it: unlinking a provider (`IdentityLinking.unlink`)
 /// and deleting a passkey (`PasskeyManagement.delete`) are refused with 409
 /// `auth/last-sign-in-method` when nothing else would sign the account in.

@@ -95,7 +95,7 @@ def test_verify_signs_in_an_existing_password_user(client, smtp_sink, app):
     assert client.me(app, data["access_token"]).data["email_verified"] is True
     # This was the first proof of the address on an unverified account: the password set
     # before it (by whoever registered the address) and its sessions are gone (docs/api-contract.md,
-    # "Email ownership"); see the pre-account hijacking tests below.
+    # "Operating the service": email ownership); see the pre-account hijacking tests below.
     assert data["user"]["has_password"] is False, data["user"]
     assert_problem(client.sign_in(app, email=user["email"]), 401, "auth/invalid-credential")
     assert_problem(client.me(app, signed_up["access_token"]), 401, "auth/invalid-token")
@@ -238,7 +238,7 @@ def test_templates_of_one_app_do_not_reach_another(client, smtp_sink, configured
 
 
 
-# --- pre-account hijacking (docs/api-contract.md, "Email ownership") --------------------------------
+# --- pre-account hijacking (docs/api-contract.md, "Operating the service": email ownership) -------
 
 
 def _stranger_with_google(client, providers, app, email):

@@ -1,4 +1,5 @@
-"""The account-takeover rules (docs/api-contract.md, "Ways in" and "Email ownership"):
+"""The account-takeover rules (docs/api-contract.md, "Account": ways in; "Operating the service":
+email ownership):
 
 - The first proof of an unverified address (a mailed code, a reset) removes every way in a
   squatter could have set before it: password, provider links, passkeys, the phone, every second

@@ -1,6 +1,6 @@
-"""Passkeys (WebAuthn, docs/api-contract.md "Passkey"): registration while signed in, sign-in with an
-identifier or usernameless, the relying-party checks, enumeration safety, and the list, rename and
-delete rules. The authenticator is software (webauthn_authenticator.py: real keys, real CBOR);
+"""Passkeys (WebAuthn, docs/api-contract.md, "Sign-in methods"): registration while signed in,
+sign-in with an identifier or usernameless, the relying-party checks, enumeration safety, and the
+list, rename and delete rules. The authenticator is software (webauthn_authenticator.py: real keys, real CBOR);
 every credential it makes is also checked by an independent relying-party library (py_webauthn),
 so the authenticator and our verifier cannot share a mistake."""
 

@@ -1,6 +1,6 @@
-"""What the webhook worker will not let one party do to another (docs/webhooks.md, "Delivery"):
-an app whose endpoints hang does not delay another app's deliveries (slots per app, a single
-probe for a failing endpoint), and an event the outbox relay did not publish is never signed
+"""What the webhook worker will not let one party do to another (docs/webhooks.md, "Order and
+retries"): an app whose endpoints hang does not delay another app's deliveries (slots per app, a
+single probe for a failing endpoint), and an event the outbox relay did not publish is never signed
 and sent, whoever could put it on the worker's queue."""
 
 import json

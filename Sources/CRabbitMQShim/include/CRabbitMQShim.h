@@ -14,8 +14,9 @@
 int crabbitmqshim_login(amqp_connection_state_t conn, const char *vhost, int heartbeat_seconds,
                         const char *user, const char *password, const char *connection_name);
 
-/// The properties this service sets on a message (ARCHITECTURE.md, "Messages"). NULL or empty
-/// strings are left out. `app_id`, `request_id`, `caller_token` and `languages` travel as headers.
+/// The properties this service sets on a message (docs/architecture.md, "Processes": messages).
+/// NULL or empty strings are left out. `app_id`, `request_id`, `caller_token` and `languages`
+/// travel as headers.
 typedef struct {
     const char *type;
     const char *correlation_id;

@@ -1,8 +1,8 @@
 import IdentityKit
 
-/// Sign-ins waiting for a second factor (ARCHITECTURE.md, "Seams": a flow with state between
-/// two calls is a row with an id, an expiry and an attempt counter changed atomically). The
-/// client holds the challenge token; only its SHA-256 is stored.
+/// Sign-ins waiting for a second factor (docs/flows.md, "MFA": a challenge is a row with an id, an
+/// expiry and an attempt counter changed atomically). The client holds the challenge token; only
+/// its SHA-256 is stored.
 public struct MfaChallengeStore: Sendable {
     public static let lifetimeSeconds = 300
     public static let maximumAttempts = 5

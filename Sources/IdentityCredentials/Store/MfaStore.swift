@@ -1,6 +1,6 @@
 import IdentityKit
 
-/// A user's second factors (PRODUCT.md, "MFA"): TOTP (sealed secret, last accepted step),
+/// A user's second factors (docs/api-contract.md, "MFA"): TOTP (sealed secret, last accepted step),
 /// email, and backup codes (salted keyed hashes, `BackupCodeHash`). Only token workers hold this store's grants. Every
 /// query is scoped by app and user; each change that must happen once is one conditional
 /// statement, so the database decides races.

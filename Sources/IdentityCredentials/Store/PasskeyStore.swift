@@ -42,7 +42,7 @@ public struct PasskeyRecord: Sendable {
 }
 
 /// A passkey ceremony between its two calls: a flow row with an id, an expiry, an attempt
-/// counter and a single use (ARCHITECTURE.md, "Seams").
+/// counter and a single use (docs/architecture.md, "Processes": passkeys).
 public struct PasskeyFlow: Sendable {
     public let id: String
     public let purpose: String

@@ -104,7 +104,8 @@ public struct ProviderSettingsStore: Sendable {
     }
 
     /// Who makes Apple's nonce for the app (`apple_nonce`: `issued`, the default, `client`
-    /// or `none`; COMPATIBILITY.md). The row exists: `AppSettingsUpdate.apply` saved it first.
+    /// or `none`; docs/client-profiles.md, "App settings"). The row exists:
+    /// `AppSettingsUpdate.apply` saved it first.
     public func setAppleNonceMode(appId: String, _ mode: String) throws {
         try pool.withConnection { connection in
             _ = try connection.query("UPDATE app_provider_settings SET apple_nonce = $2, updated_at = now() WHERE app_id = $1",

@@ -1,15 +1,14 @@
 import Foundation
 import IdentityKit
 
-/// Deletes what nobody needs any more (PRODUCT.md, "Retention"): spent or expired nonces,
-/// codes and refresh tokens and ended sessions once `keep` has passed, guests unused for
-/// `keepGuests` (with `user.deleted`, as any deleted account), known devices unseen for
-/// `keepKnownDevices`, Apple notifications' records once they are too old to come again, the
-/// mail ledger's sent messages after `keep`, and finished webhook deliveries after
-/// `keepWebhookDeliveries`.
-/// Work goes in small batches, each
-/// its own short transaction, so a large backlog never holds locks that sign-ins wait on; a
-/// try-lock (advisory) lets one purger run at a time however many revocation workers there are.
+/// Deletes what nobody needs any more (docs/api-contract.md, "Operating the service": retention):
+/// spent or expired nonces, codes and refresh tokens and ended sessions once `keep` has passed,
+/// guests unused for `keepGuests` (with `user.deleted`, as any deleted account), known devices
+/// unseen for `keepKnownDevices`, Apple notifications' records once they are too old to come again,
+/// the mail ledger's sent messages after `keep`, and finished webhook deliveries after
+/// `keepWebhookDeliveries`. Work goes in small batches, each its own short transaction, so a large
+/// backlog never holds locks that sign-ins wait on; a try-lock (advisory) lets one purger run at a
+/// time however many revocation workers there are.
 public struct RetentionStore: Sendable {
     public struct Periods: Sendable {
         public var keep: Int

@@ -402,7 +402,7 @@ extension DeclaredOperation {
         audit: nil, sessionCheckedByHandler: false,
         onlyAddsSessions: false,
         command: TokenV1.VerifyEmail.protoName,
-        document: .init(summary: "Verify the email with its code", description: "The address becomes verified once the mailed code matches. With the account's own access token (optional), the proof is made in that session: the password, links and that session stay, the other sessions end. Without it (or with another account's), an unverified account is taken over by the address's owner (PRODUCT.md, Email ownership).",
+        document: .init(summary: "Verify the email with its code", description: "The address becomes verified once the mailed code matches. With the account's own access token (optional), the proof is made in that session: the password, links and that session stay, the other sessions end. Without it (or with another account's), an unverified account is taken over by the address's owner (email ownership: docs/api-contract.md, \"Operating the service\").",
                         request: "EmailAndCodeRequest", response: "User",
                         parameters: [], mfaChallenge: false,
                         generatedRequest: "{\"type\":\"object\",\"required\":[\"email\",\"code\"],\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\",\"maxLength\":254,\"examples\":[\"ada@example.com\"]},\"code\":{\"type\":\"string\",\"description\":\"The 6 digits from the mail; anything else is a wrong guess\",\"examples\":[\"483920\"]}}}"))

@@ -12,7 +12,7 @@ struct CoreCall: Sendable {
     /// `User-Agent`), client address and request id go with every core request.
     let request: HTTPRequest
     let appId: String
-    /// The app's client profile decides what `token` is (COMPATIBILITY.md).
+    /// The app's client profile decides what `token` is (docs/client-profiles.md, "GraphQL").
     let singleToken: Bool
     let dispatch: @Sendable (HTTPRequest) -> RouteResult
     let sessionObject: SessionObjectEdge
@@ -147,8 +147,8 @@ enum GraphQLBridge {
         }
     }
 
-    /// The core's user (PRODUCT.md) as the guide's `User`; the profile fields the core has no
-    /// column for come from `user_metadata`.
+    /// The core's user (docs/api-contract.md, "Tokens and sessions") as the guide's `User`; the
+    /// profile fields the core has no column for come from `user_metadata`.
     static func user(_ core: JSONValue) -> GraphQLValue {
         func field(_ key: String) -> GraphQLValue { value(core[key] ?? .null) }
         let metadata = core["user_metadata"] ?? .object([:])

@@ -2,8 +2,8 @@ import Foundation
 import GraphQL
 import IdentityKit
 
-/// `POST /graphql` and `GET /graphql` (seed 003, COMPATIBILITY.md "GraphQL"): `{query,
-/// variables, operationName}` in, `{data, errors}` out. A GraphQL error is HTTP 200 with
+/// `POST /graphql` and `GET /graphql` (seed 003; docs/client-profiles.md, "GraphQL"):
+/// `{query, variables, operationName}` in, `{data, errors}` out. A GraphQL error is HTTP 200 with
 /// `errors[].extensions.code` (the standard catalogue's code for what the core refused);
 /// only a request that is not a GraphQL request at all (no JSON object, no `query`) is a 4xx.
 /// Limits: the document is at most 64 KiB (the body cap; the query string too), 10 levels

@@ -15,7 +15,8 @@ import IdentityKit
 /// It stops by draining (`stop(grace:)`): no request that reached it is cut short, and every
 /// suspended connection is resumed before the daemon stops, as libmicrohttpd requires.
 final class HTTPServer: @unchecked Sendable {
-    /// The largest body accepted (PRODUCT.md: 64 KiB, larger → 413).
+    /// The largest body accepted (64 KiB, larger → 413: docs/api-contract.md, "Conventions for
+    /// every endpoint").
     static let maximumBody = 64 * 1024
     /// Bulk admin calls whose bodies may be larger: a user import carries up to 1,000 users.
     static let largeBodyPaths: [String: Int] = ["/v1/admin/users/import": 2 << 20]

@@ -1,8 +1,8 @@
 import Foundation
 import IdentityKit
 
-/// The first pipeline step (COMPATIBILITY.md): what lets a shipped client reach its app
-/// unchanged, before `Gateway.dispatch` runs the core pipeline.
+/// The first pipeline step (docs/clients.md, "Client profiles"): what lets a shipped client reach
+/// its app unchanged, before `Gateway.dispatch` runs the core pipeline.
 /// - CORS: a preflight (`OPTIONS` with `Access-Control-Request-Method`) carries no app key, so
 ///   it is answered for an origin that some app allows; the real request gets CORS headers
 ///   only when its own app allows its `Origin`. Credentials are allowed only for apps of the

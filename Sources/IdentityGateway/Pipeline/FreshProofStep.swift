@@ -1,12 +1,12 @@
 import IdentityKit
 
-/// What a route asks of its caller's proof beyond a valid access token (PRODUCT.md, "MFA",
-/// step-up; the takeover rules of docs/security.md). Every route that adds, replaces or
-/// removes a way into an account (a password, a provider link, a passkey, a phone, a second
-/// factor, backup codes) declares one, so a stolen access token alone cannot add a lasting way
-/// in: `RoutesTests` walks the route table and fails for such a route declared `.none`. The
-/// token worker enforces the same rule on the command (`FreshProof` in IdentityTokenWorker),
-/// with the MFA half (aal 2 when MFA is on) that only it can read.
+/// What a route asks of its caller's proof beyond a valid access token (fresh proof:
+/// docs/api-contract.md, "Account"; the takeover rules of docs/security.md). Every route that adds,
+/// replaces or removes a way into an account (a password, a provider link, a passkey, a phone, a
+/// second factor, backup codes) declares one, so a stolen access token alone cannot add a lasting
+/// way in: `RoutesTests` walks the route table and fails for such a route declared `.none`. The
+/// token worker enforces the same rule on the command (`FreshProof` in IdentityTokenWorker), with
+/// the MFA half (aal 2 when MFA is on) that only it can read.
 enum Proof: Sendable, Equatable {
     /// A valid access token is all the route needs (or none at all).
     case none
@@ -29,7 +29,7 @@ enum Proof: Sendable, Equatable {
 /// verified, its session read once (live, and its sign-in time), and the verified claims are
 /// handed to the handler as `RouteContext.caller`, so the handler verifies nothing again.
 struct FreshProofStep: Sendable {
-    /// The step-up window (PRODUCT.md), the token worker's too.
+    /// The step-up window (docs/api-contract.md, "Account"), the token worker's too.
     static let maximumAgeSeconds = StepUpWindow.seconds
 
     let verifier: TokenVerifier

@@ -1,8 +1,8 @@
 import Foundation
 import IdentityKit
 
-/// The `session-object` profile (seed 002, COMPATIBILITY.md) as request/response mapping
-/// around the core routes; no flow of its own:
+/// The `session-object` profile (seed 002; docs/client-profiles.md, "Profiles") as
+/// request/response mapping around the core routes; no flow of its own:
 /// - `POST /v1/auth/login {email, password, transport?}` is `POST /v1/auth/sign-in`;
 ///   `POST /v1/auth/apple/nonce` is `GET /v1/auth/nonce` (answered bare: `{nonce, expires_at}`);
 ///   `POST /v1/auth/apple/token {id_token, nonce, authorization_code?, name?, transport?}` is
@@ -16,7 +16,7 @@ import IdentityKit
 ///   SameSite=Lax) instead of the body. A request carrying that cookie (and no Authorization)
 ///   is read as `Authorization: Bearer <token>`; when it changes state, its `Origin` must be one
 ///   of the app's `allowed_origins` (else 403), so no CSRF token is needed. Sign-out clears it.
-/// - Errors stay problem+json, as in PRODUCT.md.
+/// - Errors stay problem+json, as in docs/api-contract.md.
 struct SessionObjectEdge: Sendable {
     static let cookieName = "__Host-session"
 

@@ -1,8 +1,8 @@
 import Foundation
 import IdentityKit
 
-/// The `single-token` profile (seed 001, COMPATIBILITY.md) as request/response mapping around
-/// the core routes; no flow of its own:
+/// The `single-token` profile (seed 001; docs/client-profiles.md, "Profiles") as
+/// request/response mapping around the core routes; no flow of its own:
 /// - Paths without `/v1`: `POST /auth/guest`, `GET /auth/nonce`, `POST /auth/apple`,
 ///   `POST /auth/google`, `GET /me`, `DELETE /me`, with the guide's camelCase bodies.
 /// - Sign-ins answer `{token, user}`: `token` is the session's opaque session token
@@ -139,8 +139,8 @@ struct SingleTokenEdge: Sendable {
             return nil
         }
         // The app's own user fields (seed 001: plan, planExpiresAt, unitSystem) are the user's app
-        // metadata, which a new user gets from the app's default_metadata (COMPATIBILITY.md);
-        // the guide's four fields win over any of the same name.
+        // metadata, which a new user gets from the app's default_metadata (docs/client-profiles.md,
+        // "App settings"); the guide's four fields win over any of the same name.
         var fields: [String: JSONValue] = [:]
         if case .object(let metadata)? = core["app_metadata"] { fields = metadata }
         fields["id"] = core["uid"] ?? .null

@@ -1,7 +1,8 @@
 import IdentityKit
 
-/// Guests, account deletion with fresh proof, and push devices (PRODUCT.md). Guest sign-in and
-/// device registration have generated handlers (gateway.proto).
+/// Guests, account deletion with fresh proof, and push devices (docs/api-contract.md, "Sign-in
+/// methods" and "Account"). Guest sign-in and device registration have generated handlers
+/// (gateway.proto).
 struct AccountRoutes: AccountApiHandlers {
     let auth: Authenticator
     let devices: DeviceStore

@@ -1,9 +1,10 @@
 import IdentityKit
 
-/// Apple's server-to-server notifications (PRODUCT.md's Sign in with Apple rules; docs/flows.md,
-/// "Apple's notifications"): the provider worker verifies the signed event against Apple's keys
-/// for one of the app's client ids and seals it; the token worker applies it once. The answer is
-/// an empty 200 either way it succeeds (applied now, or already): Apple retries anything else.
+/// Apple's server-to-server notifications (docs/api-contract.md, "Operating the service";
+/// docs/flows.md, "Apple's notifications"): the provider worker verifies the signed event against
+/// Apple's keys for one of the app's client ids and seals it; the token worker applies it once. The
+/// answer is an empty 200 either way it succeeds (applied now, or already): Apple retries anything
+/// else.
 struct AppleNotificationRoutes: AppleNotificationApiHandlers {
     let commands: CommandSender
 

@@ -1,11 +1,11 @@
 import Foundation
 import IdentityKit
 
-/// Resolves a request's app: `X-App-Key` when sent, else the `Host` against the apps'
-/// `domains` (COMPATIBILITY.md), with the app's client profile. Cached for a minute (unknown
-/// keys and hosts for a few seconds, so a flood of bad keys cannot turn into a flood of
-/// queries). The cache belongs to this gateway replica: a changed profile, domain or origin
-/// list is seen within a minute; apps are otherwise immutable in what it reads except the
+/// Resolves a request's app: `X-App-Key` when sent, else the `Host` against the apps' `domains`
+/// (docs/client-profiles.md, "How a request finds its app"), with the app's client profile. Cached
+/// for a minute (unknown keys and hosts for a few seconds, so a flood of bad keys cannot turn into
+/// a flood of queries). The cache belongs to this gateway replica: a changed profile, domain or
+/// origin list is seen within a minute; apps are otherwise immutable in what it reads except the
 /// token lifetime, which only workers use.
 final class AppResolver: Sendable {
     private struct Entry<Value: Sendable>: Sendable {

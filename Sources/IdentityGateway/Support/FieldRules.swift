@@ -11,11 +11,12 @@ enum FieldRules {
         return ok ? nil : "must be 3 to 32 letters, digits, '_' or '.'"
     }
 
-    /// A guest secret is the only credential of a guest account: 32–256 characters that look
-    /// random (PRODUCT.md asks for 256 random bits, 43 base64url characters). Its shortest
-    /// repeating block (the whole secret unless it is a block repeated) must use 8 or more
-    /// distinct characters and be worth 100 bits by a per-character estimate (length × log2 of
-    /// the characters used; 32 hex digits pass, `abcd…abcd` or one character repeated do not).
+    /// A guest secret is the only credential of a guest account: 32–256 characters that look random
+    /// (docs/api-contract.md, "Sign-in methods", asks for 256 random bits, 43 base64url
+    /// characters). Its shortest repeating block (the whole secret unless it is a block repeated)
+    /// must use 8 or more distinct characters and be worth 100 bits by a per-character estimate
+    /// (length × log2 of the characters used; 32 hex digits pass, `abcd…abcd` or one character
+    /// repeated do not).
     static func guestSecret(_ value: String) -> String? {
         let scalars = Array(value.unicodeScalars)
         guard (32...256).contains(scalars.count) else { return "must be 32 to 256 characters" }

@@ -1,7 +1,8 @@
 import Foundation
 import IdentityKit
 
-/// The user object of PRODUCT.md: every key present, `null` where there is no value.
+/// The user object (docs/api-contract.md, "Tokens and sessions"): every key present, `null`
+/// where there is no value.
 enum UserJSON {
     static func make(_ user: CommonV1.User) -> JSONValue {
         .object([
@@ -40,7 +41,7 @@ enum UserJSON {
     }
 
     /// The answer of a sign-in: the token response (`status`: 200, or 201 for a new account), or
-    /// 202 with the MFA challenge when the user has a second factor (PRODUCT.md, "MFA").
+    /// 202 with the MFA challenge when the user has a second factor (docs/api-contract.md, "MFA").
     static func signIn(_ result: TokenV1.AuthResult, status: Int = 200) -> HTTPResponse {
         guard let mfa = result.mfa else { return .data(tokens(result), status: status) }
         return .data(.object(["mfa": .object([

@@ -1,11 +1,11 @@
 import Foundation
 
-/// A change of an app's settings: the one implementation behind `identityctl apps settings`
-/// and `PATCH /v1/admin/settings` (PRODUCT.md: "the same settings are available through the
-/// admin API"). Each front end only turns its input (flags, a JSON body) into this value; the
-/// rules (`problems`) are here and the writes (`apply`, which seals secrets with the master key)
-/// in IdentityCredentials (`AppSettingsUpdate+Apply.swift`). nil leaves a setting as it is; an
-/// empty string clears an optional text setting.
+/// A change of an app's settings: the one implementation behind `identityctl apps settings` and
+/// `PATCH /v1/admin/settings` (docs/api-contract.md, "Operating the service": "the same settings
+/// are available through the admin API"). Each front end only turns its input (flags, a JSON body)
+/// into this value; the rules (`problems`) are here and the writes (`apply`, which seals secrets
+/// with the master key) in IdentityCredentials (`AppSettingsUpdate+Apply.swift`). nil leaves a
+/// setting as it is; an empty string clears an optional text setting.
 public struct AppSettingsUpdate: Sendable {
     public var accessTokenTTL: Int?
     public var sessionLifetime: Int?
@@ -47,7 +47,7 @@ public struct AppSettingsUpdate: Sendable {
     public var defaultMetadata: JSONValue?
 
     // How clients reach the app and what guards it (AppSettingsUpdate+Edge.swift).
-    /// `standard`, `single-token` or `session-object` (COMPATIBILITY.md).
+    /// `standard`, `single-token` or `session-object` (docs/client-profiles.md, "Profiles").
     public var profile: String?
     public var domains: [String]?
     /// Empty: `/v1` only.

@@ -1,4 +1,4 @@
-/// The claims of an access token (PRODUCT.md, "Tokens and sessions").
+/// The claims of an access token (docs/api-contract.md, "Tokens and sessions").
 public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var iss: String
     public var aud: String

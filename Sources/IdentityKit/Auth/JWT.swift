@@ -32,8 +32,8 @@ public enum JWT {
 
     /// Seconds of clock skew tolerated between machines: an `iat` up to this far ahead of our
     /// clock is another machine's clock, beyond it a forged or broken token. `exp` gets none:
-    /// an expired token is 401 `auth/token-expired` at once (PRODUCT.md), and the client
-    /// refreshes.
+    /// an expired token is 401 `auth/token-expired` at once (docs/api-contract.md, "Tokens and
+    /// sessions"), and the client refreshes.
     public static let clockSkew: Int64 = 30
 
     public enum VerificationFailure: Error, Equatable {

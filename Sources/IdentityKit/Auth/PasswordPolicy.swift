@@ -1,7 +1,8 @@
-/// The rules a new password must meet (PRODUCT.md: 8 to 256 characters, not a very common
-/// password). Checked before any hashing, so an oversized password costs no hash work, and
-/// wherever a password is set: sign-up, reset, change, the admin API's create. Not at sign-in:
-/// a sign-in with the right password succeeds whatever the password (PRODUCT.md).
+/// The rules a new password must meet (docs/api-contract.md, "Sign-in methods": 8 to 256
+/// characters, not a very common password). Checked before any hashing, so an oversized password
+/// costs no hash work, and wherever a password is set: sign-up, reset, change, the admin API's
+/// create. Not at sign-in: a sign-in with the right password succeeds whatever the password
+/// (docs/security.md, "V2 Authentication": 2.1.7).
 public enum PasswordPolicy {
     public static let minimumLength = 8
     public static let maximumLength = 256

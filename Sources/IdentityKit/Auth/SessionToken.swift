@@ -1,12 +1,13 @@
 import Foundation
 
-/// The opaque session token of the `session-object` and `single-token` profiles
-/// (COMPATIBILITY.md): `st_` and 256 random bits, one per session, of which only the SHA-256 is
-/// stored (`sessions.session_token_hash`). It is the session's credential for as long as the
-/// session lives (the app's absolute session lifetime, a year by default) and is checked against
-/// the session on every use, so sign-out, deletion and disabling end it at once. Since it is
-/// never refreshed, its session also ends once unused for the app's `session_idle_timeout` (30
-/// days by default): the gateway refuses it then and has it ended (`TokenVerifier`).
+/// The opaque session token of the `session-object` and `single-token` profiles (docs/clients.md,
+/// "Client profiles": session tokens): `st_` and 256 random bits, one per session, of which only
+/// the SHA-256 is stored (`sessions.session_token_hash`). It is the session's credential for as
+/// long as the session lives (the app's absolute session lifetime, a year by default) and is
+/// checked against the session on every use, so sign-out, deletion and disabling end it at once.
+/// Since it is never refreshed, its session also ends once unused for the app's
+/// `session_idle_timeout` (30 days by default): the gateway refuses it then and has it ended
+/// (`TokenVerifier`).
 ///
 /// It is accepted wherever an access token is (`TokenVerifier`): the gateway's `Authenticator`
 /// and, for commands, the workers' `CallerAuthority`, which receive it as the caller token. So

@@ -1,7 +1,7 @@
-/// PRODUCT.md, "Ways in": what can sign an account in without one of its sessions. Every
-/// removal of a way in (unlinking a provider, deleting a passkey) asks the same question of
-/// this one count, so no removal forgets a kind the others count and leaves an account with
-/// no way back, or refuses a removal another way in makes safe.
+/// Ways in (docs/api-contract.md, "Account"): what can sign an account in without one of its
+/// sessions. Every removal of a way in (unlinking a provider, deleting a passkey) asks the same
+/// question of this one count, so no removal forgets a kind the others count and leaves an account
+/// with no way back, or refuses a removal another way in makes safe.
 public struct WaysIn: Sendable, Equatable {
     public var password: Bool
     /// Linked provider identities (one per provider).

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A message received from the broker, with the properties ARCHITECTURE.md puts on every
-/// message. `deliveryTag` and `linkGeneration` identify it for the ack.
+/// A message received from the broker, with the properties every message carries
+/// (docs/architecture.md, "Processes": messages). `deliveryTag` and `linkGeneration` identify it
+/// for the ack.
 public struct BusMessage: Sendable {
     public var type: String
     public var body: Data

@@ -1,4 +1,5 @@
-/// The 401 each provider's failed verification answers with (PRODUCT.md).
+/// The 401 each provider's failed verification answers with (docs/api-contract.md, "Sign-in
+/// methods").
 public enum ProviderErrors {
     public static func invalidToken(_ provider: String) -> ServiceError {
         switch provider {

@@ -1,6 +1,7 @@
-/// An error a client may see: a stable `code` from PRODUCT.md's catalogue, the HTTP status and
-/// a `detail` for logs. Internal causes (SQL, C return codes) never go into `detail`; they are
-/// logged where they happen and the client gets `auth/internal`.
+/// An error a client may see: a stable `code` from the API contract's catalogue
+/// (docs/api-contract.md), the HTTP status and a `detail` for logs. Internal causes (SQL, C return
+/// codes) never go into `detail`; they are logged where they happen and the client gets
+/// `auth/internal`.
 public struct ServiceError: Error, Sendable, Equatable {
     public struct FieldProblem: Sendable, Equatable {
         public let location: String
@@ -29,7 +30,7 @@ public struct ServiceError: Error, Sendable, Equatable {
     }
 }
 
-/// The catalogue of codes (PRODUCT.md). Clients match on `code`; it never changes.
+/// The catalogue of codes (docs/api-contract.md). Clients match on `code`; it never changes.
 extension ServiceError {
     public static func validationFailed(_ errors: [FieldProblem]) -> ServiceError {
         ServiceError(code: "auth/validation-failed", status: 422,
@@ -72,7 +73,7 @@ extension ServiceError {
     public static let userDisabled = ServiceError(code: "auth/user-disabled", status: 403,
                                                   detail: "This account is disabled.")
     /// A call that changes state with a session cookie from an origin the app does not allow
-    /// (the cookie transport's CSRF check, COMPATIBILITY.md).
+    /// (the cookie transport's CSRF check, docs/client-profiles.md, "Profiles").
     public static let originNotAllowed = ServiceError(code: "auth/origin-not-allowed", status: 403,
                                                       detail: "This origin may not use the session cookie.")
     public static let refreshTokenRevoked = ServiceError(code: "auth/refresh-token-revoked", status: 401,

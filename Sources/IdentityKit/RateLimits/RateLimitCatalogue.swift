@@ -1,5 +1,5 @@
-/// Every limit the service applies, with its default (PRODUCT.md, "Rate limits", where it names
-/// one; our choice otherwise, said in docs/flows.md).
+/// Every limit the service applies, with its default (docs/api-contract.md, "Operating the
+/// service": rate limits, where it names one; our choice otherwise, said in docs/flows.md).
 public enum RateLimitCatalogue {
     // Password sign-in and provider sign-ins.
     public static let signInPerIP = RateLimitPolicy(name: "sign_in_per_ip", count: 100, window: 60)

@@ -1,8 +1,8 @@
 import Foundation
 
-/// How an app's shipped clients reach the service (COMPATIBILITY.md): the shape its edge
-/// speaks, the hosts that select it without `X-App-Key`, an extra path prefix and the browser
-/// origins it allows. Read by the gateway's edge only; the core flows never look at it.
+/// How an app's shipped clients reach the service (docs/client-profiles.md, "App settings"): the
+/// shape its edge speaks, the hosts that select it without `X-App-Key`, an extra path prefix and
+/// the browser origins it allows. Read by the gateway's edge only; the core flows never look at it.
 public struct ClientProfile: Sendable, Equatable {
     public enum Shape: String, Sendable, CaseIterable {
         case standard

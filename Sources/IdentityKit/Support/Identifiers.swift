@@ -1,6 +1,7 @@
 import Foundation
 
-/// Ids as PRODUCT.md shapes them: lower-case ULIDs for users, prefixed opaque ids elsewhere.
+/// Ids as the API contract shapes them (docs/api-contract.md, "Conventions for every
+/// endpoint"): lower-case ULIDs for users, prefixed opaque ids elsewhere.
 public enum Identifiers {
     private static let crockford = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON document as a value: request bodies are parsed into it so every field's type can be
 /// checked and reported with its location, and responses are written from it (with explicit
-/// nulls, which PRODUCT.md's user object needs).
+/// nulls, which the user object of docs/api-contract.md, "Tokens and sessions", needs).
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)

@@ -1,8 +1,8 @@
 import Foundation
 
-/// RFC 3339 UTC timestamps with microseconds (`2026-09-27T10:15:00.000000Z`), as PRODUCT.md
-/// requires. Formatted by hand from the broken-down time: DateFormatter is slow and not
-/// thread-safe to share.
+/// RFC 3339 UTC timestamps with microseconds (`2026-09-27T10:15:00.000000Z`), as the API contract
+/// requires (docs/api-contract.md, "Conventions for every endpoint"). Formatted by hand from the
+/// broken-down time: DateFormatter is slow and not thread-safe to share.
 public enum Timestamp {
     public static func rfc3339(_ date: Date) -> String {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))

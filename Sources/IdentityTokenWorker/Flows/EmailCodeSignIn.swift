@@ -1,7 +1,8 @@
 import IdentityCredentials
 import IdentityKit
 
-/// Passwordless sign-in with a 6-digit code mailed to the address (PRODUCT.md, "Email code").
+/// Passwordless sign-in with a 6-digit code mailed to the address (docs/api-contract.md,
+/// "Sign-in methods": email code).
 struct EmailCodeSignIn: Sendable {
     let pool: PGPool
     let users: UserStore

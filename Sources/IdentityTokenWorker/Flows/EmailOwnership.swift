@@ -1,17 +1,17 @@
 import IdentityCredentials
 import IdentityKit
 
-/// PRODUCT.md, "Email ownership" (pre-account hijacking): a stranger may register someone
-/// else's address with a password, or link a provider, before its owner ever comes, and then
-/// add passkeys, a phone and second factors. The first proof that someone controls the address
-/// (a mailed code, a magic link, a password reset) on an account whose email was unverified
-/// therefore ends every session and removes every way in set before it: the password, the
-/// provider links, the passkeys (and open passkey ceremonies), the phone (and its verification),
-/// every second factor, the backup codes and open MFA challenges. A factor left behind would be
-/// the stranger's: the owner's code sign-in would stop at a challenge only the stranger can
-/// answer, and the stranger's passkey would still sign in. It says so with `user.updated`
-/// (`change: email_ownership_proved`, `removed` naming what went), `passkey.removed` per
-/// passkey and `mfa.disabled` when MFA was on. The owner carries on with the session the proof
+/// Email ownership (pre-account hijacking; docs/api-contract.md, "Operating the service"): a
+/// stranger may register someone else's address with a password, or link a provider, before its
+/// owner ever comes, and then add passkeys, a phone and second factors. The first proof that
+/// someone controls the address (a mailed code, a magic link, a password reset) on an account whose
+/// email was unverified therefore ends every session and removes every way in set before it: the
+/// password, the provider links, the passkeys (and open passkey ceremonies), the phone (and its
+/// verification), every second factor, the backup codes and open MFA challenges. A factor left
+/// behind would be the stranger's: the owner's code sign-in would stop at a challenge only the
+/// stranger can answer, and the stranger's passkey would still sign in. It says so with
+/// `user.updated` (`change: email_ownership_proved`, `removed` naming what went), `passkey.removed`
+/// per passkey and `mfa.disabled` when MFA was on. The owner carries on with the session the proof
 /// starts (or the password the reset sets), at one factor.
 struct EmailOwnership: Sendable {
     let users: UserStore

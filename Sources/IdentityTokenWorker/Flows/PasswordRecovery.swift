@@ -1,8 +1,8 @@
 import IdentityCredentials
 import IdentityKit
 
-/// Forgotten and changed passwords (PRODUCT.md, "Account"). A reset ends every session and a
-/// change every other session, in the same transaction as the new hash: there is no moment
+/// Forgotten and changed passwords (docs/api-contract.md, "Account"). A reset ends every session
+/// and a change every other session, in the same transaction as the new hash: there is no moment
 /// when the new password is set and an old session still refreshes. (The ending is the same
 /// `SessionStore.end` the revocation worker runs, with its `session.revoked` events.)
 struct PasswordRecovery: Sendable {

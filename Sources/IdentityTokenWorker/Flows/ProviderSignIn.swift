@@ -2,10 +2,10 @@ import Foundation
 import IdentityCredentials
 import IdentityKit
 
-/// `identity.token.v1.ProviderSignIn`: an identity the provider worker verified becomes a
-/// signed-in user (PRODUCT.md, "Linking and guests"): found by the provider's subject, else
-/// linked to the account with the same verified email, else a new account. Everything, the
-/// nonce spend included, is one transaction: a refused sign-in spends nothing.
+/// `identity.token.v1.ProviderSignIn`: an identity the provider worker verified becomes a signed-in
+/// user (docs/api-contract.md, "Linking and guests"): found by the provider's subject, else linked
+/// to the account with the same verified email, else a new account. Everything, the nonce spend
+/// included, is one transaction: a refused sign-in spends nothing.
 struct ProviderSignIn: Sendable {
     let pool: PGPool
     let users: UserStore

@@ -2,7 +2,7 @@ import IdentityCredentials
 import IdentityKit
 
 /// `identity.token.v1.Refresh`: refresh-token rotation with a grace period and theft detection
-/// (PRODUCT.md, "Tokens and sessions").
+/// (docs/api-contract.md, "Tokens and sessions").
 ///
 /// The successor of a token is derived from it: `rt_` + base64url(HMAC(key, token)), with a
 /// key only token workers hold. So the database keeps hashes only, yet a retry of a spent token

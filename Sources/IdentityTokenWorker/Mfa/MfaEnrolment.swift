@@ -2,8 +2,8 @@ import Foundation
 import IdentityCredentials
 import IdentityKit
 
-/// The signed-in side of MFA (PRODUCT.md, "MFA"): enrolment (TOTP or email, confirmed with a
-/// first code), status, backup codes, and switching off. Changes need step-up (`StepUp`).
+/// The signed-in side of MFA (docs/api-contract.md, "MFA"): enrolment (TOTP or email, confirmed
+/// with a first code), status, backup codes, and switching off. Changes need step-up (`StepUp`).
 struct MfaEnrolment: Sendable {
     let pool: PGPool
     let users: UserStore

@@ -1,10 +1,10 @@
 import IdentityCredentials
 import IdentityKit
 
-/// Step-up (PRODUCT.md, "MFA"): a change of a way into an account (`ChangesWayIn`) and the
-/// deletion of an account with MFA on need a session signed in less than 5 minutes ago, at
-/// `aal` 2 once MFA is on; otherwise 403 `auth/reauth-required` (sign in again, with the
-/// second factor). A stolen access token alone must not be able to tie the account to the
+/// Step-up (docs/api-contract.md, "Account": fresh proof): a change of a way into an account
+/// (`ChangesWayIn`) and the deletion of an account with MFA on need a session signed in less than 5
+/// minutes ago, at `aal` 2 once MFA is on; otherwise 403 `auth/reauth-required` (sign in again,
+/// with the second factor). A stolen access token alone must not be able to tie the account to the
 /// thief's authenticator, phone or provider account.
 struct StepUp: Sendable {
     static let maximumAgeSeconds = StepUpWindow.seconds

@@ -1,5 +1,5 @@
-/// What a sign-in proved (PRODUCT.md, "Tokens and sessions"): the methods used, as the access
-/// token's `amr` (RFC 8176 values where one fits: `pwd`, `otp`, `hwk`, `mfa`; provider names
+/// What a sign-in proved (docs/api-contract.md, "Tokens and sessions"): the methods used, as the
+/// access token's `amr` (RFC 8176 values where one fits: `pwd`, `otp`, `hwk`, `mfa`; provider names
 /// otherwise), and the authenticator assurance level they reach, as its `aal`. Stored on the
 /// session, so refreshed tokens keep what the sign-in proved.
 struct Assurance: Sendable, Equatable {

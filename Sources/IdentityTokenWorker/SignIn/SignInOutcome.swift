@@ -1,11 +1,11 @@
 import IdentityCredentials
 import IdentityKit
 
-/// The one place every first factor ends (ARCHITECTURE.md, "Seams": one sign-in outcome).
+/// The one place every first factor ends (docs/architecture.md, "Processes": one sign-in outcome).
 /// A flow proves who the user is, then hands the user and what it proved to `decide`, inside
 /// its own transaction. `decide` starts the session, recording the assurance reached (`amr`,
 /// `aal`) on it, unless the user has a second factor the first one does not already satisfy:
-/// then it opens an MFA challenge instead (PRODUCT.md, "MFA": 202). `answer`, after the
+/// then it opens an MFA challenge instead (docs/api-contract.md, "MFA": 202). `answer`, after the
 /// commit, turns the decision into the reply. No flow mints tokens itself, so a rule about
 /// sign-ins is made here once, for every method present and to come (phone, passkey).
 struct SignInOutcome: Sendable {

@@ -1,4 +1,5 @@
-/** The service's error codes (PRODUCT.md's catalogue). Match on these, never on `detail`. */
+/** The service's error codes (the API contract's catalogue, docs/api-contract.md). Match on
+ * these, never on `detail`. */
 export const ErrorCode = {
   validationFailed: "auth/validation-failed",
   invalidJSON: "auth/invalid-json",

@@ -449,8 +449,8 @@ extension AdminV1 {
         }
     }
 
-    /// POST /v1/admin/users/{uid}/mfa/reset → UserResult: removes every second factor and backup code
-    /// of a user who lost them all (PRODUCT.md, MFA recovery); `mfa.disabled` (reason admin_reset)
+    /// POST /v1/admin/users/{uid}/mfa/reset → UserResult: removes every second factor and backup code of
+    /// a user who lost them all (docs/flows.md, "MFA": admin reset); `mfa.disabled` (reason admin_reset)
     /// and an audit row.
     public struct ResetUserMfa: ProtoMessage {
         public static let protoName = "identity.admin.v1.ResetUserMfa"

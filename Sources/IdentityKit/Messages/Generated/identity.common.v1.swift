@@ -10,7 +10,7 @@ import Foundation
 public enum CommonV1 {}
 
 extension CommonV1 {
-    /// A worker's answer when a command fails. `code` is a stable PRODUCT.md code
+    /// A worker's answer when a command fails. `code` is a stable code of docs/api-contract.md
     /// (`auth/invalid-credential`), `status` the HTTP status the gateway answers with.
     public struct Error: ProtoMessage {
         public static let protoName = "identity.common.v1.Error"
@@ -123,7 +123,7 @@ extension CommonV1 {
         }
     }
 
-    /// A user as every client sees it (PRODUCT.md, "Tokens and sessions").
+    /// A user as every client sees it (docs/api-contract.md, "Tokens and sessions").
     public struct User: ProtoMessage {
         public static let protoName = "identity.common.v1.User"
 

@@ -680,7 +680,7 @@ extension TokenV1 {
         /// Set when the call carried a live access token: the user and session making the proof. A
         /// proof made in the account's own session keeps its password and links (only the account's
         /// holder has both the session and the mailbox); any other proof on an unverified account is
-        /// the email-ownership rule in full (PRODUCT.md, "Email ownership").
+        /// the email-ownership rule in full (docs/api-contract.md, "Operating the service").
         public var uid: String?
         public var sessionId: String?
 
@@ -1813,8 +1813,8 @@ extension TokenV1 {
     }
 
     /// After a sign-in of an app whose profile has session tokens (session-object, single-token;
-    /// COMPATIBILITY.md) → SessionTokenIssued. Carries the new session's access token as the caller
-    /// token; gives that session its opaque token (only the hash is stored), once.
+    /// docs/clients.md, "Client profiles") → SessionTokenIssued. Carries the new session's access token
+    /// as the caller token; gives that session its opaque token (only the hash is stored), once.
     public struct IssueSessionToken: ProtoMessage {
         public static let protoName = "identity.token.v1.IssueSessionToken"
 

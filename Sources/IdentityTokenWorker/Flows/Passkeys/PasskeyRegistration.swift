@@ -2,8 +2,9 @@ import IdentityCredentials
 import IdentityKit
 import WebAuthn
 
-/// Adding a passkey to a signed-in account (PRODUCT.md, "Passkey"): creation options, then the
-/// authenticator's attestation, checked as a relying party must (WebAuthn §7.1).
+/// Adding a passkey to a signed-in account (docs/api-contract.md, "Sign-in methods": passkey):
+/// creation options, then the authenticator's attestation, checked as a relying party must
+/// (WebAuthn §7.1).
 struct PasskeyRegistration: Sendable {
     let pool: PGPool
     let users: UserStore

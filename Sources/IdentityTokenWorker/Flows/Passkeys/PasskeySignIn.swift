@@ -2,9 +2,9 @@ import IdentityCredentials
 import IdentityKit
 import WebAuthn
 
-/// Signing in with a passkey (PRODUCT.md, "Passkey"): request options (for an identifier, or
-/// usernameless), then the assertion, checked as a relying party must (WebAuthn §7.2); the
-/// session comes from `SignInOutcome` like every first factor's.
+/// Signing in with a passkey (docs/api-contract.md, "Sign-in methods": passkey): request options
+/// (for an identifier, or usernameless), then the assertion, checked as a relying party must
+/// (WebAuthn §7.2); the session comes from `SignInOutcome` like every first factor's.
 struct PasskeySignIn: Sendable {
     let pool: PGPool
     let users: UserStore

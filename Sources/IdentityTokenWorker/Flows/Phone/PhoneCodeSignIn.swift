@@ -1,7 +1,8 @@
 import IdentityCredentials
 import IdentityKit
 
-/// Phone sign-in and phone linking with a 6-digit code sent by SMS (PRODUCT.md, "Phone code").
+/// Phone sign-in and phone linking with a 6-digit code sent by SMS (docs/api-contract.md,
+/// "Sign-in methods": phone code; docs/flows.md, "Phone sign-in and SMS").
 /// The code rules are the email codes' own (`VerificationCodeStore`: a keyed hash, 10 minutes,
 /// single use, 5 guesses a code and the per-target budget), with the E.164 number as the
 /// target; a code is reached by the session id the send answered.

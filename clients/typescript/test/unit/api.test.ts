@@ -62,7 +62,7 @@ test("requests: base URL, X-App-Key, JSON body, no credentials with bearer trans
   assert.deepEqual(seen.body, { email: "a@example.com" });
 });
 
-test("every signed-in route: method, path and body as PRODUCT.md has them", async () => {
+test("every signed-in route: method, path and body as docs/api-contract.md has them", async () => {
   const answers: Record<string, unknown> = {
     "GET /v1/me": { data: USER },
     "PATCH /v1/me": { data: { ...USER, first_name: "Ada" } },
