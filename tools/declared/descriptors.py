@@ -64,6 +64,7 @@ class Message:
 @dataclass
 class ProtoFile:
     path: str  # relative to proto/, as written in import statements
+    cited: str = ""  # how errors and generated files name it: proto/<path> (a fixture's: its own path)
     package: str = ""
     imports: list = field(default_factory=list)
     doc: list = field(default_factory=list)
@@ -127,10 +128,16 @@ def comments(fd):
     return docs
 
 
-def from_descriptor(fd):
+def cited(proto_dir, rel):
+    """A .proto file's path in the repository (proto/<rel> for proto/'s), else as it is on disk."""
+    path, root = Path(proto_dir).resolve() / rel, PROTO_DIR.parent
+    return (path.relative_to(root) if path.is_relative_to(root) else path).as_posix()
+
+
+def from_descriptor(fd, proto_dir=PROTO_DIR):
     rel = fd.name
-    docs, pf = comments(fd), ProtoFile(rel, fd.package, list(fd.dependency))
-    where = f"proto/{rel}"
+    docs, pf = comments(fd), ProtoFile(rel, cited(proto_dir, rel), fd.package, list(fd.dependency))
+    where = pf.cited
     if fd.syntax != "proto3":
         raise ProtoError(where, 'the file must start with syntax = "proto3";')
     if not re.fullmatch(r"v\d+\w*", fd.package.split(".")[-1]):
@@ -171,7 +178,7 @@ def from_descriptor(fd):
 def parse_all(proto_dir=PROTO_DIR):
     """Every file under proto/ (or `proto_dir`) but options.proto, in path order, and the options module."""
     descriptors, options = load_descriptors(Path(proto_dir))
-    files = [from_descriptor(fd) for fd in descriptors.file if fd.name != OPTIONS_FILE]
+    files = [from_descriptor(fd, proto_dir) for fd in descriptors.file if fd.name != OPTIONS_FILE]
     return sorted(files, key=lambda pf: pf.path), options
 
 
@@ -197,7 +204,7 @@ def resolve(files):
     for pf in files:
         ns = namespace(pf.package)
         if namespaces.setdefault(ns, pf.package) != pf.package:
-            raise ProtoError(f"proto/{pf.path}", f"packages {pf.package} and {namespaces[ns]} both map to {ns}")
+            raise ProtoError(pf.cited, f"packages {pf.package} and {namespaces[ns]} both map to {ns}")
         for msg in pf.messages:
             if msg.name in all_namespaces:  # `CommonV1.X` would resolve to the message
                 raise ProtoError(msg.where, f"message name {msg.name} clashes with a namespace")

@@ -143,7 +143,7 @@ def render_file(pf, declares_namespace, options):
     body = []
     for msg in pf.messages:
         body += ([""] if body else []) + render_message(pf, msg, used, options)
-    out = [f"{MARKER} from proto/{pf.path}. Do not edit: change the .proto file and run `make proto`."]
+    out = [f"{MARKER} from {pf.cited}. Do not edit: change the .proto file and run `make proto`."]
     if pf.doc:  # the file's own comment explains what the messages are for
         out += [""] + [f"//{' ' + line if line else ''}" for line in pf.doc]
     out += ["", "import Foundation", ""]

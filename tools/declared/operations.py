@@ -100,7 +100,7 @@ def operations(files, options):
     for pf in files:
         for si, service in enumerate(pf.services):
             for mi, method in enumerate(service.method):
-                where = f"proto/{pf.path}: {service.name}.{method.name}"
+                where = f"{pf.cited}: {service.name}.{method.name}"
                 decl = method.options.Extensions[options.operation]
                 access = options.Access.Name(decl.access)
                 if access == "ACCESS_UNSPECIFIED":

@@ -5,7 +5,8 @@ the Swift spellings of declared errors, the checks operations() makes of each rp
 option (path parameters, fixed fields, access rules), the emitters' own refusals, and the
 generator's promise that a proto feature it does not support stops it with an error rather than
 being dropped: each file of tools/tests/fixtures/unsupported/ is one such feature, parsed as the
-only file of a tree (identity/bad/v1/), and must fail with the error named in UNSUPPORTED.
+only file of a scratch tree (at identity/bad/v1/), and must fail with the error named in
+UNSUPPORTED (after the scratch tree's own path).
 
 The rules are tested on the reference fixture (tools/tests/fixtures/proto/, see
 test_protogen_references.py) with one declaration changed in a copy.
@@ -23,8 +24,8 @@ TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS.parent))  # tools/: protogen and the package declared/
 
 from declared.bodies import body_schema  # noqa: E402
-from declared.descriptors import (ProtoError, json_name, load_descriptors, namespace, parse_all,  # noqa: E402
-                                  resolve, swift_ident)
+from declared.descriptors import (PROTO_DIR, ProtoError, cited, json_name, load_descriptors, namespace,  # noqa: E402
+                                  parse_all, resolve, swift_ident)
 from declared.gateway import render_gateway  # noqa: E402
 from declared.operations import (camel, error_expression, errors_expression, field_sources, lower_camel,  # noqa: E402
                                  operations, swift_doc, swift_string, swift_type_of)
@@ -36,16 +37,16 @@ UNSUPPORTED_DIR = TESTS / "fixtures" / "unsupported"
 
 # tools/tests/fixtures/unsupported/<file> -> the error it must stop the generator with.
 UNSUPPORTED = {
-    "oneof.proto": "proto/identity/bad/v1/oneof.proto: message Choice.email: error: oneof is not supported",
-    "map.proto": "proto/identity/bad/v1/map.proto: message Labels: error: nested messages and enums are not supported",
-    "enum.proto": "proto/identity/bad/v1/enum.proto: error: enum Plan: enums are not supported in messages that travel",
-    "nested.proto": "proto/identity/bad/v1/nested.proto: message Outer: error: nested messages and enums are not supported",
-    "float.proto": "proto/identity/bad/v1/float.proto: message Reading.celsius: error: field type float is not supported",
-    "proto2.proto": 'proto/identity/bad/v1/proto2.proto: error: the file must start with syntax = "proto3";',
-    "unversioned.proto": ("proto/identity/bad/v1/unversioned.proto: error: the last package component must be a"
+    "oneof.proto": "identity/bad/v1/oneof.proto: message Choice.email: error: oneof is not supported",
+    "map.proto": "identity/bad/v1/map.proto: message Labels: error: nested messages and enums are not supported",
+    "enum.proto": "identity/bad/v1/enum.proto: error: enum Plan: enums are not supported in messages that travel",
+    "nested.proto": "identity/bad/v1/nested.proto: message Outer: error: nested messages and enums are not supported",
+    "float.proto": "identity/bad/v1/float.proto: message Reading.celsius: error: field type float is not supported",
+    "proto2.proto": 'identity/bad/v1/proto2.proto: error: the file must start with syntax = "proto3";',
+    "unversioned.proto": ("identity/bad/v1/unversioned.proto: error: the last package component must be a"
                           " version such as v1"),
-    "swift_name.proto": "proto/identity/bad/v1/swift_name.proto: message Data: error: message name Data clashes with a Swift name",
-    "well_known.proto": ("proto/identity/bad/v1/well_known.proto: message Event.at: error: unknown type"
+    "swift_name.proto": "identity/bad/v1/swift_name.proto: message Data: error: message name Data clashes with a Swift name",
+    "well_known.proto": ("identity/bad/v1/well_known.proto: message Event.at: error: unknown type"
                          " google.protobuf.Timestamp (other packages need the full name)"),
     # proto3 itself forbids this one: protoc's refusal is the generator's error.
     "json_clash.proto": 'protoc: error: identity/bad/v1/json_clash.proto:8:10: The JSON camel-case name of field "firstName"',
@@ -77,6 +78,12 @@ class NameTests(unittest.TestCase):
         self.assertEqual(swift_ident("defaults"), "defaults")
         self.assertEqual(swift_ident("photoUrl"), "photoUrl")
 
+    def test_a_proto_file_is_cited_by_its_path_in_the_repository(self):
+        self.assertEqual(cited(PROTO_DIR, "identity/token/v1/token.proto"), "proto/identity/token/v1/token.proto")
+        self.assertEqual(cited(FIXTURE, "identity/fixture/v1/kinds.proto"),
+                         "tools/tests/fixtures/proto/identity/fixture/v1/kinds.proto")
+        self.assertEqual(cited("/elsewhere", "identity/x/v1/x.proto"), "/elsewhere/identity/x/v1/x.proto")
+
     def test_operation_names(self):
         self.assertEqual(lower_camel("SignUp"), "signUp")
         self.assertEqual(camel("password_sign_in"), "passwordSignIn")
@@ -102,8 +109,8 @@ class ErrorDeclarationTests(unittest.TestCase):
     def test_an_unknown_declaration_is_an_error(self):
         for bad in ("Signed-In", "code_check(", "code_check(SMS)", ""):
             with self.assertRaises(ProtoError, msg=bad) as caught:
-                error_expression(bad, "proto/x.proto: S.R")
-            self.assertIn("proto/x.proto: S.R: error: unknown error declaration", str(caught.exception))
+                error_expression(bad, "x.proto: S.R")
+            self.assertIn("x.proto: S.R: error: unknown error declaration", str(caught.exception))
 
     def test_codes_are_grouped_into_literals_between_groups(self):
         self.assertEqual(errors_expression([], "here"), "[]")
@@ -151,7 +158,7 @@ class OperationRuleTests(unittest.TestCase):
 
     def where(self, rpc):
         service = next(s.name for pf in self.files for s in pf.services for m in s.method if m.name == rpc)
-        return f"proto/identity/gateway/v1/fixture_gateway.proto: {service}.{rpc}: error: "
+        return f"tools/tests/fixtures/proto/identity/gateway/v1/fixture_gateway.proto: {service}.{rpc}: error: "
 
     def refused(self, rpc, change, message, at=None):
         """operations() refuses the changed declaration of rpc (the error names the rpc `at`)."""
