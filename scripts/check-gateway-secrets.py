@@ -46,6 +46,7 @@ SECRET_COLUMNS = {
     "nonce_hash": "auth_nonces: nonce hashes",
     "challenge_hash": "passkey_flows: WebAuthn challenge hashes",
     "session_token_hash": "sessions: session tokens' hashes",
+    "invitation_hash": "console_invitations: the console's invitation links' token hashes",
 }
 
 # (file, column): why that file of the gateway's modules names the column all the same.

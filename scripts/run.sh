@@ -44,9 +44,8 @@ say "dev app ($DEV_APP):"
 cat "$DEV_APP"
 echo
 
-# The web console (docs/console.md): its app once, and the dev app's owner by email. The
-# console account itself is a user of the console app with that email verified (made with the
-# console app's secret key: POST /v1/admin/users, see docs/console.md).
+# The web console (docs/console.md): its app once, and the dev app's owner by email, with an
+# invitation link (a new one each run) that makes the owner's console account when opened.
 CONSOLE_APP=$RUN_DIR/console-app.json
 if [[ ! -s $CONSOLE_APP ]]; then
     IDENTITY_DATABASE_URL=$(db_url identityctl) "$BIN/identityctl" console init >"$CONSOLE_APP.tmp" \
@@ -54,9 +53,10 @@ if [[ ! -s $CONSOLE_APP ]]; then
 fi
 CONSOLE_OWNER=${IDENTITY_CONSOLE_DEV_OWNER:-owner@example.com}
 DEV_APP_ID=$(sed -n 's/.*"app_id":"\([^"]*\)".*/\1/p' "$DEV_APP")
-IDENTITY_DATABASE_URL=$(db_url identityctl) "$BIN/identityctl" console invite --app "$DEV_APP_ID" \
-    --email "$CONSOLE_OWNER" --role owner >/dev/null
+INVITED=$(IDENTITY_DATABASE_URL=$(db_url identityctl) "$BIN/identityctl" console invite --app "$DEV_APP_ID" \
+    --email "$CONSOLE_OWNER" --role owner)
 say "console ($CONSOLE_APP): /console, owner of the dev app: $CONSOLE_OWNER"
+say "  no console account yet? open $(sed -n 's/.*"invitation_url":"\([^"]*\)".*/\1/p' <<<"$INVITED") (works once, for 7 days)"
 
 PROCS=(identity-gateway identity-token-worker identity-provider-worker identity-mailer-worker identity-revocation-worker
        identity-webhook-worker)

@@ -64,13 +64,22 @@ func consoleCommand(_ arguments: [String], env: inout EnvironmentReader, common:
         guard EmailAddress.isValid(email) else { fail("--email must be an email address") }
         do {
             guard try AppStore(pool: pool).find(id: appId) != nil else { fail("no app \(appId)") }
-            try pool.withConnection { connection in
+            // The invitation link, as an owner's invitation mails it: the invitee opens it to
+            // make their console account (the operator hands it over, or mails it).
+            let (token, origin) = try pool.transaction { connection -> (String, String?) in
                 try connection.query("""
                     INSERT INTO console_roles (app_id, email, role, invited_by) VALUES ($1, $2, $3, 'operator')
                     ON CONFLICT (app_id, email) DO UPDATE SET role = excluded.role
                     """, [appId, email, role.rawValue])
+                let origin = try connection.query("""
+                    SELECT p.allowed_origins FROM console_app c JOIN app_client_profiles p ON p.app_id = c.app_id
+                    """).first?.stringArray("allowed_origins").first
+                return (try ConsoleInvitationStore().create(appId: appId, email: email, on: connection), origin)
             }
-            printJSON(["app_id": appId, "email": email, "role": role.rawValue])
+            var printed: [String: Any] = ["app_id": appId, "email": email, "role": role.rawValue,
+                                          "invitation_expires_in": ConsoleInvitationLink.lifetimeSeconds]
+            if let origin { printed["invitation_url"] = ConsoleInvitationLink.url(origin: origin, token: token) }
+            printJSON(printed)
         } catch {
             fail("console invite failed: \(error)")
         }

@@ -81,6 +81,12 @@ public struct RetentionStore: Sendable {
                 DELETE FROM passkey_flows WHERE (app_id, id) IN (SELECT app_id, id FROM passkey_flows
                   WHERE coalesce(spent_at, expires_at) < now() - make_interval(secs => $1) LIMIT $2)
                 """, keep)
+            // A console invitation link once used or expired (by key: its hash is not the
+            // revocation worker's to read).
+            counts["console_invitations"] = try batches(on: connection, """
+                DELETE FROM console_invitations WHERE id IN (SELECT id FROM console_invitations
+                  WHERE coalesce(accepted_at, expires_at) < now() - make_interval(secs => $1) LIMIT $2)
+                """, keep)
             counts["guests"] = try guests(on: connection, keepGuests: periods.keepGuests)
             counts["known_devices"] = try batches(on: connection, """
                 DELETE FROM user_known_devices WHERE (app_id, uid, fingerprint) IN (

@@ -48,8 +48,8 @@ struct ConsoleMembers {
                 + "<input id=\"email\" name=\"email\" type=\"email\" maxlength=\"254\" required value=\"\(ConsoleHTML.escape(invite.email))\">"
                 + ConsoleHTML.fieldErrors(invite.errors)
                 + "<label for=\"role\">Role</label><select id=\"role\" name=\"role\">\(Self.options(selected: invite.role))</select>"
-                + "<p class=\"hint\">They get an email with a link to this console: they sign in, or sign up with that "
-                + "address and verify it.</p>"
+                + "<p class=\"hint\">They get an email with a link that works once, for 7 days: it makes their console "
+                + "account (or, holding one, they accept and sign in).</p>"
                 + "<div class=\"actions\"><button id=\"send-invite\" type=\"submit\">Invite</button></div></form>"
         }
         return ConsoleHTML.page(title: "Members", user: user, app: (membership.appId, membership.appName, "members"), body: html)

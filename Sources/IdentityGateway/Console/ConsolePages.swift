@@ -5,17 +5,20 @@ import IdentityKit
 /// through console.js, which shows that form only where the browser has WebAuthn), the code
 /// step, the apps list.
 enum ConsolePages {
-    static func signIn(message: String?, email: String = "") -> String {
+    /// `message`: why the last try failed; `notice`: what just happened (an invitation
+    /// accepted, a password changed).
+    static func signIn(message: String? = nil, notice: String? = nil, email: String = "") -> String {
         ConsoleHTML.page(title: "Sign in", user: nil, body: """
             <section class="card signin">
             <h1>Sign in to the console</h1>
-            \(message.map { ConsoleHTML.notice("error", $0) } ?? "")
+            \(message.map { ConsoleHTML.notice("error", $0) } ?? "")\(notice.map { ConsoleHTML.notice("ok", $0) } ?? "")
             <form method="post" action="/console/sign-in">
             <label for="email">Email</label>
             <input id="email" name="email" type="email" autocomplete="username" required value="\(ConsoleHTML.escape(email))">
             <label for="password">Password</label>
             <input id="password" name="password" type="password" autocomplete="current-password" required>
             <div class="actions"><button id="sign-in" type="submit">Continue</button></div>
+            <p class="hint"><a id="forgot-password" href="/console/reset">Forgot your password?</a></p>
             </form>
             <form id="passkey-sign-in" method="post" action="/console/sign-in/passkey" \
             data-options="/console/sign-in/passkey/options" hidden>

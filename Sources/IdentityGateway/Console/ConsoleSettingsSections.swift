@@ -110,7 +110,7 @@ enum ConsoleSettingsSections {
         intro: "How your apps and web pages reach the service.",
         fields: [
             Field(name: "profile", label: "Client profile",
-                  hint: "What your clients expect back from a sign-in (docs: COMPATIBILITY.md).",
+                  hint: "What your clients expect back from a sign-in (docs/client-profiles.md).",
                   kind: .choice([("standard", "standard: access and refresh tokens"),
                                  ("single-token", "single-token: one session token"),
                                  ("session-object", "session-object: a session object, cookie for browsers")])),

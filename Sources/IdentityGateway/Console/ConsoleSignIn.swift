@@ -75,7 +75,7 @@ struct ConsoleSignIn {
 
     /// A new request of the console app, as the browser's: its address, agent and languages,
     /// never its cookie (the sign-in starts a new session).
-    private func call(_ path: String, body: JSONValue, app: AppRecord, request: HTTPRequest) -> RouteResult {
+    func call(_ path: String, body: JSONValue, app: AppRecord, request: HTTPRequest) -> RouteResult {
         var headers = ["x-app-key": app.appKey, "content-type": "application/json"]
         for name in ["user-agent", "accept-language"] { headers[name] = request.header(name) }
         let core = HTTPRequest(method: "POST", path: path, headers: headers, body: Data(body.serialized.utf8),

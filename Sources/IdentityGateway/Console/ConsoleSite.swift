@@ -151,8 +151,11 @@ final class ConsoleSite: Sendable {
         let parts = Array(request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init))
         let method = request.method
         func path(_ pattern: String...) -> [String]? { Self.match(parts, pattern) }
-        if method == "POST" {
-            try limit(parts.first == "sign-in" ? .consoleSignIn : .consolePost, request, user: nil)
+        // Forms that work without a session (and the invitation link, whose each look asks the
+        // token worker) count like the sign-in form.
+        let signedOut = ["sign-in", "invitation", "reset"].contains(parts.first ?? "")
+        if method == "POST" || (method == "GET" && parts.first == "invitation") {
+            try limit(signedOut ? .consoleSignIn : .consolePost, request, user: nil)
         }
         if method == "GET", parts.isEmpty || parts == [""] {
             guard let user = try session(request) else { return .now(Self.redirect("/console/sign-in")) }
@@ -177,6 +180,7 @@ final class ConsoleSite: Sendable {
         if method == "POST", path("sign-in", "passkey") != nil {
             return try ConsoleSignIn(site: self).passkey(request, form: try checkedForm(request, user: nil))
         }
+        if let answer = try gettingIn(method, parts, request) { return answer }
         if parts.first == "account" {
             guard let user = try session(request) else {
                 if method == "GET" { return .now(Self.redirect("/console/sign-in")) }
@@ -263,6 +267,19 @@ final class ConsoleSite: Sendable {
                                                           form: try checkedForm(request, user: user))
         }
         throw Refusal.notFound
+    }
+
+    /// An invitation link and a forgotten password (`ConsoleGettingIn`): pages for the signed out.
+    private func gettingIn(_ method: String, _ parts: [String], _ request: HTTPRequest) throws -> RouteResult? {
+        let pages = ConsoleGettingIn(site: self)
+        switch (method, parts) {
+        case ("GET", ["invitation"]): return try pages.showInvitation(request)
+        case ("POST", ["invitation"]): return try pages.acceptInvitation(request, form: try checkedForm(request, user: nil))
+        case ("GET", ["reset"]): return .now(ConsoleGettingIn.resetPage())
+        case ("POST", ["reset"]): return try pages.sendResetCode(request, form: try checkedForm(request, user: nil))
+        case ("POST", ["reset", "confirm"]): return try pages.reset(request, form: try checkedForm(request, user: nil))
+        default: return nil
+        }
     }
 
     /// The Members page (`ConsoleMembers`): every member sees it; a change is sent for any

@@ -16,7 +16,7 @@ extension MessageTexts {
                 text: "Seu código de verificação do {{app_name}} é {{code}}.\n{{link}}\n\nEle expira em 10 minutos."),
             "console_invitation": Mail(
                 subject: "{{inviter}} convidou você para {{member_app}}",
-                text: "Olá,\n\n{{inviter}} deu ao seu endereço ({{email}}) o papel {{role}} em {{member_app}} no {{app_name}}.\n\nEntre, ou cadastre-se com este endereço e confirme-o, em:\n{{link}}\n\nSe você não esperava por isso, ignore este e-mail."),
+                text: "Olá,\n\n{{inviter}} deu ao seu endereço ({{email}}) o papel {{role}} em {{member_app}} no {{app_name}}.\n\nAbra este link para criar sua conta do console (ou, se já tiver uma, para aceitar e entrar). Ele vale uma vez, por 7 dias:\n{{link}}\n\nSe você não esperava por isso, ignore este e-mail."),
         ],
         alerts: [
             .newSignIn: Alert(title: "Novo login no {{app_name}}", sentence: "Sua conta do {{app_name}} foi acessada de um novo dispositivo ({{device}}, {{ip}}) em {{time}}."),

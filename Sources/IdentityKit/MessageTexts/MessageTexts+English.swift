@@ -15,7 +15,7 @@ extension MessageTexts {
                 text: "Your verification code for {{app_name}} is {{code}}.\n{{link}}\n\nIt expires in 10 minutes."),
             "console_invitation": Mail(
                 subject: "{{inviter}} invited you to {{member_app}}",
-                text: "Hello,\n\n{{inviter}} gave your address ({{email}}) the role {{role}} in {{member_app}} on {{app_name}}.\n\nSign in, or sign up with this address and verify it, at:\n{{link}}\n\nIf you did not expect this, ignore this email."),
+                text: "Hello,\n\n{{inviter}} gave your address ({{email}}) the role {{role}} in {{member_app}} on {{app_name}}.\n\nOpen this link to create your console account (or, if you have one, to accept and sign in). It works once, for 7 days:\n{{link}}\n\nIf you did not expect this, ignore this email."),
         ],
         alerts: [
             .newSignIn: Alert(title: "New sign-in to {{app_name}}", sentence: "Your {{app_name}} account was signed in to from a new device ({{device}}, {{ip}}) at {{time}}."),

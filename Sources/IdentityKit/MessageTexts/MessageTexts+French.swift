@@ -16,7 +16,7 @@ extension MessageTexts {
                 text: "Votre code de vérification pour {{app_name}} est {{code}}.\n{{link}}\n\nIl expire dans 10 minutes."),
             "console_invitation": Mail(
                 subject: "{{inviter}} vous invite sur {{member_app}}",
-                text: "Bonjour,\n\n{{inviter}} a donné à votre adresse ({{email}}) le rôle {{role}} dans {{member_app}} sur {{app_name}}.\n\nConnectez-vous, ou inscrivez-vous avec cette adresse et vérifiez-la, ici :\n{{link}}\n\nSi vous ne vous y attendiez pas, ignorez cet e-mail."),
+                text: "Bonjour,\n\n{{inviter}} a donné à votre adresse ({{email}}) le rôle {{role}} dans {{member_app}} sur {{app_name}}.\n\nOuvrez ce lien pour créer votre compte de console (ou, si vous en avez un, pour accepter et vous connecter). Il sert une fois, pendant 7 jours :\n{{link}}\n\nSi vous ne vous y attendiez pas, ignorez cet e-mail."),
         ],
         alerts: [
             .newSignIn: Alert(title: "Nouvelle connexion à {{app_name}}", sentence: "Une connexion à votre compte {{app_name}} a été effectuée depuis un nouvel appareil ({{device}}, {{ip}}) le {{time}}."),

@@ -16,7 +16,7 @@ extension MessageTexts {
                 text: "Ihr Bestätigungscode für {{app_name}} lautet {{code}}.\n{{link}}\n\nEr ist 10 Minuten lang gültig."),
             "console_invitation": Mail(
                 subject: "{{inviter}} hat Sie zu {{member_app}} eingeladen",
-                text: "Hallo,\n\n{{inviter}} hat Ihrer Adresse ({{email}}) die Rolle {{role}} in {{member_app}} auf {{app_name}} gegeben.\n\nMelden Sie sich an oder registrieren Sie sich mit dieser Adresse und bestätigen Sie sie:\n{{link}}\n\nWenn Sie das nicht erwartet haben, ignorieren Sie diese E-Mail."),
+                text: "Hallo,\n\n{{inviter}} hat Ihrer Adresse ({{email}}) die Rolle {{role}} in {{member_app}} auf {{app_name}} gegeben.\n\nÖffnen Sie diesen Link, um Ihr Konsolenkonto anzulegen (oder, wenn Sie eines haben, um anzunehmen und sich anzumelden). Er gilt einmal, 7 Tage lang:\n{{link}}\n\nWenn Sie das nicht erwartet haben, ignorieren Sie diese E-Mail."),
         ],
         alerts: [
             .newSignIn: Alert(title: "Neue Anmeldung bei {{app_name}}", sentence: "Ihr Konto bei {{app_name}} wurde am {{time}} zur Anmeldung auf einem neuen Gerät ({{device}}, {{ip}}) verwendet."),

@@ -16,7 +16,7 @@ extension MessageTexts {
                 text: "{{app_name}}の確認コードは {{code}} です。\n{{link}}\n\nこのコードの有効期限は10分間です。"),
             "console_invitation": Mail(
                 subject: "{{inviter}}さんが{{member_app}}に招待しました",
-                text: "こんにちは。\n\n{{inviter}}さんが、このアドレス（{{email}}）に{{app_name}}の{{member_app}}での{{role}}の役割を付与しました。\n\n次のページでサインインするか、このアドレスで登録して確認してください：\n{{link}}\n\n心当たりがない場合は、このメールを無視してください。"),
+                text: "こんにちは。\n\n{{inviter}}さんが、このアドレス（{{email}}）に{{app_name}}の{{member_app}}での{{role}}の役割を付与しました。\n\n次のリンクを開いてコンソールのアカウントを作成してください（すでにお持ちの場合は、承諾してサインインしてください）。リンクは7日間、1回だけ使えます：\n{{link}}\n\n心当たりがない場合は、このメールを無視してください。"),
         ],
         alerts: [
             .newSignIn: Alert(title: "{{app_name}}への新しいログイン", sentence: "{{time}}に、新しいデバイス（{{device}}、{{ip}}）から{{app_name}}のアカウントへのログインがありました。"),

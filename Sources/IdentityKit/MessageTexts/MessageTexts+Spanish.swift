@@ -16,7 +16,7 @@ extension MessageTexts {
                 text: "Tu código de verificación para {{app_name}} es {{code}}.\n{{link}}\n\nExpira en 10 minutos."),
             "console_invitation": Mail(
                 subject: "{{inviter}} te ha invitado a {{member_app}}",
-                text: "Hola:\n\n{{inviter}} ha dado a tu dirección ({{email}}) el rol {{role}} en {{member_app}} en {{app_name}}.\n\nInicia sesión, o regístrate con esta dirección y verifícala, en:\n{{link}}\n\nSi no lo esperabas, ignora este correo."),
+                text: "Hola:\n\n{{inviter}} ha dado a tu dirección ({{email}}) el rol {{role}} en {{member_app}} en {{app_name}}.\n\nAbre este enlace para crear tu cuenta de la consola (o, si ya tienes una, para aceptar e iniciar sesión). Sirve una vez, durante 7 días:\n{{link}}\n\nSi no lo esperabas, ignora este correo."),
         ],
         alerts: [
             .newSignIn: Alert(title: "Nuevo inicio de sesión en {{app_name}}", sentence: "Se inició sesión en tu cuenta de {{app_name}} desde un dispositivo nuevo ({{device}}, {{ip}}) el {{time}}."),

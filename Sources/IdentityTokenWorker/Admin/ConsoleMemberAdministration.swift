@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCredentials
 import IdentityKit
 
 /// The web console's member changes (`CONSOLE_OWNER` commands, the Members page). The token
@@ -107,15 +108,19 @@ struct ConsoleMemberAdministration: Sendable {
 
     /// The invitation mail, through the outbox with the change: written as the console app's
     /// mail (its name, sender, templates and default language, the invitee having no locale
-    /// here), naming the app, the role and the inviter, and linking to the console's origin.
-    /// Sent whether or not the address has a console account: the answer and the mail are the
-    /// same either way, so an invitation tells the owner nothing the member list does not.
+    /// here), naming the app, the role and the inviter, and carrying the invitation link
+    /// (`ConsoleInvitationLink`) on the console's origin, where the invitee makes their console
+    /// account or, holding one, accepts and signs in. Sent whether or not the address has a
+    /// console account: the answer and the mail are the same either way, so an invitation tells
+    /// the owner nothing the member list does not.
     private static func queueInvitation(_ change: Change, role: Role) throws {
         let origin = try change.connection.query("SELECT allowed_origins FROM app_client_profiles WHERE app_id = $1",
                                                  [change.consoleAppId]).first?.stringArray("allowed_origins").first ?? ""
+        let token = try ConsoleInvitationStore().create(appId: change.appId, email: change.email, on: change.connection)
         let mail = MailerV1.SendEmail(
             messageId: "mail_" + Identifiers.nowULID(), appId: change.consoleAppId, to: change.email,
-            kind: MailKind.consoleInvitation.name, code: "", link: origin.isEmpty ? nil : origin + "/console",
+            kind: MailKind.consoleInvitation.name, code: "",
+            link: origin.isEmpty ? nil : ConsoleInvitationLink.url(origin: origin, token: token),
             values: [
                 MailerV1.TemplateValue(name: "member_app", value: String(change.appName.prefix(200))),
                 MailerV1.TemplateValue(name: "role", value: role.rawValue),

@@ -112,6 +112,10 @@ protocol TokenCommandHandlers: Sendable {
     func handle(_ command: AdminV1.ChangeConsoleMemberRole, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// ConsoleMembers.RemoveConsoleMember (bus only)
     func handle(_ command: AdminV1.RemoveConsoleMember, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// ConsoleInvitations.ReadConsoleInvitation (bus only)
+    func handle(_ command: AdminV1.ReadConsoleInvitation, _ context: CommandContext) throws -> CommandConsumer.Reply
+    /// ConsoleInvitations.AcceptConsoleInvitation (bus only)
+    func handle(_ command: AdminV1.AcceptConsoleInvitation, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// Internal.IssueSessionToken (bus only)
     func handle(_ command: TokenV1.IssueSessionToken, _ context: CommandContext) throws -> CommandConsumer.Reply
     /// Internal.Ping (bus only)
@@ -336,6 +340,14 @@ enum TokenCommandDispatch {
         },
         AdminV1.RemoveConsoleMember.protoName: { handlers, checks, message in
             let command: AdminV1.RemoveConsoleMember = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
+        AdminV1.ReadConsoleInvitation.protoName: { handlers, checks, message in
+            let command: AdminV1.ReadConsoleInvitation = try checks.decode(message)
+            return try handlers.handle(command, CommandContext(message))
+        },
+        AdminV1.AcceptConsoleInvitation.protoName: { handlers, checks, message in
+            let command: AdminV1.AcceptConsoleInvitation = try checks.decode(message)
             return try handlers.handle(command, CommandContext(message))
         },
         TokenV1.IssueSessionToken.protoName: { handlers, checks, message in

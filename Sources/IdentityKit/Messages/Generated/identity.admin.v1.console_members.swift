@@ -169,6 +169,125 @@ extension AdminV1 {
             if !self.role.isEmpty { try container.encode(self.role, forKey: ProtoJSONKey("role")) }
         }
     }
+
+    /// What an invitation link offers, for its page (docs/console.md, "Getting in"). Sent by the
+    /// console's pages with the link's token, which is the only authority: no session, no caller
+    /// → ConsoleInvitation (not_found for a link unknown, or whose role was removed).
+    public struct ReadConsoleInvitation: ProtoMessage {
+        public static let protoName = "identity.admin.v1.ReadConsoleInvitation"
+
+        /// The link's token, as the invitee's browser sent it.
+        public var token: String
+
+        public init(
+            token: String = ""
+        ) {
+            self.token = token
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.token = try container.decodeProto(String.self, "token") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.token.isEmpty { try container.encode(self.token, forKey: ProtoJSONKey("token")) }
+        }
+    }
+
+    /// The invitation accepted and its link spent → ConsoleInvitation. Without a console account of
+    /// the invited email, one is made with `password` and the address verified (the link proved it);
+    /// an unverified account of that email first loses every way in set before the proof, as a
+    /// password reset's proof does, then gets `password`. A verified account needs no password: its
+    /// owner signs in as before.
+    public struct AcceptConsoleInvitation: ProtoMessage {
+        public static let protoName = "identity.admin.v1.AcceptConsoleInvitation"
+
+        public var token: String
+        public var password: String
+        public var ip: String
+
+        public init(
+            token: String = "",
+            password: String = "",
+            ip: String = ""
+        ) {
+            self.token = token
+            self.password = password
+            self.ip = ip
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.token = try container.decodeProto(String.self, "token") ?? ""
+            self.password = try container.decodeProto(String.self, "password") ?? ""
+            self.ip = try container.decodeProto(String.self, "ip") ?? ""
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.token.isEmpty { try container.encode(self.token, forKey: ProtoJSONKey("token")) }
+            if !self.password.isEmpty { try container.encode(self.password, forKey: ProtoJSONKey("password")) }
+            if !self.ip.isEmpty { try container.encode(self.ip, forKey: ProtoJSONKey("ip")) }
+        }
+    }
+
+    public struct ConsoleInvitation: ProtoMessage {
+        public static let protoName = "identity.admin.v1.ConsoleInvitation"
+
+        /// "open", "expired" or "accepted".
+        public var state: String
+        public var appId: String
+        public var appName: String
+        public var email: String
+        /// The role the link gives: owner, admin or viewer.
+        public var role: String
+        /// A verified console account of the email exists: accepting asks for no password.
+        public var hasAccount: Bool
+        /// This AcceptConsoleInvitation spent the link (false when it was spent or expired before).
+        public var acceptedNow: Bool
+
+        public init(
+            state: String = "",
+            appId: String = "",
+            appName: String = "",
+            email: String = "",
+            role: String = "",
+            hasAccount: Bool = false,
+            acceptedNow: Bool = false
+        ) {
+            self.state = state
+            self.appId = appId
+            self.appName = appName
+            self.email = email
+            self.role = role
+            self.hasAccount = hasAccount
+            self.acceptedNow = acceptedNow
+        }
+
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: ProtoJSONKey.self)
+            self.state = try container.decodeProto(String.self, "state") ?? ""
+            self.appId = try container.decodeProto(String.self, "app_id", "appId") ?? ""
+            self.appName = try container.decodeProto(String.self, "app_name", "appName") ?? ""
+            self.email = try container.decodeProto(String.self, "email") ?? ""
+            self.role = try container.decodeProto(String.self, "role") ?? ""
+            self.hasAccount = try container.decodeProto(Bool.self, "has_account", "hasAccount") ?? false
+            self.acceptedNow = try container.decodeProto(Bool.self, "accepted_now", "acceptedNow") ?? false
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: ProtoJSONKey.self)
+            if !self.state.isEmpty { try container.encode(self.state, forKey: ProtoJSONKey("state")) }
+            if !self.appId.isEmpty { try container.encode(self.appId, forKey: ProtoJSONKey("app_id")) }
+            if !self.appName.isEmpty { try container.encode(self.appName, forKey: ProtoJSONKey("app_name")) }
+            if !self.email.isEmpty { try container.encode(self.email, forKey: ProtoJSONKey("email")) }
+            if !self.role.isEmpty { try container.encode(self.role, forKey: ProtoJSONKey("role")) }
+            if self.hasAccount { try container.encode(self.hasAccount, forKey: ProtoJSONKey("has_account")) }
+            if self.acceptedNow { try container.encode(self.acceptedNow, forKey: ProtoJSONKey("accepted_now")) }
+        }
+    }
 }
 
 extension KeyedDecodingContainer where Key == ProtoJSONKey {
