@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -84,12 +85,12 @@ static curl_socket_t open_checked(void *context, curlsocktype purpose, struct cu
 
 static int perform(const char *url, const char *post_body, size_t post_length, const char *header_lines,
                    int http2_only, const char *ca_file, long timeout_ms, address_guard *guard, int https_only,
-                   ccurlshim_response *response);
+                   int pooled, ccurlshim_response *response);
 
 int ccurlshim_request_with(const char *url, const char *post_body, size_t post_length, const char *header_lines,
                            int http2_only, const char *ca_file, long timeout_ms, ccurlshim_response *response) {
     memset(response, 0, sizeof(*response));
-    return perform(url, post_body, post_length, header_lines, http2_only, ca_file, timeout_ms, NULL, 0, response);
+    return perform(url, post_body, post_length, header_lines, http2_only, ca_file, timeout_ms, NULL, 0, 0, response);
 }
 
 int ccurlshim_request_checked(const char *url, const char *post_body, size_t post_length, const char *header_lines,
@@ -98,13 +99,42 @@ int ccurlshim_request_checked(const char *url, const char *post_body, size_t pos
     memset(response, 0, sizeof(*response));
     address_guard guard = {check, response};
     return perform(url, post_body, post_length, header_lines, 0, NULL, timeout_ms, check ? &guard : NULL, https_only,
-                   response);
+                   1, response);
+}
+
+/* Handles of requests to apps' URLs (hooks, SMS APIs: `ccurlshim_request_checked`), kept between
+   requests so that the next call to the same host reuses its connection (and TLS session)
+   instead of a new handshake: taken most recently used first, one thread at a time each, and
+   given back after. Only those requests use them, all under the process's one address policy,
+   so a connection in their caches was opened through `open_checked` whenever the policy checks. */
+#define IDLE_CHECKED_HANDLES 16
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static CURL *idle_handles[IDLE_CHECKED_HANDLES];
+static int idle_count = 0;
+
+static CURL *take_checked_handle(void) {
+    pthread_mutex_lock(&idle_lock);
+    CURL *curl = idle_count > 0 ? idle_handles[--idle_count] : NULL;
+    pthread_mutex_unlock(&idle_lock);
+    if (curl == NULL) return curl_easy_init();
+    curl_easy_reset(curl); /* options only: its live connections and TLS sessions stay */
+    return curl;
+}
+
+static void give_back_checked_handle(CURL *curl) {
+    pthread_mutex_lock(&idle_lock);
+    if (idle_count < IDLE_CHECKED_HANDLES) {
+        idle_handles[idle_count++] = curl;
+        curl = NULL;
+    }
+    pthread_mutex_unlock(&idle_lock);
+    if (curl != NULL) curl_easy_cleanup(curl);
 }
 
 static int perform(const char *url, const char *post_body, size_t post_length, const char *header_lines,
                    int http2_only, const char *ca_file, long timeout_ms, address_guard *guard, int https_only,
-                   ccurlshim_response *response) {
-    CURL *curl = curl_easy_init();
+                   int pooled, ccurlshim_response *response) {
+    CURL *curl = pooled ? take_checked_handle() : curl_easy_init();
     if (curl == NULL) {
         strncpy(response->error, "curl_easy_init failed", sizeof(response->error) - 1);
         return CURLE_FAILED_INIT;
@@ -166,7 +196,17 @@ static int perform(const char *url, const char *post_body, size_t post_length, c
         strncpy(response->error, curl_easy_strerror(code), sizeof(response->error) - 1);
     }
     curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
+    if (pooled) {
+        /* Nothing of this request may outlive it in the handle: its callbacks point at it. */
+        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, NULL);
+        curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, NULL);
+        curl_easy_setopt(curl, CURLOPT_WRITEDATA, NULL);
+        curl_easy_setopt(curl, CURLOPT_HEADERDATA, NULL);
+        curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, NULL);
+        give_back_checked_handle(curl);
+    } else {
+        curl_easy_cleanup(curl);
+    }
     return (int)code;
 }
 

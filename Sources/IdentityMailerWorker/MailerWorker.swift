@@ -55,7 +55,8 @@ public final class MailerWorker: Service {
                                  setup: @escaping @Sendable (AMQPLink.Channel) throws -> Void,
                                  handler: @escaping CommandConsumer.Handler) throws -> CommandConsumer {
         try CommandConsumer(url: configuration.common.amqpURL, heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
-                            queue: queue, name: name, concurrency: configuration.concurrency, setup: setup, handler: handler)
+                            queue: queue, name: name, concurrency: configuration.concurrency,
+                            outboundWaits: configuration.hooks.limits.total, setup: setup, handler: handler)
     }
 
     /// What a channel does with a message of its queue.

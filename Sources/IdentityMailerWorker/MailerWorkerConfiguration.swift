@@ -8,6 +8,9 @@ import IdentityOutbound
 public struct MailerWorkerConfiguration: Sendable {
     public var common: CommonConfiguration
     public var concurrency: Int
+    /// The bounds on waiting for apps' `send_email` / `send_sms` hooks (`IDENTITY_HOOK_*`), one
+    /// per process, shared by its channels.
+    public var hooks = HookFairness(limits: .init())
     public var smtp: SMTPClient.Settings?
     public var mailDirectory: String
     public var defaultFromName: String?
@@ -93,11 +96,13 @@ public struct MailerWorkerConfiguration: Sendable {
             Log.warning("no IDENTITY_PUSH_CREDENTIAL_KEY: push messages will be dead-lettered "
                         + "(identityctl keys push-credential-key prints it)")
         }
-        let config = MailerWorkerConfiguration(
+        let hookLimits = HookFairness.Limits.fromEnvironment(&env)
+        var config = MailerWorkerConfiguration(
             common: CommonConfiguration(reading: &env, defaultPoolSize: concurrency), concurrency: concurrency,
             smtp: smtp, mailDirectory: mailDirectory,
             defaultFromName: fromName, defaultFromAddress: fromAddress, retryDelaysMilliseconds: delays,
             mailPayloadKey: payloadKey ?? [], channels: channels, push: push, sms: sms)
+        config.hooks = HookFairness(limits: hookLimits)
         env.validateOrExit(program: "identity-mailer-worker")
         return config
     }

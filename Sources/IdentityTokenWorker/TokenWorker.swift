@@ -36,7 +36,8 @@ public final class TokenWorker: Service {
                                    refreshTokenLifetimeSeconds: configuration.refreshTokenLifetimeSeconds,
                                    commandKey: SubKey.commandSession.derive(from: configuration.masterKey),
                                    hooks: AuthHookGate(client: AuthHookClient(
-                                       pool: pool, seal: AuthHookSecretSeal(masterKey: configuration.masterKey))))
+                                       pool: pool, seal: AuthHookSecretSeal(masterKey: configuration.masterKey),
+                                       fairness: configuration.hooks)))
         let codeSettings = CodeSettings(
             codes: VerificationCodeStore(key: SubKey.verificationCode.derive(from: configuration.masterKey)),
             lifetimeSeconds: configuration.codeLifetimeSeconds,
@@ -119,6 +120,7 @@ public final class TokenWorker: Service {
                                        heartbeatSeconds: configuration.common.amqpHeartbeatSeconds,
                                        queue: BusTopology.tokenCommands,
                                        name: "token-worker", concurrency: configuration.concurrency,
+                                       outboundWaits: configuration.hooks.limits.total,
                                        handler: { message in AuthOutcomes.record(message, router.handle(message)) })
     }
 

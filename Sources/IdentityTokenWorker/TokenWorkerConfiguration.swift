@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCredentials
 import IdentityKit
+import IdentityOutbound
 
 /// Settings of `identity-token-worker`, from `IDENTITY_*` variables, validated at start-up.
 public struct TokenWorkerConfiguration: Sendable {
@@ -11,8 +12,11 @@ public struct TokenWorkerConfiguration: Sendable {
     /// Argon2id hashes and checks run at once (`IDENTITY_PASSWORD_HASH_CONCURRENCY`, default the
     /// cores): the other commands in flight wait for a turn rather than share the cores.
     public var concurrentPasswordHashes: Int
-    /// Commands handled at once (also the broker prefetch).
+    /// Commands handled at once on this process's cores (the broker prefetch adds the hook
+    /// calls that may wait at once: `WorkerSlots`).
     public var concurrency: Int
+    /// The bounds on waiting for apps' auth hooks (`IDENTITY_HOOK_*`), one per process.
+    public var hooks = HookFairness(limits: .init())
     public var refreshTokenLifetimeSeconds: Int
     /// How long a spent refresh token is still answered with its successor (30 s:
     /// docs/api-contract.md, "Tokens and sessions").
@@ -30,8 +34,10 @@ public struct TokenWorkerConfiguration: Sendable {
         var env = EnvironmentReader()
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let concurrency = env.int("IDENTITY_WORKER_CONCURRENCY", default: max(2, cores * 2), range: 1...256)
-        let config = TokenWorkerConfiguration(
-            common: CommonConfiguration(reading: &env, defaultPoolSize: concurrency),
+        let hookLimits = HookFairness.Limits.fromEnvironment(&env)
+        var config = TokenWorkerConfiguration(
+            // A `before_sign_up` hook waits inside its transaction: that many connections more.
+            common: CommonConfiguration(reading: &env, defaultPoolSize: concurrency + hookLimits.holdingConnection),
             masterKey: env.key32("IDENTITY_MASTER_KEY", required: true) ?? [],
             passwordCost: PasswordHasher.Cost(
                 memoryKiB: UInt32(env.int("IDENTITY_ARGON2_MEMORY_KIB", default: 19_456, range: 8...4_194_304)),
@@ -46,6 +52,7 @@ public struct TokenWorkerConfiguration: Sendable {
             emailVerificationCooldownSeconds: env.int("IDENTITY_EMAIL_VERIFICATION_COOLDOWN_SECONDS", default: 60,
                                                       range: 0...3600),
             operatorLimits: OperatorLimits.fromEnvironment(&env))
+        config.hooks = HookFairness(limits: hookLimits)
         if config.operatorLimits.sharedCallingCodes.isEmpty {
             Log.info("IDENTITY_SMS_SHARED_CALLING_CODES is empty: apps without an SMS account of their own text nowhere")
         }

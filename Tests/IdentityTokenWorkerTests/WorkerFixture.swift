@@ -51,7 +51,8 @@ struct WorkerParts {
                                    refreshTokenLifetimeSeconds: 3600,
                                    commandKey: SubKey.commandSession.derive(from: masterKey),
                                    hooks: AuthHookGate(client: AuthHookClient(
-                                       pool: pool, seal: AuthHookSecretSeal(masterKey: masterKey))))
+                                       pool: pool, seal: AuthHookSecretSeal(masterKey: masterKey),
+                                       fairness: HookFairness(limits: .init()))))
         let codeSettings = CodeSettings(
             codes: VerificationCodeStore(key: SubKey.verificationCode.derive(from: masterKey)),
             lifetimeSeconds: 600, verificationCooldownSeconds: 60, mailSeal: MailPayloadSeal(masterKey: masterKey))

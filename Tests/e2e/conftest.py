@@ -289,6 +289,9 @@ class Stack:
             # starts processes without these to show the refusals.
             "IDENTITY_ALLOW_PRIVATE_OUTBOUND": "1",
             "IDENTITY_ALLOW_INSECURE_OUTBOUND": "1",
+            # An app's hook breaker, open after 5 failures in a row, probes again after 2 s
+            # (30 s in production): test_hook_fairness.py sees it close.
+            "IDENTITY_HOOK_BREAKER_SECONDS": "2",
             # The retention purge runs every second (every minute in production); what it deletes
             # is decided by the (production) retention periods, which tests outwait by ageing rows.
             "IDENTITY_PURGE_INTERVAL_SECONDS": "1",

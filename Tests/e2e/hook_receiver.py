@@ -19,11 +19,18 @@ class HookReceiver:
         self.delay = delay
         self.secret = None  # set from the admin API's answer before the first call
         self.calls = []  # (payload or None, verified: bool, headers)
+        self.ports = []  # the client's source port of each call: one per connection
         self._lock = threading.Lock()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            # Keep-alive, as an app's backend would: the service may send the next call on the
+            # same connection (`ports` shows whether it does).
+            protocol_version = "HTTP/1.1"
+
             def do_POST(self):
+                with receiver._lock:
+                    receiver.ports.append(self.client_address[1])
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 payload, verified = None, False

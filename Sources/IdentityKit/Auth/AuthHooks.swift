@@ -23,8 +23,11 @@ public enum AuthHook {
     }
 
     public static let defaultTimeoutMilliseconds = 2000
-    /// The token worker holds the signing keys and waits on the hook: never longer than this.
-    public static let timeoutRange = 100...5000
+    /// A hook is asked while the client's request waits at the gateway (5 s,
+    /// `IDENTITY_REQUEST_TIMEOUT_MS`): at most 3 s leaves the rest of the request 2 s, so a hook
+    /// that answers at its timeout still makes its sign-in. A hook saved with more before this
+    /// bound is asked with this bound.
+    public static let timeoutRange = 100...3000
     /// An answer longer than this is a bad answer, not read further.
     public static let maximumAnswerBytes = 16 * 1024
     public static let maximumURLBytes = 2048

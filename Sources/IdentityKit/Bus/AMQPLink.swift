@@ -483,6 +483,7 @@ public final class AMQPLink: Sendable {
             redelivered: redelivered || (header("republished") == "1"
                                          && republishers.contains(text(properties.user_id, AMQP_BASIC_USER_ID_FLAG))),
             deliveryCount: max(0, Int(crabbitmqshim_header_int(&properties, "x-delivery-count"))),
-            publisher: text(properties.user_id, AMQP_BASIC_USER_ID_FLAG))
+            publisher: text(properties.user_id, AMQP_BASIC_USER_ID_FLAG),
+            expirationMilliseconds: Int(text(properties.expiration, AMQP_BASIC_EXPIRATION_FLAG)))
     }
 }

@@ -27,6 +27,8 @@ public struct BusMessage: Sendable {
     /// `user_id` other than the publishing connection's login, so it is vouched for (empty when
     /// the publisher set none).
     public var publisher: String = ""
+    /// A command's expiration: its caller's deadline, counted from the publish (`CommandDeadline`).
+    public var expirationMilliseconds: Int?
 }
 
 /// A message to publish.

@@ -51,12 +51,15 @@ public final class CommandConsumer: Sendable {
     public typealias Handler = @Sendable (BusMessage) -> Reply
 
     private let link: AMQPLink
-    private let workQueue: DispatchQueue
+    private let workQueue: CommandThreads
     private let commands: InFlightCommands
     private let consumerTag: String
     private let name: String
 
-    public init(url: String, heartbeatSeconds: Int, queue: String, name: String, concurrency: Int,
+    /// `outboundWaits`: how many of its commands may wait on another host at once beyond
+    /// `concurrency` (`WorkerSlots`): the broker hands out `concurrency + outboundWaits`
+    /// commands, of which at most `concurrency` run on this process's cores at any moment.
+    public init(url: String, heartbeatSeconds: Int, queue: String, name: String, concurrency: Int, outboundWaits: Int = 0,
                 deliveryLimit: Int = CommandConsumer.deliveryLimit,
                 setup extraSetup: @escaping @Sendable (AMQPLink.Channel) throws -> Void = { _ in },
                 handler: @escaping Handler) throws {
@@ -65,19 +68,21 @@ public final class CommandConsumer: Sendable {
         self.commands = commands
         self.consumerTag = consumerTag
         self.name = name
-        let workQueue = DispatchQueue(label: "\(name)-commands", attributes: .concurrent)
+        let workQueue = CommandThreads(name: "\(name)-commands", count: concurrency + outboundWaits)
+        let slots = outboundWaits > 0 ? WorkerSlots(count: concurrency) : nil
         self.workQueue = workQueue
         let linkBox = LinkBox()
         let link = try AMQPLink(url: url, name: name, heartbeatSeconds: heartbeatSeconds, setup: { channel in
             try channel.declareQueue(queue, durable: true)
             try channel.declareQueue(BusTopology.deadLetters(of: queue), durable: true)
-            try channel.prefetch(UInt16(concurrency))
+            try channel.prefetch(UInt16(min(concurrency + outboundWaits, Int(UInt16.max))))
             try extraSetup(channel)
             // A stopping worker that reconnects takes no new commands.
             guard !commands.isStopping else { return }
             try channel.consume(queue, autoAck: false, consumerTag: consumerTag)
         }, onDelivery: { message in
-            // prefetch bounds how many run at once; the I/O thread never runs a command.
+            // The prefetch (and the slots, when commands may wait outside) bounds how many run at
+            // once; the I/O thread never runs a command.
             workQueue.async {
                 guard let link = linkBox.link else { return }
                 if message.deliveryCount >= deliveryLimit {
@@ -99,7 +104,11 @@ public final class CommandConsumer: Sendable {
                 ServiceMetrics.inFlight.add(1, name)
                 if message.redelivered { ServiceMetrics.redeliveries.inc(name, ServiceMetrics.commandType(message.type)) }
                 // Every line the handler logs carries the request id that came with the command.
-                let reply = Log.withRequestId(message.requestId) { handler(message) }
+                let reply = Log.withRequestId(message.requestId) {
+                    CommandDeadline.run(expirationMilliseconds: message.expirationMilliseconds) {
+                        slots.map { $0.run { handler(message) } } ?? handler(message)
+                    }
+                }
                 for var followUp in reply.followUps {
                     // The request id travels on, to the mailer's (or the next worker's) lines.
                     if followUp.requestId.isEmpty { followUp.requestId = message.requestId }

@@ -59,7 +59,7 @@ public enum ConfigurationVariables {
             "IDENTITY_DB_POOL_SIZE",
             read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
                    .identityctl],
-            default: "HTTP threads (gateway), concurrency (workers; +1 for the revocation worker's relay)",
+            default: "HTTP threads (gateway), concurrency (workers; +1 for the revocation worker's relay, +4 for the token worker's `before_sign_up` hooks)",
             meaning: "PostgreSQL connections per process (1–200)"),
         ConfigurationVariable(
             "IDENTITY_AMQP_URL",
@@ -273,6 +273,22 @@ public enum ConfigurationVariables {
             read: [.tokenWorker, .providerWorker, .mailerWorker, .revocationWorker],
             default: "2 × cores, at least 2 (mailer: `4`)",
             meaning: "commands in flight (the broker prefetch)"),
+        // Apps' auth hooks (docs/hooks.md, "A slow or dead hook costs only its own app").
+        ConfigurationVariable(
+            "IDENTITY_HOOK_APP_CONCURRENCY", read: [.tokenWorker, .mailerWorker], default: "`4`",
+            meaning: "calls to one app's auth hooks waiting at once in a worker; one more fails at once "
+                + "(the hook's failure policy applies)"),
+        ConfigurationVariable(
+            "IDENTITY_HOOK_CONCURRENCY", read: [.tokenWorker, .mailerWorker], default: "`32`",
+            meaning: "calls to auth hooks waiting at once in a worker, in all; each waits without its "
+                + "worker slot (the broker prefetch is `IDENTITY_WORKER_CONCURRENCY` plus this)"),
+        ConfigurationVariable(
+            "IDENTITY_HOOK_BREAKER_FAILURES", read: [.tokenWorker, .mailerWorker], default: "`5`",
+            meaning: "failures in a row of one app's hook after which it is not called for "
+                + "`IDENTITY_HOOK_BREAKER_SECONDS` (its failure policy applies at once)"),
+        ConfigurationVariable(
+            "IDENTITY_HOOK_BREAKER_SECONDS", read: [.tokenWorker, .mailerWorker], default: "`30`",
+            meaning: "how long an open breaker skips the hook before one call probes it again"),
         // The token worker.
         ConfigurationVariable(
             "IDENTITY_PASSWORD_HASH_CONCURRENCY", read: [.tokenWorker], default: "cores",

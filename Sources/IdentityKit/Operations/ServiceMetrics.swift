@@ -22,6 +22,11 @@ public enum ServiceMetrics {
         "identity_commands_dead_lettered_total",
         "Commands moved to their dead-letter queue after reaching the delivery limit, by consumer and type.",
         labels: ["consumer", "type"])
+    public static let hookCallsSkipped = registry.counter(
+        "identity_auth_hook_calls_skipped_total",
+        "Auth hook calls not made (the app's breaker open, or its calls or the worker's at their bound), by kind; "
+            + "the hook's failure policy applied at once.",
+        labels: ["kind"])
     public static let unavailable = registry.counter(
         "identity_unavailable_total", "503 auth/unavailable answers by cause (bus_timeout, bus_disconnected, store, draining).",
         labels: ["cause"])

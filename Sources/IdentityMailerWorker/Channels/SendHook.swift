@@ -34,6 +34,7 @@ struct SendHook: Sendable {
 extension SendHook {
     /// The mailer opens hook secrets with its mail-payload key, the only key it holds.
     static func make(configuration: MailerWorkerConfiguration, pool: PGPool) -> SendHook {
-        SendHook(client: AuthHookClient(pool: pool, seal: AuthHookSecretSeal(mailPayloadKey: configuration.mailPayloadKey)))
+        SendHook(client: AuthHookClient(pool: pool, seal: AuthHookSecretSeal(mailPayloadKey: configuration.mailPayloadKey),
+                                        fairness: configuration.hooks))
     }
 }

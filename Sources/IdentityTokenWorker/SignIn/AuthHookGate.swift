@@ -19,7 +19,8 @@ struct AuthHookGate: Sendable {
         let payload: [String: JSONValue] = ["app_id": .string(appId), "method": .string(method), "user": .object(user),
                                             "request": .object(["ip": ip.map(JSONValue.string) ?? .null])]
         guard let hook = try client.hook(appId: appId, kind: .beforeSignUp, on: connection),
-              case .allow(let metadata, _)? = try client.ask(hook, appId: appId, payload: payload, target: nil, ip: ip)
+              case .allow(let metadata, _)? = try client.ask(hook, appId: appId, payload: payload, target: nil, ip: ip,
+                                                             holdsConnection: true)
         else { return nil }
         return metadata
     }

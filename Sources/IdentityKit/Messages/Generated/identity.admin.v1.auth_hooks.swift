@@ -16,7 +16,7 @@ extension AdminV1 {
         /// before_sign_up, before_token, send_email or send_sms.
         public var kind: String
         public var url: String
-        /// 100 to 5000; absent: as saved, else 2000.
+        /// 100 to 3000; absent: as saved, else 2000.
         public var timeoutMs: Int32?
         /// fail_closed or fail_open; absent: as saved, else fail_closed.
         public var failurePolicy: String?

@@ -381,7 +381,7 @@ extension GatewayV1 {
     public struct AuthHookRequest: ProtoMessage {
         public static let protoName = "identity.gateway.v1.AuthHookRequest"
         /// `timeout_ms`'s declared bounds.
-        public static let timeoutMsRange: ClosedRange<Int> = 100...5000
+        public static let timeoutMsRange: ClosedRange<Int> = 100...3000
 
         public var url: String
         public var timeoutMs: Int32?
