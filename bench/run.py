@@ -22,6 +22,7 @@ import urllib.request
 from datetime import datetime, timezone
 
 import hook_cost
+import hook_fairness
 import peers
 import profile as cpu_profile
 import scale
@@ -258,6 +259,8 @@ def main():
                         help="also measure the peer stacks (the default except with --smoke)")
     parser.add_argument("--no-peers", dest="peers", action="store_false")
     parser.add_argument("--no-hook-cost", action="store_true", help="skip the before_token hook runs")
+    parser.add_argument("--no-hook-fairness", action="store_true",
+                        help="skip app B's runs beside apps whose hooks answer late or never")
     parser.add_argument("--no-rate-limit-cost", action="store_true",
                         help="skip the limits-on/off runs (a quicker before/after comparison)")
     parser.add_argument("--scale", action="store_true",
@@ -341,6 +344,9 @@ def main():
         if not args.no_hook_cost:
             extra["before_token_hook_5ms"] = hook_cost.measure(stack, app, base, seconds, cores, args.smoke, sign_up, wrk,
                                                                refresh_tokens, limit_flags, sign_in_connections)
+        if not args.no_hook_fairness:
+            extra["hook_fairness"] = hook_fairness.measure(stack, app, base, seconds, cores, args.smoke, sign_up, wrk,
+                                                           refresh_tokens, limit_flags, sign_in_connections, rounds)
         peers.stop_peers(started_peers)
         started_peers = []
         extra["machine"] = machine
@@ -563,6 +569,8 @@ def report(rows, extra, smoke):
                 runs["ratio_on_to_off"] or 0))
     if extra.get("before_token_hook_5ms"):
         hook_cost.report(extra["before_token_hook_5ms"])
+    if extra.get("hook_fairness"):
+        hook_fairness.report(extra["hook_fairness"])
     summary.print_peers(rows)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = "smoke-latest.json" if smoke else "bench-%s.json" % stamp

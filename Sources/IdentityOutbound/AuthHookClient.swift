@@ -43,7 +43,13 @@ public struct AuthHookClient: Sendable {
                     problem: (AuthHook.Answer) -> String? = { _ in nil }) throws -> AuthHook.Answer? {
         let started = DispatchTime.now().uptimeNanoseconds
         let failure: String
-        switch fairness.admit(appId: appId, kind: hook.kind.rawValue, holdsConnection: holdsConnection) {
+        // Waiting for one of the app's spots holds no worker slot either, and never outlasts the
+        // time the call itself could take.
+        let admission = WorkerSlots.waitingOutside {
+            fairness.admit(appId: appId, kind: hook.kind.rawValue, holdsConnection: holdsConnection,
+                           waitMilliseconds: CommandDeadline.bound(min(hook.timeoutMilliseconds, AuthHook.timeoutRange.upperBound)))
+        }
+        switch admission {
         case .refused(let reason):
             ServiceMetrics.hookCallsSkipped.inc(hook.kind.rawValue)
             Log.debug("auth hook not called", ["app_id": appId, "kind": hook.kind.rawValue, "reason": reason])

@@ -49,7 +49,7 @@ let usage = """
                                       adds the next signing key (published now, signing one JWKS cache
                                       period later); the current key retires when its tokens have expired
       identityctl keys list APP_ID    the app's keys and their states (next, current, previous, retired)
-      identityctl hooks set APP_ID KIND --url URL [--timeout-ms 100..5000] [--failure-policy fail_closed|fail_open]
+      identityctl hooks set APP_ID KIND --url URL [--timeout-ms 100..3000] [--failure-policy fail_closed|fail_open]
           [--rotate-secret]           an auth hook (KIND: before_sign_up, before_token, send_email, send_sms;
                                       docs/hooks.md); a new hook's secret is printed this once
       identityctl hooks list APP_ID   the app's auth hooks (never their secrets)

@@ -75,6 +75,24 @@ final class HookFairnessTests: XCTestCase {
         }
     }
 
+    func testACallBeyondItsAppsShareWaitsForASpotAndFewWaitSo() throws {
+        let bounds = fairness(.init(perApp: 1, total: 8, holdingConnection: 1, failuresToOpen: 5, openSeconds: 30))
+        let first = try XCTUnwrap(ticket(bounds.admit(appId: "a", kind: "before_token", holdsConnection: false)))
+        let admitted = expectation(description: "the waiting call got the spot")
+        Thread.detachNewThread {
+            if case .go = bounds.admit(appId: "a", kind: "before_token", holdsConnection: false, waitMilliseconds: 5000) {
+                admitted.fulfill()
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        // One waits already (as many as the app's share): the next is refused at once.
+        XCTAssertTrue(isRefused(bounds.admit(appId: "a", kind: "before_token", holdsConnection: false, waitMilliseconds: 5000)))
+        bounds.finish(first, answered: true)
+        wait(for: [admitted], timeout: 5)
+        // A wait that finds no spot in its time is refused.
+        XCTAssertTrue(isRefused(bounds.admit(appId: "a", kind: "before_token", holdsConnection: false, waitMilliseconds: 50)))
+    }
+
     func testAWaitOutsideGivesTheSlotBackAndTakesItAgain() {
         let slots = WorkerSlots(count: 1)
         let other = expectation(description: "another command ran while the first waited")

@@ -292,6 +292,9 @@ class Stack:
             # An app's hook breaker, open after 5 failures in a row, probes again after 2 s
             # (30 s in production): test_hook_fairness.py sees it close.
             "IDENTITY_HOOK_BREAKER_SECONDS": "2",
+            # At most 4 calls to one app's hooks at once (16 in production), so that a burst of a
+            # dozen shows the bound.
+            "IDENTITY_HOOK_APP_CONCURRENCY": "4",
             # The retention purge runs every second (every minute in production); what it deletes
             # is decided by the (production) retention periods, which tests outwait by ageing rows.
             "IDENTITY_PURGE_INTERVAL_SECONDS": "1",

@@ -27,6 +27,9 @@ class HookReceiver:
             # Keep-alive, as an app's backend would: the service may send the next call on the
             # same connection (`ports` shows whether it does).
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes: without this, Nagle holds the second until
+            # the service's delayed ACK (40 ms) on a kept-alive connection.
+            disable_nagle_algorithm = True
 
             def do_POST(self):
                 with receiver._lock:

@@ -3,7 +3,8 @@ only its own app"), against receivers on loopback that answer late or never:
 
 - While app A's `before_token` hook hangs under a burst of A's sign-ins, app B's sign-ins and
   refreshes answer at their usual speed: A's calls wait without the token worker's slots, at
-  most 4 of them at once (IDENTITY_HOOK_APP_CONCURRENCY); the rest follow A's policy at once.
+  most 4 of them at once (IDENTITY_HOOK_APP_CONCURRENCY) and 4 more waiting for a spot; the
+  rest follow A's policy at once.
 - After 5 failures in a row the app's breaker opens: the hook is not called, the policy applies
   at once, one `auth_hook.circuit_opened` audit row says so; 2 s later (the suite's
   IDENTITY_HOOK_BREAKER_SECONDS) one call probes the hook again, and its answer closes it.
@@ -76,12 +77,14 @@ def test_one_apps_hanging_hook_leaves_other_apps_at_full_speed(stack, client, re
             assert resp.status == 200 and took < 1.5, (resp, took)
             other_tokens = resp.data
         answered = [future.result() for future in slow]
-    # Every sign-in of A went on without the hook (fail_open): the 4 it called after their
-    # 3 s timeout, the others at once, never called.
+    # Every sign-in of A went on without the hook (fail_open): 4 called it and waited for their
+    # timeout (cut to the caller's deadline: 1 s of the suite's 2 s), 4 more waited for their
+    # spots, and the rest went on at once, never calling it.
+    took = sorted(seconds for _, seconds in answered)
     assert all(resp.status == 200 for resp, _ in answered), answered
-    assert len(hook.calls) <= 4, len(hook.calls)
-    assert sum(1 for _, took in answered if took < 1.5) >= len(burst) - 4, [took for _, took in answered]
-    assert max(took for _, took in answered) < 4.5, [took for _, took in answered]
+    assert len(hook.calls) <= 8, len(hook.calls)
+    assert sum(1 for seconds in took if seconds < 0.5) >= len(burst) - 8, took
+    assert took[-1] < 2.0, took  # inside the gateway's 2 s: no 503
 
 
 def test_the_breaker_opens_after_five_failures_and_a_probe_closes_it(stack, client, receiver):

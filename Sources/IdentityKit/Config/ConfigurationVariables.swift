@@ -275,13 +275,14 @@ public enum ConfigurationVariables {
             meaning: "commands in flight (the broker prefetch)"),
         // Apps' auth hooks (docs/hooks.md, "A slow or dead hook costs only its own app").
         ConfigurationVariable(
-            "IDENTITY_HOOK_APP_CONCURRENCY", read: [.tokenWorker, .mailerWorker], default: "`4`",
-            meaning: "calls to one app's auth hooks waiting at once in a worker; one more fails at once "
-                + "(the hook's failure policy applies)"),
+            "IDENTITY_HOOK_APP_CONCURRENCY", read: [.tokenWorker, .mailerWorker], default: "`16`",
+            meaning: "calls to one app's auth hooks waiting at once in a worker; as many more may wait for "
+                + "one of them to end (within their caller's time), and one beyond fails at once (the hook's "
+                + "failure policy applies)"),
         ConfigurationVariable(
-            "IDENTITY_HOOK_CONCURRENCY", read: [.tokenWorker, .mailerWorker], default: "`32`",
-            meaning: "calls to auth hooks waiting at once in a worker, in all; each waits without its "
-                + "worker slot (the broker prefetch is `IDENTITY_WORKER_CONCURRENCY` plus this)"),
+            "IDENTITY_HOOK_CONCURRENCY", read: [.tokenWorker, .mailerWorker], default: "`64`",
+            meaning: "calls to auth hooks made or waiting for a spot at once in a worker, in all; each waits "
+                + "without its worker slot (the broker prefetch is `IDENTITY_WORKER_CONCURRENCY` plus this)"),
         ConfigurationVariable(
             "IDENTITY_HOOK_BREAKER_FAILURES", read: [.tokenWorker, .mailerWorker], default: "`5`",
             meaning: "failures in a row of one app's hook after which it is not called for "
