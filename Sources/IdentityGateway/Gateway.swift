@@ -17,6 +17,8 @@ public final class Gateway: Service {
     private let edge: ClientEdge
     private let console: ConsoleSite
     private let sessionReads: SessionReads
+    /// The store's word that an app's settings changed (`AppResolver`).
+    private let appChanges: ChangeListener
 
     public init(configuration: GatewayConfiguration) throws {
         self.configuration = configuration
@@ -27,6 +29,9 @@ public final class Gateway: Service {
         let appStore = AppStore(pool: pool)
         let apps = AppResolver(store: appStore, profiles: ClientProfileStore(pool: pool))
         self.apps = apps
+        appChanges = ChangeListener(url: configuration.common.databaseURL, channel: AppResolver.changes,
+                                    received: { _ in apps.forgetAll() },
+                                    listening: { apps.setListening(true) }, lost: { apps.setListening(false) })
         let sessionReads = SessionReads(users: UserProfileStore(pool: pool), pool: pool,
                                         databaseURL: configuration.common.databaseURL)
         self.sessionReads = sessionReads
@@ -111,6 +116,7 @@ public final class Gateway: Service {
 
     public func start() throws {
         sessionReads.start()
+        appChanges.start()
         bus.start()
         // A load balancer sends requests as soon as the port accepts: one that came before the
         // broker link would be a 503 (a restarted gateway in a rolling restart). So the port
@@ -131,6 +137,7 @@ public final class Gateway: Service {
         server.stop(grace: configuration.shutdownGrace)
         bus.stop()
         sessionReads.stop()
+        appChanges.stop()
     }
 
     /// The operations listener's /readyz: the same checks as the public /readyz.

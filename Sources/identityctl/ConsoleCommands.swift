@@ -31,6 +31,10 @@ func consoleCommand(_ arguments: [String], env: inout EnvironmentReader, common:
                                                           publicBaseURL: baseURL, masterKey: masterKey ?? [], algorithm: .rs256)
             var update = AppSettingsUpdate()
             update.profile = ClientProfile.Shape.sessionObject.rawValue
+            // A console session administers every app its account holds a role in: 12 hours
+            // at most, 30 minutes unused (migration 0046 says why; `apps settings` changes them).
+            update.sessionLifetime = 12 * 3600
+            update.sessionIdleTimeout = 30 * 60
             update.allowedOrigins = [normalized]
             // Passkeys for console accounts: the relying party is the console's host, when it
             // can be one (https, or http on localhost; never an IP address).

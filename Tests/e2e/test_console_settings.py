@@ -317,8 +317,10 @@ def test_secrets_are_write_only_need_a_recent_sign_in_and_stay_out_of_the_audit_
     stale = save(owner, app, "sms", {"sms_auth_token": "another-token"})
     assert stale.status == 403 and "needs a sign-in of the last few minutes" in stale.body.decode(), stale
     assert len(settings_updates(client, app)) == len(audit)
-    # A public setting needs no fresh sign-in.
-    assert save(owner, app, "sms", {"sms_from": "+15557654321"}).status == 200
+    # The sender is who the texts come from: a fresh sign-in too (docs/console.md, "Pages").
+    assert save(owner, app, "sms", {"sms_from": "+15557654321"}).status == 403
+    # A setting that hands nothing over needs no fresh sign-in.
+    assert save(owner, app, "sms", {"sms_breaker_hourly": "150"}).status == 200
 
 
 def test_a_viewer_sees_the_values_without_forms_and_a_forged_post_is_refused(stack, client, console, gateway):

@@ -66,7 +66,11 @@ struct ConsoleSettings {
                 user: ConsoleSite.Session, membership: ConsoleStore.Membership, editor: ConsoleMailTemplates.Editor,
                 place: @escaping @Sendable ([(setting: String, message: String)]) -> [String: [String]],
                 typed: [String: String]) throws -> RouteResult {
-        if freshSignIn { try site.requireFreshSignIn(request, user: user) }
+        // A secret typed in, or anything that can hand over the app's accounts or mail, takes a
+        // recent sign-in (the token worker asks it again: `CallerAuthority`).
+        if freshSignIn || AppSettingsUpdate.parse(.object(body)).0.handsOverAccounts {
+            try site.requireFreshSignIn(request, user: user)
+        }
         try site.audit(.adminUpdateSettings, appId: membership.appId, user: user, target: "app", request: request,
                        detail: ["settings": .array(body.keys.sorted().map(JSONValue.string)), "via": "console"])
         let command = AdminV1.UpdateAppSettings(appId: membership.appId, settingsJson: JSONValue.object(body).serialized,

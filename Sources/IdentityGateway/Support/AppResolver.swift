@@ -4,9 +4,10 @@ import IdentityKit
 /// Resolves a request's app: `X-App-Key` when sent, else the `Host` against the apps' `domains`
 /// (docs/client-profiles.md, "How a request finds its app"), with the app's client profile. Cached
 /// for a minute (unknown keys and hosts for a few seconds, so a flood of bad keys cannot turn into
-/// a flood of queries). The cache belongs to this gateway replica: a changed profile, domain or
-/// origin list is seen within a minute; apps are otherwise immutable in what it reads except the
-/// token lifetime, which only workers use.
+/// a flood of queries), and forgotten whenever the store announces a change of the tables it
+/// reads (`identity_app_changes`, migration 0047): a changed profile, prefix, domain or origin
+/// list applies on every replica at once. While this replica is not listening (start-up, a lost
+/// connection), nothing is held longer than a second.
 final class AppResolver: Sendable {
     private struct Entry<Value: Sendable>: Sendable {
         let value: Value?
@@ -25,10 +26,37 @@ final class AppResolver: Sendable {
     private let byHost = Locked<[String: Entry<Resolved>]>([:])
     private let byOrigin = Locked<[String: Entry<OriginPolicy>]>([:])
 
+    /// The store's announcements reach this replica (`ChangeListener`): entries may be kept.
+    private let listening = Locked(false)
+
     init(store: AppStore, profiles: ClientProfileStore) {
         self.store = store
         self.profiles = profiles
     }
+
+    /// The channel of the store's announcements (migration 0047).
+    static let changes = "identity_app_changes"
+
+    /// Bumped by every `forgetAll`: a read that began before a change is not kept after it
+    /// (it may hold what the change replaced).
+    private let generation = Locked(0)
+
+    /// An app's settings changed somewhere: every app is read from the store again.
+    func forgetAll() {
+        generation.withLock { $0 += 1 }
+        byKey.withLock { $0.removeAll() }
+        byHost.withLock { $0.removeAll() }
+        byOrigin.withLock { $0.removeAll() }
+    }
+
+    /// Whether announcements arrive; either way, what is held is forgotten (some may have been missed).
+    func setListening(_ now: Bool) {
+        listening.withLock { $0 = now }
+        forgetAll()
+    }
+
+    /// How long an entry is kept: `seconds` while announcements arrive, else a second.
+    private func keep(_ seconds: Double) -> Double { listening.withLock { $0 } ? seconds : min(seconds, 1) }
 
     /// What a preflight from this origin may be told.
     struct OriginPolicy: Sendable {
@@ -60,11 +88,13 @@ final class AppResolver: Sendable {
     func originPolicy(_ origin: String) throws -> OriginPolicy {
         let now = Date()
         if let entry = byOrigin.withLock({ $0[origin] }), entry.expires > now, let policy = entry.value { return policy }
+        let began = generation.withLock { $0 }
         let found = try profiles.isAllowedByAnyApp(origin: origin)
         let policy = OriginPolicy(allowed: found.allowed, credentials: found.credentials)
         byOrigin.withLock { cache in
+            guard began == generation.withLock({ $0 }) else { return }
             if cache.count > 10_000 { cache.removeAll() }
-            cache[origin] = Entry(value: policy, expires: now + (policy.allowed ? 60 : 5))
+            cache[origin] = Entry(value: policy, expires: now + keep(policy.allowed ? 60 : 5))
         }
         return policy
     }
@@ -76,10 +106,12 @@ final class AppResolver: Sendable {
             guard let resolved = entry.value else { throw ServiceError.invalidAppKey }
             return resolved
         }
+        let began = generation.withLock { $0 }
         let resolved = try find().map { Resolved(app: $0, profile: try profiles.profile(appId: $0.id)) }
         cache.withLock { cache in
+            guard began == generation.withLock({ $0 }) else { return }
             if cache.count > 10_000 { cache.removeAll() }
-            cache[name] = Entry(value: resolved, expires: now + (resolved == nil ? 5 : 60))
+            cache[name] = Entry(value: resolved, expires: now + keep(resolved == nil ? 5 : 60))
         }
         guard let resolved else { throw ServiceError.invalidAppKey }
         return resolved

@@ -60,8 +60,39 @@ public struct CallerAuthority: Sendable {
             Log.warning("admin command refused: not a console user allowed in the app", fields.merging(["why": why]) { $1 })
             return ServiceError.invalidToken
         }
-        guard let role = try consoleRole(message, appId: appId, refuse: refuse) else { throw refuse("no role in the app") }
+        let session = try consoleSession(message, refuse: refuse)
+        guard let role = try console.role(consoleAppId: session.consoleId, uid: session.claims.sub, appId: appId) else {
+            throw refuse("no role in the app")
+        }
         guard role.mayChange || Self.readsOnly(message) else { throw refuse("role \(role.rawValue) may not change") }
+        // What can hand over the app's accounts or mail takes a recent sign-in, as the console
+        // asks before sending it; one published straight to the queue meets the same rule.
+        if Self.needsFreshSignIn(message),
+           Int64(Timestamp.nowSeconds()) - session.claims.iat > Int64(StepUpWindow.seconds) {
+            Log.warning("admin command refused: a console session older than the step-up window", fields)
+            throw ServiceError.reauthRequired
+        }
+    }
+
+    /// The console's commands that take a sign-in of the last `StepUpWindow.seconds`: a
+    /// settings change that can hand over accounts or mail (`AppSettingsUpdate.handsOverAccounts`),
+    /// a webhook endpoint made, re-pointed, deleted or given a new secret, a key rotated, a user
+    /// deleted or their second factors reset.
+    static func needsFreshSignIn(_ message: BusMessage) -> Bool {
+        switch message.type {
+        case AdminV1.RotateSecretKey.protoName, AdminV1.RotateSigningKey.protoName, AdminV1.DeleteUser.protoName,
+             AdminV1.ResetUserMfa.protoName:
+            return true
+        case AdminV1.ManageWebhooks.protoName:
+            guard let command = try? ProtoJSON.decode(AdminV1.ManageWebhooks.self, from: message.body) else { return true }
+            return ["create", "update", "delete", "rotate_secret"].contains(command.action)
+        case AdminV1.UpdateAppSettings.protoName:
+            guard let command = try? ProtoJSON.decode(AdminV1.UpdateAppSettings.self, from: message.body),
+                  case .value(let body) = JSONValue.parseBody(Data(command.settingsJson.utf8)) else { return true }
+            return AppSettingsUpdate.parse(body).0.handsOverAccounts
+        default:
+            return false
+        }
     }
 
     /// The role in `appId` of the console user whose session token `message` carries, nil when
