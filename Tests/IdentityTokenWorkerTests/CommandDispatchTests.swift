@@ -139,6 +139,9 @@ struct CommandCase {
                                                         role: "admin"), consoleOwner: true),
             CommandCase(AdminV1.RemoveConsoleMember(appId: app, consoleUid: "usr_console", email: "new@example.com"),
                         consoleOwner: true),
+            // An invitation link's page and acceptance: the link's token is their only authority.
+            CommandCase(AdminV1.ReadConsoleInvitation(token: "a-token")),
+            CommandCase(AdminV1.AcceptConsoleInvitation(token: "a-token", password: "a long passphrase")),
         ]
     }
 }
