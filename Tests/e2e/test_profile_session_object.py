@@ -183,10 +183,20 @@ def test_cookie_session_from_an_allowed_and_a_refused_origin(client, providers, 
 def test_login_with_cookie_transport(client, seed002_app):
     email = unique_email("cookie")
     assert api(client, seed002_app, "POST", "/v1/auth/sign-up", {"email": email, "password": PASSWORD}).status == 201
+    # A cookie sign-in from another page (or with no Origin) is refused before the password is
+    # checked, though the browser holds no cookie yet: no page may sign a visitor in to an
+    # account of its choosing (login CSRF).
+    for refused in ({"Origin": "https://evil.example.test"}, {}, {"Origin": "null"}):
+        resp = api(client, seed002_app, "POST", "/v1/auth/login",
+                   {"email": email, "password": PASSWORD, "transport": "cookie"}, headers=refused)
+        assert_problem(resp, 403, "auth/origin-not-allowed")
+        assert not [v for k, v in resp.headers.items() if k.lower() == "set-cookie"], resp.headers
     resp = api(client, seed002_app, "POST", "/v1/auth/login",
                {"email": email, "password": PASSWORD, "transport": "cookie"}, headers={"Origin": seed002_app["origin"]})
     assert_session_answer(resp, with_token=False)
     assert session_cookie(resp)[0] == COOKIE
+    # The bearer transport (native clients, which send no Origin) is not affected.
+    assert api(client, seed002_app, "POST", "/v1/auth/login", {"email": email, "password": PASSWORD}).status == 200
 
 
 def test_preflight_allows_credentials_for_the_cookie_app(client, seed002_app):

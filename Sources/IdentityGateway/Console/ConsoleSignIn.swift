@@ -73,11 +73,12 @@ struct ConsoleSignIn {
         }
     }
 
-    /// A new request of the console app, as the browser's: its address, agent and languages,
-    /// never its cookie (the sign-in starts a new session).
+    /// A new request of the console app, as the browser's: its origin (the console's own, checked
+    /// by `checkedForm`: a cookie sign-in must show it), address, agent and languages, never its
+    /// cookie (the sign-in starts a new session).
     func call(_ path: String, body: JSONValue, app: AppRecord, request: HTTPRequest) -> RouteResult {
         var headers = ["x-app-key": app.appKey, "content-type": "application/json"]
-        for name in ["user-agent", "accept-language"] { headers[name] = request.header(name) }
+        for name in ["origin", "user-agent", "accept-language"] { headers[name] = request.header(name) }
         let core = HTTPRequest(method: "POST", path: path, headers: headers, body: Data(body.serialized.utf8),
                                clientIP: request.clientIP, peerIP: request.peerIP, requestId: request.requestId)
         return site.pipeline.run(core)

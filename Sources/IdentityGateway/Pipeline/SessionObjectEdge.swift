@@ -38,7 +38,7 @@ struct SessionObjectEdge: Sendable {
             var body = try Self.reader(request)
             let email = body.requiredString("email")
             let password = body.requiredString("password")
-            let transport = try Self.transport(&body)
+            let transport = try Self.transport(&body, request, profile)
             try body.finish()
             let core = JSONValue.object(["email": .string(email ?? ""), "password": .string(password ?? "")])
             return (request.with(path: "/v1/auth/sign-in", body: core), SignIn(transport: transport), false)
@@ -53,7 +53,7 @@ struct SessionObjectEdge: Sendable {
             for (key, value) in [("id_token", idToken), ("nonce", nonce)] where value.string == nil {
                 body.add(.init(location: "body.\(key)", message: "is required"))
             }
-            let transport = try Self.transport(&body)
+            let transport = try Self.transport(&body, request, profile)
             try body.finish()
             var core: [String: JSONValue] = ["identity_token": .string(idToken.string ?? ""), "nonce": .string(nonce.string ?? "")]
             if let code = code.string { core["authorization_code"] = .string(code) }
@@ -67,7 +67,7 @@ struct SessionObjectEdge: Sendable {
         case ("POST", "/v1/auth/mfa/verify"), ("POST", "/v1/auth/passkey/verify"):
             // The core's own body, less `transport`; its fields are the core route's to check.
             var body = try Self.reader(request)
-            let transport = try Self.transport(&body)
+            let transport = try Self.transport(&body, request, profile)
             try body.finish()
             guard case .object(var core) = try BodyReader.parse(request.body) else { throw ServiceError.invalidJSON }
             core["transport"] = nil
@@ -199,9 +199,19 @@ struct SessionObjectEdge: Sendable {
         return try BodyReader(parsed: BodyReader.parse(request.body))
     }
 
-    private static func transport(_ body: inout BodyReader) throws -> Transport {
+    /// The sign-in's transport. A sign-in that sets the cookie must come from one of the app's
+    /// `allowed_origins`, as every later state change with the cookie must: otherwise any page
+    /// could sign a visitor's browser in to an account of its choosing (login CSRF), whether or
+    /// not the browser held a cookie before.
+    private static func transport(_ body: inout BodyReader, _ request: HTTPRequest, _ profile: ClientProfile) throws
+        -> Transport {
         let value = body.optionalString("transport", maxLength: 16) { Transport(rawValue: $0) == nil ? "must be cookie or bearer" : nil }
-        return value.string.flatMap(Transport.init) ?? .bearer
+        let transport = value.string.flatMap(Transport.init) ?? .bearer
+        if transport == .cookie {
+            guard let origin = request.header("origin").flatMap(ClientProfile.normalizedOrigin),
+                  profile.allowedOrigins.contains(origin) else { throw ServiceError.originNotAllowed }
+        }
+        return transport
     }
 
     static func data(_ response: HTTPResponse) -> JSONValue? {
