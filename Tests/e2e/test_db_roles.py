@@ -178,6 +178,20 @@ def test_the_mailer_cannot_read_users_or_sessions(stack, populated):
     assert_allowed(mailer, "SELECT count(*) FROM app_mail_settings")
 
 
+def test_the_mailer_sees_only_the_send_hooks(stack, populated):
+    """Row security on app_auth_hooks (migration 0048): the mailer reads the send_email and
+    send_sms hooks it asks, never a before_* hook's sealed secret; the token worker reads all."""
+    app_id = populated["app"]["app_id"]
+    for kind in ("before_token", "send_email"):
+        assert stack.ctl("hooks", "set", app_id, kind, "--url", f"https://hooks.example.com/{kind}").returncode == 0
+    where = f"WHERE app_id = {db_tools.literal(app_id)} ORDER BY kind"
+    mailer = stack.db_urls["identity-mailer-worker"]
+    assert assert_allowed(mailer, f"SELECT kind FROM app_auth_hooks {where}") == [["send_email"]]
+    assert assert_allowed(mailer, f"SELECT count(*) FROM app_auth_hooks WHERE kind = 'before_token'") == [["0"]]
+    worker = stack.db_urls["identity-token-worker"]
+    assert assert_allowed(worker, f"SELECT kind FROM app_auth_hooks {where}") == [["before_token"], ["send_email"]]
+
+
 def test_the_other_roles_see_only_what_they_use(stack, populated):
     urls = stack.db_urls
     # The provider worker: provider settings, nonces, Apple's token on an identity; no users.
