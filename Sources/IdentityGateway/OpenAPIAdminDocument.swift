@@ -171,7 +171,7 @@ enum OpenAPIAdminDocument {
       },
       "schemas": {
         "AppSettingsUpdate": {
-          "type": "object", "description": "Only what is sent changes; null clears a text setting",
+          "type": "object", "description": "Only what is sent changes; null clears a text setting; a name that is no setting is refused (422 at body.NAME)",
           "examples": [{"access_token_ttl": 900, "google_client_ids": ["1234567890-abc.apps.googleusercontent.com"], "allowed_origins": ["https://app.example.com"], "rate_limits": {"sign_in_per_ip": "200/1m"}}],
           "properties": {
             "access_token_ttl": {"type": "integer", "minimum": 300, "maximum": 86400},
@@ -217,7 +217,8 @@ enum OpenAPIAdminDocument {
             "sms_auth_token": {"type": ["string", "null"], "maxLength": 256, "description": "Stored sealed, never shown (sms_auth_token_set)"},
             "sms_from": {"type": ["string", "null"], "maxLength": 32, "description": "E.164 sender number or alphanumeric sender id"},
             "sms_messaging_service_sid": {"type": ["string", "null"], "maxLength": 256}
-          }
+          },
+          "additionalProperties": false
         },
         "Roles": {"type": "array", "maxItems": 50, "items": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$"}},
         "CustomClaims": {"type": "object", "description": "Under 1 KiB as JSON; no reserved claim name (iss, sub, aud, exp, iat, jti, sid, amr, roles, email, …). In the next access token."}

@@ -69,6 +69,15 @@ def test_bad_apple_key_and_shapes_are_refused(client, app):
                               "body.default_metadata"])
 
 
+def test_a_misspelt_setting_is_refused_by_name_and_nothing_changes(client, app):
+    before = admin(client, app, "GET", "/v1/admin/settings").data
+    resp = admin(client, app, "PATCH", "/v1/admin/settings",
+                 {"access_token_ttl": 600, "googel_client_ids": ["a.apps.googleusercontent.com"], "app_id": "x"})
+    problem = assert_problem(resp, 422, "auth/validation-failed", locations=["body.app_id", "body.googel_client_ids"])
+    assert {e["message"] for e in problem["errors"]} == {"is not a setting"}, problem
+    assert admin(client, app, "GET", "/v1/admin/settings").data == before
+
+
 def test_default_metadata_for_new_users(client, app):
     resp = admin(client, app, "PATCH", "/v1/admin/settings",
                  {"default_metadata": {"app_metadata": {"plan": "free"}, "user_metadata": {"locale": "en"}}})

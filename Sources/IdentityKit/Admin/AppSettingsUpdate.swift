@@ -194,15 +194,22 @@ public struct AppSettingsUpdate: Sendable {
         guard case .object(let fields) = body else {
             return (update, [.init(location: "body", message: "must be a JSON object")])
         }
+        // Every name read below is a setting; a name none of them reads is refused (a misspelt
+        // setting must not be answered 200 and dropped).
+        var read: Set<String> = []
+        func field(_ key: String) -> JSONValue? {
+            read.insert(key)
+            return fields[key]
+        }
         func integer(_ key: String) -> Int? {
-            guard let value = fields[key], value != .null else { return nil }
+            guard let value = field(key), value != .null else { return nil }
             guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e12 else {
                 problems.append(.init(location: "body.\(key)", message: "must be an integer")); return nil
             }
             return Int(number)
         }
         func text(_ key: String) -> String? {
-            guard let value = fields[key] else { return nil }
+            guard let value = field(key) else { return nil }
             if value == .null { return "" }
             guard case .string(let string) = value, !string.utf8.contains(0) else {
                 problems.append(.init(location: "body.\(key)", message: "must be a string")); return nil
@@ -210,7 +217,7 @@ public struct AppSettingsUpdate: Sendable {
             return string
         }
         func list(_ key: String) -> [String]? {
-            guard let value = fields[key] else { return nil }
+            guard let value = field(key) else { return nil }
             if value == .null { return [] }
             guard case .array(let items) = value else {
                 problems.append(.init(location: "body.\(key)", message: "must be a list of strings")); return nil
@@ -225,7 +232,7 @@ public struct AppSettingsUpdate: Sendable {
             return out
         }
         func strings(_ key: String) -> [String: String] {
-            guard let value = fields[key], value != .null else { return [:] }
+            guard let value = field(key), value != .null else { return [:] }
             guard case .object(let object) = value else {
                 problems.append(.init(location: "body.\(key)", message: "must be an object of strings")); return [:]
             }
@@ -248,7 +255,7 @@ public struct AppSettingsUpdate: Sendable {
         update.appleKeyId = text("apple_key_id")
         update.applePrivateKeyPEM = text("apple_private_key").flatMap { $0.isEmpty ? nil : $0 }
         update.firebaseProjectId = text("firebase_project_id")
-        if let value = fields["firebase_trust_email_verified"], value != .null {
+        if let value = field("firebase_trust_email_verified"), value != .null {
             if case .bool(let flag) = value { update.firebaseTrustEmailVerified = flag } else {
                 problems.append(.init(location: "body.firebase_trust_email_verified", message: "must be true or false"))
             }
@@ -258,7 +265,7 @@ public struct AppSettingsUpdate: Sendable {
         update.apnsTopic = text("apns_topic")
         update.apnsPrivateKeyPEM = text("apns_private_key").flatMap { $0.isEmpty ? nil : $0 }
         update.fcmServiceAccountJSON = text("fcm_service_account").flatMap { $0.isEmpty ? nil : $0 }
-        if let value = fields["security_alerts"], value != .null {
+        if let value = field("security_alerts"), value != .null {
             if case .bool(let flag) = value { update.securityAlerts = flag } else {
                 problems.append(.init(location: "body.security_alerts", message: "must be true or false"))
             }
@@ -269,8 +276,8 @@ public struct AppSettingsUpdate: Sendable {
         update.mailTemplates = strings("mail_templates")
         update.defaultLocale = text("default_locale")
         update.rateLimits = strings("rate_limits")
-        if let metadata = fields["default_metadata"], metadata != .null { update.defaultMetadata = metadata }
-        update.sms = SmsSettingsUpdate.parse(fields, problems: &problems, text: text)
+        if let metadata = field("default_metadata"), metadata != .null { update.defaultMetadata = metadata }
+        update.sms = SmsSettingsUpdate.parse(field, problems: &problems, text: text)
         update.profile = text("profile").flatMap { $0.isEmpty ? nil : $0 }
         update.domains = list("domains")
         update.pathPrefix = text("path_prefix")
@@ -279,13 +286,16 @@ public struct AppSettingsUpdate: Sendable {
         update.webauthnRpId = text("webauthn_rp_id").flatMap { $0.isEmpty ? nil : $0 }
         update.webauthnOrigins = list("webauthn_origins")
         update.webauthnRpName = text("webauthn_rp_name")
-        if let value = fields["webauthn_require_uv"], value != .null {
+        if let value = field("webauthn_require_uv"), value != .null {
             if case .bool(let flag) = value { update.webauthnRequireUV = flag } else {
                 problems.append(.init(location: "body.webauthn_require_uv", message: "must be true or false"))
             }
         }
         update.jwksCacheSeconds = integer("jwks_cache_seconds")
         update.failedSignInAuditThreshold = integer("failed_sign_in_audit_threshold")
+        for name in fields.keys.sorted() where !read.contains(name) {
+            problems.append(.init(location: "body.\(name)", message: "is not a setting"))
+        }
         return (update, problems)
     }
 }

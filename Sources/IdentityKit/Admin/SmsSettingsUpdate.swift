@@ -61,10 +61,11 @@ public struct SmsSettingsUpdate: Sendable {
     }
 
     /// The `sms_*` fields of an admin API body.
-    static func parse(_ fields: [String: JSONValue], problems: inout [ServiceError.FieldProblem],
+    /// `field(name)`: the body's value of `name` (the caller counts which names were read).
+    static func parse(_ field: (String) -> JSONValue?, problems: inout [ServiceError.FieldProblem],
                       text: (String) -> String?) -> SmsSettingsUpdate {
         var update = SmsSettingsUpdate()
-        if let value = fields["sms_allowed_calling_codes"], value != .null {
+        if let value = field("sms_allowed_calling_codes"), value != .null {
             var codes: [Int] = []
             if case .array(let items) = value {
                 for item in items {
@@ -81,10 +82,10 @@ public struct SmsSettingsUpdate: Sendable {
             } else {
                 problems.append(.init(location: "body.sms_allowed_calling_codes", message: "must be a list of calling codes"))
             }
-        } else if fields["sms_allowed_calling_codes"] == .null {
+        } else if field("sms_allowed_calling_codes") == .null {
             update.allowedCallingCodes = []
         }
-        if let value = fields["sms_breaker_hourly"], value != .null {
+        if let value = field("sms_breaker_hourly"), value != .null {
             if case .number(let number) = value, number.rounded() == number, abs(number) < 1e12 {
                 update.breakerHourly = Int(number)
             } else {
