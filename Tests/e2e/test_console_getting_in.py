@@ -63,7 +63,7 @@ def test_an_invitee_makes_their_account_from_the_link_and_lands_in_the_app(stack
     page = client.get(link, headers={"X-Forwarded-For": ip})
     html = page.body.decode()
     assert page.status == 200 and 'id="accept-invitation"' in html, page
-    assert app["name"] in html and invitee in html and ">admin<" in html, html
+    assert app["name"] in html and invitee in html and '<strong class="role">admin</strong>' in html, html
     assert (page.header("Content-Security-Policy") or "").startswith("default-src 'self'"), page.headers
 
     weak = post_form(client, gateway, "/console/invitation", {"token": token_of(link), "password": "short"}, ip)
@@ -80,10 +80,14 @@ def test_an_invitee_makes_their_account_from_the_link_and_lands_in_the_app(stack
 
     accepted = post_form(client, gateway, "/console/invitation", {"token": token_of(link), "password": PASSWORD}, ip)
     assert accepted.status == 303, accepted
-    assert accepted.header("Location") == f"/console/apps/{app['app_id']}/settings", accepted.headers
+    assert accepted.header("Location") == f"/console/apps/{app['app_id']}/connect", accepted.headers
     cookie = accepted.header("Set-Cookie").split(";", 1)[0]
     landed = client.get(accepted.header("Location"), headers={"Cookie": cookie, "X-Forwarded-For": ip})
-    assert landed.status == 200 and app["name"] in landed.body.decode(), landed
+    html = landed.body.decode()
+    assert landed.status == 200 and app["name"] in html, landed
+    # The Connect page: the app key and where a backend verifies tokens, copy-ready.
+    assert f'<code id="app-key">{app["app_key"]}</code>' in html, html
+    assert f'/v1/apps/{app["app_id"]}/jwks.json</code>' in html and 'id="snippet-curl"' in html, html
     [[verified]] = db_tools.rows(f"select email_verified from users where app_id = {db_tools.literal(console['app_id'])} "
                                  f"and email = {db_tools.literal(invitee)}")
     assert verified == "t"
@@ -224,17 +228,18 @@ def test_in_a_browser_the_mailed_link_makes_the_account_and_lands_in_the_app(
     browser.open(gateway + link)
     wait_for(browser, lambda: find(browser, "#accept-invitation"), "no invitation form")
     assert app["name"] in text(browser) and invitee in text(browser), text(browser)
-    shot(browser, "20-invitation")
+    shot(browser, "40-invitation")
     find(browser, "#password")[0].send_keys("password")  # long enough for the browser, too common for us
     submit(browser, "#accept")
     assert "Not accepted" in text(browser), text(browser)
-    shot(browser, "21-invitation-weak-password")
+    shot(browser, "41-invitation-weak-password")
     find(browser, "#password")[0].send_keys(PASSWORD)
     submit(browser, "#accept")
-    wait_for(browser, lambda: browser.driver.current_url.endswith(f"/console/apps/{app['app_id']}/settings"),
+    wait_for(browser, lambda: browser.driver.current_url.endswith(f"/console/apps/{app['app_id']}/connect"),
              "not landed on the invited app")
     assert invitee in text(browser), text(browser)  # signed in: the header names the account
-    shot(browser, "22-invitation-landed")
+    assert find(browser, "#app-key")[0].text == app["app_key"]  # the one value a client needs
+    shot(browser, "42-invitation-landed")
     browser.open(gateway + link)
     wait_for(browser, lambda: find(browser, "#invitation-ended"), "the used link did not say so")
-    shot(browser, "23-invitation-used")
+    shot(browser, "43-invitation-used")

@@ -72,6 +72,9 @@ extension ConsoleSite {
         details { margin-top: 8px; }
         img.qr { display: block; width: 200px; height: 200px; margin: 8px 0; }
         ul.codes { columns: 2; font-size: 15px; }
+        /* The Connect page: values and snippets to copy, inside the page's width (long lines scroll in their box). */
+        #connect code { user-select: all; word-break: break-all; }
+        pre.snippet { overflow-x: auto; max-width: 100%; margin: 0 0 16px; font-size: 13px; background: #f6f7f9; padding: 8px 10px; border-radius: 4px; }
         """#)
 
     /// web/console/console.js

@@ -37,6 +37,16 @@ struct ConsoleGettingIn {
         return site.commands.send(command, expecting: AdminV1.ConsoleInvitation.self, appId: app.id,
                                   request: Self.anonymous(request), render: Self.carry)
             .flatMap { response in
+                if response.status == 422 {
+                    // The password refused: the form again, with what the link offers and why.
+                    let (message, fields) = ConsoleSite.problem(response)
+                    return site.commands.send(AdminV1.ReadConsoleInvitation(token: token),
+                                              expecting: AdminV1.ConsoleInvitation.self, appId: app.id,
+                                              request: Self.anonymous(request), render: Self.carry)
+                        .flatMap { read in
+                            .now(Self.invitationForm(Self.invitation(read), token: token, errors: fields, message: message))
+                        }
+                }
                 guard response.status == 200, let invitation = Self.invitation(response) else {
                     return .now(Self.invitationPage(response, token: token))
                 }
@@ -83,7 +93,7 @@ struct ConsoleGettingIn {
         var body = "<section class=\"card signin\"><h1>Join the console</h1>"
         if let invitation {
             body += "<p id=\"invitation\">You are invited to <strong>\(ConsoleHTML.escape(invitation.appName))</strong> as "
-                + "<span class=\"badge role\">\(ConsoleHTML.escape(invitation.role))</span>, "
+                + "<strong class=\"role\">\(ConsoleHTML.escape(invitation.role))</strong>, "
                 + "for <strong>\(ConsoleHTML.escape(invitation.email))</strong>.</p>"
         }
         if let message { body += ConsoleHTML.notice("error", "Not accepted: " + message) }
@@ -123,7 +133,7 @@ struct ConsoleGettingIn {
     }
 
     /// Signed in with the new password: the cookie goes to the browser with the invited app's
-    /// page, or the Account page when the console needs two-step verification set up first.
+    /// Connect page (its key and how to reach it), or the Account page when the console needs two-step verification set up first.
     private static func landing(_ response: HTTPResponse, invitation: AdminV1.ConsoleInvitation, site: ConsoleSite) -> HTTPResponse {
         guard response.status == 200 else {
             let (message, _) = ConsoleSite.problem(response)
@@ -133,7 +143,7 @@ struct ConsoleGettingIn {
         let cookies = response.headers.filter { $0.0.lowercased() == "set-cookie" }
         let mustSetUpTwoStep = (try? site.console.requiresStrongSignIn()) ?? true
         return ConsoleSite.redirect(mustSetUpTwoStep ? "/console/account"
-                                        : "/console/apps/\(ConsoleHTML.component(invitation.appId))/settings", headers: cookies)
+                                        : "/console/apps/\(ConsoleHTML.component(invitation.appId))/connect", headers: cookies)
     }
 
     // MARK: - password reset

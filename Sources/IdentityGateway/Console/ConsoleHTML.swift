@@ -28,7 +28,7 @@ enum ConsoleHTML {
         var nav = ""
         if let app {
             let base = "/console/apps/\(component(app.id))"
-            let tabs = [("settings", "Settings"), ("users", "Users"), ("keys", "Keys"), ("webhooks", "Webhooks"), ("members", "Members"),
+            let tabs = [("connect", "Connect"), ("settings", "Settings"), ("users", "Users"), ("keys", "Keys"), ("webhooks", "Webhooks"), ("members", "Members"),
                         ("audit", "Audit log")].map { slug, label in
                 "<a href=\"\(base)/\(slug)\"\(slug == app.tab ? " class=\"current\" aria-current=\"page\"" : "")>\(label)</a>"
             }.joined()

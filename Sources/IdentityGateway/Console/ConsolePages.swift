@@ -51,7 +51,7 @@ enum ConsolePages {
     static func apps(_ user: ConsoleSite.Session) -> String {
         let rows = user.memberships.map { membership in
             let base = "/console/apps/\(ConsoleHTML.component(membership.appId))"
-            return "<tr><td><a href=\"\(base)/settings\">\(ConsoleHTML.escape(membership.appName))</a></td>"
+            return "<tr><td><a href=\"\(base)/connect\">\(ConsoleHTML.escape(membership.appName))</a></td>"
                 + "<td><code>\(ConsoleHTML.escape(membership.appId))</code></td>"
                 + "<td><span class=\"badge\">\(membership.role.rawValue)</span></td>"
                 + "<td><a href=\"\(base)/settings\">Settings</a> · <a href=\"\(base)/users\">Users</a></td></tr>"

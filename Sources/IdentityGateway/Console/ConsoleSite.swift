@@ -209,6 +209,11 @@ final class ConsoleSite: Sendable {
             return try ConsoleSettings(site: self).save(found[1], request, user: user, membership: membership,
                                                          form: try checkedForm(request, user: user))
         }
+        if method == "GET", let found = path("apps", "*", "connect") {
+            let (user, membership) = try member(request, appId: found[0])
+            guard let app = try apps.app(id: membership.appId) else { throw Refusal.notFound }
+            return .now(Self.html(ConsoleConnect.page(user: user, membership: membership, app: app)))
+        }
         if method == "GET", let found = path("apps", "*", "users") {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleUsers(site: self).list(request, user: user, membership: membership)))
