@@ -144,6 +144,10 @@ public final class AMQPLink: Sendable {
 
     public var isConnected: Bool { state.withLock { $0.connected } }
 
+    /// Whether a message delivered on connection `generation` can still be acked: that
+    /// connection is the live one. Once it is gone, the broker has put the message back.
+    public func isCurrent(generation: Int) -> Bool { state.withLock { $0.connected && $0.generation == generation } }
+
     /// Whether the link connected within `timeout` seconds (polled: only start-up waits on it).
     public func waitUntilConnected(timeout: Double) -> Bool {
         let deadline = DispatchTime.now() + timeout

@@ -70,6 +70,7 @@ public final class CommandConsumer: Sendable {
         self.name = name
         let workQueue = CommandThreads(name: "\(name)-commands", count: concurrency + outboundWaits)
         let slots = outboundWaits > 0 ? WorkerSlots(count: concurrency) : nil
+        let sameCommand = SameCommandGate()
         self.workQueue = workQueue
         let linkBox = LinkBox()
         let link = try AMQPLink(url: url, name: name, heartbeatSeconds: heartbeatSeconds, setup: { channel in
@@ -104,10 +105,23 @@ public final class CommandConsumer: Sendable {
                 ServiceMetrics.inFlight.add(1, name)
                 if message.redelivered { ServiceMetrics.redeliveries.inc(name, ServiceMetrics.commandType(message.type)) }
                 // Every line the handler logs carries the request id that came with the command.
-                let reply = Log.withRequestId(message.requestId) {
+                // A command that waited for a slot past the end of the connection it came on is
+                // not run: the broker has handed it out again (as redelivered, which the flows
+                // answer from what the first run committed), and two copies must not run at once.
+                let current = { link.isCurrent(generation: message.linkGeneration) }
+                let ran: Reply? = Log.withRequestId(message.requestId) {
                     CommandDeadline.run(expirationMilliseconds: message.expirationMilliseconds) {
-                        slots.map { $0.run { handler(message) } } ?? handler(message)
+                        sameCommand.run(message.messageId) {
+                            guard let slots else { return current() ? handler(message) : nil }
+                            return slots.run { current() ? handler(message) : nil }
+                        }
                     }
+                }
+                guard let reply = ran else {
+                    ServiceMetrics.inFlight.add(-1, name)
+                    Log.info("command not run: its connection was lost while it waited; the broker redelivers it",
+                             ["request_id": message.requestId, "consumer": name, "type": message.type])
+                    return
                 }
                 for var followUp in reply.followUps {
                     // The request id travels on, to the mailer's (or the next worker's) lines.
