@@ -103,7 +103,24 @@ pg_running() { [[ -f $PGDATA_DIR/PG_VERSION ]] && as_user postgres "$PG_BIN/pg_c
 
 pg_psql() { PGOPTIONS="-c client_min_messages=warning" "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres "$@"; }
 
+# The services listen inside the kernel's ephemeral port range (32768-60999 by default): while
+# one is stopped (a restart in the tests), any process's outgoing connection may be given its
+# port as the local end, and the service then cannot listen on it again until that connection
+# closes. Reserved ports are never handed out that way. Root only (a no-op elsewhere, or where
+# /proc/sys is read-only).
+reserve_ports() {
+    local file=/proc/sys/net/ipv4/ip_local_reserved_ports current p
+    [[ -w $file ]] || return 0
+    current=$(cat "$file" 2>/dev/null) || return 0
+    for p in "$@"; do
+        [[ ",$current," == *",$p,"* ]] && continue
+        current=${current:+$current,}$p
+    done
+    echo "$current" >"$file" 2>/dev/null || true
+}
+
 pg_start() {
+    reserve_ports "$PG_PORT"
     PG_BIN=$(pg_bin)
     "${SUDO[@]}" install -d -o postgres -g postgres -m 0755 "$PG_DIR" "$PG_SOCK"
     if [[ ! -f $PGDATA_DIR/PG_VERSION ]]; then
@@ -299,6 +316,7 @@ rmq_wait_port() {
 }
 
 rmq_start() {
+    reserve_ports "$AMQP_PORT" "$AMQP_DIST_PORT"
     rmq_ensure_cookie
     rmq_prepare
     if rmq_up; then

@@ -108,19 +108,33 @@ public final class CommandConsumer: Sendable {
                 // A command that waited for a slot past the end of the connection it came on is
                 // not run: the broker has handed it out again (as redelivered, which the flows
                 // answer from what the first run committed), and two copies must not run at once.
+                // Nor does one that waited for a slot into a stop: it goes back to the queue at
+                // once, for another worker, and the drain waits only for what runs.
                 let current = { link.isCurrent(generation: message.linkGeneration) }
+                var handedBack = false
                 let ran: Reply? = Log.withRequestId(message.requestId) {
                     CommandDeadline.run(expirationMilliseconds: message.expirationMilliseconds) {
                         sameCommand.run(message.messageId) {
                             guard let slots else { return current() ? handler(message) : nil }
-                            return slots.run { current() ? handler(message) : nil }
+                            return slots.run {
+                                guard current() else { return nil }
+                                guard !commands.isStopping else {
+                                    handedBack = true
+                                    return nil
+                                }
+                                return handler(message)
+                            }
                         }
                     }
                 }
                 guard let reply = ran else {
                     ServiceMetrics.inFlight.add(-1, name)
-                    Log.info("command not run: its connection was lost while it waited; the broker redelivers it",
-                             ["request_id": message.requestId, "consumer": name, "type": message.type])
+                    if handedBack {
+                        link.send(.requeue(deliveryTag: message.deliveryTag, linkGeneration: message.linkGeneration))
+                    } else {
+                        Log.info("command not run: its connection was lost while it waited; the broker redelivers it",
+                                 ["request_id": message.requestId, "consumer": name, "type": message.type])
+                    }
                     return
                 }
                 for var followUp in reply.followUps {
