@@ -5,44 +5,20 @@ IDENTITY_ALLOW_INSECURE_OUTBOUND=1 so the receiver may listen on loopback over p
 
 import json
 import os
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-ANSWER = json.dumps({"action": "allow", "claims": {"plan": "bench"}}).encode()
+from hook_receiver import Receiver
+
+ANSWER = {"action": "allow", "claims": {"plan": "bench"}}
 DELAY_SECONDS = 0.005
-CALLS = [0]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # Headers and body go out in two writes: without this, Nagle holds the second until the
-    # service's delayed ACK (40 ms) on a kept-alive connection.
-    disable_nagle_algorithm = True
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        CALLS[0] += 1  # one handler thread at a time may race here: a count to show calls happen, not an exact one
-        time.sleep(DELAY_SECONDS)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(ANSWER)))
-        self.end_headers()
-        self.wfile.write(ANSWER)
-
-    def log_message(self, *args):
-        pass
 
 
 def measure(stack, plain, base, seconds, cores, smoke, sign_up, wrk, refresh_tokens, limit_flags, sign_in_connections):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    receiver = Receiver(DELAY_SECONDS, ANSWER)
     try:
         hooked = json.loads(stack.ctl("apps", "create", "--name", "bench-hook"))
         stack.ctl("apps", "settings", hooked["app_id"], *limit_flags("1000000000/1s"))
         stack.ctl("hooks", "set", hooked["app_id"], "before_token", "--url",
-                  "http://127.0.0.1:%d/hook" % server.server_address[1], "--timeout-ms", "2000")
+                  receiver.url, "--timeout-ms", "2000")
         connections = 32 if not smoke else 4
         users = {}
         for label, app in (("hook", hooked), ("none", plain)):
@@ -61,11 +37,10 @@ def measure(stack, plain, base, seconds, cores, smoke, sign_up, wrk, refresh_tok
                                                  sign_in_connections(cores), 2,
                                                  {"BENCH_APP_KEY": app["app_key"], "BENCH_EMAIL": email,
                                                   "BENCH_PASSWORD": password}))
-        out["hook_calls"] = CALLS[0]
+        out["hook_calls"] = receiver.calls
         return out
     finally:
-        server.shutdown()
-        server.server_close()
+        receiver.stop()
 
 
 def report(cost):

@@ -15,55 +15,16 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from hook_receiver import Receiver
 
 LATE_SECONDS = 5.0
 NEVER_SECONDS = 3600.0  # holds the connection open and answers nothing while the bench runs
-ANSWER = json.dumps({"action": "allow"}).encode()
 # The noisy apps' own traffic, offered at the same pace in both conditions (an open loop: a
 # refresh every NOISE_INTERVAL per chain, NOISE_CHAINS chains per app), so that what differs
 # between them is the hooks alone: up to 80 refreshes a second per app.
 NOISE_CHAINS = 4
 NOISE_INTERVAL = 0.05
-
-
-class Receiver:
-    """A hook's backend that answers `{"action": "allow"}` after `delay` seconds."""
-
-    def __init__(self, delay):
-        self.calls = 0
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # Headers and body go out in two writes: without this, Nagle holds the second until
-            # the service's delayed ACK (40 ms) on a kept-alive connection.
-            disable_nagle_algorithm = True
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                receiver.calls += 1  # handler threads may race: a count to show calls came, not an exact one
-                time.sleep(delay)
-                try:
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(ANSWER)))
-                    self.end_headers()
-                    self.wfile.write(ANSWER)
-                except OSError:
-                    pass  # the service stopped waiting long ago
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = "http://127.0.0.1:%d/hook" % self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def measure(stack, plain, base, seconds, cores, smoke, sign_up, wrk, refresh_tokens, limit_flags, sign_in_connections,

@@ -6,7 +6,8 @@ import IdentityKit
 /// One call of an app's auth hook: the payload POSTed as JSON, signed per Standard Webhooks
 /// with the hook's secret, to a URL held to the outbound address rules at connect (as
 /// `OutboundHTTP.postForm(_:fields:policy:)` does), within the hook's timeout, no redirect
-/// followed, and an answer past 16 KiB refused. What the answer means is the caller's
+/// followed, and an answer past 16 KiB refused, without holding the worker's slot while it
+/// waits. What the answer means is the caller's
 /// (`AuthHook.parseAnswer`); here only whether one came.
 public struct AuthHookCall: Sendable {
     public let policy: OutboundAddressPolicy
@@ -40,9 +41,12 @@ public struct AuthHookCall: Sendable {
             return OutboundAddressPolicy.refusal(of: Array(UnsafeBufferPointer(start: address, count: length))) == nil ? 1 : 0
         }
         var response = ccurlshim_response()
-        let code = body.withCString { pointer in
-            ccurlshim_request_checked(url, pointer, body.utf8.count, lines, timeoutMilliseconds, check,
-                                      policy.allowInsecure ? 0 : 1, &response)
+        // A wait on the app's backend: the worker's slot is free meanwhile (`WorkerSlots`).
+        let code = WorkerSlots.waitingOutside {
+            body.withCString { pointer in
+                ccurlshim_request_checked(url, pointer, body.utf8.count, lines, timeoutMilliseconds, check,
+                                          policy.allowInsecure ? 0 : 1, &response)
+            }
         }
         defer { ccurlshim_free_response(&response) }
         let refused = withUnsafeBytes(of: response.refused_address) { raw in

@@ -43,11 +43,14 @@ public struct AuthHookClient: Sendable {
                     problem: (AuthHook.Answer) -> String? = { _ in nil }) throws -> AuthHook.Answer? {
         let started = DispatchTime.now().uptimeNanoseconds
         let failure: String
+        // The hook's timeout, within the caller's deadline too: a wait that would outlast it is
+        // cut short, so the failure policy still answers the caller.
+        let allowed = { CommandDeadline.bound(min(hook.timeoutMilliseconds, AuthHook.timeoutRange.upperBound)) }
         // Waiting for one of the app's spots holds no worker slot either, and never outlasts the
         // time the call itself could take.
         let admission = WorkerSlots.waitingOutside {
             fairness.admit(appId: appId, kind: hook.kind.rawValue, holdsConnection: holdsConnection,
-                           waitMilliseconds: CommandDeadline.bound(min(hook.timeoutMilliseconds, AuthHook.timeoutRange.upperBound)))
+                           waitMilliseconds: allowed())
         }
         switch admission {
         case .refused(let reason):
@@ -67,13 +70,10 @@ public struct AuthHookClient: Sendable {
             }
             do {
                 let secret = try seal.open(hook.secretSealed, appId: appId, kind: hook.kind)
-                // Within the caller's deadline too: a wait that would outlast it is cut short, so
-                // the failure policy still answers the caller.
-                let timeout = CommandDeadline.bound(min(hook.timeoutMilliseconds, AuthHook.timeoutRange.upperBound))
-                let outcome = timeout < 1 ? .failed("no time left before the caller's deadline") : WorkerSlots.waitingOutside {
-                    AuthHookCall(policy: .current).call(url: hook.url, secret: secret, kind: hook.kind, payload: payload,
-                                                        timeoutMilliseconds: timeout)
-                }
+                let timeout = allowed()  // what the wait for a spot left
+                let outcome: AuthHookCall.Outcome = timeout < 1 ? .failed("no time left before the caller's deadline")
+                    : AuthHookCall(policy: .current).call(url: hook.url, secret: secret, kind: hook.kind, payload: payload,
+                                                          timeoutMilliseconds: timeout)
                 switch outcome {
                 case .failed(let reason):
                     failure = reason

@@ -69,9 +69,13 @@ public struct OutboundHTTP: Sendable {
         }
         var response = ccurlshim_response()
         let lines = headers.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
-        let code = body.withCString { pointer in
-            ccurlshim_request_checked(url, pointer, body.utf8.count, lines,
-                                      timeoutMilliseconds, check, policy.allowInsecure ? 0 : 1, &response)
+        // A URL an app set waits on that app's host: the worker's slot is free meanwhile
+        // (`WorkerSlots`), so one app's slow API does not hold the others' commands.
+        let code = WorkerSlots.waitingOutside {
+            body.withCString { pointer in
+                ccurlshim_request_checked(url, pointer, body.utf8.count, lines,
+                                          timeoutMilliseconds, check, policy.allowInsecure ? 0 : 1, &response)
+            }
         }
         let refused = withUnsafeBytes(of: response.refused_address) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)

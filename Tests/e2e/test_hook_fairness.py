@@ -16,31 +16,9 @@ only its own app"), against receivers on loopback that answer late or never:
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
-
 from admin_tools import admin, audit_rows
-from hook_receiver import HookReceiver
-from identity_client import PASSWORD, assert_problem, random_client_ip, unique_email
-
-
-@pytest.fixture
-def receiver():
-    made = []
-
-    def make(**kw):
-        hook = HookReceiver(**kw)
-        made.append(hook)
-        return hook
-    yield make
-    for hook in made:
-        hook.stop()
-
-
-def save_hook(client, app, kind, hook, **settings):
-    resp = admin(client, app, "PUT", f"/v1/admin/hooks/{kind}", {"url": hook.url, **settings})
-    assert resp.status == 200, resp
-    hook.secret = resp.data["secret"] or hook.secret
-    return resp.data
+from identity_client import assert_problem, random_client_ip, unique_email
+from test_auth_hooks import receiver, save_hook  # noqa: F401 (fixture)
 
 
 def users(client, app, count):

@@ -8,15 +8,17 @@ import IdentityKit
 /// shown once, by its rotation (Keys).
 enum ConsoleConnect {
     static func page(user: ConsoleSite.Session, membership: ConsoleStore.Membership, app: AppRecord) -> String {
-        let suffix = "/v1/apps/" + app.id
-        let base = app.issuer.hasSuffix(suffix) ? String(app.issuer.dropLast(suffix.count)) : app.issuer
+        // The discovery document's own values, so this page and `/.well-known/…` never differ.
+        let base = DiscoveryRoutes.baseURL(of: app)
+        let metadata = DiscoveryRoutes.metadata(of: app)
+        let jwks: String = if case .string(let uri)? = metadata["jwks_uri"] { uri } else { "" }
         let rows: [(String, String, String)] = [
             ("app-id", "App id", app.id),
             ("app-key", "App key (X-App-Key; public, it ships in your clients)", app.appKey),
             ("base-url", "API base URL", base),
             ("issuer", "Issuer (the tokens' iss)", app.issuer),
-            ("jwks", "JWKS (verify access tokens offline)", app.issuer + "/jwks.json"),
-            ("discovery", "Discovery (RFC 8414)", base + "/.well-known/oauth-authorization-server" + suffix),
+            ("jwks", "JWKS (verify access tokens offline)", jwks),
+            ("discovery", "Discovery (RFC 8414)", DiscoveryRoutes.metadataURL(of: app)),
             ("openid", "Discovery (OpenID Connect's path)", app.issuer + "/.well-known/openid-configuration"),
         ]
         var html = "<h1>Connect</h1><p class=\"hint\">What your clients and your backend need to reach "

@@ -182,7 +182,7 @@ struct ConsoleGettingIn {
     func sendResetCode(_ request: HTTPRequest, form: [String: String]) throws -> RouteResult {
         let (app, _) = try site.consoleApp()
         let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
-        return ConsoleSignIn(site: site).call("/v1/auth/password/forgot", body: .object(["email": .string(email)]),
+        return ConsoleSignIn(site: site).call(DeclaredOperation.forgotPassword.pattern, body: .object(["email": .string(email)]),
                                               app: app, request: request)
             .flatMap { response in
                 if (200..<300).contains(response.status) { return .now(Self.resetCodePage(email: email)) }
@@ -196,7 +196,7 @@ struct ConsoleGettingIn {
         let email = form["email"] ?? ""
         let body: JSONValue = .object(["email": .string(email), "code": .string((form["code"] ?? "").trimmingCharacters(in: .whitespaces)),
                                        "password": .string(form["password"] ?? "")])
-        return ConsoleSignIn(site: site).call("/v1/auth/password/reset", body: body, app: app, request: request)
+        return ConsoleSignIn(site: site).call(DeclaredOperation.resetPassword.pattern, body: body, app: app, request: request)
             .flatMap { response in
                 guard (200..<300).contains(response.status) else {
                     let (message, fields) = ConsoleSite.problem(response)

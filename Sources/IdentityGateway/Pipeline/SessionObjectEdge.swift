@@ -167,10 +167,7 @@ struct SessionObjectEdge: Sendable {
     private func cookieAsBearer(_ request: HTTPRequest, profile: ClientProfile) throws -> HTTPRequest {
         guard request.header("authorization") == nil,
               let token = request.header("cookie").flatMap(Self.sessionCookie) else { return request }
-        if !["GET", "HEAD", "OPTIONS"].contains(request.method) {
-            guard let origin = request.header("origin").flatMap(ClientProfile.normalizedOrigin),
-                  profile.allowedOrigins.contains(origin) else { throw ServiceError.originNotAllowed }
-        }
+        if !["GET", "HEAD", "OPTIONS"].contains(request.method) { try Self.requireAllowedOrigin(request, profile) }
         var headers = request.headers
         headers["authorization"] = "Bearer " + token
         return HTTPRequest(method: request.method, path: request.path, headers: headers, body: request.body,
@@ -207,11 +204,15 @@ struct SessionObjectEdge: Sendable {
         -> Transport {
         let value = body.optionalString("transport", maxLength: 16) { Transport(rawValue: $0) == nil ? "must be cookie or bearer" : nil }
         let transport = value.string.flatMap(Transport.init) ?? .bearer
-        if transport == .cookie {
-            guard let origin = request.header("origin").flatMap(ClientProfile.normalizedOrigin),
-                  profile.allowedOrigins.contains(origin) else { throw ServiceError.originNotAllowed }
-        }
+        if transport == .cookie { try requireAllowedOrigin(request, profile) }
         return transport
+    }
+
+    /// The request's `Origin` is one of the app's `allowed_origins` (403 otherwise): what stands
+    /// in for a CSRF token wherever the cookie is set or used.
+    private static func requireAllowedOrigin(_ request: HTTPRequest, _ profile: ClientProfile) throws {
+        guard let origin = request.header("origin").flatMap(ClientProfile.normalizedOrigin),
+              profile.allowedOrigins.contains(origin) else { throw ServiceError.originNotAllowed }
     }
 
     static func data(_ response: HTTPResponse) -> JSONValue? {

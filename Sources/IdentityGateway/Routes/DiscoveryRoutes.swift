@@ -32,8 +32,7 @@ struct DiscoveryRoutes: DiscoveryApiHandlers {
     /// type; no ID token, hence nothing of OpenID Connect. The endpoints are under the issuer's
     /// own origin and base path (the issuer is `{base}/v1/apps/{app_id}`).
     static func metadata(of app: AppRecord) -> JSONValue {
-        let suffix = "/v1/apps/" + app.id
-        let base = app.issuer.hasSuffix(suffix) ? String(app.issuer.dropLast(suffix.count)) : app.issuer
+        let base = baseURL(of: app)
         let clientAuth: JSONValue = ["client_secret_basic", "client_secret_post"]
         return .object([
             "issuer": .string(app.issuer),
@@ -45,6 +44,17 @@ struct DiscoveryRoutes: DiscoveryApiHandlers {
             "revocation_endpoint_auth_methods_supported": clientAuth,
             "service_documentation": .string(base + "/api/docs"),
         ])
+    }
+
+    /// The service's base URL as the app's issuer (`{base}/v1/apps/{app_id}`) carries it.
+    static func baseURL(of app: AppRecord) -> String {
+        let suffix = "/v1/apps/" + app.id
+        return app.issuer.hasSuffix(suffix) ? String(app.issuer.dropLast(suffix.count)) : app.issuer
+    }
+
+    /// Where RFC 8414 discovery finds the app's metadata: the issuer's path after the well-known prefix.
+    static func metadataURL(of app: AppRecord) -> String {
+        baseURL(of: app) + "/.well-known/oauth-authorization-server/v1/apps/" + app.id
     }
 
     /// The app the path names, resolved by the pipeline (404 when there is none).

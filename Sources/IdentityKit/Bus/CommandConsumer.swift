@@ -105,36 +105,25 @@ public final class CommandConsumer: Sendable {
                 ServiceMetrics.inFlight.add(1, name)
                 if message.redelivered { ServiceMetrics.redeliveries.inc(name, ServiceMetrics.commandType(message.type)) }
                 // Every line the handler logs carries the request id that came with the command.
-                // A command that waited for a slot past the end of the connection it came on is
-                // not run: the broker has handed it out again (as redelivered, which the flows
-                // answer from what the first run committed), and two copies must not run at once.
-                // Nor does one that waited for a slot into a stop: it goes back to the queue at
-                // once, for another worker, and the drain waits only for what runs.
-                let current = { link.isCurrent(generation: message.linkGeneration) }
-                var handedBack = false
-                let ran: Reply? = Log.withRequestId(message.requestId) {
+                let turn = Log.withRequestId(message.requestId) {
                     CommandDeadline.run(expirationMilliseconds: message.expirationMilliseconds) {
                         sameCommand.run(message.messageId) {
-                            guard let slots else { return current() ? handler(message) : nil }
-                            return slots.run {
-                                guard current() else { return nil }
-                                guard !commands.isStopping else {
-                                    handedBack = true
-                                    return nil
-                                }
-                                return handler(message)
-                            }
+                            Self.take(message, slots: slots, link: link, stopping: { commands.isStopping }, handler)
                         }
                     }
                 }
-                guard let reply = ran else {
+                let reply: Reply
+                switch turn {
+                case .ran(let answered):
+                    reply = answered
+                case .connectionLost:
                     ServiceMetrics.inFlight.add(-1, name)
-                    if handedBack {
-                        link.send(.requeue(deliveryTag: message.deliveryTag, linkGeneration: message.linkGeneration))
-                    } else {
-                        Log.info("command not run: its connection was lost while it waited; the broker redelivers it",
-                                 ["request_id": message.requestId, "consumer": name, "type": message.type])
-                    }
+                    Log.info("command not run: its connection was lost while it waited; the broker redelivers it",
+                             ["request_id": message.requestId, "consumer": name, "type": message.type])
+                    return
+                case .stopping:
+                    ServiceMetrics.inFlight.add(-1, name)
+                    link.send(.requeue(deliveryTag: message.deliveryTag, linkGeneration: message.linkGeneration))
                     return
                 }
                 for var followUp in reply.followUps {
@@ -161,6 +150,30 @@ public final class CommandConsumer: Sendable {
         })
         linkBox.link = link
         self.link = link
+    }
+
+    /// What became of a command handed to a worker thread.
+    private enum Turn {
+        case ran(Reply)
+        /// Its connection ended while it waited for a slot: the broker has handed it out again
+        /// (as redelivered, which the flows answer from what the first run committed), and two
+        /// copies must not run at once.
+        case connectionLost
+        /// A stop began while it waited for a slot: it goes back to the queue at once, for
+        /// another worker, and the drain waits only for what runs.
+        case stopping
+    }
+
+    /// Runs `message` in a slot (when the worker counts them), unless it can no longer be acked
+    /// or the worker is stopping by the time it gets one.
+    private static func take(_ message: BusMessage, slots: WorkerSlots?, link: AMQPLink, stopping: () -> Bool,
+                             _ handler: Handler) -> Turn {
+        func turn() -> Turn {
+            guard link.isCurrent(generation: message.linkGeneration) else { return .connectionLost }
+            if slots != nil, stopping() { return .stopping }
+            return .ran(handler(message))
+        }
+        return slots.map { $0.run(turn) } ?? turn()
     }
 
     public func start() { link.start() }

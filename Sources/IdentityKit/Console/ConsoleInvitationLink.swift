@@ -14,12 +14,10 @@ public enum ConsoleInvitationLink {
 
     public static func hash(_ token: String) -> [UInt8] { Digest.sha256("identity-console-invitation\u{0}" + token) }
 
-    /// Whether `token` has the shape `newToken` makes (43 base64url characters): anything else
-    /// is answered without a look into the store.
+    /// Whether `token` has the shape `newToken` makes (43 base64url characters, 32 bytes):
+    /// anything else is answered without a look into the store.
     public static func isWellFormed(_ token: String) -> Bool {
-        token.utf8.count == 43 && token.utf8.allSatisfy { byte in
-            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 45 || byte == 95
-        }
+        token.utf8.count == 43 && Base64URL.decode(token)?.count == 32
     }
 
     /// The link on the console's `origin` (scheme, host and port).

@@ -41,13 +41,14 @@ struct ConsoleInvitationAcceptance: Sendable {
                 return Self.answer(found, state: found.state, hasAccount: try verifiedAccount(consoleAppId, found.email, on: connection))
             }
             let account: String
-            if let existing = try users.find(appId: consoleAppId, email: found.email, on: connection), existing.emailVerified {
+            let existing = try users.find(appId: consoleAppId, email: found.email, on: connection)
+            if let existing, existing.emailVerified {
                 account = "existing"
             } else {
                 // The account was verified by someone else between the look and now: never here
                 // (a verified account stays verified), but a missing password must not pass.
                 guard let hash else { throw ServiceError.weakPassword("must be given") }
-                if let existing = try users.find(appId: consoleAppId, email: found.email, on: connection) {
+                if let existing {
                     try ownership.proved(existing, appId: consoleAppId, on: connection)
                     try users.setPassword(appId: consoleAppId, uid: existing.uid, hash: hash, on: connection)
                     try users.markEmailVerified(appId: consoleAppId, uid: existing.uid, on: connection)
