@@ -11,7 +11,7 @@ endif
 RUN_DIR ?= $(CURDIR)/.run
 export RUN_DIR
 
-.PHONY: deps services build proto proto-check generator-test api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check config-doc config-doc-check references-check lint image migrate run test stop bench bench-profile chaos cluster deploy-check clean
+.PHONY: deps services build proto proto-check generator-test api-reference api-reference-check phone-table phone-table-check breached-passwords breached-passwords-check gateway-secrets-check door-seams-check config-doc config-doc-check references-check lint image migrate run test stop bench bench-profile chaos cluster deploy-check clean
 
 deps:
 	scripts/deps.sh
@@ -61,6 +61,11 @@ breached-passwords-check: deps
 gateway-secrets-check:
 	python3 scripts/check-gateway-secrets.py
 
+# Each door that calls operations in-process (GraphQL) reaches the service through the typed
+# operation API only: its dependencies, imports and path literals (scripts/check-door-seams.py).
+door-seams-check:
+	python3 scripts/check-door-seams.py
+
 # docs/configuration.md's table of variables, generated from IdentityKit's one list of them
 # (tools/configdoc.py); the check also fails on a variable read in Sources/ but not listed.
 config-doc:
@@ -93,7 +98,7 @@ migrate: services build
 run: services build
 	scripts/run.sh
 
-test: services proto-check generator-test api-reference-check phone-table-check breached-passwords-check gateway-secrets-check config-doc-check references-check lint
+test: services proto-check generator-test api-reference-check phone-table-check breached-passwords-check gateway-secrets-check door-seams-check config-doc-check references-check lint
 	scripts/test.sh
 
 stop:

@@ -58,8 +58,12 @@ let package = Package(
         // writes a secret column (password, refresh-token, code or key hashes, sealed keys and
         // credentials), and nothing derives a key from the master key: `make test` fails when the
         // gateway's modules name such a column (scripts/check-gateway-secrets.py).
+        // What every module shares and needs nothing else for: JSON reading and writing,
+        // base64url, hex, text scanning, HTML escaping. Foundation only, no C library: the doors
+        // (GraphQL) and the operation API build on it without linking libpq or rabbitmq-c.
+        .target(name: "IdentityBasics"),
         .target(name: "IdentityKit",
-                dependencies: ["CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim",
+                dependencies: ["IdentityBasics", "CPostgres", "CRabbitMQ", "CRabbitMQShim", "COpenSSL", "COpenSSLShim",
                                "CMicroHTTPD", "CMicroHTTPDShim"]),
         // What reads or writes secret columns, and the secret-handling code behind it: password
         // hashing (Argon2id, imported bcrypt/scrypt/PBKDF2), TOTP and backup codes, the master key's
@@ -70,12 +74,19 @@ let package = Package(
         // worker and identityctl do; IdentityGateway must not (the same check fails if it does).
         .target(name: "IdentityCredentials",
                 dependencies: ["IdentityKit", "COpenSSL", "CArgon2", "CSodium", "CSodiumShim", "CCrypt"]),
+        // The typed operation API, generated from gateway.proto: one method per operation, run by
+        // a transport (the gateway's runs the route's whole pipeline). The doors build on it.
+        .target(name: "OperationAPI", dependencies: ["IdentityBasics"]),
+        // The GraphQL door (seed 003's schema): resolvers call the operation API, nothing else of
+        // the service (no store, no bus, no route table: `make test` checks its imports).
+        .target(name: "IdentityGraphQL", dependencies: ["GraphQL", "OperationAPI", "IdentityBasics"]),
         // GraphQL documents: lexer, parser, validation, executor, introspection (seed 003). No
-        // dependency on the service: the gateway gives it a schema with resolvers.
-        .target(name: "GraphQL"),
+        // dependency on the service (IdentityBasics for its JSON writing): a door gives it a
+        // schema with resolvers.
+        .target(name: "GraphQL", dependencies: ["IdentityBasics"]),
         // The HTTP gateway: routing, validation, reads, commands to workers. IdentityKit only, never
         // IdentityCredentials (see above).
-        .target(name: "IdentityGateway", dependencies: ["IdentityKit", "GraphQL", "CMicroHTTPD", "CMicroHTTPDShim"]),
+        .target(name: "IdentityGateway", dependencies: ["IdentityKit", "GraphQL", "OperationAPI", "IdentityGraphQL", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // The token worker: credentials and tokens.
         .target(name: "IdentityTokenWorker", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound", "CQRencode",
                                                            "WebAuthn"]),
@@ -105,13 +116,14 @@ let package = Package(
         .executableTarget(name: "identity-webhook-worker", dependencies: ["IdentityWebhookWorker"]),
         .executableTarget(name: "identityctl", dependencies: ["IdentityKit", "IdentityCredentials", "IdentityOutbound"]),
 
+        .testTarget(name: "IdentityBasicsTests", dependencies: ["IdentityBasics"]),
         .testTarget(name: "IdentityKitTests", dependencies: ["IdentityKit"]),
         // Password hashing, seals, TOTP and backup codes; the store tests (StoreTenancyTests,
         // StoreRolesTests: a real database, skipped without IDENTITY_TEST_DATABASE_URL).
         .testTarget(name: "IdentityCredentialsTests", dependencies: ["IdentityCredentials", "IdentityKit", "CArgon2"]),
         // IdentityCredentials for the fixtures only: creating apps and signing tokens as the token
         // worker would.
-        .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway", "IdentityCredentials"]),
+        .testTarget(name: "IdentityGatewayTests", dependencies: ["IdentityGateway", "IdentityCredentials", "OperationAPI", "IdentityGraphQL"]),
         .testTarget(name: "IdentityMailerWorkerTests", dependencies: ["IdentityMailerWorker", "IdentityCredentials"]),
         .testTarget(name: "IdentityTokenWorkerTests", dependencies: ["IdentityTokenWorker", "IdentityCredentials", "IdentityOutbound"]),
         .testTarget(name: "IdentityProviderWorkerTests", dependencies: ["IdentityProviderWorker"]),

@@ -16,12 +16,15 @@ protobuf-compiler, parsed with the `protobuf` package), never with regular expre
 - Sources/IdentityGateway/Generated/Operations.swift: each HTTP operation as declared (path,
   access, limits, errors, status) and, per service, the handlers protocol whose conformer
   gets the service's routes.
+- Sources/OperationAPI/Generated/OperationAPI.swift: the typed operation API, one method per HTTP
+  operation with its input as the route reads it, for the doors that call in-process.
 The emitters are ours; options are in proto/identity/options/v1/options.proto.
 """
 import argparse, difflib, sys
 from pathlib import Path
 
 # The reading and the emitters are the package tools/declared/, found next to this file.
+from declared.calls import render_operation_api
 from declared.descriptors import MARKER, PROTO_DIR, ProtoError, parse_all, resolve
 from declared.gateway import render_gateway
 from declared.messages import render_file
@@ -32,6 +35,7 @@ from declared.workers import WORKERS, render_token_worker, render_worker
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "Sources" / "IdentityKit" / "Messages" / "Generated"
 GATEWAY_OUT = ROOT / "Sources" / "IdentityGateway" / "Generated"
+API_OUT = ROOT / "Sources" / "OperationAPI" / "Generated"
 TOKEN_OUT = ROOT / "Sources" / "IdentityTokenWorker" / "Generated"
 WORKER_OUT = {w: ROOT / "Sources" / f"Identity{w.capitalize()}Worker" / "Generated"
               for w in ("revocation", "provider", "mailer")}
@@ -62,13 +66,14 @@ def generate(proto_dir=PROTO_DIR):
     messages = {f"{pf.package}.{m.name}": m for pf in files for m in pf.messages}
     outputs[f"{GATEWAY_OUT.relative_to(ROOT).as_posix()}/Operations.swift"] = render_gateway(
         ops, messages, options, field_sources(files, options), shapes)
+    outputs[f"{API_OUT.relative_to(ROOT).as_posix()}/OperationAPI.swift"] = render_operation_api(ops, messages, options)
     return outputs
 
 
 def existing_generated():
     """Files in the output folders that this tool wrote (hand-written files there are left alone)."""
     found = {}
-    for folder in (OUT_DIR, TOKEN_OUT, GATEWAY_OUT, *WORKER_OUT.values()):
+    for folder in (OUT_DIR, TOKEN_OUT, GATEWAY_OUT, API_OUT, *WORKER_OUT.values()):
         for p in sorted(folder.glob("*.swift")) if folder.is_dir() else []:
             text = p.read_text(encoding="utf-8")
             if text.startswith(MARKER):

@@ -1,3 +1,5 @@
+import IdentityBasics
+
 /// A GraphQL value as the executor sees it: inputs (coerced arguments and variables) and
 /// results. Objects keep their keys in order, since a response lists fields in the order the
 /// query asked for them.
@@ -53,7 +55,7 @@ public enum GraphQLValue: Sendable, Equatable {
         case .int(let value): out += String(value)
         case .float(let value):
             if value.isFinite { out += value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value) } else { out += "null" }
-        case .string(let text): Self.writeJSONString(text, into: &out)
+        case .string(let text): JSONValue.writeString(text, into: &out)
         case .list(let items):
             out += "["
             for (index, item) in items.enumerated() {
@@ -65,7 +67,7 @@ public enum GraphQLValue: Sendable, Equatable {
             out += "{"
             for (index, (key, value)) in pairs.enumerated() {
                 if index > 0 { out += "," }
-                Self.writeJSONString(key, into: &out)
+                JSONValue.writeString(key, into: &out)
                 out += ":"
                 value.writeJSON(into: &out)
             }
@@ -73,32 +75,4 @@ public enum GraphQLValue: Sendable, Equatable {
         }
     }
 
-    static func writeJSONString(_ text: String, into out: inout String) {
-        out += "\""
-        // Most strings (names, descriptions) need no escape: appended whole rather than scalar
-        // by scalar. 0xE2 leads U+2000...U+2FFF, where U+2028 and U+2029 are: those take the loop.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x3C && $0 != 0xE2 }) {
-            out += text
-            out += "\""
-            return
-        }
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "<": out += "\\u003c"  // safe to embed in a page
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
-    }
 }

@@ -74,11 +74,16 @@ public final class Gateway: Service {
             guard let self else { return .now(.problem(.unavailable, requestId: request.requestId)) }
             return self.edge.handle(request, next: self.measured)
         }
-        // GraphQL resolvers send the REST routes' own requests through the core pipeline
-        // (rate limits, body checks, commands); the box is weak like the server's.
+        // The typed operation API's calls (the GraphQL door's) run the declared routes through
+        // the core pipeline (access, limits, body checks, commands); the box is weak like the server's.
         pipeline.dispatch = { [weak self] request in
             self?.dispatch(request) ?? .now(.problem(.unavailable, requestId: request.requestId))
         }
+        pipeline.dispatchMatched = { [weak self] request, match in
+            self?.dispatch(request, match: match) ?? .now(.problem(.unavailable, requestId: request.requestId))
+        }
+        pipeline.routes = Dictionary(router.routes.compactMap { route in route.operation.map { ($0.id, route) } },
+                                     uniquingKeysWith: { first, _ in first })
     }
 
     /// Every endpoint the gateway serves; `OpenAPIDocument` documents exactly these (a test checks).

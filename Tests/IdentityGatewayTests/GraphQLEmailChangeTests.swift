@@ -2,11 +2,14 @@ import Foundation
 import XCTest
 @testable import GraphQL
 @testable import IdentityGateway
+import IdentityGraphQL
 @testable import IdentityKit
+import OperationAPI
 
-/// `startEmailChange` and `confirmEmailChange` of `IdentitySchema`, run against a stubbed core
-/// pipeline: each sends its REST route's own request (method, path, body, the caller's bearer)
-/// and maps the core's answer, or its refusal, onto the schema's types.
+/// `startEmailChange` and `confirmEmailChange` of `IdentitySchema`, run through the typed
+/// operation API against a stubbed core pipeline: each runs its declared route with the
+/// caller's request (method, path, body, the caller's bearer) and maps the core's answer, or its
+/// refusal, onto the schema's types.
 final class GraphQLEmailChangeTests: XCTestCase {
     /// The core requests a run sent, and the answer each got.
     final class Core: @unchecked Sendable {
@@ -35,15 +38,18 @@ final class GraphQLEmailChangeTests: XCTestCase {
     ])
 
     func run(_ query: String, variables: [(String, GraphQLValue)] = [], core: Core) async throws -> Response {
-        let pool = PGPool(url: "postgresql://nobody@127.0.0.1:1/none", size: 1)
-        let bus = try BusClient(url: "amqp://guest:guest@127.0.0.1:1/%2F", heartbeatSeconds: 30)
-        let edge = SessionObjectEdge(sessions: SessionStore(pool: pool), commands: CommandSender(bus: bus, timeout: 1))
+        let box = PipelineBox()
+        box.routes = Dictionary(try servedRoutesForTests().compactMap { route in route.operation.map { ($0.id, route) } },
+                                uniquingKeysWith: { first, _ in first })
+        box.dispatchMatched = { request, _ in core.dispatch(request) }
         let request = HTTPRequest(method: "POST", path: "/graphql",
                                   headers: ["authorization": "Bearer at_caller", "x-app-key": "pk_test",
                                             "content-type": "application/json", "content-length": "99"],
                                   body: Data(), clientIP: "192.0.2.1", peerIP: "192.0.2.1", requestId: "req_gql")
-        let call = CoreCall(request: request, appId: "app_1", singleToken: false, dispatch: { core.dispatch($0) },
-                            sessionObject: edge)
+        let caller = OperationCaller(headers: request.headers, clientIP: request.clientIP, peerIP: request.peerIP,
+                                     requestId: request.requestId)
+        let call = GraphQLCall(operations: Operations(transport: PipelineTransport(pipeline: box)), caller: caller,
+                               singleToken: false, sessionToken: { _, _, _ in "" })
         switch Execution.prepare(Request(query: query, variables: variables), schema: IdentitySchema.schema) {
         case .failure(let response):
             XCTFail("refused before execution: \(response.value.json)")

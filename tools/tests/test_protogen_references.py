@@ -49,6 +49,7 @@ EXPECTED_OUTPUTS = {
     "Sources/IdentityProviderWorker/Generated": ["ProviderCommands.swift"],
     "Sources/IdentityRevocationWorker/Generated": ["RevocationCommands.swift"],
     "Sources/IdentityTokenWorker/Generated": ["TokenCommands.swift"],
+    "Sources/OperationAPI/Generated": ["OperationAPI.swift"],
 }
 
 

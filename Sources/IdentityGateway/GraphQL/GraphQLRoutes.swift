@@ -1,6 +1,8 @@
 import Foundation
 import GraphQL
+import IdentityGraphQL
 import IdentityKit
+import OperationAPI
 
 /// `POST /graphql` and `GET /graphql` (seed 003; docs/client-profiles.md, "GraphQL"):
 /// `{query, variables, operationName}` in, `{data, errors}` out. A GraphQL error is HTTP 200 with
@@ -15,7 +17,8 @@ import IdentityKit
 struct GraphQLRoutes: Sendable {
     let apps: AppResolver
     let sessionObject: SessionObjectEdge
-    /// `Gateway.dispatch`, set once the gateway exists (the core pipeline the resolvers use).
+    /// `Gateway.dispatch`, set once the gateway exists: the pipeline the typed operation API's
+    /// calls run through (`PipelineTransport`), and a `GET` query's `POST`.
     let pipeline: PipelineBox
 
     static let maximumDocument = 64 * 1024
@@ -145,9 +148,16 @@ struct GraphQLRoutes: Sendable {
         }
         let singleToken = (try? apps.resolve(key: context.request.header("x-app-key"), host: context.request.header("host")))?
             .profile.shape == .singleToken
-        let pipeline = self.pipeline
-        let call = CoreCall(request: context.request, appId: app.id, singleToken: singleToken,
-                            dispatch: { pipeline.dispatch($0) }, sessionObject: sessionObject)
+        let request = context.request
+        let caller = OperationCaller(headers: request.headers, clientIP: request.clientIP, peerIP: request.peerIP,
+                                     requestId: request.requestId)
+        let sessionObject = self.sessionObject
+        let call = GraphQLCall(operations: Operations(transport: PipelineTransport(pipeline: pipeline)), caller: caller,
+                               singleToken: singleToken) { access, uid, sessionId throws(OperationProblem) in
+            // The single-token profile's long-lived session token, as its REST edge issues it.
+            try PipelineTransport.answer(await Self.wait(sessionObject.issueToken(
+                access: access, appId: app.id, uid: uid, sessionId: sessionId, request: request))).data["session_token"]?.string ?? ""
+        }
         return .later { respond in
             Task {
                 let json = await Execution.execute(prepared, schema: schema, context: call).value.json
@@ -176,7 +186,25 @@ struct GraphQLRoutes: Sendable {
     }
 }
 
+extension GraphQLRoutes {
+    static func wait(_ result: RouteResult) async -> HTTPResponse {
+        switch result {
+        case .now(let response): return response
+        case .later(let work):
+            return await withCheckedContinuation { continuation in
+                work { continuation.resume(returning: $0) }
+            }
+        }
+    }
+}
+
 /// Lets routes built before the gateway reach its pipeline (set once in `Gateway.init`).
 final class PipelineBox: @unchecked Sendable {
     var dispatch: @Sendable (HTTPRequest) -> RouteResult = { .now(.problem(.unavailable, requestId: $0.requestId)) }
+    /// `dispatch` with the route already found (`PipelineTransport`).
+    var dispatchMatched: @Sendable (HTTPRequest, Router.Match) -> RouteResult = { request, _ in
+        .now(.problem(.unavailable, requestId: request.requestId))
+    }
+    /// The declared operations' routes by operation id.
+    var routes: [String: Route] = [:]
 }

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import IdentityKit
+@testable import IdentityBasics
 
 /// The strict parser behind `JSONValue.parse`: an RFC 8259 selection in the manner of
 /// JSONTestSuite (y = must accept, n = must refuse), the limits, and the hostile bodies of

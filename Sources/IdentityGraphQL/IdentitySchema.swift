@@ -1,54 +1,55 @@
 import Foundation
 import GraphQL
-import IdentityKit
+import IdentityBasics
+import OperationAPI
 
 /// Seed 003's schema: every query and mutation its clients call, with the guide's names.
-/// Each resolver sends the REST route's request (`CoreCall`); none runs a flow itself.
-enum IdentitySchema {
-    static let schema = Schema(query: query, mutation: mutation, types: types)
+/// Each resolver calls a declared operation through the typed API (`GraphQLCall`); none runs
+/// a flow itself, and none names a path, a body key or a rule the declaration holds.
+public enum IdentitySchema {
+    public static let schema = Schema(query: query, mutation: mutation, types: types)
 
     /// Mutations that sign a user in: at most one per request (a document cannot be a
     /// credential-stuffing batch).
-    static let signInFields: Set<String> = ["register", "login", "loginWithApple", "loginWithIdToken", "loginWithFirebase",
-                                            "loginWithPhone", "verifyPasskeyAuthentication", "verifyLoginTwoFactor"]
+    public static let signInFields: Set<String> = ["register", "login", "loginWithApple", "loginWithIdToken", "loginWithFirebase",
+                                                   "loginWithPhone", "verifyPasskeyAuthentication", "verifyLoginTwoFactor"]
 
     private static func s(_ name: String) -> TypeRef { .named(name) }
     private static func req(_ name: String) -> TypeRef { .nonNull(.named(name)) }
     private static func listOf(_ name: String) -> TypeRef { .nonNull(.list(.nonNull(.named(name)))) }
 
-    private static func core(_ info: ResolveInfo) throws -> CoreCall {
-        guard let call = info.context as? CoreCall else { throw GraphQLError("Internal error.", code: ServiceError.internal.code) }
+    private static func call(_ info: ResolveInfo) throws -> GraphQLCall {
+        guard let call = info.context as? GraphQLCall else { throw GraphQLCall.internalError }
         return call
     }
 
-    private static func text(_ info: ResolveInfo, _ name: String) -> String? { info.argument(name).string }
+    /// A string argument (or input field), nil when null or absent.
+    private static func text(_ value: GraphQLValue?) -> String? { value?.string }
+
+    /// A string the operation requires: its absence is the 422 the route's body reader answers.
+    private static func required(_ value: GraphQLValue?, _ field: String) throws -> String {
+        guard let text = value?.string else { throw GraphQLCall.graphQLError(.missing(field)) }
+        return text
+    }
 
     private static func input(_ info: ResolveInfo, _ name: String = "input") -> GraphQLValue { info.argument(name) }
 
     /// The address and code of a mailed link's `token` argument (`MailActionToken`: what seed
     /// 003's clients pass on alone), else the `email` argument and the token as the bare code.
-    private static func mailed(_ info: ResolveInfo) -> (email: GraphQLValue, code: GraphQLValue) {
-        let email = info.argument("email")
-        if email.isNull, let token = text(info, "token"), let pair = MailActionToken.decode(token) {
-            return (.string(pair.email), .string(pair.code))
+    private static func mailed(_ info: ResolveInfo) -> (email: String?, code: String?) {
+        if info.argument("email").isNull, let token = info.argument("token").string, let pair = MailActionToken.decode(token) {
+            return (pair.email, pair.code)
         }
-        return (email, info.argument("token"))
-    }
-
-    /// A JSON body from (core key, value) pairs, nulls left out.
-    private static func body(_ pairs: [(String, GraphQLValue?)]) -> JSONValue {
-        var object: [String: JSONValue] = [:]
-        for (key, value) in pairs {
-            guard let value, !value.isNull else { continue }
-            object[key] = GraphQLBridge.json(value)
-        }
-        return .object(object)
+        return (info.argument("email").string, info.argument("token").string)
     }
 
     private static func success(_ message: String? = nil, _ extra: [(String, GraphQLValue)] = []) -> GraphQLValue {
         .object([("success", .bool(true)), ("message", message.map { .string($0) } ?? .null)] + extra)
     }
 
+    private static func field(_ data: JSONValue, _ key: String, _ fallback: JSONValue = .null) -> GraphQLValue {
+        GraphQLBridge.value(data[key] ?? fallback)
+    }
 
     // MARK: types
 
@@ -122,51 +123,47 @@ enum IdentitySchema {
 
     static let query = ObjectType("Query", fields: [
         Field("me", s("User")) { info in
-            GraphQLBridge.user(try await core(info).data("GET", "/v1/me"))
+            GraphQLBridge.user(try await call(info).data { try await $0.getMe(as: $1) })
         },
         Field("isEmailVerified", req("Boolean")) { info in
-            GraphQLBridge.value(try await core(info).data("GET", "/v1/me")["email_verified"] ?? .bool(false))
+            field(try await call(info).data { try await $0.getMe(as: $1) }, "email_verified", .bool(false))
         },
         Field("verifyResetToken", req("ResetTokenValidation"), arguments: [
             InputValue("token", req("String"), description: "The link's token (or the code from the reset mail, with email)."),
             InputValue("email", s("String"), description: "The account's address, when token is the bare code."),
         ]) { info in
             let (email, code) = mailed(info)
-            let data = try await core(info).data("POST", "/v1/auth/password/verify-code",
-                                                  body: body([("email", email), ("code", code)]))
+            let input = CheckPasswordCodeInput(email: try required(.from(email), "email"), code: try required(.from(code), "code"))
+            let data = try await call(info).data { try await $0.checkPasswordCode(input, as: $1) }
             let valid = data["valid"] == .bool(true)
             return .object([("valid", .bool(valid)), ("message", .string(valid ? "The code is valid." : "The code is invalid or expired."))])
         },
         Field("twoFactorStatus", req("TwoFactorStatus")) { info in
-            let data = try await core(info).data("GET", "/v1/me/mfa")
-            return .object([("isEnabled", GraphQLBridge.value(data["enabled"] ?? .bool(false))),
-                            ("backupCodesCount", GraphQLBridge.value(data["backup_codes_remaining"] ?? .number(0))),
-                            ("lastUsed", GraphQLBridge.value(data["last_used_at"] ?? .null)),
-                            ("setupDate", GraphQLBridge.value(data["enabled_at"] ?? .null)),
-                            ("methods", GraphQLBridge.value(data["methods"] ?? .array([])))])
+            let data = try await call(info).data { try await $0.mfaStatus(as: $1) }
+            return .object([("isEnabled", field(data, "enabled", .bool(false))),
+                            ("backupCodesCount", field(data, "backup_codes_remaining", .number(0))),
+                            ("lastUsed", field(data, "last_used_at")), ("setupDate", field(data, "enabled_at")),
+                            ("methods", field(data, "methods", .array([])))])
         },
         Field("myPasskeys", listOf("Passkey")) { info in
-            guard case .array(let items) = try await core(info).data("GET", "/v1/me/passkeys") else { return .list([]) }
+            guard case .array(let items) = try await call(info).data({ try await $0.listPasskeys(as: $1) }) else { return .list([]) }
             return .list(items.map(passkey))
         },
         Field("getUserDeviceTokens", listOf("DeviceToken")) { info in
-            guard case .array(let items) = try await core(info).data("GET", "/v1/me/devices") else { return .list([]) }
+            guard case .array(let items) = try await call(info).data({ try await $0.listDevices(as: $1) }) else { return .list([]) }
             return .list(items.map(device))
         },
     ])
 
     private static func passkey(_ item: JSONValue) -> GraphQLValue {
-        .object([("id", GraphQLBridge.value(item["id"] ?? .null)), ("name", GraphQLBridge.value(item["name"] ?? .null)),
-                 ("createdAt", GraphQLBridge.value(item["created_at"] ?? .null)),
-                 ("lastUsedAt", GraphQLBridge.value(item["last_used_at"] ?? .null)),
-                 ("backedUp", GraphQLBridge.value(item["backup_state"] ?? .bool(false)))])
+        .object([("id", field(item, "id")), ("name", field(item, "name")), ("createdAt", field(item, "created_at")),
+                 ("lastUsedAt", field(item, "last_used_at")), ("backedUp", field(item, "backup_state", .bool(false)))])
     }
 
     private static func device(_ item: JSONValue) -> GraphQLValue {
-        .object([("id", GraphQLBridge.value(item["id"] ?? .null)), ("token", GraphQLBridge.value(item["token"] ?? .null)),
-                 ("platform", GraphQLBridge.value(item["platform"] ?? .null)), ("tokenType", GraphQLBridge.value(item["kind"] ?? .null)),
-                 ("deviceName", GraphQLBridge.value(item["device_name"] ?? .null)), ("isActive", .bool(true)),
-                 ("createdAt", GraphQLBridge.value(item["created_at"] ?? .null))])
+        .object([("id", field(item, "id")), ("token", field(item, "token")), ("platform", field(item, "platform")),
+                 ("tokenType", field(item, "kind")), ("deviceName", field(item, "device_name")), ("isActive", .bool(true)),
+                 ("createdAt", field(item, "created_at"))])
     }
 
     // MARK: mutations
@@ -175,67 +172,70 @@ enum IdentitySchema {
         Field("register", req("AuthPayload"), arguments: [InputValue("input", req("UserRegistrationInput"))]) { info in
             let input = input(info)
             // bio, dateOfBirth, gender, accountType: the core has no columns for them; they go
-            // into the new user's user_metadata (PATCH /v1/me, as the user could do it).
-            return try await core(info).signIn("POST", "/v1/auth/sign-up", body: body([
-                ("email", input["email"]), ("password", input["password"]), ("username", input["username"]),
-                ("locale", input["locale"]),
-            ]), userMetadata: profileMetadata(input).map(GraphQLBridge.json))
+            // into the new user's user_metadata (updateMe, as the user could do it).
+            let signUp = SignUpInput(email: try required(input["email"], "email"), password: try required(input["password"], "password"),
+                                     username: text(input["username"]), locale: text(input["locale"]))
+            return try await call(info).signIn(userMetadata: profileMetadata(input).map(GraphQLBridge.json)) {
+                try await $0.signUp(signUp, as: $1)
+            }
         },
         Field("login", req("AuthPayload"), arguments: [InputValue("input", req("UserLoginInput"))]) { info in
             let input = input(info)
-            return try await core(info).signIn("POST", "/v1/auth/sign-in", body: body([("identifier", input["identifier"]),
-                                                                                       ("password", input["password"])]))
+            let signIn = SignInInput(identifier: text(input["identifier"]), password: try required(input["password"], "password"))
+            return try await call(info).signIn { try await $0.signIn(signIn, as: $1) }
         },
         Field("loginWithApple", req("AuthPayload"), arguments: [
             InputValue("identityToken", req("String")), InputValue("authorizationCode", req("String")),
             InputValue("email", s("String")), InputValue("firstName", s("String")), InputValue("lastName", s("String")),
             InputValue("nonce", s("String"), description: "The nonce the identity token was requested with (GET /v1/auth/nonce, or the client's own for apps with apple_nonce=client); apps with apple_nonce=none accept none."),
         ]) { info in
-            try await core(info).signIn("POST", "/v1/auth/apple", body: body([
-                ("identity_token", info.argument("identityToken")), ("authorization_code", info.argument("authorizationCode")),
-                // The guide's clients send no nonce: "" then, which only an app with `apple_nonce`
-                // `none` accepts (the token itself is then single use); any other app refuses it.
-                ("nonce", info.argument("nonce").isNull ? .string("") : info.argument("nonce")),
-                ("first_name", info.argument("firstName")), ("last_name", info.argument("lastName")),
-            ]))
+            // The guide's clients send no nonce: "" then, which only an app with `apple_nonce`
+            // `none` accepts (the token itself is then single use); any other app refuses it.
+            let apple = SignInWithAppleInput(identityToken: try required(info.argument("identityToken"), "identity_token"),
+                                             nonce: text(info.argument("nonce")) ?? "",
+                                             authorizationCode: text(info.argument("authorizationCode")),
+                                             firstName: text(info.argument("firstName")), lastName: text(info.argument("lastName")))
+            return try await call(info).signIn { try await $0.signInWithApple(apple, as: $1) }
         },
         Field("loginWithIdToken", req("AuthPayload"), arguments: idTokenArguments, resolve: idTokenSignIn),
         Field("loginWithFirebase", req("AuthPayload"), arguments: idTokenArguments,
               deprecationReason: "Use loginWithIdToken.", resolve: idTokenSignIn),
-        // Phone sign-in: POST /v1/auth/phone/send and /verify. A refused number (a calling code
-        // the app does not allow, a cap) answers like a sent code there, so here too.
+        // Phone sign-in: sendPhoneCode and verifyPhoneCode. A refused number (a calling code the
+        // app does not allow, a cap) answers like a sent code there, so here too.
         Field("requestPhoneOtp", req("PhoneOtpResponse"), arguments: [InputValue("phone", req("String")), InputValue("countryCode", s("String"))]) { info in
-            let data = try await core(info).data("POST", "/v1/auth/phone/send", body: body([
-                ("phone", info.argument("phone")), ("country_code", info.argument("countryCode"))]))
-            return .object([("success", .bool(true)), ("sessionId", GraphQLBridge.value(data["session_id"] ?? .null)),
-                            ("expiresIn", GraphQLBridge.value(data["expires_in"] ?? .null))])
+            let send = SendPhoneCodeInput(phone: try required(info.argument("phone"), "phone"), countryCode: text(info.argument("countryCode")))
+            let data = try await call(info).data { try await $0.sendPhoneCode(send, as: $1) }
+            return .object([("success", .bool(true)), ("sessionId", field(data, "session_id")), ("expiresIn", field(data, "expires_in"))])
         },
         Field("loginWithPhone", req("AuthPayload"), arguments: [InputValue("input", req("PhoneLoginInput"))]) { info in
             let input = input(info)
-            return try await core(info).signIn("POST", "/v1/auth/phone/verify", body: body([
-                ("session_id", input["sessionId"]), ("code", input["code"])]))
+            let verify = VerifyPhoneCodeInput(sessionId: try required(input["sessionId"], "session_id"), code: try required(input["code"], "code"))
+            return try await call(info).signIn { try await $0.verifyPhoneCode(verify, as: $1) }
         },
         Field("generatePasskeyAuthenticationOptions", req("PasskeyOptions"), arguments: [InputValue("identifier", s("String"))]) { info in
-            let data = try await core(info).data("POST", "/v1/auth/passkey/options", body: body([("identifier", info.argument("identifier"))]))
-            return .object([("flowId", GraphQLBridge.value(data["flow_id"] ?? .null)), ("options", GraphQLBridge.value(data["options"] ?? .null)),
-                            ("hasPasskeys", GraphQLBridge.value(data["has_passkeys"] ?? .bool(false)))])
+            let options = PasskeySignInOptionsInput(identifier: text(info.argument("identifier")))
+            let data = try await call(info).data { try await $0.passkeySignInOptions(options, as: $1) }
+            return .object([("flowId", field(data, "flow_id")), ("options", field(data, "options")),
+                            ("hasPasskeys", field(data, "has_passkeys", .bool(false)))])
         },
         Field("verifyPasskeyAuthentication", req("AuthPayload"), arguments: [InputValue("flowId", req("String")), InputValue("response", req("JSON"))]) { info in
-            try await core(info).signIn("POST", "/v1/auth/passkey/verify", body: body([("flow_id", info.argument("flowId")),
-                                                                                       ("response", info.argument("response"))]))
+            let verify = PasskeySignInVerifyInput(flowId: try required(info.argument("flowId"), "flow_id"),
+                                                  response: GraphQLBridge.json(info.argument("response")))
+            return try await call(info).signIn { try await $0.passkeySignInVerify(verify, as: $1) }
         },
         Field("generatePasskeyRegistrationOptions", req("PasskeyOptions")) { info in
-            let data = try await core(info).data("POST", "/v1/me/passkeys/options", body: .object([:]))
-            return .object([("flowId", GraphQLBridge.value(data["flow_id"] ?? .null)), ("options", GraphQLBridge.value(data["options"] ?? .null)),
-                            ("hasPasskeys", .bool(true))])
+            let data = try await call(info).data { try await $0.passkeyRegistrationOptions(as: $1) }
+            return .object([("flowId", field(data, "flow_id")), ("options", field(data, "options")), ("hasPasskeys", .bool(true))])
         },
         Field("verifyPasskeyRegistration", req("Passkey"), arguments: [InputValue("flowId", req("String")), InputValue("response", req("JSON")),
                                                                         InputValue("name", s("String"))]) { info in
-            passkey(try await core(info).data("POST", "/v1/me/passkeys", body: body([
-                ("flow_id", info.argument("flowId")), ("response", info.argument("response")), ("name", info.argument("name"))])))
+            // The flow is the one the response's challenge names: flowId is not sent on.
+            let register = RegisterPasskeyInput(response: GraphQLBridge.json(info.argument("response")), name: text(info.argument("name")))
+            return passkey(try await call(info).data { try await $0.registerPasskey(register, as: $1) })
         },
         Field("deletePasskey", req("Boolean"), arguments: [InputValue("id", .nonNull(.named("ID")))]) { info in
-            _ = try await core(info).data("DELETE", "/v1/me/passkeys/" + pathSegment(text(info, "id")))
+            let id = try required(info.argument("id"), "id")
+            _ = try await call(info).data { try await $0.deletePasskey(id: id, as: $1) }
             return .bool(true)
         },
         Field("setupTwoFactor", req("TwoFactorSetupResponse")) { info in try await totpSetup(info) },
@@ -244,40 +244,47 @@ enum IdentitySchema {
             case "authenticator", "totp":
                 return try await totpSetup(info)
             case "email":
-                let data = try await core(info).data("POST", "/v1/me/mfa/email")
+                let data = try await call(info).data { try await $0.startEmailMfa(as: $1) }
                 return success("A code was sent to your email address.", [("method", .string("email")), ("codeLength", .int(6)),
-                                                                           ("expiresIn", GraphQLBridge.value(data["expires_in"] ?? .null))])
+                                                                           ("expiresIn", field(data, "expires_in"))])
             case "sms":
-                // The code goes to the account's verified phone (linked first with
-                // /v1/me/phone); a `phoneNumber` given here does not choose where it goes.
-                let data = try await core(info).data("POST", "/v1/me/mfa/sms")
+                // The code goes to the account's verified phone (linked first with linkPhone);
+                // a `phoneNumber` given here does not choose where it goes.
+                let data = try await call(info).data { try await $0.startSmsMfa(as: $1) }
                 return success("A code was sent to your phone.", [("method", .string("sms")), ("codeLength", .int(6)),
-                                                                  ("expiresIn", GraphQLBridge.value(data["expires_in"] ?? .null))])
+                                                                  ("expiresIn", field(data, "expires_in"))])
             default:
-                throw GraphQLError("method must be authenticator, sms or email.", code: ServiceError.validationFailed([]).code,
+                throw GraphQLError("method must be authenticator, sms or email.", code: "auth/validation-failed",
                                    extensions: [("status", .int(422))])
             }
         },
         Field("verifyTwoFactorSetup", req("BackupCodesResponse"), arguments: [InputValue("input", req("TwoFactorSetupInput"))]) { info in
-            let method = input(info)["method"]?.string ?? ""
-            let path = ["email", "sms"].contains(method) ? "/v1/me/mfa/\(method)/confirm" : "/v1/me/mfa/totp/confirm"
-            let data = try await core(info).data("POST", path, body: body([("code", input(info)["code"])]))
-            return success("Two-factor authentication is on.", [("backupCodes", GraphQLBridge.value(data["backup_codes"] ?? .null))])
+            let code = try required(input(info)["code"], "code")
+            let data: JSONValue
+            switch input(info)["method"]?.string ?? "" {
+            case "email": data = try await call(info).data { try await $0.confirmEmailMfa(ConfirmEmailMfaInput(code: code), as: $1) }
+            case "sms": data = try await call(info).data { try await $0.confirmSmsMfa(ConfirmSmsMfaInput(code: code), as: $1) }
+            default: data = try await call(info).data { try await $0.confirmTotp(ConfirmTotpInput(code: code), as: $1) }
+            }
+            return success("Two-factor authentication is on.", [("backupCodes", field(data, "backup_codes"))])
         },
         Field("disableTwoFactor", req("SuccessResponse"), arguments: [InputValue("input", req("TwoFactorVerifyInput"))]) { info in
-            _ = try await core(info).data("DELETE", "/v1/me/mfa", body: body([("code", input(info)["code"])]))
+            let disable = DisableMfaInput(code: try required(input(info)["code"], "code"))
+            _ = try await call(info).data { try await $0.disableMfa(disable, as: $1) }
             return success("Two-factor authentication is off.")
         },
         Field("regenerateBackupCodes", req("BackupCodesResponse")) { info in
-            let data = try await core(info).data("POST", "/v1/me/mfa/backup-codes", body: .object([:]))
-            return success(nil, [("backupCodes", GraphQLBridge.value(data["backup_codes"] ?? .null))])
+            let data = try await call(info).data { try await $0.regenerateBackupCodes(as: $1) }
+            return success(nil, [("backupCodes", field(data, "backup_codes"))])
         },
         Field("verifyLoginTwoFactor", req("AuthPayload"), arguments: [InputValue("twoFactorToken", req("String")), InputValue("code", req("String"))]) { info in
-            try await core(info).signIn("POST", "/v1/auth/mfa/verify", body: body([("challenge_token", info.argument("twoFactorToken")),
-                                                                                  ("code", info.argument("code"))]))
+            let verify = VerifyMfaInput(challengeToken: try required(info.argument("twoFactorToken"), "challenge_token"),
+                                        code: try required(info.argument("code"), "code"))
+            return try await call(info).signIn { try await $0.verifyMfa(verify, as: $1) }
         },
         Field("requestPasswordReset", req("SuccessResponse"), arguments: [InputValue("email", req("String"))]) { info in
-            _ = try await core(info).data("POST", "/v1/auth/password/forgot", body: body([("email", info.argument("email"))]))
+            let forgot = ForgotPasswordInput(email: try required(info.argument("email"), "email"))
+            _ = try await call(info).data { try await $0.forgotPassword(forgot, as: $1) }
             return success("If an account uses this address, a reset code was sent to it.")
         },
         Field("resetPassword", req("SuccessResponse"), arguments: [
@@ -286,13 +293,15 @@ enum IdentitySchema {
             InputValue("email", s("String"), description: "The account's address, when token is the bare code."),
         ]) { info in
             let (email, code) = mailed(info)
-            _ = try await core(info).data("POST", "/v1/auth/password/reset", body: body([
-                ("email", email), ("code", code), ("password", info.argument("newPassword"))]))
+            let reset = ResetPasswordInput(email: try required(.from(email), "email"), code: try required(.from(code), "code"),
+                                           password: try required(info.argument("newPassword"), "password"))
+            _ = try await call(info).data { try await $0.resetPassword(reset, as: $1) }
             return success("The password was changed.")
         },
         Field("changePassword", req("SuccessResponse"), arguments: [InputValue("input", req("ChangePasswordInput"))]) { info in
-            _ = try await core(info).data("POST", "/v1/me/password", body: body([("current_password", input(info)["currentPassword"]),
-                                                                                ("new_password", input(info)["newPassword"])]))
+            let change = ChangePasswordInput(currentPassword: try required(input(info)["currentPassword"], "current_password"),
+                                             newPassword: try required(input(info)["newPassword"], "new_password"))
+            _ = try await call(info).data { try await $0.changePassword(change, as: $1) }
             return success("The password was changed.")
         },
         Field("sendEmailVerification", req("SuccessResponse"), resolve: sendVerification),
@@ -301,36 +310,39 @@ enum IdentitySchema {
             InputValue("token", req("String"), description: "The link's token (or the code from the verification mail)."),
             InputValue("email", s("String"), description: "The address verified; from the link's token, else the signed-in user's."),
         ]) { info in
-            let call = try core(info)
+            let call = try call(info)
             var (email, code) = mailed(info)
-            if email.isNull, call.request.header("authorization") != nil {
-                email = GraphQLBridge.value(try await call.data("GET", "/v1/me")["email"] ?? .null)
+            if email == nil, call.caller.bearer != nil {
+                email = try await call.data { try await $0.getMe(as: $1) }["email"]?.string
             }
-            _ = try await call.data("POST", "/v1/auth/email/verify", body: body([("email", email), ("code", code)]))
+            let verify = VerifyEmailInput(email: try required(.from(email), "email"), code: try required(.from(code), "code"))
+            _ = try await call.data { try await $0.verifyEmail(verify, as: $1) }
             return success("The email address is verified.")
         },
-        // The signed-in user's new address: POST /v1/me/email/change (a fresh sign-in, else
-        // auth/reauth-required), then /confirm with the code mailed to the new address.
+        // The signed-in user's new address: startEmailChange (a fresh sign-in, else
+        // auth/reauth-required), then confirmEmailChange with the code mailed to the new address.
         Field("startEmailChange", req("SuccessResponse"), arguments: [
             InputValue("email", req("String"), description: "The new address; the code is mailed to it."),
         ]) { info in
-            _ = try await core(info).data("POST", "/v1/me/email/change", body: body([("email", info.argument("email"))]))
+            let start = StartEmailChangeInput(email: try required(info.argument("email"), "email"))
+            _ = try await call(info).data { try await $0.startEmailChange(start, as: $1) }
             return success("A code was sent to the new address.")
         },
         Field("confirmEmailChange", req("User"), arguments: [
             InputValue("code", req("String"), description: "The code mailed to the new address."),
         ]) { info in
-            GraphQLBridge.user(try await core(info).data("POST", "/v1/me/email/change/confirm", body: body([
-                ("code", info.argument("code"))])))
+            let confirm = ConfirmEmailChangeInput(code: try required(info.argument("code"), "code"))
+            return GraphQLBridge.user(try await call(info).data { try await $0.confirmEmailChange(confirm, as: $1) })
         },
         Field("registerDeviceToken", req("DeviceToken"), arguments: [InputValue("input", req("RegisterDeviceTokenInput"))]) { info in
             let input = input(info)
-            return device(try await core(info).data("POST", "/v1/me/devices", body: body([
-                ("token", input["token"]), ("platform", input["platform"]), ("kind", input["tokenType"] ?? .string("fcm")),
-                ("device_name", input["deviceName"])])))
+            let register = RegisterDeviceInput(token: try required(input["token"], "token"), platform: try required(input["platform"], "platform"),
+                                               kind: text(input["tokenType"]) ?? "fcm", deviceName: text(input["deviceName"]))
+            return device(try await call(info).data { try await $0.registerDevice(register, as: $1) })
         },
         Field("deleteDeviceToken", req("Boolean"), arguments: [InputValue("tokenId", .nonNull(.named("ID")))]) { info in
-            _ = try await core(info).data("DELETE", "/v1/me/devices/" + pathSegment(text(info, "tokenId")))
+            let id = try required(info.argument("tokenId"), "id")
+            _ = try await call(info).data { try await $0.unregisterDevice(id: id, as: $1) }
             return .bool(true)
         },
     ])
@@ -339,28 +351,26 @@ enum IdentitySchema {
                                            InputValue("displayName", s("String")), InputValue("photoURL", s("String"))]
 
     /// `loginWithIdToken` and its deprecated alias: a Firebase id token (Google or phone
-    /// behind it), as `POST /v1/auth/id-token`.
+    /// behind it), as signInWithIdToken.
     @Sendable private static func idTokenSignIn(_ info: ResolveInfo) async throws -> GraphQLValue {
         var names: [String] = []
-        if let display = text(info, "displayName") { names = display.split(separator: " ", maxSplits: 1).map(String.init) }
-        return try await core(info).signIn("POST", "/v1/auth/id-token", body: body([
-            ("provider", .string("firebase")), ("id_token", info.argument("idToken")),
-            ("first_name", names.first.map { .string($0) }), ("last_name", names.count > 1 ? .string(names[1]) : nil),
-        ]))
+        if let display = text(info.argument("displayName")) { names = display.split(separator: " ", maxSplits: 1).map(String.init) }
+        let signIn = SignInWithIdTokenInput(provider: "firebase", idToken: try required(info.argument("idToken"), "id_token"),
+                                            firstName: names.first, lastName: names.count > 1 ? names[1] : nil)
+        return try await call(info).signIn { try await $0.signInWithIdToken(signIn, as: $1) }
     }
 
     @Sendable private static func sendVerification(_ info: ResolveInfo) async throws -> GraphQLValue {
-        _ = try await core(info).data("POST", "/v1/me/email/verification")
+        _ = try await call(info).data { try await $0.sendEmailVerification(as: $1) }
         return success("A verification code was sent.")
     }
 
     private static func totpSetup(_ info: ResolveInfo) async throws -> GraphQLValue {
-        let data = try await core(info).data("POST", "/v1/me/mfa/totp", body: .object([:]))
+        let data = try await call(info).data { try await $0.startTotp(as: $1) }
         var qrCode: GraphQLValue = .null
         if case .string(let svg)? = data["qr_svg"] { qrCode = .string("data:image/svg+xml;base64," + Data(svg.utf8).base64EncodedString()) }
-        return success(nil, [("method", .string("authenticator")), ("qrCode", qrCode), ("qrCodeSvg", GraphQLBridge.value(data["qr_svg"] ?? .null)),
-                             ("secret", GraphQLBridge.value(data["secret"] ?? .null)),
-                             ("otpauthUri", GraphQLBridge.value(data["otpauth_uri"] ?? .null)), ("codeLength", .int(6))])
+        return success(nil, [("method", .string("authenticator")), ("qrCode", qrCode), ("qrCodeSvg", field(data, "qr_svg")),
+                             ("secret", field(data, "secret")), ("otpauthUri", field(data, "otpauth_uri")), ("codeLength", .int(6))])
     }
 
     /// The guide's profile fields, kept as user metadata (the core has no columns for them).
@@ -371,14 +381,9 @@ enum IdentitySchema {
         }
         return pairs.isEmpty ? nil : .object(pairs)
     }
+}
 
-    /// An id as one path segment: anything but letters, digits, `-` and `_` makes it an id no
-    /// route has (404), never another path.
-    private static func pathSegment(_ id: String?) -> String {
-        guard let id, !id.isEmpty, id.utf8.count <= 128,
-              id.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "_" }) else {
-            return "-"
-        }
-        return id
-    }
+private extension GraphQLValue {
+    /// A string or null, as an argument value.
+    static func from(_ text: String?) -> GraphQLValue { text.map { .string($0) } ?? .null }
 }

@@ -47,7 +47,7 @@ public struct JSONParser {
     public static let defaultMaximumBytes = 64 * 1024
 
     /// Why a document was refused; `offset` is the byte where the parser stopped.
-    enum Failure: Error, Equatable, Sendable {
+    public enum Failure: Error, Equatable, Sendable {
         case tooLarge
         case tooDeep(offset: Int)
         case unexpectedEnd
@@ -60,13 +60,13 @@ public struct JSONParser {
         case duplicateKey(offset: Int)
     }
 
-    static func parse(_ data: Data, maximumBytes: Int = defaultMaximumBytes,
+    public static func parse(_ data: Data, maximumBytes: Int = defaultMaximumBytes,
                       maximumDepth: Int = defaultMaximumDepth) throws(Failure) -> JSONValue {
         guard data.count <= maximumBytes else { throw .tooLarge }
         return try data.withUnsafeBytes { parse($0.assumingMemoryBound(to: UInt8.self), maximumDepth: maximumDepth) }.get()
     }
 
-    static func parse(_ bytes: [UInt8], maximumBytes: Int = defaultMaximumBytes,
+    public static func parse(_ bytes: [UInt8], maximumBytes: Int = defaultMaximumBytes,
                       maximumDepth: Int = defaultMaximumDepth) throws(Failure) -> JSONValue {
         guard bytes.count <= maximumBytes else { throw .tooLarge }
         return try bytes.withUnsafeBufferPointer { parse($0, maximumDepth: maximumDepth) }.get()
