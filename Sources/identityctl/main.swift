@@ -137,7 +137,12 @@ if let problem = CommandLineRules.problem(with: arguments) {
 // What the shared code logs (a warning on stderr) follows IDENTITY_LOG_FORMAT, as in the services.
 CommonConfiguration.applyLogSettingsFromEnvironment()
 var env = EnvironmentReader()
-let common = CommonConfiguration(reading: &env, defaultPoolSize: 1)
+let common = CommonConfiguration(reading: &env, defaultPoolSize: 1, needsBroker: false)
+/// The broker's URL, for the commands that use the bus (the others run without one).
+var brokerURL: String {
+    if common.amqpURL.isEmpty { fail("this command uses the broker: set IDENTITY_AMQP_URL (or IDENTITY_AMQP_URL_FILE)") }
+    return common.amqpURL
+}
 // `apps settings` holds the URLs an app sets to the same policy as the admin API.
 OutboundAddressPolicy.setCurrent(common.outboundAddresses)
 
@@ -504,13 +509,13 @@ case ("mail", "replay-dead"):
     do {
         var replayed: [String: Int] = [:]
         for channel in channels {
-            replayed[channel.name] = try QueueReplay.move(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
+            replayed[channel.name] = try QueueReplay.move(url: brokerURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
                                                           from: channel.deadQueue, to: channel.queue, transform: restart)
             if channel == .email {
                 // The previous version's dead letters were all mail. On a broker that never ran
                 // it the queue does not exist, and basic.get on it fails: nothing to replay.
                 replayed[channel.name, default: 0] += (try? QueueReplay.move(
-                    url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
+                    url: brokerURL, heartbeatSeconds: common.amqpHeartbeatSeconds,
                     from: BusTopology.legacyMailerDead, to: channel.queue, transform: restart)) ?? 0
             }
         }
@@ -535,12 +540,12 @@ case ("bench", let what?):
             printJSON(try Benchmarks.argon2(cost: cost, seconds: seconds,
                                             threads: Int(option("--threads", in: rest) ?? "") ?? cores))
         case "bus":
-            printJSON(try Benchmarks.busRoundTrip(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds, seconds: seconds,
+            printJSON(try Benchmarks.busRoundTrip(url: brokerURL, heartbeatSeconds: common.amqpHeartbeatSeconds, seconds: seconds,
                                                   concurrency: Int(option("--concurrency", in: rest) ?? "") ?? 1))
         case "signing":
             printJSON(try KeyCommands.bench(seconds: seconds))
         case "broker":
-            printJSON(try Benchmarks.brokerRate(url: common.amqpURL, heartbeatSeconds: common.amqpHeartbeatSeconds, seconds: seconds))
+            printJSON(try Benchmarks.brokerRate(url: brokerURL, heartbeatSeconds: common.amqpHeartbeatSeconds, seconds: seconds))
         default:
             fail("bench wants argon2, bus, broker or signing\n\(usage)")
         }

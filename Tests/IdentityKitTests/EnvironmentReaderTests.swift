@@ -63,11 +63,27 @@ final class EnvironmentReaderTests: XCTestCase {
         XCTAssertEqual(env.problems, [])
     }
 
+    /// No built-in address to fall back on: a process without its store's or broker's URL does
+    /// not start (it would log in as the broker's `guest` or a role trusted without a password).
+    func testTheStoreAndBrokerURLsAreRequired() {
+        var env = EnvironmentReader([:])
+        let common = CommonConfiguration(reading: &env, defaultPoolSize: 1)
+        XCTAssertEqual(common.amqpURL, "")
+        XCTAssertEqual(env.problems.count, 2, "\(env.problems)")
+        XCTAssertTrue(env.problems[0].hasPrefix("IDENTITY_DATABASE_URL (or IDENTITY_DATABASE_URL_FILE) is required"))
+        XCTAssertTrue(env.problems[1].hasPrefix("IDENTITY_AMQP_URL (or IDENTITY_AMQP_URL_FILE) is required"))
+        XCTAssertFalse(env.problems.joined().contains("guest:guest"))
+        // identityctl's commands that need no bus run without the broker's URL.
+        var tool = EnvironmentReader(["IDENTITY_DATABASE_URL": "postgresql://identityctl:s3cret@db:5432/identity"])
+        XCTAssertEqual(CommonConfiguration(reading: &tool, defaultPoolSize: 1, needsBroker: false).amqpURL, "")
+        XCTAssertEqual(tool.problems, [])
+    }
+
     func testAVariableAndItsFileBothSetAreRefusedWhateverTheyHold() throws {
         let keyFile = try write("master-key", randomKey)
         let urlFile = try write("database-url", "postgresql://gateway:s3cret@db:5432/identity")
         var env = EnvironmentReader(["IDENTITY_DATABASE_URL": "postgresql://gateway:s3cret@db:5432/identity",
-                                     "IDENTITY_DATABASE_URL_FILE": urlFile,
+                                     "IDENTITY_DATABASE_URL_FILE": urlFile, "IDENTITY_AMQP_URL": "amqp://gateway:s3cret@mq:5672/%2F",
                                      "IDENTITY_MASTER_KEY": randomKey, "IDENTITY_MASTER_KEY_FILE": keyFile])
         _ = CommonConfiguration(reading: &env, defaultPoolSize: 1)
         XCTAssertNil(env.key32("IDENTITY_MASTER_KEY", required: true))

@@ -43,7 +43,7 @@ public enum ConfigurationVariables {
             "IDENTITY_DATABASE_URL",
             read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
                    .identityctl],
-            default: "`postgresql://identity@127.0.0.1:55432/identity`",
+            default: "(required)",
             meaning: "libpq connection URL; each process gets its own role's (docs/architecture.md, "
                 + "\"Database roles\"). Several hosts with `?target_session_attrs=read-write` "
                 + "(`postgresql://u:p@db1:5432,db2:5432/identity?target_session_attrs=read-write`) "
@@ -65,7 +65,7 @@ public enum ConfigurationVariables {
             "IDENTITY_AMQP_URL",
             read: [.gateway, .tokenWorker, .providerWorker, .mailerWorker, .revocationWorker, .webhookWorker,
                    .identityctl],
-            default: "`amqp://guest:guest@127.0.0.1:55672/%2F`",
+            default: "(required; identityctl: only for its bus commands)",
             meaning: "RabbitMQ URL (vhost URL-encoded), or the URLs of a cluster's nodes separated by "
                 + "commas (failover); each process kind should log in as its own broker user"),
         ConfigurationVariable(

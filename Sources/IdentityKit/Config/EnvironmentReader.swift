@@ -149,11 +149,21 @@ public struct CommonConfiguration: Sendable {
     /// apps set may lead (`OutboundAddressPolicy`).
     public var outboundAddresses: OutboundAddressPolicy
 
-    public init(reading env: inout EnvironmentReader, defaultPoolSize: Int) {
-        databaseURL = env.secret("IDENTITY_DATABASE_URL",
-                                 default: "postgresql://identity@127.0.0.1:55432/identity")
+    /// No built-in store or broker address: a process that fell back to one would log in as
+    /// whatever account answers there (the broker's `guest`, a database role trusted without a
+    /// password), so each is required. `needsBroker` false (identityctl, whose bus commands
+    /// check it themselves): the broker's URL may be left out and is then "".
+    public init(reading env: inout EnvironmentReader, defaultPoolSize: Int, needsBroker: Bool = true) {
+        var before = env.problems.count
+        databaseURL = Self.required(env.secret("IDENTITY_DATABASE_URL"), "IDENTITY_DATABASE_URL", problemsBefore: before,
+                                    reading: &env, example: "postgresql://identity_gateway:…@db.internal:5432/identity")
         databasePoolSize = env.int("IDENTITY_DB_POOL_SIZE", default: defaultPoolSize, range: 1...200)
-        amqpURL = env.secret("IDENTITY_AMQP_URL", default: "amqp://guest:guest@127.0.0.1:55672/%2F")
+        before = env.problems.count
+        let broker = env.secret("IDENTITY_AMQP_URL")
+        amqpURL = needsBroker
+            ? Self.required(broker, "IDENTITY_AMQP_URL", problemsBefore: before, reading: &env,
+                            example: "amqp://identity-gateway:…@mq.internal:5672/identity")
+            : broker ?? ""
         amqpHeartbeatSeconds = env.int("IDENTITY_AMQP_HEARTBEAT_SECONDS", default: 30, range: 1...600)
         let queueType = env.string("IDENTITY_AMQP_QUEUE_TYPE", default: "quorum")
         if let parsed = QueueDeclaration.QueueType(rawValue: queueType) {
@@ -170,6 +180,17 @@ public struct CommonConfiguration: Sendable {
         let perApp = env.string("IDENTITY_METRICS_PER_APP", default: "0")
         metricsPerApp = ["1", "true", "on", "yes"].contains(perApp.lowercased())
         outboundAddresses = env.outboundAddressPolicy()
+    }
+
+    /// A URL with credentials that has no default: a problem names it and how it looks.
+    private static func required(_ value: String?, _ name: String, problemsBefore: Int, reading env: inout EnvironmentReader,
+                                 example: String) -> String {
+        guard let value else {
+            // Unless reading it already failed (an unreadable `_FILE`), which says more.
+            if env.problems.count == problemsBefore { env.fail("\(name) (or \(name)_FILE) is required, e.g. \(example)") }
+            return ""
+        }
+        return value
     }
 
     /// `IDENTITY_LOG_LEVEL` (info by default) and `IDENTITY_LOG_FORMAT` (logfmt by default).
