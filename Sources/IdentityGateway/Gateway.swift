@@ -200,6 +200,9 @@ public final class Gateway: Service {
                 } else if route.access.verifiesCaller {
                     context.caller = try freshProof.caller(
                         context, checkSession: !(route.operation?.sessionCheckedByHandler ?? false))
+                    if route.operation?.sessionEnd == true, let caller = context.caller {
+                        try freshProof.checkSessionEnd(caller, context: context)
+                    }
                 }
                 var limitHeaders: [(String, String)] = []
                 if let app = context.app, !route.limits.isEmpty {
@@ -252,6 +255,7 @@ public final class Gateway: Service {
             errors += use.oauthClient ? [.unavailable] : [.invalidSecretKey, .unavailable]
         }
         if route.proof != .none { errors += FreshProofStep.errors }
+        if route.operation?.sessionEnd == true { errors.append(.reauthRequired) }
         // A caller's token: verified by the pipeline (BEARER…), or read by the handler when sent (GUEST, BEARER_OPTIONAL).
         if [.bearer, .guest, .bearerOptional].contains(route.access) { errors += .signedIn }
         if !route.limits.isEmpty { errors.append(.rateLimited(retryAfter: 1)) }

@@ -177,6 +177,7 @@ enum OpenAPIAdminDocument {
             "access_token_ttl": {"type": "integer", "minimum": 300, "maximum": 86400},
             "session_lifetime": {"type": "integer", "minimum": 3600, "maximum": 315360000},
             "session_idle_timeout": {"type": "integer", "minimum": 300, "maximum": 31536000, "description": "Seconds a session-object or single-token session may go unused before it ends (default 2592000, 30 days)"},
+            "session_end_proof": {"type": "string", "enum": ["none", "fresh"], "description": "What ending another session of the user, or all of them, takes: none (default), or fresh, a sign-in within 5 minutes (auth/reauth-required otherwise); signing out of the caller's own session never needs it"},
             "google_client_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},
             "apple_bundle_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},
             "apple_services_ids": {"type": ["array", "null"], "maxItems": 20, "items": {"type": "string", "minLength": 1, "maxLength": 256, "pattern": "^[^,]*$"}},

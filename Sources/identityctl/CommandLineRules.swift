@@ -21,7 +21,7 @@ enum CommandLineRules {
                       "apns-private-key-file", "fcm-service-account-file", "security-alerts", "webauthn-rp-id",
                       "webauthn-origins", "webauthn-rp-name", "webauthn-require-uv", "sms-allowed-calling-codes",
                       "sms-breaker-hourly", "sms-api-url", "sms-account-sid", "sms-auth-token-file", "sms-from",
-                      "sms-messaging-service-sid", "session-lifetime", "session-idle-timeout", "jwks-cache-seconds",
+                      "sms-messaging-service-sid", "session-lifetime", "session-idle-timeout", "session-end-proof", "jwks-cache-seconds",
                       "default-metadata", "profile", "domains", "path-prefix", "allowed-origins", "apple-nonce",
                       "failed-sign-in-audit-threshold"]
         var flags = Dictionary(uniqueKeysWithValues: values.map { ("--" + $0, Kind.value) })

@@ -28,6 +28,8 @@ let usage = """
           [--session-lifetime SECONDS]   (absolute, 3600 to 315360000; default 31536000 = 365 days)
           [--session-idle-timeout SECONDS]   (session-object and single-token sessions unused this long
               end; 300 to 31536000; default 2592000 = 30 days)
+          [--session-end-proof none|fresh]   (fresh: ending another session or all of them takes a
+              sign-in within 5 minutes)
           [--jwks-cache-seconds SECONDS]   (JWKS max-age and a new key's lead before it signs, 1 to 86400; default 300)
           [--default-metadata '{"app_metadata":{…},"user_metadata":{…}}']   (what new users start with)
           [--rate-limit NAME=COUNT/WINDOW|NAME=default|NAME=off]...   (WINDOW: 30s, 15m, 1h, 1d;
@@ -216,6 +218,7 @@ case ("apps", "settings"):
     update.accessTokenTTL = integer("--access-token-ttl", "access_token_ttl")
     update.sessionLifetime = integer("--session-lifetime", "session_lifetime")
     update.sessionIdleTimeout = integer("--session-idle-timeout", "session_idle_timeout")
+    update.sessionEndProof = option("--session-end-proof", in: rest)
     let list = { (name: String) in option(name, in: rest).map { $0.split(separator: ",").map(String.init) } }
     update.googleClientIds = list("--google-client-ids")
     update.appleBundleIds = list("--apple-bundle-ids")

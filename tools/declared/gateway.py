@@ -26,7 +26,7 @@ def render_gateway(ops, messages=None, options=None, sources=None, shapes=None):
             f"{i2}access: .{ACCESS_SWIFT[op.access]}, status: {op.status}, takesBody: {'true' if op.body else 'false'},",
             f"{i2}limits: {limits}, errors: {errors},",
             f'{i2}audit: {json.dumps(op.audit) if op.audit else "nil"}, sessionCheckedByHandler: {"true" if op.session_checked_by_handler else "false"},',
-            f'{i2}onlyAddsSessions: {"true" if op.only_adds_sessions else "false"},',
+            f'{i2}onlyAddsSessions: {"true" if op.only_adds_sessions else "false"}, sessionEnd: {"true" if op.session_end else "false"},',
             f"{i2}command: {command},",
             f"{i2}document: .init(summary: {swift_string(op.summary)}, description: {swift_string(op.description) if op.description else 'nil'},",
             f"{i2}                request: {swift_string(op.request) if op.request else 'nil'}, response: {swift_string(op.response) if op.response else 'nil'},",

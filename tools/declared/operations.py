@@ -69,6 +69,7 @@ class Operation:
     audit: str = ""
     session_checked_by_handler: bool = False
     only_adds_sessions: bool = False
+    session_end: bool = False
     where: str = ""
     summary: str = ""
     description: str = ""
@@ -109,7 +110,7 @@ def operations(files, options):
                                method.input_type.lstrip("."), method.output_type.lstrip("."), access,
                                limits=list(decl.limits), errors=list(decl.errors), audit=decl.audit,
                                session_checked_by_handler=decl.session_checked_by_handler,
-                               only_adds_sessions=decl.only_adds_sessions, where=where,
+                               only_adds_sessions=decl.only_adds_sessions, session_end=decl.session_end, where=where,
                                service_doc=pf.service_docs.get((6, si), []))
                 if decl.HasField("http"):
                     op.method, op.path = decl.http.method, decl.http.path
@@ -145,6 +146,8 @@ def operations(files, options):
                     raise ProtoError(where, "a CONSOLE_OWNER command is bus only and names its audit action")
                 if access == "SECRET_KEY" and op.path.startswith("/v1/admin/") and not op.audit:
                     raise ProtoError(where, "an admin operation names its audit action")
+                if op.session_end and access != "BEARER":
+                    raise ProtoError(where, "session_end is for BEARER operations")
                 if op.session_checked_by_handler and access != "BEARER":
                     raise ProtoError(where, "session_checked_by_handler is for BEARER operations")
                 if op.only_adds_sessions and (access != "APP_KEY" or op.input == "identity.gateway.v1.Served"):

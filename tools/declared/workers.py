@@ -126,7 +126,10 @@ def render_worker(ops, sources, worker):
             # A command the admin API also sends (a SECRET_KEY route) may come from a console
             # owner or admin of the app, as the console's Users page sends it; no other may.
             console = ", consoleAdmins: true" if any(op.access == "SECRET_KEY" for op in users) else ""
-            out += [f"{i3}try authority.check(message, appId: command.appId, uid: command.{json_name(uid.name)}{console})"]
+            # Ending another session (or all) may take a fresh sign-in (`session_end`): the
+            # command says which session it ends (`SessionEnding`), the app whether it asks.
+            ending = ", ending: command.ending" if any(op.session_end for op in users) else ""
+            out += [f"{i3}try authority.check(message, appId: command.appId, uid: command.{json_name(uid.name)}{console}{ending})"]
         out += [f"{i3}return try handlers.handle(command, message)", f"{i2}}},"]
     out += [f"{i1}]", "}"]
     return "\n".join(out) + "\n"

@@ -24,6 +24,7 @@ extension AppSettingsUpdate {
         if let ttl = accessTokenTTL { app = try apps.setAccessTokenTTL(appId: appId, seconds: ttl) ?? app }
         if let seconds = sessionLifetime { try apps.setSessionLifetime(appId: appId, seconds: seconds) }
         if let seconds = sessionIdleTimeout { try apps.setSessionIdleTimeout(appId: appId, seconds: seconds) }
+        if let proof = sessionEndProof { try apps.setSessionEndProof(appId: appId, proof) }
         let providerStore = ProviderSettingsStore(pool: pool)
         var (providers, keySet) = try providerStore.settingsWithoutKey(appId: appId)
         if let ids = googleClientIds { providers.googleClientIds = ids }
@@ -68,6 +69,7 @@ extension AppSettingsUpdate {
             "access_token_ttl": JSONValue(app.accessTokenTTL),
             "session_lifetime": JSONValue(try apps.sessionLifetime(appId: appId) ?? 0),
             "session_idle_timeout": JSONValue(try apps.sessionIdleTimeout(appId: appId) ?? 0),
+            "session_end_proof": JSONValue(try apps.sessionEndProof(appId: appId) ?? "none"),
             "deep_link_url": JSONValue(mail.deepLinkURL),
             "mail_from_name": JSONValue(mail.fromName),
             "mail_from_address": JSONValue(mail.fromAddress),

@@ -152,6 +152,10 @@ enum ConsoleSettingsSections {
             Field(name: "session_idle_timeout", label: "Idle timeout",
                   hint: "300 to 31536000 seconds: a session-token session unused this long ends (single-token and "
                       + "session-object profiles).", kind: .integer(unit: "seconds")),
+            Field(name: "session_end_proof", label: "Ending other sessions",
+                  hint: "What a user must show to end another of their sessions, or all of them.",
+                  kind: .choice([("none", "none: a live session is enough"),
+                                 ("fresh", "fresh: a sign-in within the last 5 minutes")])),
             Field(name: "jwks_cache_seconds", label: "JWKS cache",
                   hint: "1 to 86400 seconds: how long verifiers may cache your signing keys; a new key starts signing "
                       + "one such period after it is published.", kind: .integer(unit: "seconds")),

@@ -58,6 +58,15 @@ struct FreshProofStep: Sendable {
         return claims
     }
 
+    /// A `session_end` operation in an app whose `session_end_proof` is `fresh`: ending another
+    /// session (the path's `id`) or all of them takes a sign-in within the step-up window;
+    /// ending the caller's own session does not.
+    func checkSessionEnd(_ caller: AccessTokenClaims, context: RouteContext) throws {
+        guard try context.requireApp().sessionEndNeedsFreshSignIn, context.request.parameters["id"] != caller.sid else { return }
+        guard let session = try sessions.assurance(appId: caller.aud, sessionId: caller.sid, uid: caller.sub),
+              session.ageSeconds < Self.maximumAgeSeconds else { throw ServiceError.reauthRequired }
+    }
+
     /// The errors this step may answer, listed in the route's document.
     static let errors: [ServiceError] = .signedIn + [.reauthRequired]
 }

@@ -61,6 +61,9 @@ struct DeclaredOperation: Sendable {
     /// An APP_KEY sign-in or refresh whose success only adds a session: its answer does not wait
     /// for this replica to hear the store's changes (`CommandSender`).
     let onlyAddsSessions: Bool
+    /// A BEARER operation that ends another of the caller's sessions, or all of them: with the
+    /// app's `session_end_proof` `fresh`, the caller's session must be fresh (`FreshProofStep`).
+    let sessionEnd: Bool
     /// The proto name of the command the route sends; nil when the gateway answers itself.
     let command: String?
     /// What the API document says of it beyond the rules above.

@@ -11,6 +11,9 @@ public struct AppSettingsUpdate: Sendable {
     public var sessionLifetime: Int?
     /// Seconds a session-token session (`session-object`, `single-token`) may go unused.
     public var sessionIdleTimeout: Int?
+    /// What ending another session or all of them takes: `none`, or `fresh` (a sign-in within the
+    /// step-up window; OWASP ASVS 5.0 7.5.2).
+    public var sessionEndProof: String?
     public var googleClientIds: [String]?
     public var appleBundleIds: [String]?
     public var appleServicesIds: [String]?
@@ -118,6 +121,9 @@ public struct AppSettingsUpdate: Sendable {
         }
         if let seconds = sessionIdleTimeout, !(300...31_536_000).contains(seconds) {
             found.append(("session_idle_timeout", "must be 300 to 31536000 seconds (5 minutes to 365 days)"))
+        }
+        if let proof = sessionEndProof, !["none", "fresh"].contains(proof) {
+            found.append(("session_end_proof", "must be none or fresh"))
         }
         for (name, ids) in [("google_client_ids", googleClientIds), ("apple_bundle_ids", appleBundleIds),
                             ("apple_services_ids", appleServicesIds)] {
@@ -248,6 +254,7 @@ public struct AppSettingsUpdate: Sendable {
         update.accessTokenTTL = integer("access_token_ttl")
         update.sessionLifetime = integer("session_lifetime")
         update.sessionIdleTimeout = integer("session_idle_timeout")
+        update.sessionEndProof = text("session_end_proof").flatMap { $0.isEmpty ? nil : $0 }
         update.googleClientIds = list("google_client_ids")
         update.appleBundleIds = list("apple_bundle_ids")
         update.appleServicesIds = list("apple_services_ids")

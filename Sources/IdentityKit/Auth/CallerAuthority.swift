@@ -163,9 +163,12 @@ public struct CallerAuthority: Sendable {
     /// `sessionId` when one is given), nil when it carries a live secret key of `appId` (or, with
     /// `consoleAdmins`, for a command the admin API also sends, a console owner's or admin's
     /// session token for `appId`), else throws 401 `auth/invalid-token` after logging why.
+    /// `ending`: the command ends sessions; a user's command that ends another of their sessions
+    /// (or all) in an app whose `session_end_proof` is `fresh` needs a session signed in within
+    /// the step-up window, else 403 `auth/reauth-required`, as the gateway answers it.
     @discardableResult
     public func check(_ message: BusMessage, appId: String, uid: String, sessionId: String? = nil,
-                      consoleAdmins: Bool = false) throws -> AccessTokenClaims? {
+                      consoleAdmins: Bool = false, ending: SessionEnding? = nil) throws -> AccessTokenClaims? {
         let fields = ["app_id": appId, "type": message.type, "request_id": message.requestId]
         func refuse(_ why: String) -> ServiceError {
             Log.warning("command refused: it does not carry the acting user's access token", fields.merging(["why": why]) { $1 })
@@ -197,6 +200,13 @@ public struct CallerAuthority: Sendable {
         }
         guard claims.sub == uid else { throw refuse("token of another user") }
         if let sessionId, !sessionId.isEmpty, claims.sid != sessionId { throw refuse("token of another session") }
+        if let ending, app.sessionEndNeedsFreshSignIn, ending != .one(sessionId: claims.sid) {
+            let age = try SessionStore(pool: apps.pool).assurance(appId: appId, sessionId: claims.sid, uid: uid)?.ageSeconds
+            guard let age, age < StepUpWindow.seconds else {
+                Log.warning("command refused: ending other sessions takes a fresh sign-in in this app", fields)
+                throw ServiceError.reauthRequired
+            }
+        }
         return claims
     }
 }

@@ -14,7 +14,7 @@ public struct AppStore: Sendable {
 
     public func find(appKey: String) throws -> AppRecord? {
         try pool.withConnection { connection in
-            try connection.query("SELECT id, name, app_key, issuer, access_token_ttl FROM apps WHERE app_key = $1",
+            try connection.query("SELECT id, name, app_key, issuer, access_token_ttl, session_end_proof FROM apps WHERE app_key = $1",
                                  [appKey]).first.map(Self.app)
         }
     }
@@ -22,13 +22,13 @@ public struct AppStore: Sendable {
     /// Every app, oldest first (ids are time-ordered).
     public func list() throws -> [AppRecord] {
         try pool.withConnection { connection in
-            try connection.query("SELECT id, name, app_key, issuer, access_token_ttl FROM apps ORDER BY id").map(Self.app)
+            try connection.query("SELECT id, name, app_key, issuer, access_token_ttl, session_end_proof FROM apps ORDER BY id").map(Self.app)
         }
     }
 
     public func find(id: String) throws -> AppRecord? {
         try pool.withConnection { connection in
-            try connection.query("SELECT id, name, app_key, issuer, access_token_ttl FROM apps WHERE id = $1",
+            try connection.query("SELECT id, name, app_key, issuer, access_token_ttl, session_end_proof FROM apps WHERE id = $1",
                                  [id]).first.map(Self.app)
         }
     }
@@ -43,7 +43,7 @@ public struct AppStore: Sendable {
                 .first.map { try $0.int("access_token_ttl") }
             let app = try connection.query("""
                 UPDATE apps SET access_token_ttl = $2 WHERE id = $1
-                RETURNING id, name, app_key, issuer, access_token_ttl
+                RETURNING id, name, app_key, issuer, access_token_ttl, session_end_proof
                 """, [appId, String(seconds)]).first.map(Self.app)
             if let previous, seconds > previous {
                 try connection.query("""
@@ -83,6 +83,20 @@ public struct AppStore: Sendable {
     public func setSessionIdleTimeout(appId: String, seconds: Int) throws {
         try pool.withConnection { connection in
             _ = try connection.query("UPDATE apps SET session_idle_timeout = $2 WHERE id = $1", [appId, String(seconds)])
+        }
+    }
+
+    /// What ending another session or all of them takes: `none` or `fresh` (a sign-in within
+    /// the step-up window).
+    public func sessionEndProof(appId: String) throws -> String? {
+        try pool.withConnection { connection in
+            try connection.query("SELECT session_end_proof FROM apps WHERE id = $1", [appId]).first?.string("session_end_proof")
+        }
+    }
+
+    public func setSessionEndProof(appId: String, _ proof: String) throws {
+        try pool.withConnection { connection in
+            _ = try connection.query("UPDATE apps SET session_end_proof = $2 WHERE id = $1", [appId, proof])
         }
     }
 
@@ -142,6 +156,7 @@ public struct AppStore: Sendable {
 
     private static func app(_ row: PGRow) throws -> AppRecord {
         try AppRecord(id: row.string("id"), name: row.string("name"), appKey: row.string("app_key"),
-                  issuer: row.string("issuer"), accessTokenTTL: row.int("access_token_ttl"))
+                  issuer: row.string("issuer"), accessTokenTTL: row.int("access_token_ttl"),
+                  sessionEndNeedsFreshSignIn: row.string("session_end_proof") == "fresh")
     }
 }

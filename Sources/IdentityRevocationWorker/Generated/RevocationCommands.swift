@@ -26,12 +26,12 @@ enum RevocationCommandDispatch {
         },
         RevocationV1.EndSession.protoName: { handlers, authority, message in
             let command = try ProtoJSON.decode(RevocationV1.EndSession.self, from: message.body)
-            try authority.check(message, appId: command.appId, uid: command.uid, consoleAdmins: true)
+            try authority.check(message, appId: command.appId, uid: command.uid, consoleAdmins: true, ending: command.ending)
             return try handlers.handle(command, message)
         },
         RevocationV1.EndAllSessions.protoName: { handlers, authority, message in
             let command = try ProtoJSON.decode(RevocationV1.EndAllSessions.self, from: message.body)
-            try authority.check(message, appId: command.appId, uid: command.uid, consoleAdmins: true)
+            try authority.check(message, appId: command.appId, uid: command.uid, consoleAdmins: true, ending: command.ending)
             return try handlers.handle(command, message)
         },
         RevocationV1.RevokeAppleToken.protoName: { handlers, authority, message in
