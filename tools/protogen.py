@@ -18,6 +18,8 @@ protobuf-compiler, parsed with the `protobuf` package), never with regular expre
   gets the service's routes.
 - Sources/OperationAPI/Generated/OperationAPI.swift: the typed operation API, one method per HTTP
   operation with its input as the route reads it, for the doors that call in-process.
+- Sources/IdentityClient/Generated/APIRequests.swift and clients/typescript/src/generated/requests.ts:
+  the SDKs' request layers, one request builder per operation an app's client calls.
 The emitters are ours; options are in proto/identity/options/v1/options.proto.
 """
 import argparse, difflib, sys
@@ -25,6 +27,7 @@ from pathlib import Path
 
 # The reading and the emitters are the package tools/declared/, found next to this file.
 from declared.calls import render_operation_api
+from declared.sdks import render_swift_requests, render_ts_requests
 from declared.descriptors import MARKER, PROTO_DIR, ProtoError, parse_all, resolve
 from declared.gateway import render_gateway
 from declared.messages import render_file
@@ -36,6 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "Sources" / "IdentityKit" / "Messages" / "Generated"
 GATEWAY_OUT = ROOT / "Sources" / "IdentityGateway" / "Generated"
 API_OUT = ROOT / "Sources" / "OperationAPI" / "Generated"
+SWIFT_SDK_OUT = ROOT / "Sources" / "IdentityClient" / "Generated"
+TS_SDK_OUT = ROOT / "clients" / "typescript" / "src" / "generated"
 TOKEN_OUT = ROOT / "Sources" / "IdentityTokenWorker" / "Generated"
 WORKER_OUT = {w: ROOT / "Sources" / f"Identity{w.capitalize()}Worker" / "Generated"
               for w in ("revocation", "provider", "mailer")}
@@ -67,14 +72,16 @@ def generate(proto_dir=PROTO_DIR):
     outputs[f"{GATEWAY_OUT.relative_to(ROOT).as_posix()}/Operations.swift"] = render_gateway(
         ops, messages, options, field_sources(files, options), shapes)
     outputs[f"{API_OUT.relative_to(ROOT).as_posix()}/OperationAPI.swift"] = render_operation_api(ops, messages, options)
+    outputs[f"{SWIFT_SDK_OUT.relative_to(ROOT).as_posix()}/APIRequests.swift"] = render_swift_requests(ops, messages, options)
+    outputs[f"{TS_SDK_OUT.relative_to(ROOT).as_posix()}/requests.ts"] = render_ts_requests(ops, messages, options)
     return outputs
 
 
 def existing_generated():
     """Files in the output folders that this tool wrote (hand-written files there are left alone)."""
     found = {}
-    for folder in (OUT_DIR, TOKEN_OUT, GATEWAY_OUT, API_OUT, *WORKER_OUT.values()):
-        for p in sorted(folder.glob("*.swift")) if folder.is_dir() else []:
+    for folder in (OUT_DIR, TOKEN_OUT, GATEWAY_OUT, API_OUT, SWIFT_SDK_OUT, TS_SDK_OUT, *WORKER_OUT.values()):
+        for p in sorted([*folder.glob("*.swift"), *folder.glob("*.ts")]) if folder.is_dir() else []:
             text = p.read_text(encoding="utf-8")
             if text.startswith(MARKER):
                 found[p.relative_to(ROOT).as_posix()] = text

@@ -3,77 +3,71 @@ import Foundation
 extension IdentityClient {
     /// The signed-in user (`GET /v1/me`).
     public func me() async throws -> User {
-        try await signedInUserAnswer(try await authorized("GET", "/v1/me"))
+        try await signedInUserAnswer(try await send(.getMe()))
     }
 
     /// Changes the profile; fields left nil are not changed. `locale` (BCP 47) is the language
     /// of the mail and SMS the user gets.
     public func updateMe(firstName: String? = nil, lastName: String? = nil, photoURL: String? = nil,
                          username: String? = nil, locale: String? = nil) async throws -> User {
-        let body: JSONObject = ["first_name": JSONValue(firstName), "last_name": JSONValue(lastName),
-                                "photo_url": JSONValue(photoURL), "username": JSONValue(username),
-                                "locale": JSONValue(locale)]
-        return try await signedInUserAnswer(try await authorized("PATCH", "/v1/me", body: body.compacted))
+        try await signedInUserAnswer(try await send(.updateMe(firstName: firstName, lastName: lastName, photoUrl: photoURL,
+                                                              username: username, locale: locale)))
     }
 
     /// The user's live sessions in this app; ``SessionInfo/current`` marks this one.
     public func sessions() async throws -> [SessionInfo] {
-        try Transport.data([SessionInfo].self, of: try await authorized("GET", "/v1/me/sessions"))
+        try Transport.data([SessionInfo].self, of: try await send(.listSessions()))
     }
 
     /// Ends one session (e.g. a lost phone's). Ending the current one signs this client out.
     public func endSession(id: String) async throws {
-        _ = try await authorized("DELETE", "/v1/me/sessions/\(pathSegment(id))")
+        _ = try await send(.endSession(id: id))
         if await keeper.sessionID == id { await keeper.forget() }
     }
 
     /// Registers a push token for this session (unregistered when the session ends).
     public func registerDevice(token: String, platform: DevicePlatform, kind: PushKind,
                                name: String? = nil) async throws -> Device {
-        let body: JSONObject = ["token": .string(token), "platform": .string(platform.rawValue),
-                                "kind": .string(kind.rawValue), "device_name": JSONValue(name)]
-        return try Transport.data(Device.self, of: try await authorized("POST", "/v1/me/devices", body: body.compacted))
+        try Transport.data(Device.self, of: try await send(.registerDevice(token: token, platform: platform.rawValue,
+                                                                           kind: kind.rawValue, deviceName: name)))
     }
 
     /// The user's registered push devices.
     public func devices() async throws -> [Device] {
-        try Transport.data([Device].self, of: try await authorized("GET", "/v1/me/devices"))
+        try Transport.data([Device].self, of: try await send(.listDevices()))
     }
 
     /// Unregisters a push device.
     public func unregisterDevice(id: String) async throws {
-        _ = try await authorized("DELETE", "/v1/me/devices/\(pathSegment(id))")
+        _ = try await send(.unregisterDevice(id: id))
     }
 
     /// Emails a password reset code (the same answer whether the account exists or not).
     public func forgotPassword(email: String) async throws {
-        _ = try await transport.send("POST", "/v1/auth/password/forgot", body: ["email": .string(email)])
+        _ = try await send(.forgotPassword(email: email))
     }
 
     /// Whether a reset code is valid, without spending it (to move to the new-password screen).
     public func checkPasswordResetCode(email: String, code: String) async throws -> Bool {
         struct Valid: Decodable { let valid: Bool }
-        let answer = try await transport.send("POST", "/v1/auth/password/verify-code",
-                                              body: ["email": .string(email), "code": .string(code)])
+        let answer = try await send(.checkPasswordCode(email: email, code: code))
         return try Transport.data(Valid.self, of: answer).valid
     }
 
     /// Sets a new password with the emailed code. Every session of the user ends, this
     /// client's too: sign in again with the new password.
     public func resetPassword(email: String, code: String, newPassword: String) async throws {
-        _ = try await transport.send("POST", "/v1/auth/password/reset",
-                                     body: ["email": .string(email), "code": .string(code), "password": .string(newPassword)])
+        _ = try await send(.resetPassword(email: email, code: code, password: newPassword))
     }
 
     /// Changes the password; the user's other sessions end, this one stays.
     public func changePassword(current: String, new: String) async throws {
-        _ = try await authorized("POST", "/v1/me/password",
-                                 body: ["current_password": .string(current), "new_password": .string(new)])
+        _ = try await send(.changePassword(currentPassword: current, newPassword: new))
     }
 
     /// Emails a code proving the user owns their email (at most one a minute: 429 otherwise).
     public func sendEmailVerification() async throws {
-        _ = try await authorized("POST", "/v1/me/email/verification")
+        _ = try await send(.sendEmailVerification())
     }
 
     /// Marks the email verified with the emailed code; returns the user.
@@ -83,11 +77,11 @@ extension IdentityClient {
     /// is the email-ownership rule in full: the password and links set before the proof, and
     /// every session, are gone (whoever registered the address first keeps nothing).
     public func verifyEmail(email: String, code: String) async throws -> User {
-        let body: JSONObject = ["email": .string(email), "code": .string(code)]
+        let request = APIRequest.verifyEmail(email: email, code: code)
         guard await isSignedIn else {
-            return try Transport.data(User.self, of: try await transport.send("POST", "/v1/auth/email/verify", body: body))
+            return try Transport.data(User.self, of: try await send(request))
         }
-        return try await signedInUserAnswer(try await authorized("POST", "/v1/auth/email/verify", body: body))
+        return try await signedInUserAnswer(try await send(request, signedIn: true))
     }
 
     /// Starts moving the account to a new email address: a 6-digit code is mailed to `email`;
@@ -101,8 +95,7 @@ extension IdentityClient {
     @discardableResult
     public func startEmailChange(to email: String) async throws -> Int {
         struct Sent: Decodable { let expires_in: Int }
-        return try Transport.data(Sent.self, of: try await authorized("POST", "/v1/me/email/change",
-                                                                      body: ["email": .string(email)])).expires_in
+        return try Transport.data(Sent.self, of: try await send(.startEmailChange(email: email))).expires_in
     }
 
     /// Confirms the pending change with the code mailed to the new address; returns the user,
@@ -110,48 +103,46 @@ extension IdentityClient {
     /// ``IdentityError`` `.invalidCode` for a wrong or spent code, `.emailAlreadyInUse` when the
     /// address belongs to another account.
     public func confirmEmailChange(code: String) async throws -> User {
-        try await signedInUserAnswer(try await authorized("POST", "/v1/me/email/change/confirm",
-                                                          body: ["code": .string(code)]))
+        try await signedInUserAnswer(try await send(.confirmEmailChange(code: code)))
     }
 
     /// Links Google to the signed-in account.
     public func linkGoogle(idToken: String, nonce: String? = nil) async throws -> User {
         let body: JSONObject = ["id_token": .string(idToken), "nonce": JSONValue(nonce)]
-        return try await signedInUserAnswer(try await authorized("POST", "/v1/me/identities/google", body: body.compacted))
+        return try await signedInUserAnswer(try await send(.linkIdentity(provider: "google", body: body.compacted)))
     }
 
     /// Links Apple to the signed-in account (same values as ``signInWithApple(identityToken:authorizationCode:nonce:firstName:lastName:upgradeGuest:)``).
     public func linkApple(identityToken: String, authorizationCode: String? = nil, nonce: String) async throws -> User {
         let body: JSONObject = ["identity_token": .string(identityToken), "authorization_code": JSONValue(authorizationCode),
                                 "nonce": .string(nonce)]
-        return try await signedInUserAnswer(try await authorized("POST", "/v1/me/identities/apple", body: body.compacted))
+        return try await signedInUserAnswer(try await send(.linkIdentity(provider: "apple", body: body.compacted)))
     }
 
     /// Unlinks a provider (`google`, `apple`, ...); never the last way to sign in (`.lastSignInMethod`).
     public func unlink(provider: String) async throws {
-        _ = try await authorized("DELETE", "/v1/me/identities/\(pathSegment(provider))")
+        _ = try await send(.unlinkIdentity(provider: provider))
     }
 
     /// Deletes the account and all its data, with fresh proof of the account's own sign-in
     /// method. Throws ``IdentityError`` `.reauthRequired` (nothing deleted) when the proof is
     /// wrong, too old or for another account. On success the client is signed out.
     public func deleteAccount(proof: DeletionProof) async throws {
-        let body: JSONObject
+        let request: APIRequest
         switch proof {
-        case .password(let password): body = ["password": .string(password)]
-        case .guestSecret(let secret): body = ["secret": .string(secret)]
+        case .password(let password): request = .deleteMe(password: password)
+        case .guestSecret(let secret): request = .deleteMe(secret: secret)
         case .storedGuestSecret:
             guard let secret = try await storage.read(TokenStorageKey.guestSecret) else {
                 throw IdentityError(status: 0, code: .reauthRequired, detail: "no guest secret stored")
             }
-            body = ["secret": .string(secret)]
-        case .google(let idToken): body = ["id_token": .string(idToken)]
+            request = .deleteMe(secret: secret)
+        case .google(let idToken): request = .deleteMe(idToken: idToken)
         case .apple(let identityToken, let authorizationCode, let nonce):
-            body = ["identity_token": .string(identityToken), "authorization_code": .string(authorizationCode),
-                    "nonce": .string(nonce)]
-        case .recentSignIn: body = [:]
+            request = .deleteMe(identityToken: identityToken, authorizationCode: authorizationCode, nonce: nonce)
+        case .recentSignIn: request = .deleteMe()
         }
-        _ = try await authorized("DELETE", "/v1/me", body: body)
+        _ = try await send(request)
         switch proof {
         case .storedGuestSecret, .guestSecret: try await storage.delete(TokenStorageKey.guestSecret)
         default: break
@@ -164,10 +155,5 @@ extension IdentityClient {
         let user = try Transport.data(User.self, of: answer)
         await keeper.remember(user)
         return user
-    }
-
-    /// An id as one path segment (ids are opaque: never let one add a `/` or `?`).
-    func pathSegment(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_.~"))) ?? id
     }
 }

@@ -82,8 +82,7 @@ extension IdentityClient {
     /// Options for a passkey sign-in; with an `identifier` (email or username) they list that
     /// account's credentials, without it the platform offers every passkey it has for the site.
     public func passkeySignInOptions(identifier: String? = nil) async throws -> PasskeyOptions {
-        let body: JSONObject = ["identifier": JSONValue(identifier)]
-        let data = try Transport.rawData(of: try await transport.send("POST", "/v1/auth/passkey/options", body: body.compacted))
+        let data = try Transport.rawData(of: try await send(.passkeySignInOptions(identifier: identifier)))
         guard let options = data["options"] as? [String: Any] else {
             throw IdentityClientError.invalidResponse(status: 200, body: "passkey options without options")
         }
@@ -99,13 +98,12 @@ extension IdentityClient {
         let id = Base64URL.encode(assertion.credentialID)
         let credential: JSONObject = ["id": .string(id), "rawId": .string(id), "type": "public-key",
                                       "response": .object(response), "clientExtensionResults": .object([:])]
-        return try await firstFactor("/v1/auth/passkey/verify", body: ["flow_id": .string(flowID), "response": .object(credential)],
-                                     upgradeGuest: upgradeGuest)
+        return try await firstFactor(.passkeySignInVerify(flowId: flowID, response: .object(credential)), upgradeGuest: upgradeGuest)
     }
 
     /// Options to register a new passkey for the signed-in user.
     public func passkeyRegistrationOptions() async throws -> PasskeyOptions {
-        let data = try Transport.rawData(of: try await authorized("POST", "/v1/me/passkeys/options"))
+        let data = try Transport.rawData(of: try await send(.passkeyRegistrationOptions()))
         return try passkeyOptions(data, flowID: nil, hasPasskeys: false)
     }
 
@@ -117,18 +115,17 @@ extension IdentityClient {
                                     "transports": .array(registration.transports.map(JSONValue.string))]
         let credential: JSONObject = ["id": .string(id), "rawId": .string(id), "type": "public-key",
                                       "response": .object(response), "clientExtensionResults": .object([:])]
-        let body: JSONObject = ["response": .object(credential), "name": JSONValue(name)]
-        return try Transport.data(Passkey.self, of: try await authorized("POST", "/v1/me/passkeys", body: body.compacted))
+        return try Transport.data(Passkey.self, of: try await send(.registerPasskey(response: .object(credential), name: name)))
     }
 
     /// The user's passkeys.
     public func passkeys() async throws -> [Passkey] {
-        try Transport.data([Passkey].self, of: try await authorized("GET", "/v1/me/passkeys"))
+        try Transport.data([Passkey].self, of: try await send(.listPasskeys()))
     }
 
     /// Removes a passkey.
     public func deletePasskey(id: String) async throws {
-        _ = try await authorized("DELETE", "/v1/me/passkeys/\(pathSegment(id))")
+        _ = try await send(.deletePasskey(id: id))
     }
 
     private func passkeyOptions(_ options: [String: Any], flowID: String?, hasPasskeys: Bool) throws -> PasskeyOptions {

@@ -12,10 +12,9 @@ extension IdentityClient {
     public func signUp(email: String, password: String, firstName: String? = nil, lastName: String? = nil,
                        username: String? = nil, locale: String? = nil,
                        upgradeGuest: Bool = true) async throws -> SignInResult {
-        let body: JSONObject = ["email": .string(email), "password": .string(password), "first_name": JSONValue(firstName),
-                                "last_name": JSONValue(lastName), "username": JSONValue(username),
-                                "locale": JSONValue(locale ?? Transport.deviceLanguages.first)]
-        return try await firstFactor("/v1/auth/sign-up", body: body.compacted, upgradeGuest: upgradeGuest)
+        try await firstFactor(.signUp(email: email, password: password, firstName: firstName, lastName: lastName,
+                                      username: username, locale: locale ?? Transport.deviceLanguages.first),
+                              upgradeGuest: upgradeGuest)
     }
 
     /// Signs in with an email or username and a password.
@@ -23,21 +22,19 @@ extension IdentityClient {
     /// Returns ``SignInResult/mfaRequired(_:)`` when the user has a second factor. Throws
     /// ``IdentityError`` `.invalidCredential` (unknown account or wrong password alike), `.userDisabled`.
     public func signIn(identifier: String, password: String, upgradeGuest: Bool = true) async throws -> SignInResult {
-        try await firstFactor("/v1/auth/sign-in", body: ["identifier": .string(identifier), "password": .string(password)],
-                              upgradeGuest: upgradeGuest)
+        try await firstFactor(.signIn(identifier: identifier, password: password), upgradeGuest: upgradeGuest)
     }
 
     /// Signs in with an email and a password (see ``signIn(identifier:password:upgradeGuest:)``).
     public func signIn(email: String, password: String, upgradeGuest: Bool = true) async throws -> SignInResult {
-        try await firstFactor("/v1/auth/sign-in", body: ["email": .string(email), "password": .string(password)],
-                              upgradeGuest: upgradeGuest)
+        try await firstFactor(.signIn(email: email, password: password), upgradeGuest: upgradeGuest)
     }
 
     /// Signs in as this installation's guest: the secret (256 random bits) is made once and kept
     /// in the storage, so the same guest comes back after a restart or a sign-out.
     public func signInAsGuest() async throws -> User {
         let secret = try await guestSecret()
-        let answer = try await transport.send("POST", "/v1/auth/guest", body: ["secret": .string(secret)])
+        let answer = try await send(.guestSignIn(secret: secret))
         return try await signedInUser(answer)
     }
 
@@ -58,7 +55,7 @@ extension IdentityClient {
             let nonce: String
             let expires_at: Date
         }
-        let issued = try Transport.data(Issued.self, of: try await transport.send("GET", "/v1/auth/nonce"))
+        let issued = try Transport.data(Issued.self, of: try await send(.nonce()))
         return AppleNonce(value: issued.nonce, sha256: NonceDigest.hex(Data(issued.nonce.utf8)),
                           expiresAt: issued.expires_at)
     }
@@ -72,26 +69,23 @@ extension IdentityClient {
     public func signInWithApple(identityToken: String, authorizationCode: String? = nil, nonce: String,
                                 firstName: String? = nil, lastName: String? = nil,
                                 upgradeGuest: Bool = true) async throws -> SignInResult {
-        let body: JSONObject = ["identity_token": .string(identityToken), "authorization_code": JSONValue(authorizationCode),
-                                "nonce": .string(nonce), "first_name": JSONValue(firstName), "last_name": JSONValue(lastName)]
-        return try await firstFactor("/v1/auth/apple", body: body.compacted, upgradeGuest: upgradeGuest)
+        try await firstFactor(.signInWithApple(identityToken: identityToken, nonce: nonce, authorizationCode: authorizationCode,
+                                               firstName: firstName, lastName: lastName), upgradeGuest: upgradeGuest)
     }
 
     /// Signs in with a Google id token (Google Sign-In for iOS, Android or the web).
     public func signInWithGoogle(idToken: String, nonce: String? = nil, upgradeGuest: Bool = true) async throws -> SignInResult {
-        let body: JSONObject = ["id_token": .string(idToken), "nonce": JSONValue(nonce)]
-        return try await firstFactor("/v1/auth/google", body: body.compacted, upgradeGuest: upgradeGuest)
+        try await firstFactor(.signInWithGoogle(idToken: idToken, nonce: nonce), upgradeGuest: upgradeGuest)
     }
 
     /// Signs in with a Firebase Authentication id token (`User.getIDToken()`).
     public func signInWithFirebase(idToken: String, upgradeGuest: Bool = true) async throws -> SignInResult {
-        try await firstFactor("/v1/auth/id-token", body: ["provider": "firebase", "id_token": .string(idToken)],
-                              upgradeGuest: upgradeGuest)
+        try await firstFactor(.signInWithIdToken(provider: "firebase", idToken: idToken), upgradeGuest: upgradeGuest)
     }
 
     /// Emails a 6-digit sign-in code (the same answer whether the account exists or not).
     public func sendEmailCode(email: String) async throws {
-        _ = try await transport.send("POST", "/v1/auth/email-code/send", body: ["email": .string(email)])
+        _ = try await send(.sendEmailCode(email: email))
     }
 
     /// Signs in (creating the account if needed) with the emailed code.
@@ -99,9 +93,8 @@ extension IdentityClient {
     /// Throws ``IdentityError`` `.invalidCode` or `.codeExpired`.
     public func signInWithEmailCode(email: String, code: String, firstName: String? = nil, lastName: String? = nil,
                                     upgradeGuest: Bool = true) async throws -> SignInResult {
-        let body: JSONObject = ["email": .string(email), "code": .string(code),
-                                "first_name": JSONValue(firstName), "last_name": JSONValue(lastName)]
-        return try await firstFactor("/v1/auth/email-code/verify", body: body.compacted, upgradeGuest: upgradeGuest)
+        try await firstFactor(.verifyEmailCode(email: email, code: code, firstName: firstName, lastName: lastName),
+                              upgradeGuest: upgradeGuest)
     }
 
     /// The email and code of a sign-in link (`<deep link>?mode=sign_in&email=…&code=…`), or nil
@@ -129,22 +122,19 @@ extension IdentityClient {
             let session_id: String
             let expires_in: Int
         }
-        let body: JSONObject = ["phone": .string(phone), "country_code": JSONValue(countryCode)]
-        let sent = try Transport.data(Sent.self, of: try await transport.send("POST", "/v1/auth/phone/send", body: body.compacted))
+        let sent = try Transport.data(Sent.self, of: try await send(.sendPhoneCode(phone: phone, countryCode: countryCode)))
         return (sent.session_id, sent.expires_in)
     }
 
     /// Signs in with the texted code.
     public func signInWithPhoneCode(sessionID: String, code: String, upgradeGuest: Bool = true) async throws -> SignInResult {
-        try await firstFactor("/v1/auth/phone/verify", body: ["session_id": .string(sessionID), "code": .string(code)],
-                              upgradeGuest: upgradeGuest)
+        try await firstFactor(.verifyPhoneCode(sessionId: sessionID, code: code), upgradeGuest: upgradeGuest)
     }
 
     /// Finishes a sign-in that answered ``SignInResult/mfaRequired(_:)`` with a TOTP code, a
     /// backup code, or the emailed/texted code. Five wrong codes kill the challenge.
     public func verifyMFA(_ challenge: MFAChallenge, code: String) async throws -> User {
-        let answer = try await transport.send("POST", "/v1/auth/mfa/verify",
-                                              body: ["challenge_token": .string(challenge.challengeToken), "code": .string(code)])
+        let answer = try await send(.verifyMfa(challengeToken: challenge.challengeToken, code: code))
         return try await signedInUser(answer)
     }
 
@@ -152,7 +142,7 @@ extension IdentityClient {
     /// reached: the local session is gone either way).
     public func signOut() async throws {
         do {
-            _ = try await authorized("POST", "/v1/auth/sign-out")
+            _ = try await send(.signOut())
         } catch {
             await keeper.forget()
             if case IdentityClientError.notSignedIn = error { return }
@@ -163,7 +153,7 @@ extension IdentityClient {
 
     /// Ends every session of the user in this app, this one included.
     public func signOutEverywhere() async throws {
-        _ = try await authorized("POST", "/v1/auth/sign-out-all")
+        _ = try await send(.signOutAll())
         await keeper.forget()
     }
 }

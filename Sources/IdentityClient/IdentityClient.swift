@@ -118,16 +118,21 @@ public final class IdentityClient: Sendable {
         }
     }
 
+    /// A declared request (`APIRequest`, generated from the service's declarations): with the
+    /// signed-in user's token where the operation acts for them (or where `signedIn` asks for
+    /// it: an optional caller that is signed in), else with the app key alone.
+    func send(_ request: APIRequest, signedIn: Bool? = nil) async throws -> Transport.Answer {
+        if signedIn ?? request.signedIn {
+            return try await authorized(request.method, request.path, body: request.body)
+        }
+        return try await transport.send(request)
+    }
+
     /// A first-factor sign-in: sent with the guest's token when a guest is signed in and
     /// `upgradeGuest` is true (the service then turns that guest into this account).
-    func firstFactor(_ path: String, body: JSONObject, upgradeGuest: Bool) async throws -> SignInResult {
-        let answer: Transport.Answer
-        if upgradeGuest, await keeper.guestUID != nil {
-            answer = try await authorized("POST", path, body: body)
-        } else {
-            answer = try await transport.send("POST", path, body: body)
-        }
-        return try await signInResult(answer)
+    func firstFactor(_ request: APIRequest, upgradeGuest: Bool) async throws -> SignInResult {
+        let upgrading = upgradeGuest ? await keeper.guestUID != nil : false
+        return try await signInResult(try await send(request, signedIn: upgrading))
     }
 
     /// 200/201 → keep the tokens, `.signedIn`; 202 → `.mfaRequired`.

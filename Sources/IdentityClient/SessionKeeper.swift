@@ -108,16 +108,16 @@ actor SessionKeeper {
         guard let refreshToken = try await storage.read(TokenStorageKey.refreshToken) else {
             throw IdentityClientError.notSignedIn
         }
-        let body: JSONObject = ["refresh_token": .string(refreshToken)]
+        let request = APIRequest.refreshToken(refreshToken: refreshToken)
         let answer: Transport.Answer
         do {
             do {
-                answer = try await transport.send("POST", "/v1/auth/token/refresh", body: body)
+                answer = try await transport.send(request)
             } catch let error where Transport.isTransportFailure(error) {
                 // The answer may have been lost after the service rotated the token: presenting
                 // the same token again within the 30-second grace gets the same successor, so
                 // one retry is safe.
-                answer = try await transport.send("POST", "/v1/auth/token/refresh", body: body)
+                answer = try await transport.send(request)
             }
         } catch let error as IdentityError
                     where [.refreshTokenRevoked, .refreshTokenExpired, .invalidToken, .sessionExpired].contains(error.code) {

@@ -54,6 +54,11 @@ struct Transport: Sendable {
         return Answer(status: http.statusCode, body: data)
     }
 
+    /// A declared request, with the app key alone (no user's token).
+    func send(_ request: APIRequest) async throws -> Answer {
+        try await send(request.method, request.path, body: request.body)
+    }
+
     /// No answer came (connection lost, timeout, no network): `URLError`, or on Linux an
     /// `NSError` of `NSURLErrorDomain` that is not always bridged to it.
     static func isTransportFailure(_ error: Error) -> Bool {

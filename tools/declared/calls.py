@@ -89,15 +89,18 @@ def render_operation_api(ops, messages, options):
     inputs = []
     for op in http:
         params = path_parameters(op)
-        fields = input_fields(op, messages, options) if op.body else []
+        # A body message makes the body's fields the input even where the body is optional
+        # (account deletion's proof): every field is then optional.
+        optional_body = not op.body and f"identity.gateway.v1.{op.request}" in messages
+        fields = input_fields(op, messages, options) if op.body or optional_body else []
         if op.body and fields is None and op.answer:
             raise ProtoError(op.where, "an operation with a generated handler has a generated body")
         args = [f"{json_name(p)}: String" for p in params]
         if op.body and fields is None:
             args.append("body: JSONValue")
             body = "body"
-        elif op.body and fields:
-            args.append(f"_ input: {input_name(op)}")
+        elif fields:
+            args.append(f"_ input: {input_name(op)}" + (f" = {input_name(op)}()" if optional_body else ""))
             body = "input.body"
             inputs += render_input(op, fields)
         elif op.body:

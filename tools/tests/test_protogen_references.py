@@ -50,6 +50,8 @@ EXPECTED_OUTPUTS = {
     "Sources/IdentityRevocationWorker/Generated": ["RevocationCommands.swift"],
     "Sources/IdentityTokenWorker/Generated": ["TokenCommands.swift"],
     "Sources/OperationAPI/Generated": ["OperationAPI.swift"],
+    "Sources/IdentityClient/Generated": ["APIRequests.swift"],
+    "clients/typescript/src/generated": ["requests.ts"],
 }
 
 

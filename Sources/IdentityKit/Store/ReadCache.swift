@@ -19,6 +19,9 @@ public final class ReadCache<Value: Sendable>: Sendable {
     public struct Ticket: Sendable {
         fileprivate let epoch: UInt64
         fileprivate let stripes: [(stripe: Int, count: UInt64)]
+        /// The keys themselves: a stripe is shared by many keys (hashes are seeded per process),
+        /// so the stripe alone would let another key of it be stored with this ticket.
+        fileprivate let keys: [String]
     }
 
     private struct Slot {
@@ -78,7 +81,7 @@ public final class ReadCache<Value: Sendable>: Sendable {
             return Ticket(epoch: state.epoch, stripes: keys.map { key in
                 let stripe = Self.stripe(key)
                 return (stripe, state.invalidations[stripe])
-            })
+            }, keys: keys)
         }
     }
 
@@ -89,6 +92,7 @@ public final class ReadCache<Value: Sendable>: Sendable {
         state.withLock { state in
             guard state.usable, state.epoch == ticket.epoch else { return false }
             for entry in entries {
+                guard ticket.keys.contains(entry.key) else { return false }
                 let stripe = Self.stripe(entry.key)
                 guard let taken = ticket.stripes.first(where: { $0.stripe == stripe }),
                       taken.count == state.invalidations[stripe] else { return false }

@@ -117,8 +117,8 @@ public struct Operations: Sendable {
     }
 
     /// DELETE /v1/me: Delete the account and all its data, given fresh proof: {password}, a guest's {secret}, Apple {identity_token, authorization_code, nonce} or Google {id_token}.
-    public func deleteMe(as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
-        try await transport.call(.deleteMe, parameters: [:], query: [:], body: nil, as: caller)
+    public func deleteMe(_ input: DeleteMeInput = DeleteMeInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+        try await transport.call(.deleteMe, parameters: [:], query: [:], body: input.body, as: caller)
     }
 
     /// POST /v1/me/devices: Register this session's push device (a known token moves here).
@@ -597,6 +597,37 @@ public struct GuestSignInInput: Sendable, Equatable {
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["secret"] = .string(self.secret)
+        return .object(fields)
+    }
+}
+
+/// The body of `DELETE /v1/me` (deleteMe), field by field as the route reads it.
+public struct DeleteMeInput: Sendable, Equatable {
+    public var password: String?
+    public var secret: String?
+    public var identityToken: String?
+    public var idToken: String?
+    public var authorizationCode: String?
+    public var nonce: String?
+
+    public init(password: String? = nil, secret: String? = nil, identityToken: String? = nil, idToken: String? = nil, authorizationCode: String? = nil, nonce: String? = nil) {
+        self.password = password
+        self.secret = secret
+        self.identityToken = identityToken
+        self.idToken = idToken
+        self.authorizationCode = authorizationCode
+        self.nonce = nonce
+    }
+
+    /// The JSON body the route reads (absent fields left out).
+    public var body: JSONValue {
+        var fields: [String: JSONValue] = [:]
+        if let password { fields["password"] = .string(password) }
+        if let secret { fields["secret"] = .string(secret) }
+        if let identityToken { fields["identity_token"] = .string(identityToken) }
+        if let idToken { fields["id_token"] = .string(idToken) }
+        if let authorizationCode { fields["authorization_code"] = .string(authorizationCode) }
+        if let nonce { fields["nonce"] = .string(nonce) }
         return .object(fields)
     }
 }

@@ -1,4 +1,5 @@
 import { ErrorCode, IdentityClientError, IdentityError, isTransportFailure } from "./errors.js";
+import * as api from "./generated/requests.js";
 import { base64urlEncode, jwtClaims, secureRandomBytes, sha256Hex } from "./encoding.js";
 import {
   CreationOptionsJSON,
@@ -198,7 +199,7 @@ export class IdentityClient {
 
   private restore(): Promise<void> {
     if (this.transport === "cookie") {
-      return this.send("GET", "/v1/me").then(
+      return this.call(api.getMe(), { signedIn: false }).then(
         (answer) => this.signedIn(toUser(dataOf(answer)), "initial"),
         (error) => {
           if (error instanceof IdentityError && error.status === 401) this.emit({ status: "signedOut", event: "initial" });
@@ -263,6 +264,15 @@ export class IdentityClient {
       throw new IdentityClientError("client/invalid-response", `${method} ${path} answered ${response.status} with a body that is not JSON`);
     }
     return { status: response.status, body, headers: response.headers };
+  }
+
+  /** A declared request (`generated/requests.ts`, from the service's declarations): as the
+   * signed-in user where the operation acts for one (or where `signedIn` says so: an optional
+   * caller that is signed in), else with the app key alone and the send options given. */
+  private async call(request: api.APIRequest, options: SendOptions & { signedIn?: boolean } = {}): Promise<Answer> {
+    const { signedIn, ...sendOptions } = options;
+    if (signedIn ?? request.signedIn) return this.authorized(request.method, request.path, request.body);
+    return this.send(request.method, request.path, { ...sendOptions, body: request.body });
   }
 
   /** A call as the signed-in user. Bearer: with the access token, refreshed ahead of expiry, and
@@ -337,16 +347,16 @@ export class IdentityClient {
     await this.ready;
     const session = this.session;
     if (!session) throw new IdentityClientError("client/not-signed-in", "sign in first");
-    const body = { refresh_token: session.refreshToken };
+    const refresh = api.refreshToken({ refreshToken: session.refreshToken });
     let answer: Answer;
     try {
       try {
-        answer = await this.send("POST", "/v1/auth/token/refresh", { body });
+        answer = await this.call(refresh);
       } catch (error) {
         if (!isTransportFailure(error)) throw error;
         // The answer may have been lost after the service rotated the token: the same token
         // again within the 30-second grace gets the same successor, so one retry is safe.
-        answer = await this.send("POST", "/v1/auth/token/refresh", { body });
+        answer = await this.call(refresh);
       }
     } catch (error) {
       if (error instanceof IdentityError && SESSION_ENDED.includes(error.code) && this.session === session) {
@@ -428,12 +438,11 @@ export class IdentityClient {
     throw new IdentityClientError("client/unsupported", `${what} is not available with cookie transport (session-object apps sign in with a password or Apple)`);
   }
 
-  private async firstFactor(path: string, body: Record<string, unknown>, options?: SignInOptions): Promise<SignInResult> {
-    if (this.transport === "cookie") this.unsupported(path);
+  private async firstFactor(request: api.APIRequest, options?: SignInOptions): Promise<SignInResult> {
+    if (this.transport === "cookie") this.unsupported(request.path);
     await this.ready;
     const upgrade = (options?.upgradeGuest ?? true) && this.session?.user?.isGuest === true;
-    const answer = upgrade ? await this.authorized("POST", path, body) : await this.send("POST", path, { body });
-    return this.signInResult(answer);
+    return this.signInResult(await this.call(request, { signedIn: upgrade }));
   }
 
   private async signInResult(answer: Answer): Promise<SignInResult> {
@@ -462,7 +471,7 @@ export class IdentityClient {
     }
     // The answer's user is the profile's short shape: read the full one, which also proves the
     // browser kept the cookie.
-    const user = toUser(dataOf(await this.send("GET", "/v1/me")));
+    const user = toUser(dataOf(await this.call(api.getMe(), { signedIn: false })));
     this.cookieSessionId = typeof bare.session?.id === "string" ? bare.session.id : null;
     this.signedIn(user, "signedIn");
     return { status: "signedIn", user, isNewUser: false };
@@ -487,7 +496,7 @@ export class IdentityClient {
   async refresh(): Promise<void> {
     if (this.transport === "cookie") {
       try {
-        const user = toUser(dataOf(await this.send("GET", "/v1/me")));
+        const user = toUser(dataOf(await this.call(api.getMe(), { signedIn: false })));
         this.signedIn(user, "refreshed");
       } catch (error) {
         if (error instanceof IdentityError && error.status === 401) await this.forget();
@@ -513,23 +522,18 @@ export class IdentityClient {
     params: { email: string; password: string; firstName?: string; lastName?: string; username?: string },
     options?: SignInOptions,
   ): Promise<SignInResult> {
-    const body = compact({
-      email: params.email,
-      password: params.password,
-      first_name: params.firstName,
-      last_name: params.lastName,
-      username: params.username,
-    });
+    const signUp = api.signUp({ email: params.email, password: params.password, firstName: params.firstName,
+                                lastName: params.lastName, username: params.username });
     if (this.transport === "cookie") {
       // Sign-up answers tokens in the body in every profile; end that session at once (its
       // token is never kept) and sign in again the session-object way, with the cookie.
-      const answer = await this.send("POST", "/v1/auth/sign-up", { body, credentials: "omit" });
+      const answer = await this.call(signUp, { credentials: "omit" });
       const tokens = tokenAnswer(answer);
-      await this.send("POST", "/v1/auth/sign-out", { bearer: tokens.access_token, credentials: "omit" }).catch(() => undefined);
+      await this.call(api.signOut(), { signedIn: false, bearer: tokens.access_token, credentials: "omit" }).catch(() => undefined);
       const result = await this.cookieSignIn("/v1/auth/login", { email: params.email, password: params.password });
       return result.status === "signedIn" ? { ...result, isNewUser: true } : result;
     }
-    return this.firstFactor("/v1/auth/sign-up", body, options);
+    return this.firstFactor(signUp, options);
   }
 
   /** Signs in with an email (or, `identifier`, an email or username) and a password. An account
@@ -542,8 +546,9 @@ export class IdentityClient {
       const email = "email" in params ? params.email : params.identifier;
       return this.cookieSignIn("/v1/auth/login", { email, password: params.password });
     }
-    const body = "email" in params ? { email: params.email, password: params.password } : { identifier: params.identifier, password: params.password };
-    return this.firstFactor("/v1/auth/sign-in", body, options);
+    const signIn = "email" in params ? api.signIn({ email: params.email, password: params.password })
+      : api.signIn({ identifier: params.identifier, password: params.password });
+    return this.firstFactor(signIn, options);
   }
 
   /** Signs in as this installation's guest: a 256-bit secret is made once and kept in the
@@ -551,7 +556,7 @@ export class IdentityClient {
   async signInAsGuest(): Promise<User> {
     if (this.transport === "cookie") this.unsupported("signInAsGuest()");
     const secret = await this.guestSecret();
-    return this.signedInUser(await this.send("POST", "/v1/auth/guest", { body: { secret } }));
+    return this.signedInUser(await this.call(api.guestSignIn({ secret })));
   }
 
   private async guestSecret(): Promise<string> {
@@ -569,7 +574,7 @@ export class IdentityClient {
     if (this.transport === "cookie") {
       issued = (await this.send("POST", "/v1/auth/apple/nonce", { body: {} })).body as typeof issued;
     } else {
-      issued = dataOf(await this.send("GET", "/v1/auth/nonce")) as typeof issued;
+      issued = dataOf(await this.call(api.nonce())) as typeof issued;
     }
     return { value: issued.nonce, sha256: await sha256Hex(issued.nonce), expiresAt: issued.expires_at };
   }
@@ -587,29 +592,23 @@ export class IdentityClient {
         compact({ id_token: params.identityToken, nonce: params.nonce, authorization_code: params.authorizationCode, name: name || undefined }),
       );
     }
-    const body = compact({
-      identity_token: params.identityToken,
-      authorization_code: params.authorizationCode,
-      nonce: params.nonce,
-      first_name: params.firstName,
-      last_name: params.lastName,
-    });
-    return this.firstFactor("/v1/auth/apple", body, options);
+    return this.firstFactor(api.signInWithApple({ identityToken: params.identityToken, authorizationCode: params.authorizationCode,
+                                                  nonce: params.nonce, firstName: params.firstName, lastName: params.lastName }), options);
   }
 
   /** Signs in with a Google id token (Google Identity Services, @react-native-google-signin). */
   async signInWithGoogle(params: { idToken: string; nonce?: string }, options?: SignInOptions): Promise<SignInResult> {
-    return this.firstFactor("/v1/auth/google", compact({ id_token: params.idToken, nonce: params.nonce }), options);
+    return this.firstFactor(api.signInWithGoogle({ idToken: params.idToken, nonce: params.nonce }), options);
   }
 
   /** Signs in with a Firebase Authentication id token (`user.getIdToken()`). */
   async signInWithFirebase(params: { idToken: string }, options?: SignInOptions): Promise<SignInResult> {
-    return this.firstFactor("/v1/auth/id-token", { provider: "firebase", id_token: params.idToken }, options);
+    return this.firstFactor(api.signInWithIdToken({ provider: "firebase", idToken: params.idToken }), options);
   }
 
   /** Emails a 6-digit sign-in code (the same answer whether the account exists or not). */
   async sendEmailCode(email: string): Promise<void> {
-    await this.send("POST", "/v1/auth/email-code/send", { body: { email } });
+    await this.call(api.sendEmailCode({ email }));
   }
 
   /** Signs in (creating the account if needed) with the emailed code. */
@@ -617,8 +616,8 @@ export class IdentityClient {
     params: { email: string; code: string; firstName?: string; lastName?: string },
     options?: SignInOptions,
   ): Promise<SignInResult> {
-    const body = compact({ email: params.email, code: params.code, first_name: params.firstName, last_name: params.lastName });
-    return this.firstFactor("/v1/auth/email-code/verify", body, options);
+    return this.firstFactor(api.verifyEmailCode({ email: params.email, code: params.code, firstName: params.firstName,
+                                                  lastName: params.lastName }), options);
   }
 
   /** The email and code of a sign-in link (`<deep link>?mode=sign_in&email=…&code=…`), or null. */
@@ -650,26 +649,25 @@ export class IdentityClient {
 
   /** Texts a 6-digit code (E.164, or a national number with `countryCode`). */
   async sendPhoneCode(params: { phone: string; countryCode?: string }): Promise<{ sessionId: string; expiresIn: number }> {
-    const answer = await this.send("POST", "/v1/auth/phone/send", { body: compact({ phone: params.phone, country_code: params.countryCode }) });
+    const answer = await this.call(api.sendPhoneCode({ phone: params.phone, countryCode: params.countryCode }));
     return camelize(dataOf(answer));
   }
 
   /** Signs in with the texted code. */
   async signInWithPhoneCode(params: { sessionId: string; code: string }, options?: SignInOptions): Promise<SignInResult> {
-    return this.firstFactor("/v1/auth/phone/verify", { session_id: params.sessionId, code: params.code }, options);
+    return this.firstFactor(api.verifyPhoneCode({ sessionId: params.sessionId, code: params.code }), options);
   }
 
   /** Finishes a sign-in that answered `mfaRequired`, with a TOTP, backup, emailed or texted code. */
   async verifyMFA(challenge: MFAChallenge, code: string): Promise<User> {
-    const answer = await this.send("POST", "/v1/auth/mfa/verify", {
-      body: { challenge_token: challenge.challengeToken, code },
+    const answer = await this.call(api.verifyMfa({ challengeToken: challenge.challengeToken, code }), {
       credentials: this.transport === "cookie" ? "omit" : undefined,
     });
     if (this.transport === "cookie") {
       // The service answers this step with tokens, not a cookie: end that session rather than
       // hold a token in JavaScript.
       const tokens = tokenAnswer(answer);
-      await this.send("POST", "/v1/auth/sign-out", { bearer: tokens.access_token, credentials: "omit" }).catch(() => undefined);
+      await this.call(api.signOut(), { signedIn: false, bearer: tokens.access_token, credentials: "omit" }).catch(() => undefined);
       this.unsupported("verifyMFA()");
     }
     return this.signedInUser(answer);
@@ -679,8 +677,8 @@ export class IdentityClient {
    * reached: the local session is gone either way). */
   async signOut(): Promise<void> {
     try {
-      if (this.transport === "cookie") await this.send("POST", "/v1/auth/sign-out");
-      else await this.authorized("POST", "/v1/auth/sign-out");
+      // Cookie transport: the browser sends the cookie; there is no token to add.
+      await this.call(api.signOut(), { signedIn: this.transport !== "cookie" });
     } catch (error) {
       await this.forget();
       if (error instanceof IdentityClientError && error.code === "client/not-signed-in") return;
@@ -692,7 +690,7 @@ export class IdentityClient {
 
   /** Ends every session of the user in this app, this one included. */
   async signOutEverywhere(): Promise<void> {
-    await this.authorized("POST", "/v1/auth/sign-out-all");
+    await this.call(api.signOutAll());
     await this.forget();
   }
 
@@ -706,7 +704,7 @@ export class IdentityClient {
     options: RequestOptionsJSON;
     publicKey: PublicKeyCredentialRequestOptions;
   }> {
-    const data = dataOf(await this.send("POST", "/v1/auth/passkey/options", { body: compact({ identifier }) })) as {
+    const data = dataOf(await this.call(api.passkeySignInOptions({ identifier }))) as {
       flow_id: string;
       has_passkeys?: boolean;
       options: RequestOptionsJSON;
@@ -716,11 +714,8 @@ export class IdentityClient {
 
   /** Signs in with the platform's assertion (a PublicKeyCredential, or its JSON). */
   async signInWithPasskey(params: { flowId: string; credential: CredentialLike | CredentialJSON }, options?: SignInOptions): Promise<SignInResult> {
-    return this.firstFactor(
-      "/v1/auth/passkey/verify",
-      { flow_id: params.flowId, response: credentialToJSON(params.credential) },
-      { upgradeGuest: options?.upgradeGuest ?? false },
-    );
+    return this.firstFactor(api.passkeySignInVerify({ flowId: params.flowId, response: credentialToJSON(params.credential) }),
+                            { upgradeGuest: options?.upgradeGuest ?? false });
   }
 
   /** Browsers: options, `navigator.credentials.get`, then the sign-in. */
@@ -733,13 +728,13 @@ export class IdentityClient {
 
   /** Options to register a passkey for the signed-in user (`publicKey` for `navigator.credentials.create`). */
   async passkeyRegistrationOptions(): Promise<{ options: CreationOptionsJSON; publicKey: PublicKeyCredentialCreationOptions }> {
-    const options = dataOf(await this.authorized("POST", "/v1/me/passkeys/options")) as CreationOptionsJSON;
+    const options = dataOf(await this.call(api.passkeyRegistrationOptions())) as CreationOptionsJSON;
     return { options, publicKey: toCreationOptions(options) };
   }
 
   /** Registers the platform's new credential (a PublicKeyCredential, or its JSON). */
   async registerPasskey(credential: CredentialLike | CredentialJSON, name?: string): Promise<Passkey> {
-    const answer = await this.authorized("POST", "/v1/me/passkeys", compact({ response: credentialToJSON(credential), name }));
+    const answer = await this.call(api.registerPasskey({ response: credentialToJSON(credential), name }));
     return camelize<Passkey>(dataOf(answer));
   }
 
@@ -752,75 +747,77 @@ export class IdentityClient {
   }
 
   async passkeys(): Promise<Passkey[]> {
-    return camelize<Passkey[]>(dataOf(await this.authorized("GET", "/v1/me/passkeys")));
+    return camelize<Passkey[]>(dataOf(await this.call(api.listPasskeys())));
   }
 
   async deletePasskey(id: string): Promise<void> {
-    await this.authorized("DELETE", `/v1/me/passkeys/${segment(id)}`);
+    await this.call(api.deletePasskey(id));
   }
 
   // MARK: account
 
   /** The signed-in user (`GET /v1/me`). */
   async me(): Promise<User> {
-    return this.updateUser(toUser(dataOf(await this.authorized("GET", "/v1/me"))));
+    return this.updateUser(toUser(dataOf(await this.call(api.getMe()))));
   }
 
   /** Changes the profile; fields left out are not changed. */
   async updateMe(changes: { firstName?: string | null; lastName?: string | null; photoUrl?: string | null; username?: string | null }): Promise<User> {
-    const body = compact({ first_name: changes.firstName, last_name: changes.lastName, photo_url: changes.photoUrl, username: changes.username });
-    return this.updateUser(toUser(dataOf(await this.authorized("PATCH", "/v1/me", body))));
+    // null clears a field (sent as null), undefined leaves it (not sent).
+    const request = api.updateMe({ firstName: changes.firstName, lastName: changes.lastName, photoUrl: changes.photoUrl,
+                                   username: changes.username });
+    return this.updateUser(toUser(dataOf(await this.call(request))));
   }
 
   /** The user's live sessions in this app; `current` marks this one. */
   async sessions(): Promise<SessionInfo[]> {
-    return camelize<SessionInfo[]>(dataOf(await this.authorized("GET", "/v1/me/sessions")));
+    return camelize<SessionInfo[]>(dataOf(await this.call(api.listSessions())));
   }
 
   /** Ends one session (a lost phone's). Ending the current one signs this client out. */
   async endSession(id: string): Promise<void> {
-    await this.authorized("DELETE", `/v1/me/sessions/${segment(id)}`);
+    await this.call(api.endSession(id));
     if ((this.session?.sessionId ?? this.cookieSessionId) === id) await this.forget();
   }
 
   /** Registers a push token for this session (unregistered when the session ends). */
   async registerDevice(params: { token: string; platform: DevicePlatform; kind: PushKind; name?: string }): Promise<Device> {
-    const body = compact({ token: params.token, platform: params.platform, kind: params.kind, device_name: params.name });
-    return camelize<Device>(dataOf(await this.authorized("POST", "/v1/me/devices", body)));
+    const request = api.registerDevice({ token: params.token, platform: params.platform, kind: params.kind, deviceName: params.name });
+    return camelize<Device>(dataOf(await this.call(request)));
   }
 
   async devices(): Promise<Device[]> {
-    return camelize<Device[]>(dataOf(await this.authorized("GET", "/v1/me/devices")));
+    return camelize<Device[]>(dataOf(await this.call(api.listDevices())));
   }
 
   async unregisterDevice(id: string): Promise<void> {
-    await this.authorized("DELETE", `/v1/me/devices/${segment(id)}`);
+    await this.call(api.unregisterDevice(id));
   }
 
   /** Emails a password reset code (the same answer whether the account exists or not). */
   async forgotPassword(email: string): Promise<void> {
-    await this.send("POST", "/v1/auth/password/forgot", { body: { email } });
+    await this.call(api.forgotPassword({ email }));
   }
 
   /** Whether a reset code is valid, without spending it. */
   async checkPasswordResetCode(params: { email: string; code: string }): Promise<boolean> {
-    const data = dataOf(await this.send("POST", "/v1/auth/password/verify-code", { body: params })) as { valid?: boolean };
+    const data = dataOf(await this.call(api.checkPasswordCode({ email: params.email, code: params.code }))) as { valid?: boolean };
     return data.valid === true;
   }
 
   /** Sets a new password with the emailed code; every session of the user ends (this one too). */
   async resetPassword(params: { email: string; code: string; newPassword: string }): Promise<void> {
-    await this.send("POST", "/v1/auth/password/reset", { body: { email: params.email, code: params.code, password: params.newPassword } });
+    await this.call(api.resetPassword({ email: params.email, code: params.code, password: params.newPassword }));
   }
 
   /** Changes the password; the user's other sessions end, this one stays. */
   async changePassword(params: { currentPassword: string; newPassword: string }): Promise<void> {
-    await this.authorized("POST", "/v1/me/password", { current_password: params.currentPassword, new_password: params.newPassword });
+    await this.call(api.changePassword({ currentPassword: params.currentPassword, newPassword: params.newPassword }));
   }
 
   /** Emails a code proving the user owns their email (at most one a minute: 429 otherwise). */
   async sendEmailVerification(): Promise<void> {
-    await this.authorized("POST", "/v1/me/email/verification");
+    await this.call(api.sendEmailVerification());
   }
 
   /** Marks the email verified with the emailed code. Signed in, the proof goes with this
@@ -829,9 +826,7 @@ export class IdentityClient {
   async verifyEmail(params: { email: string; code: string }): Promise<User> {
     await this.ready;
     const signedIn = this.transport === "cookie" ? this.state.status === "signedIn" : this.session !== null;
-    const answer = signedIn
-      ? await this.authorized("POST", "/v1/auth/email/verify", params)
-      : await this.send("POST", "/v1/auth/email/verify", { body: params });
+    const answer = await this.call(api.verifyEmail({ email: params.email, code: params.code }), { signedIn });
     const user = toUser(dataOf(answer));
     return signedIn ? this.updateUser(user) : user;
   }
@@ -840,64 +835,64 @@ export class IdentityClient {
    * seconds the code is valid. Needs a sign-in under 5 minutes old (with the second factor when
    * MFA is on), else `auth/reauth-required`. */
   async startEmailChange(email: string): Promise<number> {
-    const data = dataOf(await this.authorized("POST", "/v1/me/email/change", { email })) as { expires_in?: number };
+    const data = dataOf(await this.call(api.startEmailChange({ email }))) as { expires_in?: number };
     return data.expires_in ?? 0;
   }
 
   /** Confirms the change with the mailed code; the user's other sessions end, this one stays. */
   async confirmEmailChange(code: string): Promise<User> {
-    return this.updateUser(toUser(dataOf(await this.authorized("POST", "/v1/me/email/change/confirm", { code }))));
+    return this.updateUser(toUser(dataOf(await this.call(api.confirmEmailChange({ code })))));
   }
 
   /** Starts adding (or replacing) the account's phone: a code is texted to it (a way in: needs
    * a fresh sign-in). Confirm with `verifyPhone`. */
   async addPhone(params: { phone: string; countryCode?: string }): Promise<{ sessionId: string; expiresIn: number }> {
-    const answer = await this.authorized("POST", "/v1/me/phone", compact({ phone: params.phone, country_code: params.countryCode }));
+    const answer = await this.call(api.linkPhone({ phone: params.phone, countryCode: params.countryCode }));
     return camelize(dataOf(answer));
   }
 
   /** Confirms the phone with the texted code; returns the user with the verified phone. */
   async verifyPhone(params: { sessionId: string; code: string }): Promise<User> {
-    const answer = await this.authorized("POST", "/v1/me/phone/verify", { session_id: params.sessionId, code: params.code });
+    const answer = await this.call(api.verifyLinkedPhone({ sessionId: params.sessionId, code: params.code }));
     return this.updateUser(toUser(dataOf(answer)));
   }
 
   /** Links Google to the signed-in account. */
   async linkGoogle(params: { idToken: string; nonce?: string }): Promise<User> {
-    const answer = await this.authorized("POST", "/v1/me/identities/google", compact({ id_token: params.idToken, nonce: params.nonce }));
+    const answer = await this.call(api.linkIdentity("google", compact({ id_token: params.idToken, nonce: params.nonce })));
     return this.updateUser(toUser(dataOf(answer)));
   }
 
   /** Links Apple to the signed-in account. */
   async linkApple(params: { identityToken: string; authorizationCode?: string; nonce: string }): Promise<User> {
     const body = compact({ identity_token: params.identityToken, authorization_code: params.authorizationCode, nonce: params.nonce });
-    return this.updateUser(toUser(dataOf(await this.authorized("POST", "/v1/me/identities/apple", body))));
+    return this.updateUser(toUser(dataOf(await this.call(api.linkIdentity("apple", body)))));
   }
 
   /** Unlinks a provider; never the last way in (`auth/last-sign-in-method`). */
   async unlink(provider: string): Promise<void> {
-    await this.authorized("DELETE", `/v1/me/identities/${segment(provider)}`);
+    await this.call(api.unlinkIdentity(provider));
   }
 
   /** Deletes the account and all its data with fresh proof of its own way in; wrong, old or
    * foreign proof is `auth/reauth-required` and nothing is deleted. Signs this client out. */
   async deleteAccount(proof: DeletionProof): Promise<void> {
-    let body: Record<string, unknown>;
+    let request: api.APIRequest;
     let guest = false;
-    if ("password" in proof) body = { password: proof.password };
+    if ("password" in proof) request = api.deleteMe({ password: proof.password });
     else if ("guestSecret" in proof) {
-      body = { secret: proof.guestSecret };
+      request = api.deleteMe({ secret: proof.guestSecret });
       guest = true;
     } else if ("storedGuestSecret" in proof) {
       const secret = await this.storage.getItem(StorageKeys.guestSecret);
       if (!secret) throw new IdentityError({ status: 0, code: ErrorCode.reauthRequired, detail: "no guest secret stored" });
-      body = { secret };
+      request = api.deleteMe({ secret });
       guest = true;
-    } else if ("googleIdToken" in proof) body = { id_token: proof.googleIdToken };
+    } else if ("googleIdToken" in proof) request = api.deleteMe({ idToken: proof.googleIdToken });
     else if ("appleIdentityToken" in proof) {
-      body = { identity_token: proof.appleIdentityToken, authorization_code: proof.authorizationCode, nonce: proof.nonce };
-    } else body = {};
-    await this.authorized("DELETE", "/v1/me", body);
+      request = api.deleteMe({ identityToken: proof.appleIdentityToken, authorizationCode: proof.authorizationCode, nonce: proof.nonce });
+    } else request = api.deleteMe();
+    await this.call(request);
     if (guest) await this.storage.removeItem(StorageKeys.guestSecret);
     await this.forget();
   }
@@ -905,45 +900,45 @@ export class IdentityClient {
   // MARK: MFA
 
   async mfaStatus(): Promise<MFAStatus> {
-    return camelize<MFAStatus>(dataOf(await this.authorized("GET", "/v1/me/mfa")));
+    return camelize<MFAStatus>(dataOf(await this.call(api.mfaStatus())));
   }
 
   /** Starts TOTP enrolment: show the QR code (or the secret), then `confirmTOTP(code)`. */
   async enrollTOTP(): Promise<TOTPEnrollment> {
-    return camelize<TOTPEnrollment>(dataOf(await this.authorized("POST", "/v1/me/mfa/totp")));
+    return camelize<TOTPEnrollment>(dataOf(await this.call(api.startTotp())));
   }
 
   /** Confirms TOTP with a code from the authenticator; returns the ten backup codes (shown once). */
   async confirmTOTP(code: string): Promise<string[]> {
-    return backupCodes(await this.authorized("POST", "/v1/me/mfa/totp/confirm", { code }));
+    return backupCodes(await this.call(api.confirmTotp({ code })));
   }
 
   /** Starts the email second factor (a code is mailed); confirm with `confirmEmailMFA`. */
   async enrollEmailMFA(): Promise<void> {
-    await this.authorized("POST", "/v1/me/mfa/email");
+    await this.call(api.startEmailMfa());
   }
 
   async confirmEmailMFA(code: string): Promise<string[]> {
-    return backupCodes(await this.authorized("POST", "/v1/me/mfa/email/confirm", { code }));
+    return backupCodes(await this.call(api.confirmEmailMfa({ code })));
   }
 
   /** Starts the SMS second factor (the account needs a verified phone); confirm with `confirmSMSMFA`. */
   async enrollSMSMFA(): Promise<void> {
-    await this.authorized("POST", "/v1/me/mfa/sms");
+    await this.call(api.startSmsMfa());
   }
 
   async confirmSMSMFA(code: string): Promise<string[]> {
-    return backupCodes(await this.authorized("POST", "/v1/me/mfa/sms/confirm", { code }));
+    return backupCodes(await this.call(api.confirmSmsMfa({ code })));
   }
 
   /** A fresh set of ten backup codes; the old ones stop working. */
   async regenerateBackupCodes(): Promise<string[]> {
-    return backupCodes(await this.authorized("POST", "/v1/me/mfa/backup-codes"));
+    return backupCodes(await this.call(api.regenerateBackupCodes()));
   }
 
   /** Turns MFA off with a current code (TOTP, backup, mailed or texted). */
   async disableMFA(code: string): Promise<void> {
-    await this.authorized("DELETE", "/v1/me/mfa", { code });
+    await this.call(api.disableMfa({ code }));
   }
 }
 
@@ -993,11 +988,6 @@ function compact(object: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(object)) if (value !== undefined) out[key] = value;
   return out;
-}
-
-/** An id as one path segment (ids are opaque: never let one add a `/` or `?`). */
-function segment(id: string): string {
-  return encodeURIComponent(id);
 }
 
 function webauthn(): CredentialsContainer {
