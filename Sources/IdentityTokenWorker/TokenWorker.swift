@@ -74,7 +74,6 @@ public final class TokenWorker: Service {
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, outcome: signIns,
                                    failures: SignInFailureAudit(pool: pool),
                                    devices: SignInDevices(store: SignInDeviceStore(pool: pool),
-                                                          profiles: SessionTokenStore(pool: pool),
                                                           key: SubKey.signInDeviceToken.derive(from: configuration.masterKey))),
             profile: ProfileUpdate(pool: pool, users: users),
             emailCode: EmailCodeSignIn(pool: pool, users: users, outcome: signIns, settings: codeSettings,

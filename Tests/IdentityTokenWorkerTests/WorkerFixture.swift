@@ -84,7 +84,6 @@ struct WorkerParts {
             signIn: PasswordSignIn(pool: pool, users: users, hasher: hasher, outcome: signIns,
                                    failures: SignInFailureAudit(pool: pool),
                                    devices: SignInDevices(store: SignInDeviceStore(pool: pool),
-                                                          profiles: SessionTokenStore(pool: pool),
                                                           key: SubKey.signInDeviceToken.derive(from: masterKey))),
             profile: ProfileUpdate(pool: pool, users: users),
             emailCode: EmailCodeSignIn(pool: pool, users: users, outcome: signIns, settings: codeSettings,

@@ -15,6 +15,7 @@ import db_tools
 from identity_client import PASSWORD, TIMESTAMP_RE, assert_problem, unique_email
 
 COOKIE = "__Host-session"
+DEVICE_COOKIE = "__Host-device"
 SESSION_KEYS = {"id", "created_at", "expires_at", "last_seen_at", "current", "mfa_verified", "ip", "user_agent"}
 USER_KEYS = {"id", "email", "email_verified", "has_password", "roles", "created_at"}
 
@@ -71,12 +72,22 @@ def assert_session_answer(resp, with_token=True):
     return body
 
 
+def set_cookies(resp):
+    """Every Set-Cookie of an answer: name -> (value, attributes)."""
+    out = {}
+    for key, header in resp.headers.items():
+        if key.lower() == "set-cookie":
+            name, _, rest = header.partition("=")
+            value, *attributes = [part.strip() for part in rest.split(";")]
+            assert name not in out, resp.headers
+            out[name] = (value, attributes)
+    return out
+
+
 def session_cookie(resp):
-    cookies = [v for k, v in resp.headers.items() if k.lower() == "set-cookie"]
-    assert len(cookies) == 1, cookies
-    name, _, rest = cookies[0].partition("=")
-    value, *attributes = [part.strip() for part in rest.split(";")]
-    return name, value, attributes
+    cookies = set_cookies(resp)
+    assert COOKIE in cookies and set(cookies) <= {COOKIE, DEVICE_COOKIE}, cookies
+    return (COOKIE, *cookies[COOKIE])
 
 
 # --- bearer ----------------------------------------------------------------------------------
@@ -260,3 +271,38 @@ def test_a_passkey_sign_in_answers_the_same_session(client, stack, seed002_app):
         assert resp.json["session"]["mfa_verified"] is True, resp.json  # a passkey with user verification
         assert resp.json["user"]["id"].endswith(user["user"]["uid"]), resp.json
         assert (session_cookie(resp)[0] == COOKIE) if transport else resp.json["token"].startswith("st_"), resp
+
+
+def test_a_cookie_browser_keeps_its_own_sign_in_budget(client, seed002_app):
+    """docs/flows.md, "The owner is not locked out", for the cookie transport: the password
+    sign-in's device token travels in a `__Host-device` cookie, so once a guesser elsewhere has
+    spent the identifier's budget the owner's browser still signs in (and gets a new one)."""
+    email = unique_email("device")
+    assert api(client, seed002_app, "POST", "/v1/auth/sign-up", {"email": email, "password": PASSWORD}).status == 201
+    origin = {"Origin": seed002_app["origin"]}
+
+    def login(password=PASSWORD, cookie=None):
+        headers = dict(origin, **{"X-Forwarded-For": f"198.18.{secrets.randbelow(256)}.{secrets.randbelow(254) + 1}"})
+        if cookie:
+            headers["Cookie"] = cookie
+        return api(client, seed002_app, "POST", "/v1/auth/login",
+                   {"email": email, "password": password, "transport": "cookie"}, headers=headers)
+
+    first = login()
+    assert first.status == 200, first
+    device, attributes = set_cookies(first)[DEVICE_COOKIE]
+    assert device.startswith("dt_") and len(device) >= 40, device
+    assert {"Path=/", "HttpOnly", "Secure", "SameSite=Strict"} <= set(attributes), attributes
+    assert f"Max-Age={90 * 86400}" in attributes, attributes
+    for _ in range(12):
+        if login("not-the-password-1").status == 429:
+            break
+    # Another browser (no device cookie) is refused like the guesses...
+    assert_problem(login(), 429, "auth/rate-limited")
+    # ... the owner's, with its device cookie, signs in and gets a new device token.
+    resp = login(cookie=f"theme=dark; {DEVICE_COOKIE}={device}")
+    assert resp.status == 200, resp
+    renewed = set_cookies(resp)[DEVICE_COOKIE][0]
+    assert renewed != device and renewed.startswith("dt_")
+    # A cookie that is no device token unlocks nothing.
+    assert_problem(login(cookie=f"{DEVICE_COOKIE}=dt_forged"), 429, "auth/rate-limited")

@@ -16,9 +16,16 @@ import IdentityKit
 ///   SameSite=Lax) instead of the body. A request carrying that cookie (and no Authorization)
 ///   is read as `Authorization: Bearer <token>`; when it changes state, its `Origin` must be one
 ///   of the app's `allowed_origins` (else 403), so no CSRF token is needed. Sign-out clears it.
+/// - The device's own sign-in budget (docs/flows.md, "The owner is not locked out"): with the
+///   cookie transport, a password sign-in's `device_token` goes into a second `__Host-` cookie
+///   (HttpOnly, Secure, SameSite=Strict, 90 days), and a later sign-in from that browser sends
+///   it on as `X-Device-Token`, so a guesser elsewhere cannot lock the owner's browser out.
 /// - Errors stay problem+json, as in docs/api-contract.md.
 struct SessionObjectEdge: Sendable {
     static let cookieName = "__Host-session"
+    static let deviceCookieName = "__Host-device"
+    /// As long as the service keeps a device token (`sign_in_devices`: 90 days).
+    static let deviceCookieSeconds = 90 * 86_400
 
     let sessions: SessionStore
     let commands: CommandSender
@@ -41,7 +48,7 @@ struct SessionObjectEdge: Sendable {
             let transport = try Self.transport(&body, request, profile)
             try body.finish()
             let core = JSONValue.object(["email": .string(email ?? ""), "password": .string(password ?? "")])
-            return (request.with(path: "/v1/auth/sign-in", body: core), SignIn(transport: transport), false)
+            return (Self.deviceCookieAsHeader(request.with(path: "/v1/auth/sign-in", body: core)), SignIn(transport: transport), false)
         case ("POST", "/v1/auth/apple/nonce"):
             return (request.with(method: "GET", path: "/v1/auth/nonce"), nil, false)
         case ("POST", "/v1/auth/apple/token"):
@@ -108,8 +115,14 @@ struct SessionObjectEdge: Sendable {
                     return .now(issued)
                 }
                 do {
+                    var headers = Self.extraHeaders(response)
+                    if signIn.transport == .cookie, case .string(let device)? = data["device_token"],
+                       SignInDeviceStore.isDeviceToken(device) {
+                        headers.append(("Set-Cookie", "\(Self.deviceCookieName)=\(device); Path=/; Max-Age=\(Self.deviceCookieSeconds); "
+                                            + "HttpOnly; Secure; SameSite=Strict"))
+                    }
                     return .now(try self.session(token: token, appId: appId, uid: uid, sessionId: sessionId, user: user,
-                                                 transport: signIn.transport, headers: Self.extraHeaders(response)))
+                                                 transport: signIn.transport, headers: headers))
                 } catch {
                     return .now(.problem(.answering(error, what: "session-object answer", fields: ["request_id": requestId]),
                                          requestId: requestId))
@@ -176,6 +189,25 @@ struct SessionObjectEdge: Sendable {
     }
 
     static let clearedCookie = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax"
+
+    /// A sign-in from a browser holding the device cookie carries it as `X-Device-Token`
+    /// (unless the request sends one itself); a value that is no device token is left out, as
+    /// the core would ignore it.
+    static func deviceCookieAsHeader(_ request: HTTPRequest) -> HTTPRequest {
+        guard request.header("x-device-token") == nil, let header = request.header("cookie") else { return request }
+        for pair in header.split(separator: ";") {
+            let trimmed = TextScanning.trimmed(pair)
+            guard trimmed.hasPrefix(deviceCookieName + "=") else { continue }
+            let value = String(trimmed.dropFirst(deviceCookieName.count + 1))
+            guard SignInDeviceStore.isDeviceToken(value) else { return request }
+            var headers = request.headers
+            headers["x-device-token"] = value
+            return HTTPRequest(method: request.method, path: request.path, headers: headers, body: request.body,
+                               clientIP: request.clientIP, peerIP: request.peerIP, requestId: request.requestId,
+                               parameters: request.parameters)
+        }
+        return request
+    }
 
     /// The value of our cookie in a `Cookie` header (`a=1; __Host-session=st_…`).
     static func sessionCookie(_ header: String) -> String? {

@@ -5,7 +5,6 @@ import IdentityKit
 /// sign in again once a guesser has spent the identifier's budget.
 struct SignInDevices: Sendable {
     let store: SignInDeviceStore
-    let profiles: SessionTokenStore
     /// Derives tokens from command ids (like first refresh tokens), so a redelivered sign-in is
     /// answered with the token its first run stored.
     let key: [UInt8]
@@ -17,10 +16,10 @@ struct SignInDevices: Sendable {
     }
 
     /// Inside the sign-in's transaction: records this sign-in's token for the user in place of
-    /// the one it came with, and returns it. None ("") for apps whose profile gives session
-    /// tokens: their shipped clients never see the field nor send the header.
+    /// the one it came with, and returns it. Every profile gets one: the standard answer shows
+    /// it, the session-object edge keeps it in a cookie for its cookie transport (its other
+    /// answers, like the single-token profile's, are rebuilt field by field and leave it out).
     func issue(for user: UserRecord, presented: String, command: CommandContext, on connection: PGConnection) throws -> String {
-        guard try !profiles.profileHasSessionTokens(appId: user.appId, on: connection) else { return "" }
         let token = token(command)
         try store.issue(appId: user.appId, uid: user.uid, token: token, replacing: presented, on: connection)
         return token
