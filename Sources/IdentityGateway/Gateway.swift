@@ -1,5 +1,6 @@
 import Foundation
 import IdentityKit
+import OperationAPI
 
 /// The HTTP gateway: resolves the app, checks the request's shape, serves reads from the store
 /// and sends every change of state to a worker as a command.
@@ -12,6 +13,7 @@ public final class Gateway: Service {
     private let rateLimits: RateLimitStep
     private let pool: PGPool
     private let secretKeys: SecretKeyStep
+    private let consoleAdmins: ConsoleAdminStep
     private let freshProof: FreshProofStep
     private let audit: AuditLog
     private let edge: ClientEdge
@@ -42,6 +44,7 @@ public final class Gateway: Service {
         let sessions = SessionStore(pool: pool)
         let secretKeys = SecretKeyStep(store: SecretKeyStore(pool: pool))
         self.secretKeys = secretKeys
+        consoleAdmins = ConsoleAdminStep(console: ConsoleStore(pool: pool), apps: apps, verifier: verifier)
         audit = AuditLog(pool: pool)
         let sessionObject = SessionObjectEdge(sessions: sessions, commands: commands)
         let pipeline = PipelineBox()
@@ -62,7 +65,7 @@ public final class Gateway: Service {
         console = ConsoleSite(apps: apps, console: ConsoleStore(pool: pool), users: UserProfileStore(pool: pool),
                               freshProof: freshProof, commands: commands, audit: audit,
                               signingKeys: SigningKeyStore(pool: pool), secretKeys: secretKeys, sessions: sessions, rateLimits: rateLimits,
-                              pipeline: consoleEntry)
+                              pipeline: consoleEntry, operations: Operations(transport: PipelineTransport(pipeline: pipeline)))
         let box = DispatchBox()
         server = HTTPServer { request in
             guard let gateway = box.gateway else { return .now(.problem(.unavailable, requestId: request.requestId)) }
@@ -187,7 +190,9 @@ public final class Gateway: Service {
                 }
                 var context = RouteContext(request: request, app: app)
                 if let use = route.secretKey {
-                    let caller = try secretKeys.authenticate(request, use: use)
+                    // A console user's call (in-process only), else the app's secret key.
+                    let caller = try request.console.map { try consoleAdmins.authenticate($0, operation: route.operation) }
+                        ?? secretKeys.authenticate(request, use: use)
                     context.admin = caller
                     context.app = caller.app
                 }
@@ -213,7 +218,8 @@ public final class Gateway: Service {
                     try audit.append(appId: caller.app.id, AuditLog.Entry(
                         actor: caller.actor, action: action, target: request.parameters["uid"].map { "user:" + $0 } ?? "app",
                         ip: request.clientIP, requestId: requestId,
-                        detail: .object(request.parameters.filter { $0.key != "uid" }.mapValues { .string($0) })))
+                        detail: .object(request.parameters.filter { $0.key != "uid" }.mapValues { JSONValue.string($0) }
+                            .merging(caller.auditDetail) { $1 })))
                 }
                 return try route.handler(context).adding(headers: limitHeaders + Self.cacheHeaders(route))
             } catch {

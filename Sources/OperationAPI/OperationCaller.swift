@@ -10,6 +10,9 @@ public struct OperationCaller: Sendable {
     public let clientIP: String
     public let peerIP: String
     public let requestId: String
+    /// A web console user acting on `appId` through its admin operations: the console session's
+    /// token stands where the app's secret key would (`onConsole`).
+    public private(set) var console: (sessionToken: String, appId: String)?
 
     public init(headers: [String: String], clientIP: String, peerIP: String, requestId: String) {
         self.headers = headers.filter { !Self.bodyHeaders.contains($0.key) }
@@ -26,6 +29,17 @@ public struct OperationCaller: Sendable {
     public var bearer: String? {
         guard let value = headers["authorization"], value.lowercased().hasPrefix("bearer ") else { return nil }
         return String(value.dropFirst(7))
+    }
+
+    /// The same caller as the console user of `sessionToken` acting on `appId`: the transport
+    /// hands the pipeline this credential in-process (no header can claim it), and the pipeline
+    /// checks the session and the user's role in the app before the operation runs.
+    public func onConsole(sessionToken: String, appId: String) -> OperationCaller {
+        var caller = self
+        caller.headers["x-app-key"] = nil
+        caller.headers["authorization"] = "Bearer " + sessionToken
+        caller.console = (sessionToken, appId)
+        return caller
     }
 
     /// The same caller with `token` as its bearer: a step that follows a sign-in acts as its user.

@@ -251,3 +251,33 @@ def test_a_viewer_cannot_rotate_the_secret_key(stack, client, console, gateway):
     audit = admin(client, app, "GET", "/v1/admin/audit?action=admin.secret_keys.rotate")
     assert audit.status == 200 and audit.data == [], audit  # refused before any row or command
     assert admin(client, app, "GET", "/v1/admin/audit").status == 200  # the key still the same
+
+
+def test_a_console_action_is_the_admin_operation_and_its_authority_stays_in_process(stack, client, console, gateway):
+    """Disable and enable run the admin API's operations in-process as the console user: the
+    audit row is the operation's (its action, the console user as actor, `via: console`), the
+    user is refused at once. The console session's token itself is no admin credential on the
+    wire: sent to the same operation's HTTP route it is refused like any wrong key."""
+    app = stack.create_app()
+    uid, sessions = two_sessions(client, app)
+    email, _ = console_user(stack, client, console, app, "owner", totp=False)
+    owner = ConsoleSession(client, gateway, email)
+    base = f"/console/apps/{app['app_id']}/users/{uid}"
+    done = owner.post(f"{base}/disable", {"confirm": "yes"})
+    assert done.status == 200 and "Disabled" in done.body.decode(), done
+    assert client.me(app, sessions[0]["access_token"]).status == 401
+    rows = admin(client, app, "GET", f"/v1/admin/audit?action=admin.users.disable").data
+    assert len(rows) == 1, rows
+    row = rows[0]
+    assert row["actor"].startswith("console:") and row["target"] == f"user:{uid}", row
+    assert row["detail"]["via"] == "console" and row["detail"]["console_email"] == email, row
+
+    token = owner.cookie.split("=", 1)[1]
+    forged = client.request("POST", f"/v1/admin/users/{uid}/enable", headers={"Authorization": "Bearer " + token})
+    assert forged.status == 401 and forged.json["code"] == "auth/invalid-secret-key", forged
+    assert admin(client, app, "GET", f"/v1/admin/users/{uid}").data["disabled"] is True
+
+    enabled = owner.post(f"{base}/enable", {"confirm": "yes"})
+    assert enabled.status == 200 and "Enabled." in enabled.body.decode(), enabled
+    assert admin(client, app, "GET", f"/v1/admin/users/{uid}").data["disabled"] is False
+    assert len(admin(client, app, "GET", "/v1/admin/audit?action=admin.users.enable").data) == 1

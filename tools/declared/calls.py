@@ -100,7 +100,9 @@ def render_operation_api(ops, messages, options):
             args.append("body: JSONValue")
             body = "body"
         elif fields:
-            args.append(f"_ input: {input_name(op)}" + (f" = {input_name(op)}()" if optional_body else ""))
+            # Every field optional: the input may be left out (its body is then `{}`).
+            all_optional = optional_body or not any(required for *_, required in fields)
+            args.append(f"_ input: {input_name(op)}" + (f" = {input_name(op)}()" if all_optional else ""))
             body = "input.body"
             inputs += render_input(op, fields)
         elif op.body:

@@ -3,7 +3,7 @@ import IdentityKit
 
 /// An app's Keys page: its published signing keys with their states (the JWKS's own read), and
 /// "Rotate signing key", after a confirmation and a fresh sign-in, as the admin API's
-/// `RotateSigningKey` command: the next key is published at once and signs one JWKS cache
+/// `adminRotateSigningKey` operation called as the console user (`ConsoleSite.call`): the next key is published at once and signs one JWKS cache
 /// period later, so no verifier meets a token whose key it has not fetched. Below them, the
 /// secret key's rotation (`ConsoleSecretKeys`).
 struct ConsoleKeys {
@@ -43,12 +43,8 @@ struct ConsoleKeys {
                 cancel: "/console/apps/\(ConsoleHTML.component(membership.appId))/keys")))
         }
         try site.requireFreshSignIn(request, user: user)
-        try site.audit(.adminRotateSigningKey, appId: membership.appId, user: user, target: "app", request: request,
-                       detail: ["via": "console"])
-        let command = AdminV1.RotateSigningKey(appId: membership.appId, alg: "", actor: "console:" + user.uid)
         let site = self.site
-        return site.send(command, expecting: AdminV1.SigningKeyRotated.self, appId: membership.appId, user: user,
-                         request: request) { .object(["kid": .string($0.kid), "signs_from": .string($0.signsFrom)]) }
+        return site.call(user, appId: membership.appId, request: request) { try await $0.adminRotateSigningKey(as: $1) }
             .flatMap { response in
                 let data = ConsoleSite.data(response)
                 let notice: String

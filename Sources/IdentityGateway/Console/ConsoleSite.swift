@@ -1,5 +1,6 @@
 import Foundation
 import IdentityKit
+import OperationAPI
 
 /// `/console` (docs/console.md): the web console where each app's team manages its app, served
 /// by the gateway as server-rendered pages and forms (a web UI, not API operations: outside the
@@ -69,10 +70,12 @@ final class ConsoleSite: Sendable {
     /// The gateway's whole pipeline (`ClientEdge` and `dispatch`), for the console app's own
     /// sign-in calls; set once the gateway exists.
     let pipeline: PipelineEntry
+    /// The admin API's operations, called as the signed-in console user (`call`).
+    let operations: Operations
 
     init(apps: AppResolver, console: ConsoleStore, users: UserProfileStore, freshProof: FreshProofStep,
          commands: CommandSender, audit: AuditLog, signingKeys: SigningKeyStore, secretKeys: SecretKeyStep,
-         sessions: SessionStore, rateLimits: RateLimitStep, pipeline: PipelineEntry) {
+         sessions: SessionStore, rateLimits: RateLimitStep, pipeline: PipelineEntry, operations: Operations) {
         self.apps = apps
         self.console = console
         self.users = users
@@ -84,6 +87,7 @@ final class ConsoleSite: Sendable {
         self.sessions = sessions
         self.rateLimits = rateLimits
         self.pipeline = pipeline
+        self.operations = operations
     }
 
     /// Whether `path` is the console's (served here, before the API's pipeline).
@@ -395,6 +399,33 @@ final class ConsoleSite: Sendable {
         try audit.append(appId: appId, AuditLog.Entry(
             actor: "console:" + user.uid, action: action, target: target, ip: request.clientIP,
             requestId: request.requestId, detail: .object(detail.merging(["console_email": .string(user.email)]) { $1 })))
+    }
+
+    /// An admin operation of the operation API, called as `user` on `appId`: its access, limits,
+    /// audit row and command are the operation's own (`ConsoleAdminStep`). The answer is its
+    /// `data` (with its status) or its problem, as an HTTP answer the page renders.
+    func call(_ user: Session, appId: String, request: HTTPRequest,
+              _ run: @escaping @Sendable (Operations, OperationCaller) async throws -> OperationAnswer) -> RouteResult {
+        let caller = OperationCaller(headers: request.headers, clientIP: request.clientIP, peerIP: request.peerIP,
+                                     requestId: request.requestId).onConsole(sessionToken: user.sessionToken, appId: appId)
+        let operations = self.operations
+        let requestId = request.requestId
+        return .later { respond in
+            Task {
+                do {
+                    let answer = try await run(operations, caller)
+                    // A page answers 200 for any success (the operation's 201 or 204 included).
+                    respond(HTTPResponse.data(answer.data, status: 200))
+                } catch let problem as OperationProblem {
+                    var body: [String: JSONValue] = ["status": JSONValue(problem.status), "code": .string(problem.code),
+                                                     "detail": .string(problem.detail), "request_id": .string(requestId)]
+                    if let errors = problem.errors { body["errors"] = errors }
+                    respond(HTTPResponse.json(.object(body), status: problem.status))
+                } catch {
+                    respond(HTTPResponse.problem(.internal, requestId: requestId))
+                }
+            }
+        }
     }
 
     /// An admin command carrying the console user's session token as its authority; the answer

@@ -4,9 +4,11 @@ import IdentityKit
 /// What an owner or admin does to one user on the Users page: disable or enable, end one session
 /// or all, reset two-step verification, delete. Each is a form posting to
 /// `/console/apps/{app}/users/{uid}/…`: without `confirm=yes` it answers the confirmation page
-/// (a form of its own, with the token); with it, the fresh sign-in the action may need, the
-/// audit row (the admin API's action name, the console user as actor), then the admin API's own
-/// command carrying the console user's session token (`ConsoleSite.send`).
+/// (a form of its own, with the token); with it, the fresh sign-in the action may need, then the
+/// admin API's operation called as the console user (`ConsoleSite.call`: its access, limits,
+/// audit row and command are the operation's). Ending sessions still sends the revocation
+/// command itself, with its own audit row, to tell how many sessions ended (the operations
+/// answer 204).
 struct ConsoleUserActions {
     let site: ConsoleSite
 
@@ -100,10 +102,14 @@ struct ConsoleUserActions {
                 danger: action.destructive, action: "\(userPage)/\(action.path)", cancel: userPage)))
         }
         if action.needsFreshSignIn { try site.requireFreshSignIn(request, user: user) }
-        var detail: [String: JSONValue] = ["via": "console"]
-        if case .endSession(let id) = action { detail["session_id"] = .string(id) }
-        try site.audit(action.operation, appId: membership.appId, user: user, target: "user:" + uid, request: request,
-                       detail: detail)
+        switch action {
+        case .endSessions, .endSession:
+            var detail: [String: JSONValue] = ["via": "console"]
+            if case .endSession(let id) = action { detail["session_id"] = .string(id) }
+            try site.audit(action.operation, appId: membership.appId, user: user, target: "user:" + uid, request: request,
+                           detail: detail)
+        default: break
+        }
         let site = self.site
         return send(action, request, user: user, appId: membership.appId, uid: uid).flatMap { response in
             let refused = response.status != 200
@@ -125,22 +131,19 @@ struct ConsoleUserActions {
         }
     }
 
-    /// The admin API's command of each action (`AdminUserRoutes`), with the console user's actor.
+    /// The admin API's operation of each action, called as the console user.
     private func send(_ action: Action, _ request: HTTPRequest, user: ConsoleSite.Session, appId: String,
                       uid: String) -> RouteResult {
-        let actor = "console:" + user.uid
         let ended: @Sendable (RevocationV1.SessionsEnded) -> JSONValue = { .object(["count": JSONValue(Int($0.count))]) }
         switch action {
-        case .disable, .enable:
-            let command = AdminV1.SetUserDisabled(appId: appId, uid: uid, disabled: action == .disable, actor: actor,
-                                                  ip: request.clientIP)
-            return site.send(command, expecting: TokenV1.UserResult.self, appId: appId, user: user, request: request) { _ in .object([:]) }
+        case .disable:
+            return site.call(user, appId: appId, request: request) { try await $0.adminDisableUser(uid: uid, as: $1) }
+        case .enable:
+            return site.call(user, appId: appId, request: request) { try await $0.adminEnableUser(uid: uid, as: $1) }
         case .resetMfa:
-            let command = AdminV1.ResetUserMfa(appId: appId, uid: uid, actor: actor, ip: request.clientIP)
-            return site.send(command, expecting: TokenV1.UserResult.self, appId: appId, user: user, request: request) { _ in .object([:]) }
+            return site.call(user, appId: appId, request: request) { try await $0.adminResetUserMfa(uid: uid, as: $1) }
         case .delete:
-            let command = AdminV1.DeleteUser(appId: appId, uid: uid, actor: actor)
-            return site.send(command, expecting: AdminV1.UserDeleted.self, appId: appId, user: user, request: request) { _ in .object([:]) }
+            return site.call(user, appId: appId, request: request) { try await $0.adminDeleteUser(uid: uid, as: $1) }
         case .endSessions:
             let command = RevocationV1.EndAllSessions(appId: appId, uid: uid, reason: "revoked_by_admin")
             return site.send(command, expecting: RevocationV1.SessionsEnded.self, queue: BusTopology.revocationCommands,

@@ -25,7 +25,18 @@ struct HTTPRequest: Sendable {
     /// pipeline does not resolve it again; nil when it did not (the pipeline then does, and
     /// answers an unknown key).
     var resolvedApp: AppRecord? = nil
+    /// A web console user acting on one of their apps through the admin API's operations
+    /// (`ConsoleAdminStep`): set only in-process by the operation API's transport, never from
+    /// anything a request carries on the wire.
+    var console: ConsoleCredential? = nil
 
     /// Header lookup by lower-case name.
     func header(_ name: String) -> String? { headers[name] }
+}
+
+/// The console session (its token) and the app it acts on: the authority of an admin operation
+/// the console calls in-process in place of the app's secret key.
+struct ConsoleCredential: Sendable {
+    let sessionToken: String
+    let appId: String
 }

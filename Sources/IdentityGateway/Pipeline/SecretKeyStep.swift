@@ -21,13 +21,27 @@ struct SecretKeyUse: Sendable {
 /// of that app (every store query takes `app.id`), so a key of app A can never reach app B.
 struct AdminCaller: Sendable {
     let app: AppRecord
-    let keyId: String
-    /// The key as presented, however it came (Bearer, Basic or a form): the authority a command
-    /// sent for the call carries to its worker (`CallerAuthority`).
+    /// The key as presented, however it came (Bearer, Basic or a form), or a console user's
+    /// session token: the authority a command sent for the call carries to its worker
+    /// (`CallerAuthority`).
     let secretKey: String
+    /// The audit log's actor: `secret_key:<key id>`, or `console:<uid>`.
+    let actor: String
+    /// What the audit row adds of the caller (a console user's `via` and `console_email`).
+    var auditDetail: [String: JSONValue] = [:]
 
-    /// The audit log's actor.
-    var actor: String { "secret_key:" + keyId }
+    init(app: AppRecord, keyId: String, secretKey: String) {
+        self.app = app
+        self.secretKey = secretKey
+        actor = "secret_key:" + keyId
+    }
+
+    init(app: AppRecord, consoleUid: String, email: String, sessionToken: String) {
+        self.app = app
+        secretKey = sessionToken
+        actor = "console:" + consoleUid
+        auditDetail = ["via": .string("console"), "console_email": .string(email)]
+    }
 }
 
 /// The pipeline step of routes declared with `secretKey`: `Authorization: Bearer <secret key>`

@@ -23,6 +23,7 @@ struct PipelineTransport: OperationTransport {
         var request = HTTPRequest(method: route.method, path: Self.path(route.pattern, parameters), headers: headers, body: data,
                                   clientIP: caller.clientIP, peerIP: caller.peerIP, requestId: caller.requestId)
         request.query = query
+        request.console = caller.console.map { ConsoleCredential(sessionToken: $0.sessionToken, appId: $0.appId) }
         let core = request
         // The pipeline blocks on the store (app, rate limits, token checks): it runs on a
         // dispatch queue, never on one of Swift concurrency's few cooperative threads.

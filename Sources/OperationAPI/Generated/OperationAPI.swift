@@ -167,12 +167,12 @@ public struct Operations: Sendable {
     }
 
     /// PATCH /v1/me: Change the profile; a field sent as null is cleared.
-    public func updateMe(_ input: UpdateMeInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func updateMe(_ input: UpdateMeInput = UpdateMeInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.updateMe, parameters: [:], query: [:], body: input.body, as: caller)
     }
 
     /// POST /v1/auth/passkey/options: Passkey sign-in, step 1: PublicKeyCredentialRequestOptions and a flow id. With an identifier, allowCredentials lists its passkeys (a deterministic decoy list when it has none or no account: same shape, same timing; only has_passkeys tells); without one, discoverable credentials (usernameless).
-    public func passkeySignInOptions(_ input: PasskeySignInOptionsInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func passkeySignInOptions(_ input: PasskeySignInOptionsInput = PasskeySignInOptionsInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.passkeySignInOptions, parameters: [:], query: [:], body: input.body, as: caller)
     }
 
@@ -387,7 +387,7 @@ public struct Operations: Sendable {
     }
 
     /// POST /v1/admin/secret-keys/rotate: A new secret key (shown once); the live keys keep working for overlap_seconds.
-    public func adminRotateSecretKey(_ input: AdminRotateSecretKeyInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func adminRotateSecretKey(_ input: AdminRotateSecretKeyInput = AdminRotateSecretKeyInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.adminRotateSecretKey, parameters: [:], query: [:], body: input.body, as: caller)
     }
 
@@ -412,7 +412,7 @@ public struct Operations: Sendable {
     }
 
     /// POST /v1/admin/users: Create a user, with or without a password (email_verified settable).
-    public func adminCreateUser(_ input: AdminCreateUserInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func adminCreateUser(_ input: AdminCreateUserInput = AdminCreateUserInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.adminCreateUser, parameters: [:], query: [:], body: input.body, as: caller)
     }
 
@@ -422,7 +422,7 @@ public struct Operations: Sendable {
     }
 
     /// PATCH /v1/admin/users/{uid}: Change a user: profile fields (null clears), email_verified, roles, custom claims, metadata (each replaced whole).
-    public func adminUpdateUser(uid: String, _ input: AdminUpdateUserInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func adminUpdateUser(uid: String, _ input: AdminUpdateUserInput = AdminUpdateUserInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.adminUpdateUser, parameters: ["uid": uid], query: [:], body: input.body, as: caller)
     }
 
@@ -472,7 +472,7 @@ public struct Operations: Sendable {
     }
 
     /// POST /v1/admin/keys/rotate: Add the next signing key: published in the JWKS now, signing one JWKS cache period later; the current key stays published until its tokens have expired.
-    public func adminRotateSigningKey(_ input: AdminRotateSigningKeyInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func adminRotateSigningKey(_ input: AdminRotateSigningKeyInput = AdminRotateSigningKeyInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.adminRotateSigningKey, parameters: [:], query: [:], body: input.body, as: caller)
     }
 
@@ -507,7 +507,7 @@ public struct Operations: Sendable {
     }
 
     /// PATCH /v1/admin/webhooks/{webhook_id}: Change an endpoint's URL, events or description, or pause it (enabled false).
-    public func adminUpdateWebhook(webhookId: String, _ input: AdminUpdateWebhookInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func adminUpdateWebhook(webhookId: String, _ input: AdminUpdateWebhookInput = AdminUpdateWebhookInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.adminUpdateWebhook, parameters: ["webhook_id": webhookId], query: [:], body: input.body, as: caller)
     }
 
@@ -517,7 +517,7 @@ public struct Operations: Sendable {
     }
 
     /// POST /v1/admin/webhooks/{webhook_id}/rotate-secret: A new secret (shown once); the previous one signs too for overlap_seconds.
-    public func adminRotateWebhookSecret(webhookId: String, _ input: AdminRotateWebhookSecretInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func adminRotateWebhookSecret(webhookId: String, _ input: AdminRotateWebhookSecretInput = AdminRotateWebhookSecretInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.adminRotateWebhookSecret, parameters: ["webhook_id": webhookId], query: [:], body: input.body, as: caller)
     }
 

@@ -66,7 +66,7 @@ public struct Operations: Sendable {
     }
 
     /// DELETE /v1/me/recovery-email: Remove the recovery address.
-    public func removeRecoveryEmail(_ input: RemoveRecoveryEmailInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func removeRecoveryEmail(_ input: RemoveRecoveryEmailInput = RemoveRecoveryEmailInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.removeRecoveryEmail, parameters: [:], query: [:], body: input.body, as: caller)
     }
 
@@ -91,12 +91,12 @@ public struct Operations: Sendable {
     }
 
     /// POST /v1/admin/users/{uid}/quota: Set a user's quota.
-    public func setQuota(uid: String, _ input: SetQuotaInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func setQuota(uid: String, _ input: SetQuotaInput = SetQuotaInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.setQuota, parameters: ["uid": uid], query: [:], body: input.body, as: caller)
     }
 
     /// PATCH /v1/admin/notes/{note_id}: Change any note.
-    public func patchNote(noteId: String, _ input: PatchNoteInput, as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
+    public func patchNote(noteId: String, _ input: PatchNoteInput = PatchNoteInput(), as caller: OperationCaller) async throws(OperationProblem) -> OperationAnswer {
         try await transport.call(.patchNote, parameters: ["note_id": noteId], query: [:], body: input.body, as: caller)
     }
 
