@@ -175,6 +175,7 @@ public final class Gateway: Service {
             return .now(.problem(.methodNotAllowed, requestId: requestId,
                                  headers: [("Allow", allowed.joined(separator: ", "))]))
         case .found(let route, let parameters):
+            guard Router.parametersAreIds(parameters) else { return .now(.problem(.notFound, requestId: requestId)) }
             request.parameters = parameters
             do {
                 if route.takesBody, !Self.isJSON(request.header("content-type")) {

@@ -80,3 +80,13 @@ private extension JSONValue {
         return first["location"]?.string
     }
 }
+
+/// The path-id rule, kept once for every route (and every in-process call) by the pipeline.
+final class PathParameterRuleTests: XCTestCase {
+    func testAParameterLongerThanAnyIdNamesNothing() {
+        XCTAssertTrue(Router.parametersAreIds([:]))
+        XCTAssertTrue(Router.parametersAreIds(["uid": String(repeating: "a", count: 64), "session_id": "ses_1"]))
+        XCTAssertFalse(Router.parametersAreIds(["uid": "u1", "session_id": String(repeating: "a", count: 65)]))
+        XCTAssertFalse(Router.parametersAreIds(["id": String(repeating: "é", count: 33)]), "bytes, not characters")
+    }
+}

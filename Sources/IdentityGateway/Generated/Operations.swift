@@ -2125,7 +2125,7 @@ extension TokenV1.RenamePasskey {
     /// the caller's fields filled by the gateway.
     init(declaredBodyOf context: RouteContext) throws {
         let caller = try context.requireCaller()
-        guard let passkeyId = context.request.parameters["id"], passkeyId.utf8.count <= 64 else { throw ServiceError.notFound }
+        guard let passkeyId = context.request.parameters["id"] else { throw ServiceError.notFound }
         var body = try BodyReader(context)
         let name = body.requiredString("name")
         if let name, !(1...100).contains(name.unicodeScalars.count) {
@@ -2142,7 +2142,7 @@ extension TokenV1.DeletePasskey {
     /// the caller's fields filled by the gateway.
     init(declaredBodyOf context: RouteContext) throws {
         let caller = try context.requireCaller()
-        guard let passkeyId = context.request.parameters["id"], passkeyId.utf8.count <= 64 else { throw ServiceError.notFound }
+        guard let passkeyId = context.request.parameters["id"] else { throw ServiceError.notFound }
         self.init(appId: caller.aud, uid: caller.sub, sessionId: caller.sid, passkeyId: passkeyId)
     }
 }
@@ -2482,7 +2482,7 @@ extension AdminV1.ListUserPasskeys {
     /// the caller's fields filled by the gateway.
     init(declaredBodyOf context: RouteContext) throws {
         let app = try context.requireApp()
-        guard let uid = context.request.parameters["uid"], uid.utf8.count <= 64 else { throw ServiceError.notFound }
+        guard let uid = context.request.parameters["uid"] else { throw ServiceError.notFound }
         self.init(appId: app.id, uid: uid)
     }
 }

@@ -50,7 +50,7 @@ struct AccountRoutes: AccountApiHandlers {
 
     func unregisterDevice(_ context: RouteContext) throws -> RouteResult {
         let claims = try context.requireCaller()
-        guard let id = context.request.parameters["id"], id.utf8.count <= 64 else { throw ServiceError.notFound }
+        guard let id = context.request.parameters["id"] else { throw ServiceError.notFound }
         let command = RevocationV1.UnregisterDevice(appId: claims.aud, uid: claims.sub, deviceId: id)
         let requestId = context.request.requestId
         return commands.send(command, expecting: RevocationV1.SessionsEnded.self, queue: BusTopology.revocationCommands,

@@ -146,6 +146,16 @@ struct Router: Sendable {
         return literals
     }
 
+    /// The longest path parameter any route takes: every one is an id (a user's, a session's, a
+    /// passkey's, an app's, a webhook's, a provider or hook kind), none longer. A longer one names
+    /// nothing: the pipeline answers 404 for it once for every route (`Gateway.dispatch`, the
+    /// operation API's calls included), before any handler or store sees it.
+    static let maximumParameterBytes = 64
+
+    static func parametersAreIds(_ parameters: [String: String]) -> Bool {
+        parameters.values.allSatisfy { $0.utf8.count <= maximumParameterBytes }
+    }
+
     private static func parameters(_ pattern: [Substring], _ parts: [Substring]) -> [String: String] {
         var parameters: [String: String] = [:]
         for (expected, actual) in zip(pattern, parts) where isParameter(expected) {

@@ -460,7 +460,7 @@ extension TokenV1.UpdateNote {
     /// the caller's fields filled by the gateway.
     init(declaredBodyOf context: RouteContext) throws {
         let caller = try context.requireCaller()
-        guard let noteId = context.request.parameters["id"], noteId.utf8.count <= 64 else { throw ServiceError.notFound }
+        guard let noteId = context.request.parameters["id"] else { throw ServiceError.notFound }
         var cleared: [String] = []
         var body = try BodyReader(context)
         let title = body.requiredString("title")
@@ -543,7 +543,7 @@ extension TokenV1.ShareNote {
     /// the caller's fields filled by the gateway.
     init(shareNoteBodyOf context: RouteContext) throws {
         let caller = try context.requireCaller()
-        guard let noteId = context.request.parameters["id"], noteId.utf8.count <= 64 else { throw ServiceError.notFound }
+        guard let noteId = context.request.parameters["id"] else { throw ServiceError.notFound }
         self.init(appId: caller.aud, uid: caller.sub, noteId: noteId)
     }
 }
@@ -553,7 +553,7 @@ extension TokenV1.ShareNote {
     /// the caller's fields filled by the gateway.
     init(shareAnyNoteBodyOf context: RouteContext, auth: Authenticator) throws {
         let app = try context.requireApp()
-        guard let noteId = context.request.parameters["id"], noteId.utf8.count <= 64 else { throw ServiceError.notFound }
+        guard let noteId = context.request.parameters["id"] else { throw ServiceError.notFound }
         let caller = try auth.optionalCaller(context)
         self.init(appId: app.id, uid: caller?.sub, noteId: noteId)
     }
@@ -564,7 +564,7 @@ extension AdminV1.SetQuota {
     /// the caller's fields filled by the gateway.
     init(declaredBodyOf context: RouteContext) throws {
         let app = try context.requireApp()
-        guard let uid = context.request.parameters["uid"], uid.utf8.count <= 64 else { throw ServiceError.notFound }
+        guard let uid = context.request.parameters["uid"] else { throw ServiceError.notFound }
         var body = try BodyReader(context)
         let quota = Int32(body.optionalInteger("quota", in: Self.quotaRange) ?? Self.quotaDefault)
         try body.finish()

@@ -49,7 +49,7 @@ struct AdminWebhookRoutes: AdminWebhookApiHandlers {
         var command = AdminV1.ManageWebhooks(appId: caller.app.id, actor: caller.actor, action: action)
         if id {
             // Ids are whk_ and a lower-case ULID; anything else names no endpoint.
-            guard let webhookId = context.request.parameters["webhook_id"], webhookId.utf8.count <= 64 else {
+            guard let webhookId = context.request.parameters["webhook_id"] else {
                 throw ServiceError.notFound
             }
             command.webhookId = webhookId
