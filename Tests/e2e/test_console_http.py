@@ -281,3 +281,38 @@ def test_a_console_action_is_the_admin_operation_and_its_authority_stays_in_proc
     assert enabled.status == 200 and "Enabled." in enabled.body.decode(), enabled
     assert admin(client, app, "GET", f"/v1/admin/users/{uid}").data["disabled"] is False
     assert len(admin(client, app, "GET", "/v1/admin/audit?action=admin.users.enable").data) == 1
+
+
+def test_an_owner_creates_a_user_with_the_apis_own_rules_and_a_viewer_cannot(stack, client, console, gateway):
+    """New user on the Users page is the admin API's create operation called as the console user:
+    its problems next to their fields (the typed values kept, the password never written back),
+    its audit row, and a viewer's post refused."""
+    app = stack.create_app()
+    email, _ = console_user(stack, client, console, app, "owner", totp=False)
+    owner = ConsoleSession(client, gateway, email)
+    users = f"/console/apps/{app['app_id']}/users"
+    assert 'id="new-user"' in owner.get(users).body.decode()
+
+    refused = owner.post(users, {"email": "not-an-address", "password": "secret-password-1", "first_name": "<b>Ada</b>"})
+    html = refused.body.decode()
+    assert refused.status == 422 and "Not created" in html, refused
+    assert re.search(r'id="new_email"[^>]*class="invalid"', html) and '<p class="field-error">' in html, html
+    assert 'value="&lt;b&gt;Ada&lt;/b&gt;"' in html and "<b>Ada</b>" not in html
+    assert "secret-password-1" not in html
+
+    new_email = unique_email("made")
+    made = owner.post(users, {"email": new_email, "password": PASSWORD, "first_name": "Ada", "email_verified": "yes"})
+    assert made.status == 303 and made.header("Location").startswith(users + "/"), made
+    uid = made.header("Location").rsplit("/", 1)[1]
+    created = admin(client, app, "GET", f"/v1/admin/users/{uid}").data
+    assert created["email"] == new_email and created["first_name"] == "Ada" and created["email_verified"] is True, created
+    assert client.sign_in(app, email=new_email).status == 200
+    rows = admin(client, app, "GET", "/v1/admin/audit?action=admin.users.create").data
+    assert len(rows) == 1 and rows[0]["actor"].startswith("console:") and rows[0]["detail"]["via"] == "console", rows
+
+    viewer_email, _ = console_user(stack, client, console, app, "viewer", totp=False)
+    viewer = ConsoleSession(client, gateway, viewer_email)
+    assert 'id="new-user"' not in viewer.get(users).body.decode()
+    forged = viewer.post(users, {"email": unique_email("forged"), "password": PASSWORD})
+    assert forged.status == 403, forged
+    assert len(admin(client, app, "GET", "/v1/admin/users?limit=100").data) == 1

@@ -222,6 +222,11 @@ final class ConsoleSite: Sendable {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleUsers(site: self).list(request, user: user, membership: membership)))
         }
+        if method == "POST", let found = path("apps", "*", "users") {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            return try ConsoleUserCreation(site: self).create(request, user: user, membership: membership,
+                                                              form: try checkedForm(request, user: user))
+        }
         if method == "GET", let found = path("apps", "*", "keys") {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleKeys(site: self).show(user: user, membership: membership, notice: nil)))

@@ -9,7 +9,9 @@ struct ConsoleUsers {
     let site: ConsoleSite
     static let pageSize = 25
 
-    func list(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership) throws -> String {
+    /// `notice` above the list; `creating`: the New user form's values and problems after a refusal.
+    func list(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership, notice: String? = nil,
+              creating: (values: [String: String], errors: [String: [String]])? = nil) throws -> String {
         let by = ["email", "phone", "username"].first { $0 == request.query["by"] } ?? "email"
         let q = String((request.query["q"] ?? "").prefix(254)).filter { $0 != "\u{0}" }
         var filter = UserProfileStore.Filter(limit: Self.pageSize)
@@ -30,7 +32,7 @@ struct ConsoleUsers {
             "<option value=\"\(value)\"\(value == by ? " selected" : "")>\(label)</option>"
         }.joined()
         var html = """
-            <h1>Users</h1>
+            <h1>Users</h1>\(notice ?? "")
             <form class="search" method="get" action="\(base)">
             <div><label for="by">Search by</label><select id="by" name="by">\(options)</select></div>
             <div class="grow"><label for="q">Starts with</label><input id="q" name="q" type="search" value="\(ConsoleHTML.escape(q))"></div>
@@ -53,6 +55,7 @@ struct ConsoleUsers {
                 html += "<p class=\"pager\"><a id=\"next-page\" href=\"\(base)?by=\(by)&amp;q=\(ConsoleHTML.component(q))&amp;cursor=\(last)\">Next page →</a></p>"
             }
         }
+        if membership.role.mayChange { html += ConsoleUserCreation.form(user: user, membership: membership, creating: creating) }
         return ConsoleHTML.page(title: "Users", user: user, app: (membership.appId, membership.appName, "users"), body: html)
     }
 
