@@ -70,6 +70,9 @@ final class OperationAPITests: XCTestCase {
         XCTAssertEqual(SendPhoneCodeInput(phone: "0612345678", countryCode: "FR").body,
                        .object(["phone": .string("0612345678"), "country_code": .string("FR")]))
         XCTAssertEqual(AdminRotateSecretKeyInput().body, .object([:]))
+        // A field the route clears with null (`null_clears`) is sent as null when cleared.
+        XCTAssertEqual(AdminUpdateUserInput(firstName: "Ada", clearing: [.lastName, .phone]).body,
+                       .object(["first_name": .string("Ada"), "last_name": .null, "phone": .null]))
         XCTAssertEqual(AdminRotateSecretKeyInput(overlapSeconds: 60).body, .object(["overlap_seconds": .number(60)]))
     }
 }

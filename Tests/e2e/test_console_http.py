@@ -316,3 +316,40 @@ def test_an_owner_creates_a_user_with_the_apis_own_rules_and_a_viewer_cannot(sta
     forged = viewer.post(users, {"email": unique_email("forged"), "password": PASSWORD})
     assert forged.status == 403, forged
     assert len(admin(client, app, "GET", "/v1/admin/users?limit=100").data) == 1
+
+
+def test_an_owner_edits_a_user_and_an_emptied_field_is_cleared(stack, client, console, gateway):
+    """Edit on a user's page is the admin API's update called as the console user: names set and
+    cleared (an empty field is sent as null), roles replaced, metadata a JSON object (anything
+    else refused next to its field, nothing saved), a changed email asking for a recent sign-in."""
+    app = stack.create_app()
+    uid, _ = two_sessions(client, app)
+    admin(client, app, "PATCH", f"/v1/admin/users/{uid}", {"last_name": "Lovelace"})
+    email, _ = console_user(stack, client, console, app, "owner", totp=False)
+    owner = ConsoleSession(client, gateway, email)
+    edit = f"/console/apps/{app['app_id']}/users/{uid}/edit"
+    page = owner.get(edit)
+    assert page.status == 200 and 'value="Lovelace"' in page.body.decode(), page
+    current = admin(client, app, "GET", f"/v1/admin/users/{uid}").data
+
+    bad = owner.post(edit, {"email": current["email"], "first_name": "Ada", "user_metadata": "[1, 2]"})
+    html = bad.body.decode()
+    assert bad.status == 422 and re.search(r'id="edit_user_metadata"[^>]*class="invalid"', html), bad
+    assert admin(client, app, "GET", f"/v1/admin/users/{uid}").data["first_name"] is None
+
+    saved = owner.post(edit, {"email": current["email"], "first_name": "Ada", "last_name": "", "roles": "editor, beta",
+                              "user_metadata": '{"plan": "pro"}', "email_verified": "yes"})
+    assert saved.status == 200 and "Saved." in saved.body.decode(), saved
+    after = admin(client, app, "GET", f"/v1/admin/users/{uid}").data
+    assert after["first_name"] == "Ada" and after["last_name"] is None, after
+    assert after["roles"] == ["editor", "beta"] and after["user_metadata"] == {"plan": "pro"}, after
+    rows = admin(client, app, "GET", "/v1/admin/audit?action=admin.users.update").data
+    assert [row["actor"].startswith("console:") for row in rows] == [True], rows
+
+    db_tools.rows("update sessions set created_at = now() - interval '10 minutes' "
+                  f"where app_id = {db_tools.literal(console['app_id'])} and ended_at is null and uid = "
+                  f"(select uid from users where app_id = {db_tools.literal(console['app_id'])} "
+                  f"and email = {db_tools.literal(email)})")
+    stale = owner.post(edit, {"email": unique_email("moved"), "first_name": "Ada"})
+    assert stale.status == 403 and "needs a sign-in of the last few minutes" in stale.body.decode(), stale
+    assert admin(client, app, "GET", f"/v1/admin/users/{uid}").data["email"] == current["email"]

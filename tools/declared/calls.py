@@ -40,6 +40,15 @@ def input_fields(op, messages, options):
     return out
 
 
+def clearable_keys(op, messages, options):
+    """The body keys of an operation's fields that null clears (`null_clears`), in order."""
+    body_message = messages.get(f"identity.gateway.v1.{op.request}")
+    if body_message is None:
+        return []
+    return [rules.body_name or f.name for f, rules in body_fields(body_message, options)
+            if rules.null_clears]
+
+
 def path_parameters(op):
     return re.findall(r"\{([a-z_]+)\}", op.path)
 
@@ -48,7 +57,7 @@ def input_name(op):
     return f"{op.name}Input"
 
 
-def render_input(op, fields):
+def render_input(op, fields, clearable=()):
     i1, i2 = " " * 4, " " * 8
     name = input_name(op)
     lines = ["", f"/// The body of `{op.method} {op.path}` ({lower_camel(op.name)}), field by field as the route reads it.",
@@ -56,9 +65,18 @@ def render_input(op, fields):
     for key, prop, kind, required in fields:
         lines.append(f"{i1}public var {prop}: {kind}{'' if required else '?'}")
     params = ", ".join(f"{prop.strip('`')}: {kind}{'' if required else '? = nil'}" for _, prop, kind, required in fields)
+    if clearable:
+        lines += [f"{i1}/// Fields sent as null: each clears what is stored (the route's `null_clears`).",
+                  f"{i1}public var clearing: Set<Clearable>", "",
+                  f"{i1}public enum Clearable: String, Sendable, CaseIterable {{"]
+        lines += [f"{i2}case {swift_ident(json_name(key))} = {swift_string(key)}" for key in clearable]
+        lines += [f"{i1}}}"]
+        params += ", clearing: Set<Clearable> = []"
     lines += ["", f"{i1}public init({params}) {{"]
     lines += [f"{i2}self.{prop.strip('`')} = {prop.strip('`')}" for _, prop, _, _ in fields]
-    lines += [f"{i1}}}", "", f"{i1}/// The JSON body the route reads (absent fields left out).",
+    if clearable:
+        lines.append(f"{i2}self.clearing = clearing")
+    lines += [f"{i1}}}", "", f"{i1}/// The JSON body the route reads (absent fields left out, cleared ones null).",
               f"{i1}public var body: JSONValue {{", f"{i2}var fields: [String: JSONValue] = [:]"]
     for key, prop, kind, required in fields:
         value = {"String": "string", "Bool": "bool", "Int": "number"}.get(kind)
@@ -68,6 +86,8 @@ def render_input(op, fields):
             lines.append(f"{i2}fields[{swift_string(key)}] = {wrap('self.' + bare)}")
         else:
             lines.append(f"{i2}if let {bare} {{ fields[{swift_string(key)}] = {wrap(bare)} }}")
+    if clearable:
+        lines.append(f"{i2}for field in clearing {{ fields[field.rawValue] = .null }}")
     lines += [f"{i2}return .object(fields)", f"{i1}}}", "}"]
     return lines
 
@@ -104,7 +124,7 @@ def render_operation_api(ops, messages, options):
             all_optional = optional_body or not any(required for *_, required in fields)
             args.append(f"_ input: {input_name(op)}" + (f" = {input_name(op)}()" if all_optional else ""))
             body = "input.body"
-            inputs += render_input(op, fields)
+            inputs += render_input(op, fields, clearable_keys(op, messages, options))
         elif op.body:
             body = ".object([:])"
         else:

@@ -270,6 +270,17 @@ final class ConsoleSite: Sendable {
             let (user, membership) = try member(request, appId: found[0])
             return .now(Self.html(try ConsoleAudit(site: self).list(request, user: user, membership: membership)))
         }
+        if let found = path("apps", "*", "users", "*", "edit") {
+            let (user, membership) = try member(request, appId: found[0], changing: true)
+            let editing = ConsoleUserEditing(site: self)
+            if method == "GET" {
+                return .now(Self.html(try editing.page(user: user, membership: membership, uid: found[1], notice: nil, editing: nil)))
+            }
+            if method == "POST" {
+                return try editing.update(request, user: user, membership: membership, uid: found[1],
+                                          form: try checkedForm(request, user: user))
+            }
+        }
         if method == "GET", let found = path("apps", "*", "users", "*") {
             let (user, membership) = try member(request, appId: found[0])
             return try ConsoleUsers(site: self).showing(request, user: user, membership: membership, uid: found[1], notice: nil)

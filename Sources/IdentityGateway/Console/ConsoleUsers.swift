@@ -134,6 +134,7 @@ struct ConsoleUsers {
         html += "</section>" + Self.passkeys(passkeys)
         if editable {
             html += "<section class=\"card\"><h2>Actions</h2><div class=\"actions\">"
+                + "<a class=\"button secondary\" id=\"edit\" href=\"\(base)/edit\">Edit…</a>"
                 + (u.disabled ? button(.enable, id: "enable", label: "Enable user") : button(.disable, id: "disable", label: "Disable user"))
                 + (u.mfaEnabled ? button(.resetMfa, id: "reset-mfa", label: "Reset two-step verification") : "")
                 + button(.delete, id: "delete", label: "Delete user")

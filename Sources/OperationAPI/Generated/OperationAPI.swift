@@ -550,7 +550,7 @@ public struct SignUpInput: Sendable, Equatable {
         self.locale = locale
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -575,7 +575,7 @@ public struct SignInInput: Sendable, Equatable {
         self.password = password
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let email { fields["email"] = .string(email) }
@@ -593,7 +593,7 @@ public struct GuestSignInInput: Sendable, Equatable {
         self.secret = secret
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["secret"] = .string(self.secret)
@@ -619,7 +619,7 @@ public struct DeleteMeInput: Sendable, Equatable {
         self.nonce = nonce
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let password { fields["password"] = .string(password) }
@@ -646,7 +646,7 @@ public struct RegisterDeviceInput: Sendable, Equatable {
         self.deviceName = deviceName
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["token"] = .string(self.token)
@@ -665,7 +665,7 @@ public struct RefreshTokenInput: Sendable, Equatable {
         self.refreshToken = refreshToken
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["refresh_token"] = .string(self.refreshToken)
@@ -691,7 +691,7 @@ public struct UpdateMeInput: Sendable, Equatable {
         self.locale = locale
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let firstName { fields["first_name"] = .string(firstName) }
@@ -712,7 +712,7 @@ public struct PasskeySignInOptionsInput: Sendable, Equatable {
         self.identifier = identifier
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let identifier { fields["identifier"] = .string(identifier) }
@@ -730,7 +730,7 @@ public struct PasskeySignInVerifyInput: Sendable, Equatable {
         self.response = response
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["flow_id"] = .string(self.flowId)
@@ -749,7 +749,7 @@ public struct RegisterPasskeyInput: Sendable, Equatable {
         self.name = name
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["response"] = self.response
@@ -766,7 +766,7 @@ public struct RenamePasskeyInput: Sendable, Equatable {
         self.name = name
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["name"] = .string(self.name)
@@ -792,7 +792,7 @@ public struct SignInWithAppleInput: Sendable, Equatable {
         self.password = password
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["identity_token"] = .string(self.identityToken)
@@ -821,7 +821,7 @@ public struct SignInWithGoogleInput: Sendable, Equatable {
         self.password = password
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["id_token"] = .string(self.idToken)
@@ -851,7 +851,7 @@ public struct SignInWithIdTokenInput: Sendable, Equatable {
         self.password = password
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["provider"] = .string(self.provider)
@@ -872,7 +872,7 @@ public struct AppleNotificationInput: Sendable, Equatable {
         self.payload = payload
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["payload"] = .string(self.payload)
@@ -888,7 +888,7 @@ public struct SendEmailCodeInput: Sendable, Equatable {
         self.email = email
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -910,7 +910,7 @@ public struct VerifyEmailCodeInput: Sendable, Equatable {
         self.lastName = lastName
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -929,7 +929,7 @@ public struct ForgotPasswordInput: Sendable, Equatable {
         self.email = email
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -947,7 +947,7 @@ public struct CheckPasswordCodeInput: Sendable, Equatable {
         self.code = code
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -968,7 +968,7 @@ public struct ResetPasswordInput: Sendable, Equatable {
         self.password = password
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -988,7 +988,7 @@ public struct ChangePasswordInput: Sendable, Equatable {
         self.newPassword = newPassword
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["current_password"] = .string(self.currentPassword)
@@ -1007,7 +1007,7 @@ public struct VerifyEmailInput: Sendable, Equatable {
         self.code = code
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -1024,7 +1024,7 @@ public struct StartEmailChangeInput: Sendable, Equatable {
         self.email = email
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -1040,7 +1040,7 @@ public struct ConfirmEmailChangeInput: Sendable, Equatable {
         self.code = code
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["code"] = .string(self.code)
@@ -1058,7 +1058,7 @@ public struct SendPhoneCodeInput: Sendable, Equatable {
         self.countryCode = countryCode
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["phone"] = .string(self.phone)
@@ -1081,7 +1081,7 @@ public struct VerifyPhoneCodeInput: Sendable, Equatable {
         self.lastName = lastName
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["session_id"] = .string(self.sessionId)
@@ -1102,7 +1102,7 @@ public struct LinkPhoneInput: Sendable, Equatable {
         self.countryCode = countryCode
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["phone"] = .string(self.phone)
@@ -1121,7 +1121,7 @@ public struct VerifyLinkedPhoneInput: Sendable, Equatable {
         self.code = code
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["session_id"] = .string(self.sessionId)
@@ -1142,7 +1142,7 @@ public struct VerifyMfaInput: Sendable, Equatable {
         self.method = method
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["challenge_token"] = .string(self.challengeToken)
@@ -1160,7 +1160,7 @@ public struct DisableMfaInput: Sendable, Equatable {
         self.code = code
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["code"] = .string(self.code)
@@ -1176,7 +1176,7 @@ public struct ConfirmTotpInput: Sendable, Equatable {
         self.code = code
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["code"] = .string(self.code)
@@ -1192,7 +1192,7 @@ public struct ConfirmEmailMfaInput: Sendable, Equatable {
         self.code = code
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["code"] = .string(self.code)
@@ -1208,7 +1208,7 @@ public struct ConfirmSmsMfaInput: Sendable, Equatable {
         self.code = code
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["code"] = .string(self.code)
@@ -1224,7 +1224,7 @@ public struct AdminRotateSecretKeyInput: Sendable, Equatable {
         self.overlapSeconds = overlapSeconds
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let overlapSeconds { fields["overlap_seconds"] = .number(Double(overlapSeconds)) }
@@ -1260,7 +1260,7 @@ public struct AdminCreateUserInput: Sendable, Equatable {
         self.userMetadata = userMetadata
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let email { fields["email"] = .string(email) }
@@ -1290,8 +1290,18 @@ public struct AdminUpdateUserInput: Sendable, Equatable {
     public var customClaims: JSONValue?
     public var appMetadata: JSONValue?
     public var userMetadata: JSONValue?
+    /// Fields sent as null: each clears what is stored (the route's `null_clears`).
+    public var clearing: Set<Clearable>
 
-    public init(email: String? = nil, emailVerified: Bool? = nil, phone: String? = nil, username: String? = nil, firstName: String? = nil, lastName: String? = nil, roles: JSONValue? = nil, customClaims: JSONValue? = nil, appMetadata: JSONValue? = nil, userMetadata: JSONValue? = nil) {
+    public enum Clearable: String, Sendable, CaseIterable {
+        case email = "email"
+        case phone = "phone"
+        case username = "username"
+        case firstName = "first_name"
+        case lastName = "last_name"
+    }
+
+    public init(email: String? = nil, emailVerified: Bool? = nil, phone: String? = nil, username: String? = nil, firstName: String? = nil, lastName: String? = nil, roles: JSONValue? = nil, customClaims: JSONValue? = nil, appMetadata: JSONValue? = nil, userMetadata: JSONValue? = nil, clearing: Set<Clearable> = []) {
         self.email = email
         self.emailVerified = emailVerified
         self.phone = phone
@@ -1302,9 +1312,10 @@ public struct AdminUpdateUserInput: Sendable, Equatable {
         self.customClaims = customClaims
         self.appMetadata = appMetadata
         self.userMetadata = userMetadata
+        self.clearing = clearing
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let email { fields["email"] = .string(email) }
@@ -1317,6 +1328,7 @@ public struct AdminUpdateUserInput: Sendable, Equatable {
         if let customClaims { fields["custom_claims"] = customClaims }
         if let appMetadata { fields["app_metadata"] = appMetadata }
         if let userMetadata { fields["user_metadata"] = userMetadata }
+        for field in clearing { fields[field.rawValue] = .null }
         return .object(fields)
     }
 }
@@ -1329,7 +1341,7 @@ public struct AdminRotateSigningKeyInput: Sendable, Equatable {
         self.alg = alg
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let alg { fields["alg"] = .string(alg) }
@@ -1351,7 +1363,7 @@ public struct AdminSaveHookInput: Sendable, Equatable {
         self.rotateSecret = rotateSecret
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["url"] = .string(self.url)
@@ -1374,7 +1386,7 @@ public struct AdminCreateWebhookInput: Sendable, Equatable {
         self.description = description
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["url"] = .string(self.url)
@@ -1398,7 +1410,7 @@ public struct AdminUpdateWebhookInput: Sendable, Equatable {
         self.enabled = enabled
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let url { fields["url"] = .string(url) }
@@ -1417,7 +1429,7 @@ public struct AdminRotateWebhookSecretInput: Sendable, Equatable {
         self.overlapSeconds = overlapSeconds
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let overlapSeconds { fields["overlap_seconds"] = .number(Double(overlapSeconds)) }
