@@ -120,7 +120,7 @@ public struct RegisterInput: Sendable, Equatable {
         self.plan = plan
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -141,7 +141,7 @@ public struct SignInWithCodeInput: Sendable, Equatable {
         self.code = code
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -158,7 +158,7 @@ public struct RecordViewInput: Sendable, Equatable {
         self.noteId = noteId
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["note_id"] = .string(self.noteId)
@@ -190,7 +190,7 @@ public struct UpdateNoteInput: Sendable, Equatable {
         self.subtitle = subtitle
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["title"] = .string(self.title)
@@ -214,7 +214,7 @@ public struct AddRecoveryEmailInput: Sendable, Equatable {
         self.email = email
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["email"] = .string(self.email)
@@ -230,7 +230,7 @@ public struct RemoveRecoveryEmailInput: Sendable, Equatable {
         self.password = password
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let password { fields["password"] = .string(password) }
@@ -248,7 +248,7 @@ public struct ChangeSecretInput: Sendable, Equatable {
         self.newSecret = newSecret
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         fields["current_secret"] = .string(self.currentSecret)
@@ -265,7 +265,7 @@ public struct SetQuotaInput: Sendable, Equatable {
         self.quota = quota
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let quota { fields["quota"] = .number(Double(quota)) }
@@ -279,21 +279,29 @@ public struct PatchNoteInput: Sendable, Equatable {
     public var labels: JSONValue?
     public var summary: String?
     public var pinned: Bool?
+    /// Fields sent as null: each clears what is stored (the route's `null_clears`).
+    public var clearing: Set<Clearable>
 
-    public init(title: String? = nil, labels: JSONValue? = nil, summary: String? = nil, pinned: Bool? = nil) {
+    public enum Clearable: String, Sendable, CaseIterable {
+        case title = "title"
+    }
+
+    public init(title: String? = nil, labels: JSONValue? = nil, summary: String? = nil, pinned: Bool? = nil, clearing: Set<Clearable> = []) {
         self.title = title
         self.labels = labels
         self.summary = summary
         self.pinned = pinned
+        self.clearing = clearing
     }
 
-    /// The JSON body the route reads (absent fields left out).
+    /// The JSON body the route reads (absent fields left out, cleared ones null).
     public var body: JSONValue {
         var fields: [String: JSONValue] = [:]
         if let title { fields["title"] = .string(title) }
         if let labels { fields["labels"] = labels }
         if let summary { fields["summary"] = .string(summary) }
         if let pinned { fields["pinned"] = .bool(pinned) }
+        for field in clearing { fields[field.rawValue] = .null }
         return .object(fields)
     }
 }
