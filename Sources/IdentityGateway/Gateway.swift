@@ -44,7 +44,8 @@ public final class Gateway: Service {
         let sessions = SessionStore(pool: pool)
         let secretKeys = SecretKeyStep(store: SecretKeyStore(pool: pool))
         self.secretKeys = secretKeys
-        consoleAdmins = ConsoleAdminStep(console: ConsoleStore(pool: pool), apps: apps, verifier: verifier)
+        consoleAdmins = ConsoleAdminStep(console: ConsoleStore(pool: pool), apps: apps, verifier: verifier,
+                                         users: UserProfileStore(pool: pool))
         audit = AuditLog(pool: pool)
         let sessionObject = SessionObjectEdge(sessions: sessions, commands: commands)
         let pipeline = PipelineBox()

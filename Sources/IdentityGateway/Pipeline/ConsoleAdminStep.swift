@@ -13,6 +13,9 @@ struct ConsoleAdminStep: Sendable {
     let console: ConsoleStore
     let apps: AppResolver
     let verifier: TokenVerifier
+    /// The console users' profiles (the audit row's `console_email`; a session token's claims
+    /// carry no email).
+    let users: UserProfileStore
 
     func authenticate(_ credential: ConsoleCredential, operation: DeclaredOperation?) throws -> AdminCaller {
         guard let operation, operation.audit != nil,
@@ -25,6 +28,7 @@ struct ConsoleAdminStep: Sendable {
         guard let role = try console.role(consoleAppId: consoleId, uid: claims.sub, appId: credential.appId),
               role.mayChange || operation.method == "GET",
               let app = try apps.app(id: credential.appId) else { throw ServiceError.invalidSecretKey }
-        return AdminCaller(app: app, consoleUid: claims.sub, email: claims.email ?? "", sessionToken: credential.sessionToken)
+        let email = try users.find(appId: consoleId, uid: claims.sub)?.message.email ?? claims.email ?? ""
+        return AdminCaller(app: app, consoleUid: claims.sub, email: email, sessionToken: credential.sessionToken)
     }
 }

@@ -168,7 +168,9 @@ struct SessionObjectEdge: Sendable {
             body["token"] = .string(token)
         case .cookie:
             let seconds = max(0, live.expiresAtMicros / 1_000_000 - Timestamp.nowSeconds())
-            extra.append(("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; Max-Age=\(seconds); HttpOnly; Secure; SameSite=Lax"))
+            // First: the session's cookie is the answer's cookie (a client reading one reads it).
+            extra.insert(("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; Max-Age=\(seconds); HttpOnly; Secure; SameSite=Lax"),
+                         at: 0)
         }
         return .json(.object(body), headers: extra)
     }
