@@ -356,3 +356,32 @@ def test_an_owner_edits_a_user_and_an_emptied_field_is_cleared(stack, client, co
     stale = owner.post(edit, {"email": unique_email("moved"), "first_name": "Ada"})
     assert stale.status == 403 and "needs a sign-in of the last few minutes" in stale.body.decode(), stale
     assert admin(client, app, "GET", f"/v1/admin/users/{uid}").data["email"] == current["email"]
+
+
+def test_the_users_list_pages_both_ways_in_a_stable_order_and_finds_a_uid(stack, client, console, gateway):
+    app = stack.create_app()
+    uids = []
+    for _ in range(27):
+        made = admin(client, app, "POST", "/v1/admin/users", {"email": unique_email("page")})
+        assert made.status == 201, made
+        uids.append(made.data["uid"])
+    newest_first = sorted(uids, reverse=True)
+    email, _ = console_user(stack, client, console, app, "viewer", totp=False)
+    viewer = ConsoleSession(client, gateway, email)
+
+    def listed(path):
+        page = viewer.get(path)
+        assert page.status == 200, page
+        html = page.body.decode()
+        rows = re.findall(rf'href="/console/apps/{app["app_id"]}/users/([0-9a-z]{{26}})"', html)
+        links = dict(re.findall(r'<a id="(previous-page|next-page)" href="([^"]+)"', html))
+        return rows, {key: value.replace("&amp;", "&") for key, value in links.items()}
+
+    first, links = listed(f"/console/apps/{app['app_id']}/users")
+    assert first == newest_first[:25] and set(links) == {"next-page"}, (first, links)
+    second, links = listed(links["next-page"])
+    assert second == newest_first[25:] and set(links) == {"previous-page"}, (second, links)
+    back, links = listed(links["previous-page"])
+    assert back == first and set(links) == {"next-page"}, links
+    found, _ = listed(f"/console/apps/{app['app_id']}/users?by=uid&q={uids[3]}")
+    assert found == [uids[3]], found

@@ -12,23 +12,38 @@ struct ConsoleUsers {
     /// `notice` above the list; `creating`: the New user form's values and problems after a refusal.
     func list(_ request: HTTPRequest, user: ConsoleSite.Session, membership: ConsoleStore.Membership, notice: String? = nil,
               creating: (values: [String: String], errors: [String: [String]])? = nil) throws -> String {
-        let by = ["email", "phone", "username"].first { $0 == request.query["by"] } ?? "email"
+        let by: String = ["email", "phone", "username", "uid"].first { $0 == request.query["by"] } ?? "email"
         let q = String((request.query["q"] ?? "").prefix(254)).filter { $0 != "\u{0}" }
-        var filter = UserProfileStore.Filter(limit: Self.pageSize)
+        // One more than a page, to know whether there is a page further in the direction read.
+        var filter = UserProfileStore.Filter(limit: Self.pageSize + 1)
         if !q.isEmpty {
             switch by {
             case "phone": filter.phonePrefix = q
             case "username": filter.usernamePrefix = q
+            case "uid": break
             default: filter.emailPrefix = q
             }
         }
-        if let cursor = request.query["cursor"], cursor.utf8.count == 26,
-           cursor.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 122) }) {
-            filter.beforeUid = cursor
+        let isUid = { (text: String?) -> Bool in
+            guard let text, text.utf8.count == 26 else { return false }
+            return text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 122) }
         }
-        let page = try site.users.list(appId: membership.appId, filter)
+        if isUid(request.query["cursor"]) { filter.beforeUid = request.query["cursor"] }
+        else if isUid(request.query["after"]) { filter.afterUid = request.query["after"] }
+        var page: [UserProfile]
+        if by == "uid", !q.isEmpty {
+            page = (q.utf8.count <= 64 ? try site.users.find(appId: membership.appId, uid: q) : nil).map { [$0] } ?? []
+        } else {
+            page = try site.users.list(appId: membership.appId, filter)
+        }
+        // Older pages follow when this one is full going back in time, or when it was reached
+        // going forward; newer ones precede when it was reached going back, or is full going forward.
+        let full = page.count > Self.pageSize
+        if full { page = filter.afterUid == nil ? Array(page.prefix(Self.pageSize)) : Array(page.suffix(Self.pageSize)) }
+        let hasOlder = filter.afterUid == nil ? full : true
+        let hasNewer = filter.afterUid == nil ? filter.beforeUid != nil : full
         let base = "/console/apps/\(ConsoleHTML.component(membership.appId))/users"
-        let options = [("email", "Email"), ("phone", "Phone"), ("username", "Username")].map { value, label in
+        let options = [("email", "Email"), ("phone", "Phone"), ("username", "Username"), ("uid", "User id")].map { value, label in
             "<option value=\"\(value)\"\(value == by ? " selected" : "")>\(label)</option>"
         }.joined()
         var html = """
@@ -51,9 +66,15 @@ struct ConsoleUsers {
                     + "<td>\(Self.state(u.disabled))</td><td>\(ConsoleHTML.escape(u.createdAt))</td></tr>"
             }
             html += "</tbody></table>"
-            if page.count == Self.pageSize, let last = page.last?.message.uid {
-                html += "<p class=\"pager\"><a id=\"next-page\" href=\"\(base)?by=\(by)&amp;q=\(ConsoleHTML.component(q))&amp;cursor=\(last)\">Next page →</a></p>"
+            let search = "\(base)?by=\(by)&amp;q=\(ConsoleHTML.component(q))"
+            var pager: [String] = []
+            if hasNewer, let first = page.first?.message.uid {
+                pager.append("<a id=\"previous-page\" href=\"\(search)&amp;after=\(first)\">← Newer</a>")
             }
+            if hasOlder, let last = page.last?.message.uid {
+                pager.append("<a id=\"next-page\" href=\"\(search)&amp;cursor=\(last)\">Older →</a>")
+            }
+            if !pager.isEmpty { html += "<p class=\"pager\">" + pager.joined(separator: " ") + "</p>" }
         }
         if membership.role.mayChange { html += ConsoleUserCreation.form(user: user, membership: membership, creating: creating) }
         return ConsoleHTML.page(title: "Users", user: user, app: (membership.appId, membership.appName, "users"), body: html)

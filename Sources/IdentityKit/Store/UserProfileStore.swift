@@ -56,17 +56,21 @@ public struct UserProfileStore: Sendable {
         public var guest: Bool?
         /// The cursor: users with a uid below this one (uids are ULIDs: newest first).
         public var beforeUid: String?
+        /// The page just newer than this uid (a page back), still answered newest first.
+        public var afterUid: String?
         public var limit: Int
 
         public init(limit: Int = 50) { self.limit = limit }
     }
 
-    /// The app's users newest first, `filter.limit` at most.
+    /// The app's users newest first, `filter.limit` at most: those older than `beforeUid`, or the
+    /// nearest ones newer than `afterUid` (uids are ULIDs: their order is the order made).
     public func list(appId: String, _ filter: Filter) throws -> [UserProfile] {
-        try pool.withConnection { connection in
+        let back = filter.afterUid != nil
+        let found = try pool.withConnection { connection in
             try connection.query("""
                 SELECT \(UserProfile.columns) FROM user_profiles
-                WHERE app_id = $1 AND ($2::text IS NULL OR uid < $2)
+                WHERE app_id = $1 AND ($2::text IS NULL OR uid < $2) AND ($12::text IS NULL OR uid > $12)
                   AND ($3::text IS NULL OR starts_with(lower(email), lower($3)))
                   AND ($4::text IS NULL OR starts_with(phone, $4))
                   AND ($5::text IS NULL OR starts_with(lower(username), lower($5)))
@@ -75,10 +79,11 @@ public struct UserProfileStore: Sendable {
                   AND ($8::timestamptz IS NULL OR created_at < $8::timestamptz)
                   AND ($9::boolean IS NULL OR disabled = $9::boolean)
                   AND ($10::boolean IS NULL OR is_guest = $10::boolean)
-                ORDER BY uid DESC LIMIT $11
+                ORDER BY uid \(back ? "ASC" : "DESC") LIMIT $11
                 """, [appId, filter.beforeUid, filter.emailPrefix, filter.phonePrefix, filter.usernamePrefix, filter.provider,
                       filter.createdAfter, filter.createdBefore, filter.disabled.map(PGParam.bool),
-                      filter.guest.map(PGParam.bool), String(filter.limit)]).map(UserProfile.init(row:))
+                      filter.guest.map(PGParam.bool), String(filter.limit), filter.afterUid]).map(UserProfile.init(row:))
         }
+        return back ? found.reversed() : found
     }
 }
