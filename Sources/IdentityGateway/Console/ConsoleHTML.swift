@@ -95,6 +95,17 @@ enum ConsoleHTML {
             """)
     }
 
+    /// A form's labelled input: what was typed (escaped), marked invalid with its problems below
+    /// it, after its hint when it has one.
+    static func input(id: String, name: String, label: String, type: String = "text", value: String, hint: String? = nil,
+                      errors: [String], autocompleteOff: Bool = false) -> String {
+        let invalid = errors.isEmpty ? "" : " class=\"invalid\" aria-invalid=\"true\""
+        return "<label for=\"\(id)\">\(label)</label>"
+            + "<input id=\"\(id)\" name=\"\(name)\" type=\"\(type)\" \(autocompleteOff ? "autocomplete=\"off\" " : "")"
+            + "value=\"\(escape(value))\"\(invalid)>"
+            + (hint.map { "<p class=\"hint\">\(escape($0))</p>" } ?? "") + fieldErrors(errors)
+    }
+
     /// A field's messages, next to the field (the API's `errors[].location` of that field).
     static func fieldErrors(_ messages: [String]) -> String {
         messages.map { "<p class=\"field-error\">\(escape($0))</p>" }.joined()

@@ -57,12 +57,9 @@ struct ConsoleUserCreation {
             + "<form id=\"new-user\" method=\"post\" action=\"/console/apps/\(ConsoleHTML.component(membership.appId))/users\">"
             + ConsoleHTML.csrfField(user)
         for field in fields {
-            let errors = creating?.errors[field.name] ?? []
-            let invalid = errors.isEmpty ? "" : " class=\"invalid\" aria-invalid=\"true\""
-            html += "<label for=\"new_\(field.name)\">\(field.label)</label>"
-                + "<input id=\"new_\(field.name)\" name=\"\(field.name)\" type=\"\(field.type)\" autocomplete=\"off\" "
-                + "value=\"\(ConsoleHTML.escape(creating?.values[field.name] ?? ""))\"\(invalid)>"
-                + "<p class=\"hint\">\(ConsoleHTML.escape(field.hint))</p>" + ConsoleHTML.fieldErrors(errors)
+            html += ConsoleHTML.input(id: "new_" + field.name, name: field.name, label: field.label, type: field.type,
+                                      value: creating?.values[field.name] ?? "", hint: field.hint,
+                                      errors: creating?.errors[field.name] ?? [], autocompleteOff: true)
         }
         let verified = creating?.values["email_verified"] == "yes" ? " checked" : ""
         html += "<label><input id=\"new_email_verified\" name=\"email_verified\" type=\"checkbox\" value=\"yes\"\(verified)> "

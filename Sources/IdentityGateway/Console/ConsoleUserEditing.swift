@@ -95,18 +95,16 @@ struct ConsoleUserEditing {
             + "<section class=\"card\"><form id=\"edit-user\" method=\"post\" action=\"\(userPage)/edit\">" + ConsoleHTML.csrfField(user)
         func invalid(_ name: String) -> String { (errors[name] ?? []).isEmpty ? "" : " class=\"invalid\" aria-invalid=\"true\"" }
         for field in Self.texts {
-            html += "<label for=\"edit_\(field.name)\">\(field.label)</label>"
-                + "<input id=\"edit_\(field.name)\" name=\"\(field.name)\" type=\"\(field.type)\" autocomplete=\"off\" "
-                + "value=\"\(ConsoleHTML.escape(values[field.name] ?? ""))\"\(invalid(field.name))>"
-                + ConsoleHTML.fieldErrors(errors[field.name] ?? [])
+            html += ConsoleHTML.input(id: "edit_" + field.name, name: field.name, label: field.label, type: field.type,
+                                      value: values[field.name] ?? "", errors: errors[field.name] ?? [], autocompleteOff: true)
         }
         html += "<p class=\"hint\">A field left empty is cleared.</p>"
         html += "<label><input id=\"edit_email_verified\" name=\"email_verified\" type=\"checkbox\" value=\"yes\""
             + "\(values["email_verified"] == "yes" ? " checked" : "")> The email address is verified</label>"
             + ConsoleHTML.fieldErrors(errors["email_verified"] ?? [])
-        html += "<label for=\"edit_roles\">Roles</label><input id=\"edit_roles\" name=\"roles\" type=\"text\" autocomplete=\"off\" "
-            + "value=\"\(ConsoleHTML.escape(values["roles"] ?? ""))\"\(invalid("roles"))>"
-            + "<p class=\"hint\">Separated by commas; they replace the user's roles.</p>" + ConsoleHTML.fieldErrors(errors["roles"] ?? [])
+        html += ConsoleHTML.input(id: "edit_roles", name: "roles", label: "Roles", value: values["roles"] ?? "",
+                                  hint: "Separated by commas; they replace the user's roles.", errors: errors["roles"] ?? [],
+                                  autocompleteOff: true)
         for field in Self.documents {
             html += "<label for=\"edit_\(field.name)\">\(field.label)</label>"
                 + "<textarea id=\"edit_\(field.name)\" name=\"\(field.name)\" rows=\"3\"\(invalid(field.name))>"

@@ -152,12 +152,8 @@ struct ConsoleWebhooks {
             + "<form id=\"add-webhook\" method=\"post\" action=\"/console/apps/\(ConsoleHTML.component(membership.appId))/webhooks\">"
             + ConsoleHTML.csrfField(user)
         for field in fields {
-            let errors = form?.errors[field.name] ?? []
-            let invalid = errors.isEmpty ? "" : " class=\"invalid\" aria-invalid=\"true\""
-            html += "<label for=\"webhook_\(field.name)\">\(field.label)</label>"
-                + "<input id=\"webhook_\(field.name)\" name=\"\(field.name)\" type=\"text\" "
-                + "value=\"\(ConsoleHTML.escape(form?.values[field.name] ?? ""))\"\(invalid)>"
-                + "<p class=\"hint\">\(ConsoleHTML.escape(field.hint))</p>" + ConsoleHTML.fieldErrors(errors)
+            html += ConsoleHTML.input(id: "webhook_" + field.name, name: field.name, label: field.label,
+                                      value: form?.values[field.name] ?? "", hint: field.hint, errors: form?.errors[field.name] ?? [])
         }
         return html + "<div class=\"actions\"><button id=\"add\" type=\"submit\">Add endpoint</button></div></form></section>"
     }

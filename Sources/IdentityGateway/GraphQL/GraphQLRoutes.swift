@@ -155,8 +155,8 @@ struct GraphQLRoutes: Sendable {
         let call = GraphQLCall(operations: Operations(transport: PipelineTransport(pipeline: pipeline)), caller: caller,
                                singleToken: singleToken) { access, uid, sessionId throws(OperationProblem) in
             // The single-token profile's long-lived session token, as its REST edge issues it.
-            try PipelineTransport.answer(await Self.wait(sessionObject.issueToken(
-                access: access, appId: app.id, uid: uid, sessionId: sessionId, request: request))).data["session_token"]?.string ?? ""
+            try PipelineTransport.answer(await sessionObject.issueToken(
+                access: access, appId: app.id, uid: uid, sessionId: sessionId, request: request).response()).data["session_token"]?.string ?? ""
         }
         return .later { respond in
             Task {
@@ -184,27 +184,4 @@ struct GraphQLRoutes: Sendable {
                                             ("Cache-Control", "no-store")],
                      body: Data(json.utf8))
     }
-}
-
-extension GraphQLRoutes {
-    static func wait(_ result: RouteResult) async -> HTTPResponse {
-        switch result {
-        case .now(let response): return response
-        case .later(let work):
-            return await withCheckedContinuation { continuation in
-                work { continuation.resume(returning: $0) }
-            }
-        }
-    }
-}
-
-/// Lets routes built before the gateway reach its pipeline (set once in `Gateway.init`).
-final class PipelineBox: @unchecked Sendable {
-    var dispatch: @Sendable (HTTPRequest) -> RouteResult = { .now(.problem(.unavailable, requestId: $0.requestId)) }
-    /// `dispatch` with the route already found (`PipelineTransport`).
-    var dispatchMatched: @Sendable (HTTPRequest, Router.Match) -> RouteResult = { request, _ in
-        .now(.problem(.unavailable, requestId: request.requestId))
-    }
-    /// The declared operations' routes by operation id.
-    var routes: [String: Route] = [:]
 }

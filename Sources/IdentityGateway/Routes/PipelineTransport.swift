@@ -28,15 +28,12 @@ struct PipelineTransport: OperationTransport {
         // The pipeline blocks on the store (app, rate limits, token checks): it runs on a
         // dispatch queue, never on one of Swift concurrency's few cooperative threads.
         let pipeline = self.pipeline
-        let response: HTTPResponse = await withCheckedContinuation { continuation in
+        let result: RouteResult = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                switch pipeline.dispatchMatched(core, .found(route, parameters: parameters)) {
-                case .now(let response): continuation.resume(returning: response)
-                case .later(let work): work { continuation.resume(returning: $0) }
-                }
+                continuation.resume(returning: pipeline.dispatchMatched(core, .found(route, parameters: parameters)))
             }
         }
-        return try Self.answer(response)
+        return try Self.answer(await result.response())
     }
 
     /// The answer's `data`, or its problem document as the thrown problem.
@@ -62,4 +59,26 @@ struct PipelineTransport: OperationTransport {
         }
         return path
     }
+}
+
+extension RouteResult {
+    /// The answer, now or once a worker's reply has come.
+    func response() async -> HTTPResponse {
+        switch self {
+        case .now(let response): return response
+        case .later(let work):
+            return await withCheckedContinuation { continuation in work { continuation.resume(returning: $0) } }
+        }
+    }
+}
+
+/// Lets routes built before the gateway reach its pipeline (set once in `Gateway.init`).
+final class PipelineBox: @unchecked Sendable {
+    var dispatch: @Sendable (HTTPRequest) -> RouteResult = { .now(.problem(.unavailable, requestId: $0.requestId)) }
+    /// `dispatch` with the route already found (`PipelineTransport`).
+    var dispatchMatched: @Sendable (HTTPRequest, Router.Match) -> RouteResult = { request, _ in
+        .now(.problem(.unavailable, requestId: request.requestId))
+    }
+    /// The declared operations' routes by operation id.
+    var routes: [String: Route] = [:]
 }
